@@ -1,0 +1,39 @@
+# One-command targets: each installs into .venv first when needed.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: install test lint bench demo proto clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[tf,dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# pytest exits 5 when it collected no tests; that is not a failure of the suite.
+test: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider tests; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+bench: $(STAMP)
+	$(PY) -m benchmarks.run
+
+demo: $(STAMP)
+	$(VENV)/bin/tfdbg-tui demo
+
+# Regenerates reader/proto/tfdbg_events_pb2.py. protoc 31.1 (grpcio-tools 1.74) emits gencode 6.31.1,
+# the oldest protobuf runtime we support, in a separate tool venv so .venv's protobuf is untouched.
+proto:
+	test -x .venv-proto/bin/python || $(PYTHON) -m venv .venv-proto
+	.venv-proto/bin/pip install --quiet "grpcio-tools==1.74.0"
+	cd reader/proto && ../../.venv-proto/bin/python -m grpc_tools.protoc -I. --python_out=. --pyi_out=. tfdbg_events.proto
+
+clean:
+	rm -rf $(VENV) .venv-proto build *.egg-info

@@ -1,0 +1,113 @@
+"""Growable numpy columns and a string interning table.
+
+The index holds millions of rows; a Python object per row would cost ~1 KB each (that is
+TensorFlow's reader). Instead each table is a set of numpy columns that grow by doubling.
+Rows are appended in batches (one `update()` at a time) from `array.array` builders, so the
+per-record cost during a scan is an `append` on a C array.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable
+
+import numpy as np
+
+
+class StringTable:
+    """Interns strings to small ints: repeated graph ids, op names and devices cost 4 bytes a row."""
+
+    __slots__ = ("_ids", "_strings")
+
+    def __init__(self) -> None:
+        self._ids: dict[str, int] = {}
+        self._strings: list[str] = []
+
+    def intern(self, s: str) -> int:
+        i = self._ids.get(s)
+        if i is None:
+            i = len(self._strings)
+            self._ids[s] = i
+            self._strings.append(s)
+        return i
+
+    def lookup(self, s: str) -> int:
+        """The id of `s`, or -1 if it was never interned."""
+        return self._ids.get(s, -1)
+
+    def __getitem__(self, i: int) -> str:
+        return self._strings[i] if i >= 0 else ""
+
+    def __len__(self) -> int:
+        return len(self._strings)
+
+
+class Table:
+    """A set of same-length numpy columns that grow in batches.
+
+    `spec` maps column name → numpy dtype. Column views (`table.col("wall_time")` or attribute
+    access) are slices of the backing arrays: cheap, and still valid after later growth (they
+    keep the old buffer alive and simply do not see new rows).
+    """
+
+    def __init__(self, spec: dict[str, str]) -> None:
+        self._spec = {k: np.dtype(v) for k, v in spec.items()}
+        self._cap = 0
+        self._n = 0
+        self._data: dict[str, np.ndarray] = {k: np.empty(0, dt) for k, dt in self._spec.items()}
+
+    def __len__(self) -> int:
+        return self._n
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(self._spec)
+
+    def builders(self) -> dict[str, array]:
+        """Fresh `array.array` builders, one per column, for a batch of appends."""
+        codes = {"f8": "d", "f4": "f", "i8": "q", "i4": "i", "i2": "h", "i1": "b", "u1": "B",
+                 "b1": "b", "u8": "Q", "u4": "I", "u2": "H"}
+        out = {}
+        for k, dt in self._spec.items():
+            out[k] = array(codes[dt.str.lstrip("<>|=")])
+        return out
+
+    def extend(self, batch: dict[str, Iterable]) -> None:
+        """Append a batch of rows given as equal-length sequences per column."""
+        arrays = {k: np.asarray(batch[k], dtype=self._spec[k]) for k in self._spec}
+        m = len(next(iter(arrays.values()))) if arrays else 0
+        if m == 0:
+            return
+        for k, a in arrays.items():
+            if len(a) != m:
+                raise ValueError(f"column {k} has {len(a)} rows in a batch of {m}")
+        need = self._n + m
+        if need > self._cap:
+            cap = max(need, self._cap * 2, 1024)
+            for k in self._spec:
+                grown = np.empty(cap, self._spec[k])
+                grown[: self._n] = self._data[k][: self._n]
+                self._data[k] = grown
+            self._cap = cap
+        for k, a in arrays.items():
+            self._data[k][self._n : need] = a
+        self._n = need
+
+    def col(self, name: str) -> np.ndarray:
+        """A read-only view of one column's rows."""
+        view = self._data[name][: self._n]
+        view.flags.writeable = False
+        return view
+
+    def set(self, name: str, rows: np.ndarray, values: np.ndarray | int) -> None:
+        """Patch values in place (used when late-arriving graph data resolves op types)."""
+        self._data[name][rows] = values
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        spec = self.__dict__.get("_spec")
+        if spec is not None and name in spec:
+            return self.col(name)
+        raise AttributeError(name)
+
+    def nbytes(self) -> int:
+        return sum(int(a.nbytes) for a in self._data.values())

@@ -1,0 +1,61 @@
+"""Stack frames, source files and the "user frame".
+
+A stack (from a graph op's creation or an eager execution) is a tuple of frame ids; each
+frame names a file by its index in its own file set's `.source_files` list. Resolving needs
+that list, so frames are resolved per file set. Source text is read on demand by offset —
+`.source_files` is often megabytes of TensorFlow's own code that nobody looks at.
+
+The user frame is what the panes and the report lead with: the innermost frame whose file is
+not TensorFlow's, Keras', the standard library's, another installed package's or ours.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_FRAMEWORK_PATTERNS = re.compile(
+    r"""(
+        [/\\](site|dist)-packages[/\\]            # any installed package
+      | [/\\]lib[/\\]python\d[\d.]*[/\\]          # the standard library
+      | [/\\]lib[/\\]Python\d+[/\\]
+      | ^<frozen\ |^<string>$|^<__array_function__
+      | [/\\]tensorflow[/\\](python|core|compiler)[/\\]   # a TensorFlow source tree
+      | [/\\]keras[/\\]src[/\\]
+      | [/\\]tfdbg_tui[/\\]|[/\\]dumper[/\\](?!examples[/\\])   # our own wrapper
+    )""",
+    re.VERBOSE,
+)
+# Our shipped example runs from site-packages when installed, but it is the user's program.
+_USER_OVERRIDE = re.compile(r"[/\\]dumper[/\\]examples[/\\]")
+
+
+def is_framework_file(path: str) -> bool:
+    """True for files of TensorFlow, Keras, the standard library or any installed package."""
+    if _USER_OVERRIDE.search(path):
+        return False
+    return bool(_FRAMEWORK_PATTERNS.search(path))
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One resolved stack frame. `line` is 1-based as in Python tracebacks."""
+
+    file: str
+    line: int
+    function: str
+    host: str = ""
+    col: int = 0
+    resolved: bool = True
+
+    @property
+    def is_framework(self) -> bool:
+        return is_framework_file(self.file)
+
+
+def user_frame_index(frames: list[Frame]) -> int | None:
+    """Index (into `frames`, outermost first) of the innermost user frame, or None."""
+    for i in range(len(frames) - 1, -1, -1):
+        if frames[i].resolved and not frames[i].is_framework:
+            return i
+    return None

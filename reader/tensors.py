@@ -1,0 +1,192 @@
+"""TensorProto → numpy, for every dtype TensorFlow dumps, without TensorFlow.
+
+Why our own: the reader must not import TensorFlow, and TensorFlow's `MakeNdarray` needs it.
+The rules follow TensorProto's contract: `tensor_content` holds the packed little-endian
+bytes when present; otherwise a typed repeated field holds the values, and fewer values than
+the shape's size means "repeat the last one" (a single value fills the whole tensor).
+
+bfloat16 has no numpy dtype without extra packages, so it is widened exactly to float32
+(its bits are the top half of a float32); `TensorValue.dtype_name` keeps the true dtype.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from reader.errors import CorruptRecordError
+
+# DataType enum (tensorflow/core/framework/types.proto) → (name, numpy dtype or None)
+DTYPES: dict[int, tuple[str, np.dtype | None]] = {
+    1: ("float32", np.dtype("<f4")),
+    2: ("float64", np.dtype("<f8")),
+    3: ("int32", np.dtype("<i4")),
+    4: ("uint8", np.dtype("u1")),
+    5: ("int16", np.dtype("<i2")),
+    6: ("int8", np.dtype("i1")),
+    7: ("string", None),
+    8: ("complex64", np.dtype("<c8")),
+    9: ("int64", np.dtype("<i8")),
+    10: ("bool", np.dtype("?")),
+    11: ("qint8", np.dtype("i1")),
+    12: ("quint8", np.dtype("u1")),
+    13: ("qint32", np.dtype("<i4")),
+    14: ("bfloat16", np.dtype("<u2")),  # raw bits; widened to float32 on decode
+    15: ("qint16", np.dtype("<i2")),
+    16: ("quint16", np.dtype("<u2")),
+    17: ("uint16", np.dtype("<u2")),
+    18: ("complex128", np.dtype("<c16")),
+    19: ("float16", np.dtype("<f2")),
+    20: ("resource", None),
+    21: ("variant", None),
+    22: ("uint32", np.dtype("<u4")),
+    23: ("uint64", np.dtype("<u8")),
+}
+
+FLOAT_DTYPES = frozenset({1, 2, 14, 19})  # the dtypes health modes summarize
+
+
+def dtype_name(dtype: int) -> str:
+    """Readable name of a DataType number (`dtype_<n>` for unknown ones)."""
+    entry = DTYPES.get(int(dtype))
+    return entry[0] if entry else f"dtype_{int(dtype)}"
+
+
+@dataclass(frozen=True)
+class TensorValue:
+    """A decoded tensor: values (numpy), the true dtype name and the shape."""
+
+    dtype: int
+    dtype_name: str
+    shape: tuple[int, ...]
+    values: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+
+def _fill(values: np.ndarray, size: int) -> np.ndarray:
+    if len(values) == size:
+        return values
+    if len(values) == 0:
+        return np.zeros(size, dtype=values.dtype)
+    if len(values) > size:
+        raise CorruptRecordError(f"tensor holds {len(values)} values for {size} elements")
+    out = np.empty(size, dtype=values.dtype)
+    out[: len(values)] = values
+    out[len(values) :] = values[-1]
+    return out
+
+
+def _bf16_to_f32(bits: np.ndarray) -> np.ndarray:
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def shape_of(proto: object) -> tuple[int, ...]:
+    """The TensorShapeProto's dims as a tuple (unknown rank → empty tuple)."""
+    shape = proto.tensor_shape  # type: ignore[attr-defined]
+    return tuple(int(d.size) for d in shape.dim)
+
+
+def decode_tensor(proto: object) -> TensorValue | None:
+    """Decode a TensorProto message; None for an empty placeholder (dtype 0).
+
+    Raises CorruptRecordError when the bytes cannot describe a tensor of the stated shape.
+    """
+    p = proto
+    dtype = int(p.dtype)  # type: ignore[attr-defined]
+    if dtype == 0:
+        return None
+    shape = shape_of(p)
+    if any(d < 0 for d in shape):
+        raise CorruptRecordError(f"tensor shape {shape} has a negative dimension")
+    size = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    if size > 1 << 34:
+        raise CorruptRecordError(f"tensor of {size} elements is implausibly large")
+    name, np_dtype = DTYPES.get(dtype, (f"dtype_{dtype}", None))
+    content: bytes = p.tensor_content  # type: ignore[attr-defined]
+    values: np.ndarray
+    if dtype == 7:  # string
+        raw = list(p.string_val)  # type: ignore[attr-defined]
+        arr = np.empty(len(raw), dtype=object)
+        arr[:] = raw
+        values = _fill(arr, size) if raw else np.full(size, b"", dtype=object)
+    elif np_dtype is None:  # resource / variant / unknown: keep opaque placeholders
+        values = np.full(size, None, dtype=object)
+    elif content:
+        if len(content) != size * np_dtype.itemsize:
+            raise CorruptRecordError(
+                f"tensor_content has {len(content)} bytes; {name}{list(shape)} needs "
+                f"{size * np_dtype.itemsize}"
+            )
+        values = np.frombuffer(content, dtype=np_dtype)
+    else:
+        values = _typed_values(p, dtype, np_dtype)
+        values = _fill(values, size)
+    if dtype == 14:
+        values = _bf16_to_f32(values.astype(np.uint16))
+    return TensorValue(dtype, name, shape, values.reshape(shape) if shape else values.reshape(()))
+
+
+def _typed_values(p: object, dtype: int, np_dtype: np.dtype) -> np.ndarray:
+    g = p
+    if dtype == 1:
+        return np.asarray(g.float_val, dtype=np.float32)  # type: ignore[attr-defined]
+    if dtype == 2:
+        return np.asarray(g.double_val, dtype=np.float64)  # type: ignore[attr-defined]
+    if dtype in (19, 14):
+        return np.asarray(g.half_val, dtype=np.int64).astype(np.uint16).view(  # type: ignore[attr-defined]
+            np.float16 if dtype == 19 else np.uint16
+        )
+    if dtype in (3, 4, 5, 6, 11, 12, 13, 15, 16, 17):
+        return np.asarray(g.int_val, dtype=np.int64).astype(np_dtype)  # type: ignore[attr-defined]
+    if dtype == 9:
+        return np.asarray(g.int64_val, dtype=np.int64)  # type: ignore[attr-defined]
+    if dtype == 10:
+        return np.asarray(g.bool_val, dtype=bool)  # type: ignore[attr-defined]
+    if dtype == 22:
+        return np.asarray(g.uint32_val, dtype=np.uint32)  # type: ignore[attr-defined]
+    if dtype == 23:
+        return np.asarray(g.uint64_val, dtype=np.uint64)  # type: ignore[attr-defined]
+    if dtype == 8:
+        flat = np.asarray(g.scomplex_val, dtype=np.float32)  # type: ignore[attr-defined]
+        return flat[0::2] + 1j * flat[1::2] if len(flat) else np.zeros(0, np.complex64)
+    if dtype == 18:
+        flat = np.asarray(g.dcomplex_val, dtype=np.float64)  # type: ignore[attr-defined]
+        return flat[0::2] + 1j * flat[1::2] if len(flat) else np.zeros(0, np.complex128)
+    return np.zeros(0, dtype=np_dtype)
+
+
+def debug_vector(proto: object) -> np.ndarray | None:
+    """The float64 summary vector of a health/shape mode, or None for an empty placeholder.
+
+    Fast path for the common case (packed float64 `tensor_content`), which is what
+    TensorFlow's debug ops write.
+    """
+    content: bytes = proto.tensor_content  # type: ignore[attr-defined]
+    if content and proto.dtype == 2:  # type: ignore[attr-defined]
+        if len(content) % 8:
+            raise CorruptRecordError("debug tensor content is not a whole number of float64s")
+        return np.frombuffer(content, dtype=np.float64)
+    tv = decode_tensor(proto)
+    if tv is None:
+        return None
+    return np.asarray(tv.values, dtype=np.float64).reshape(-1)
+
+
+def nonfinite_counts(tv: TensorValue) -> tuple[int, int, int, int]:
+    """(size, n_neg_inf, n_pos_inf, n_nan) of a full tensor; zeros for non-float dtypes."""
+    values = tv.values
+    size = int(values.size)
+    if tv.dtype not in FLOAT_DTYPES or values.dtype.kind != "f" or size == 0:
+        return size, 0, 0, 0
+    isinf = np.isinf(values)
+    n_inf = int(np.count_nonzero(isinf))
+    if n_inf:
+        n_neg = int(np.count_nonzero(isinf & (values < 0)))
+        n_pos = n_inf - n_neg
+    else:
+        n_neg = n_pos = 0
+    return size, n_neg, n_pos, int(np.count_nonzero(np.isnan(values)))

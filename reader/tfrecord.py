@@ -1,0 +1,106 @@
+"""TFRecord framing with CRC-32C, for files that may still be growing.
+
+A record is `uint64 length | uint32 masked_crc(length) | payload | uint32 masked_crc(payload)`,
+all little-endian. We scan a byte buffer and yield `(offset, payload)` pairs. The scanner is
+the hot loop of the whole reader (millions of records), so it works on one memoryview and
+keeps per-record work to two `unpack_from` calls and two C CRC calls.
+
+Outcomes per record, as FORMAT.md and the reader issue ask:
+- a partial record at the end of the data: "not yet written" — stop silently and report the
+  offset where it starts so the next read resumes there;
+- a bad length CRC: the framing can no longer be trusted — stop this file there, warn;
+- a bad payload CRC: skip that record, count it, warn, go on.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import crc32c as _crc32c
+
+_MASK_DELTA = 0xA282EAD8
+_HEADER = struct.Struct("<QI")
+_FOOTER = struct.Struct("<I")
+HEADER_SIZE = _HEADER.size  # 12
+FOOTER_SIZE = _FOOTER.size  # 4
+_crc = _crc32c.crc32c
+
+
+def masked_crc32c(data: bytes | bytearray | memoryview) -> int:
+    """CRC-32C of `data`, masked the way TFRecord stores it."""
+    crc = _crc(data)
+    return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
+
+
+def frame_record(payload: bytes) -> bytes:
+    """Wrap one payload in TFRecord framing (used by the TF-free writer and by tests)."""
+    header = struct.pack("<Q", len(payload))
+    return b"".join(
+        (
+            header,
+            struct.pack("<I", masked_crc32c(header)),
+            payload,
+            struct.pack("<I", masked_crc32c(payload)),
+        )
+    )
+
+
+@dataclass
+class ScanState:
+    """What a scan learned besides the records: where to resume, and what was damaged."""
+
+    resume_offset: int = 0
+    stopped: bool = False  # framing broken (bad length CRC): never read this file further
+    bad_records: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def scan_records(
+    buf: bytes | bytearray | memoryview,
+    base_offset: int,
+    state: ScanState,
+    name: str = "",
+) -> Iterator[tuple[int, memoryview]]:
+    """Yield `(absolute_offset, payload)` for every complete, intact record in `buf`.
+
+    `buf` holds the file's bytes starting at file offset `base_offset`. After the generator is
+    exhausted, `state.resume_offset` is the absolute offset of the first byte not consumed
+    (the start of a partial record, or the end of `buf`).
+    """
+    mv = memoryview(buf)
+    n = len(mv)
+    pos = 0
+    unpack_header = _HEADER.unpack_from
+    unpack_footer = _FOOTER.unpack_from
+    crc = _crc
+    delta = _MASK_DELTA
+    while True:
+        if n - pos < HEADER_SIZE:
+            break
+        length, length_crc = unpack_header(mv, pos)
+        c = crc(mv[pos : pos + 8])
+        if length_crc != ((((c >> 15) | (c << 17)) + delta) & 0xFFFFFFFF):
+            state.stopped = True
+            state.problems.append(
+                f"{name}: corrupt record length at byte {base_offset + pos}; "
+                "the rest of this file is skipped"
+            )
+            break
+        end = pos + HEADER_SIZE + length + FOOTER_SIZE
+        if end > n:
+            break  # partial record: not yet written
+        payload = mv[pos + HEADER_SIZE : end - FOOTER_SIZE]
+        c = crc(payload)
+        if unpack_footer(mv, end - FOOTER_SIZE)[0] != (
+            (((c >> 15) | (c << 17)) + delta) & 0xFFFFFFFF
+        ):
+            state.bad_records += 1
+            state.problems.append(
+                f"{name}: record at byte {base_offset + pos} failed its CRC check and was skipped"
+            )
+        else:
+            yield base_offset + pos, payload
+        pos = end
+    state.resume_offset = base_offset + pos

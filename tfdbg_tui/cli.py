@@ -1,0 +1,61 @@
+"""The `tfdbg-tui` command: dispatches to `report`, `run`, `demo` or opens the TUI on a logdir.
+
+Each subcommand lives in its own module and is imported lazily, so `report` never pays for
+Textual and `run` never pays for the reader's UI. Every failure the user can cause (bad path,
+bad flag, unreadable logdir) ends in one line on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+USAGE = """\
+usage: tfdbg-tui LOGDIR [--run ID]          open the terminal debugger on a tfdbg2 logdir
+       tfdbg-tui report LOGDIR [--json] [--run ID] [--limit N]
+       tfdbg-tui run [--logdir DIR] [--mode MODE] [--buffer N] [--op-regex RE]
+                     [--overwrite] [--stop-at-nan] -- SCRIPT.py ARGS | -m MODULE ARGS
+       tfdbg-tui demo                     record the built-in NaN example and open it
+"""
+
+SUBCOMMANDS = ("report", "run", "demo", "open")
+
+
+def _fail(message: str) -> int:
+    print(f"tfdbg-tui: error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the process exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(USAGE, end="")
+        return 0 if args else 2
+    if args[0] in ("-V", "--version"):
+        from tfdbg_tui import __version__
+
+        print(f"tfdbg-tui {__version__}")
+        return 0
+    command = args[0] if args[0] in SUBCOMMANDS else "open"
+    rest = args[1:] if args[0] in SUBCOMMANDS else args
+    try:
+        if command == "report":
+            from tfdbg_tui.report import main as report_main
+
+            return report_main(rest)
+        if command == "run":
+            from tfdbg_tui.run_cmd import main as run_main
+
+            return run_main(rest)
+        if command == "demo":
+            from tfdbg_tui.demo_cmd import main as demo_main
+
+            return demo_main(rest)
+        from tfdbg_tui.open_cmd import main as open_main
+
+        return open_main(rest)
+    except KeyboardInterrupt:
+        return 130
+    except ImportError as exc:  # a missing optional dependency, e.g. TensorFlow for `run`
+        return _fail(str(exc))
