@@ -15,7 +15,7 @@ import numpy as np
 
 
 class StringTable:
-    """Interns strings to small ints: repeated graph ids, op names and devices cost 4 bytes a row."""
+    """Interns strings to small ints: a repeated graph id, op name or device costs 4 bytes a row."""
 
     __slots__ = ("_ids", "_strings")
 

@@ -85,7 +85,7 @@ def _read_metadata(fs: FileSet) -> None:
     for _, payload in scan_records(data, 0, state, os.path.basename(path)):
         ev = pb.DebugEvent()
         try:
-            ev.ParseFromString(payload)
+            ev.ParseFromString(payload)  # type: ignore[arg-type]  # upb takes any buffer
         except DecodeError:
             fs.problems.append(f"{os.path.basename(path)}: metadata record is corrupt")
             return

@@ -32,7 +32,7 @@ VECTOR_LEN = {CURT_HEALTH: 2, CONCISE_HEALTH: 5, FULL_HEALTH: 11, SHAPE: 10,
 
 HEALTH_COLUMNS: dict[str, str] = {
     "tensor_id": "i8",
-    "dtype": "i2",
+    "dtype": "i4",
     "rank": "i2",
     "size": "i8",
     "neg_inf": "i8",

@@ -41,7 +41,7 @@ class _HealthBatch:
         rows.append(row)
         self.vec_bytes[mode].append(content)
 
-    def add_proto(self, row: int, mode: int, proto: object) -> None:
+    def add_proto(self, row: int, mode: int, proto: pb.TensorProto) -> None:
         """Slow path: FULL_TENSOR values, or summaries not stored as packed float64."""
         tv = decode_tensor(proto)
         if tv is None:
@@ -91,7 +91,7 @@ def ingest_traces(idx: DebugLogdir, fsi: int, records: Iterator[tuple[int, memor
     row = 0
     for offset, payload in records:
         try:
-            parse(payload)
+            parse(payload)  # type: ignore[arg-type]  # upb takes any buffer
         except (DecodeError, ValueError):
             idx.corrupt_records += 1
             idx.warn(f"{name}: record at byte {offset} could not be parsed and was skipped")
@@ -148,7 +148,8 @@ def ingest_executions(idx: DebugLogdir, fsi: int, records: Iterator[tuple[int, m
                       name: str) -> None:
     """Append one batch of `.execution` records to `idx.executions` and `idx.outputs`."""
     b = idx.executions.builders()
-    wall, type_col, gid_col, nout_col = b["wall_time"], b["op_type"], b["graph_id"], b["num_outputs"]
+    wall, type_col, gid_col = b["wall_time"], b["op_type"], b["graph_id"]
+    nout_col = b["num_outputs"]
     mode_col, off_col, first_col, n_col = b["mode"], b["offset"], b["first_output"], b["n_outputs"]
     ob = idx.outputs.builders()
     o_exec, o_slot, o_tid = ob["execution"], ob["slot"], ob["tensor_id"]
@@ -165,7 +166,7 @@ def ingest_executions(idx: DebugLogdir, fsi: int, records: Iterator[tuple[int, m
     orow = 0
     for offset, payload in records:
         try:
-            parse(payload)
+            parse(payload)  # type: ignore[arg-type]  # upb takes any buffer
         except (DecodeError, ValueError):
             idx.corrupt_records += 1
             idx.warn(f"{name}: record at byte {offset} could not be parsed and was skipped")

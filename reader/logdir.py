@@ -38,11 +38,11 @@ MAX_WARNINGS = 200
 Progress = Callable[[int, int], None]
 
 EXEC_SPEC = {"wall_time": "f8", "op_type": "i4", "graph_id": "i4", "num_outputs": "i4",
-             "mode": "i1", "fileset": "i2", "offset": "i8", "first_output": "i8",
+             "mode": "i4", "fileset": "i2", "offset": "i8", "first_output": "i8",
              "n_outputs": "i4"}
 OUTPUT_SPEC = {"execution": "i8", "slot": "i4", **H.HEALTH_COLUMNS}
 TRACE_SPEC = {"wall_time": "f8", "graph_id": "i4", "op_name": "i4", "op_type": "i4",
-              "slot": "i4", "mode": "i1", "device": "i4", "fileset": "i2", "offset": "i8",
+              "slot": "i4", "mode": "i4", "device": "i4", "fileset": "i2", "offset": "i8",
               **H.HEALTH_COLUMNS}
 ALERT_SPEC = {"kind": "i1", "index": "i8", "slot": "i4", "wall_time": "f8"}
 GRAPH, EAGER = 0, 1
@@ -251,7 +251,7 @@ class DebugLogdir:
         path = fs.path(suffix)
         name = os.path.basename(path)
         try:
-            f = open(path, "rb")  # noqa: SIM115 - closed below, generator-friendly
+            f = open(path, "rb")
         except OSError as exc:
             self.warn(f"{name}: cannot read ({exc.strerror})")
             cur.failed = True
@@ -298,7 +298,7 @@ class DebugLogdir:
         """Parse one payload; a corrupt or unexpected record is counted, warned and skipped."""
         ev = pb.DebugEvent()
         try:
-            ev.ParseFromString(payload)
+            ev.ParseFromString(payload)  # type: ignore[arg-type]  # upb takes any buffer
         except (DecodeError, ValueError):
             self.corrupt_records += 1
             self.warn(f"{name}: record at byte {offset} could not be parsed and was skipped")
@@ -338,7 +338,7 @@ class DebugLogdir:
         for offset, payload in records:
             ev = pb.DebugEvent()
             try:
-                ev.ParseFromString(payload)
+                ev.ParseFromString(payload)  # type: ignore[arg-type]
             except (DecodeError, ValueError):
                 self.corrupt_records += 1
                 self.warn(f"{name}: record at byte {offset} could not be parsed and was skipped")
@@ -424,7 +424,8 @@ class DebugLogdir:
         return self.graphs.graphs.get(graph_id)
 
     def op_of_trace(self, i: int) -> Op | None:
-        return self.graphs.op(self.graph_of_trace(i), self.strings[int(self.traces.col("op_name")[i])])
+        name = self.strings[int(self.traces.col("op_name")[i])]
+        return self.graphs.op(self.graph_of_trace(i), name)
 
     def read_event(self, fsi: int, suffix: str, offset: int) -> pb.DebugEvent:
         """Re-read and parse the record at `offset`; ReaderError if it is damaged."""

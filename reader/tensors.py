@@ -11,11 +11,13 @@ bfloat16 has no numpy dtype without extra packages, so it is widened exactly to 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from reader.errors import CorruptRecordError
+from reader.proto import tfdbg_events_pb2 as pb
 
 # DataType enum (tensorflow/core/framework/types.proto) → (name, numpy dtype or None)
 DTYPES: dict[int, tuple[str, np.dtype | None]] = {
@@ -64,12 +66,19 @@ class TensorValue:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+        return math.prod(self.shape)
+
+
+# A typed field with fewer values than elements means "repeat the last"; TensorFlow only
+# writes that short form for small or uniform tensors, so refuse to blow up a huge one.
+MAX_FILL = 1 << 26
 
 
 def _fill(values: np.ndarray, size: int) -> np.ndarray:
     if len(values) == size:
         return values
+    if size > MAX_FILL:
+        raise CorruptRecordError(f"tensor of {size} elements given by only {len(values)} values")
     if len(values) == 0:
         return np.zeros(size, dtype=values.dtype)
     if len(values) > size:
@@ -84,32 +93,32 @@ def _bf16_to_f32(bits: np.ndarray) -> np.ndarray:
     return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
-def shape_of(proto: object) -> tuple[int, ...]:
+def shape_of(proto: pb.TensorProto) -> tuple[int, ...]:
     """The TensorShapeProto's dims as a tuple (unknown rank → empty tuple)."""
-    shape = proto.tensor_shape  # type: ignore[attr-defined]
+    shape = proto.tensor_shape
     return tuple(int(d.size) for d in shape.dim)
 
 
-def decode_tensor(proto: object) -> TensorValue | None:
+def decode_tensor(proto: pb.TensorProto) -> TensorValue | None:
     """Decode a TensorProto message; None for an empty placeholder (dtype 0).
 
     Raises CorruptRecordError when the bytes cannot describe a tensor of the stated shape.
     """
     p = proto
-    dtype = int(p.dtype)  # type: ignore[attr-defined]
+    dtype = int(p.dtype)
     if dtype == 0:
         return None
     shape = shape_of(p)
     if any(d < 0 for d in shape):
         raise CorruptRecordError(f"tensor shape {shape} has a negative dimension")
-    size = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    if size > 1 << 34:
-        raise CorruptRecordError(f"tensor of {size} elements is implausibly large")
+    size = math.prod(shape)
+    if math.prod(d for d in shape if d) > 1 << 34:
+        raise CorruptRecordError(f"tensor shape {list(shape)} is implausibly large")
     name, np_dtype = DTYPES.get(dtype, (f"dtype_{dtype}", None))
-    content: bytes = p.tensor_content  # type: ignore[attr-defined]
+    content: bytes = p.tensor_content
     values: np.ndarray
     if dtype == 7:  # string
-        raw = list(p.string_val)  # type: ignore[attr-defined]
+        raw = list(p.string_val)
         arr = np.empty(len(raw), dtype=object)
         arr[:] = raw
         values = _fill(arr, size) if raw else np.full(size, b"", dtype=object)
@@ -130,43 +139,42 @@ def decode_tensor(proto: object) -> TensorValue | None:
     return TensorValue(dtype, name, shape, values.reshape(shape) if shape else values.reshape(()))
 
 
-def _typed_values(p: object, dtype: int, np_dtype: np.dtype) -> np.ndarray:
+def _typed_values(p: pb.TensorProto, dtype: int, np_dtype: np.dtype) -> np.ndarray:
     g = p
     if dtype == 1:
-        return np.asarray(g.float_val, dtype=np.float32)  # type: ignore[attr-defined]
+        return np.asarray(g.float_val, dtype=np.float32)
     if dtype == 2:
-        return np.asarray(g.double_val, dtype=np.float64)  # type: ignore[attr-defined]
+        return np.asarray(g.double_val, dtype=np.float64)
     if dtype in (19, 14):
-        return np.asarray(g.half_val, dtype=np.int64).astype(np.uint16).view(  # type: ignore[attr-defined]
-            np.float16 if dtype == 19 else np.uint16
-        )
+        bits = np.asarray(g.half_val, dtype=np.int64).astype(np.uint16)
+        return bits.view(np.float16) if dtype == 19 else bits
     if dtype in (3, 4, 5, 6, 11, 12, 13, 15, 16, 17):
-        return np.asarray(g.int_val, dtype=np.int64).astype(np_dtype)  # type: ignore[attr-defined]
+        return np.asarray(g.int_val, dtype=np.int64).astype(np_dtype)
     if dtype == 9:
-        return np.asarray(g.int64_val, dtype=np.int64)  # type: ignore[attr-defined]
+        return np.asarray(g.int64_val, dtype=np.int64)
     if dtype == 10:
-        return np.asarray(g.bool_val, dtype=bool)  # type: ignore[attr-defined]
+        return np.asarray(g.bool_val, dtype=bool)
     if dtype == 22:
-        return np.asarray(g.uint32_val, dtype=np.uint32)  # type: ignore[attr-defined]
+        return np.asarray(g.uint32_val, dtype=np.uint32)
     if dtype == 23:
-        return np.asarray(g.uint64_val, dtype=np.uint64)  # type: ignore[attr-defined]
+        return np.asarray(g.uint64_val, dtype=np.uint64)
     if dtype == 8:
-        flat = np.asarray(g.scomplex_val, dtype=np.float32)  # type: ignore[attr-defined]
+        flat = np.asarray(g.scomplex_val, dtype=np.float32)
         return flat[0::2] + 1j * flat[1::2] if len(flat) else np.zeros(0, np.complex64)
     if dtype == 18:
-        flat = np.asarray(g.dcomplex_val, dtype=np.float64)  # type: ignore[attr-defined]
+        flat = np.asarray(g.dcomplex_val, dtype=np.float64)
         return flat[0::2] + 1j * flat[1::2] if len(flat) else np.zeros(0, np.complex128)
     return np.zeros(0, dtype=np_dtype)
 
 
-def debug_vector(proto: object) -> np.ndarray | None:
+def debug_vector(proto: pb.TensorProto) -> np.ndarray | None:
     """The float64 summary vector of a health/shape mode, or None for an empty placeholder.
 
     Fast path for the common case (packed float64 `tensor_content`), which is what
     TensorFlow's debug ops write.
     """
-    content: bytes = proto.tensor_content  # type: ignore[attr-defined]
-    if content and proto.dtype == 2:  # type: ignore[attr-defined]
+    content: bytes = proto.tensor_content
+    if content and proto.dtype == 2:
         if len(content) % 8:
             raise CorruptRecordError("debug tensor content is not a whole number of float64s")
         return np.frombuffer(content, dtype=np.float64)

@@ -1,7 +1,7 @@
 """Real TensorFlow programs that write tfdbg2 logdirs for the tests.
 
 Usage: python tf_program.py LOGDIR MODE KIND [--buffer N]
-KIND: eager | function | nested | keras | mlp | nan_graph | nan_eager
+KIND: eager | function | nested | keras | mlp | nan_graph | mixed
 Each kind exercises a different shape of logdir; the NaN kinds make sure alerts exist.
 """
 
@@ -12,8 +12,8 @@ import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
+import numpy as np
+import tensorflow as tf
 
 
 def eager() -> None:
@@ -105,7 +105,14 @@ def nan_graph() -> None:
     f(tf.constant([1.0, 2.0], dtype=tf.float16))
 
 
-KINDS = {f.__name__: f for f in (eager, function, nested, keras, mlp, nan_graph)}
+def mixed() -> None:
+    """Eager ops, a tf.function, nested functions with a while loop: one logdir, many shapes."""
+    eager()
+    function()
+    nested()
+
+
+KINDS = {f.__name__: f for f in (eager, function, nested, keras, mlp, nan_graph, mixed)}
 
 
 def main() -> None:
