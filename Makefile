@@ -33,7 +33,7 @@ demo: $(STAMP)
 proto:
 	test -x .venv-proto/bin/python || $(PYTHON) -m venv .venv-proto
 	.venv-proto/bin/pip install --quiet "grpcio-tools==1.74.0"
-	cd reader/proto && ../../.venv-proto/bin/python -m grpc_tools.protoc -I. --python_out=. --pyi_out=. tfdbg_events.proto
+	cd reader/proto && ../../.venv-proto/bin/python -m grpc_tools.protoc -I. --python_out=. --pyi_out=. tfdbg_events.proto tfdbg_lite.proto
 
 clean:
 	rm -rf $(VENV) .venv-proto build *.egg-info

@@ -9,7 +9,8 @@ per-record cost during a scan is an `append` on a C array.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -72,7 +73,7 @@ class Table:
             out[k] = array(codes[dt.str.lstrip("<>|=")])
         return out
 
-    def extend(self, batch: dict[str, Iterable]) -> None:
+    def extend(self, batch: Mapping[str, Any]) -> None:
         """Append a batch of rows given as equal-length sequences per column."""
         arrays = {k: np.asarray(batch[k], dtype=self._spec[k]) for k in self._spec}
         m = len(next(iter(arrays.values()))) if arrays else 0

@@ -17,6 +17,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -108,6 +109,11 @@ class DebugLogdir:
         self._suppressed_warnings = 0
         self.corrupt_records = 0
         self._trace_keys: dict[tuple[str, str], tuple[int, int, int]] = {}
+        # the same, keyed by the raw bytes the hot loop sees (only fully resolved entries)
+        self._trace_keys_raw: dict[tuple[bytes, bytes], tuple[int, int, int]] = {}
+        # byte templates of repeating trace records (see reader.ingest._Template)
+        self._trace_templates: dict[int, list[tuple[int, int, dict[bytes, Any]]]] = {}
+        self._num_templates = 0
         self._unresolved_types = False
         self._lock = threading.RLock()
         self._add_filesets(self.run.filesets)
@@ -363,7 +369,8 @@ class DebugLogdir:
         op = self.graphs.op(graph_id, op_name)
         ids = (self.strings.intern(graph_id), self.strings.intern(op_name),
                self.strings.intern(op.op_type) if op is not None else -1)
-        self._trace_keys[(graph_id, op_name)] = ids
+        if op_name:  # an empty name is a foreign record: never cache it, so each is checked
+            self._trace_keys[(graph_id, op_name)] = ids
         if op is None:
             self._unresolved_types = True
         return ids
@@ -371,6 +378,8 @@ class DebugLogdir:
     def _resolve_op_types(self) -> None:
         """Fill in op types of traces whose op creation was read after them (live logdirs)."""
         self._unresolved_types = False
+        # raw-key entries made before the op was known are dropped and looked up again
+        self._trace_keys_raw = {k: v for k, v in self._trace_keys_raw.items() if v[2] >= 0}
         stale = [k for k, ids in self._trace_keys.items() if ids[2] < 0]
         if not stale:
             return

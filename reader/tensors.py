@@ -117,7 +117,9 @@ def decode_tensor(proto: pb.TensorProto) -> TensorValue | None:
     name, np_dtype = DTYPES.get(dtype, (f"dtype_{dtype}", None))
     content: bytes = p.tensor_content
     values: np.ndarray
-    if dtype == 7:  # string
+    if dtype == 7 and content:  # FULL_TENSOR dumps pack strings into tensor_content
+        values = decode_string_content(content, size)
+    elif dtype == 7:  # string
         raw = list(p.string_val)
         arr = np.empty(len(raw), dtype=object)
         arr[:] = raw
@@ -137,6 +139,38 @@ def decode_tensor(proto: pb.TensorProto) -> TensorValue | None:
     if dtype == 14:
         values = _bf16_to_f32(values.astype(np.uint16))
     return TensorValue(dtype, name, shape, values.reshape(shape) if shape else values.reshape(()))
+
+
+def decode_string_content(content: bytes, size: int) -> np.ndarray:
+    """Strings packed in `tensor_content`, as TensorFlow's FULL_TENSOR dumps write them.
+
+    Layout (tensorflow/core/platform/tstring coding, `EncodeStringList`): `size` varint32
+    lengths, then the bytes of every string back to back. Raises CorruptRecordError when the bytes
+    do not describe exactly `size` strings.
+    """
+    lengths: list[int] = []
+    pos = 0
+    n = len(content)
+    for _ in range(size):
+        value = shift = 0
+        while True:
+            if pos >= n or shift > 28:
+                raise CorruptRecordError("string tensor content: truncated length prefix")
+            byte = content[pos]
+            pos += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                break
+        lengths.append(value)
+    if pos + sum(lengths) != n:
+        raise CorruptRecordError(f"string tensor content: {n - pos} bytes for strings of total "
+                         f"length {sum(lengths)}")
+    out = np.empty(size, dtype=object)
+    for i, length in enumerate(lengths):
+        out[i] = content[pos:pos + length]
+        pos += length
+    return out
 
 
 def _typed_values(p: pb.TensorProto, dtype: int, np_dtype: np.dtype) -> np.ndarray:

@@ -76,18 +76,21 @@ def scan_records(
     unpack_footer = _FOOTER.unpack_from
     crc = _crc
     delta = _MASK_DELTA
-    while True:
-        if n - pos < HEADER_SIZE:
-            break
+    # Records of one file repeat a handful of lengths: remember each verified (length, crc)
+    # pair instead of recomputing the header CRC for every record.
+    good_lengths: dict[int, int] = {}
+    while n - pos >= HEADER_SIZE:
         length, length_crc = unpack_header(mv, pos)
-        c = crc(mv[pos : pos + 8])
-        if length_crc != ((((c >> 15) | (c << 17)) + delta) & 0xFFFFFFFF):
-            state.stopped = True
-            state.problems.append(
-                f"{name}: corrupt record length at byte {base_offset + pos}; "
-                "the rest of this file is skipped"
-            )
-            break
+        if good_lengths.get(length) != length_crc:
+            c = crc(mv[pos : pos + 8])
+            if length_crc != ((((c >> 15) | (c << 17)) + delta) & 0xFFFFFFFF):
+                state.stopped = True
+                state.problems.append(
+                    f"{name}: corrupt record length at byte {base_offset + pos}; "
+                    "the rest of this file is skipped"
+                )
+                break
+            good_lengths[length] = length_crc
         end = pos + HEADER_SIZE + length + FOOTER_SIZE
         if end > n:
             break  # partial record: not yet written

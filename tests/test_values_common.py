@@ -1,0 +1,128 @@
+"""Shared pieces of the value tests: the FULL_TENSOR logdir real TensorFlow writes, a host app.
+
+`values_logdir` runs `tests/programs/values_program.py` once per session (its tensors are the
+seeded arrays of `make_inputs()`, so tests recompute expectations with numpy). The other
+`test_values_*` modules import the fixture from here; the path is cached at module level so
+it is written once even though each importing module gets its own fixture definition.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import io
+import subprocess
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import PROGRAMS, tf_env
+from rich.console import Console
+from textual.app import App
+from textual.geometry import Region
+from textual.widget import Widget
+
+sys.path.insert(0, str(PROGRAMS))
+from values_program import STRINGS, make_inputs
+
+from reader import DebugLogdir, open_logdir
+
+_CACHE: dict[str, str] = {}
+_INPUTS: dict[str, dict[str, np.ndarray]] = {}
+
+
+@pytest.fixture(scope="session")
+def values_logdir(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Path of a FULL_TENSOR logdir with float/int/bool/string/rank-4/10M-element tensors."""
+    pytest.importorskip("tensorflow")
+    if "path" not in _CACHE:
+        d = tmp_path_factory.mktemp("values-full-tensor")
+        proc = subprocess.run([sys.executable, str(PROGRAMS / "values_program.py"), str(d)],
+                              env=tf_env(), capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            pytest.fail(f"values_program failed:\n{proc.stderr[-3000:]}")
+        _CACHE["path"] = str(d)
+    return _CACHE["path"]
+
+
+def inputs() -> dict[str, np.ndarray]:
+    """The arrays the program dumped (regenerated from the same seed)."""
+    if "v" not in _INPUTS:
+        _INPUTS["v"] = make_inputs()
+    return _INPUTS["v"]
+
+
+def trace_index(logdir: DebugLogdir, tensor_name: str) -> int:
+    """The graph trace index of `op:slot` (the program names ops after its inputs)."""
+    for i in range(len(logdir.traces)):
+        if logdir.trace_name(i) == tensor_name:
+            return i
+    raise AssertionError(f"{tensor_name} not traced; have "
+                         f"{[logdir.trace_name(i) for i in range(len(logdir.traces))]}")
+
+
+def eager_index(logdir: DebugLogdir, op_type: str) -> int:
+    """The first eager execution of `op_type`."""
+    for i in range(len(logdir.executions)):
+        if logdir.strings[int(logdir.executions.col("op_type")[i])] == op_type:
+            return i
+    raise AssertionError(f"no eager {op_type}")
+
+
+def expected_stats(a: np.ndarray) -> dict[str, Any]:
+    """Statistics computed directly with numpy, independently of reader.values."""
+    a = np.asarray(a)
+    if a.dtype.kind == "f":
+        fin = a[np.isfinite(a)].astype(np.float64)
+        return {"min": fin.min(), "max": fin.max(), "mean": fin.mean(), "std": fin.std(),
+                "n_nan": int(np.isnan(a).sum()), "n_neg_inf": int((a == -np.inf).sum()),
+                "n_pos_inf": int((a == np.inf).sum()), "n_neg": int((fin < 0).sum()),
+                "n_zero": int((fin == 0).sum()), "n_pos": int((fin > 0).sum()),
+                "n_finite": fin.size}
+    b = a.astype(np.float64)
+    return {"min": b.min(), "max": b.max(), "mean": b.mean(), "std": b.std(), "n_nan": 0,
+            "n_neg_inf": 0, "n_pos_inf": 0, "n_neg": int((b < 0).sum()),
+            "n_zero": int((b == 0).sum()), "n_pos": int((b > 0).sum()), "n_finite": a.size}
+
+
+def widget_text(widget: Widget) -> str:
+    """What a widget shows, as plain text (rendered lines, no styles)."""
+    lines = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+    return "\n".join(strip.text for strip in lines)
+
+
+def renderable_text(renderable: Any, width: int = 100) -> str:
+    console = Console(width=width, record=True, color_system=None, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+class Host(App[None]):
+    """A bare app to push the inspector on; the real app is tested separately."""
+
+    def __init__(self, screen_factory: Any) -> None:
+        super().__init__()
+        self._factory = screen_factory
+
+    def on_mount(self) -> None:
+        self.push_screen(self._factory())
+
+
+def sync(fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async test with asyncio.run (no pytest async plugin here); keeps fixtures."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(fn(*args, **kwargs))
+
+    return wrapper
+
+
+def open_values(path: str) -> DebugLogdir:
+    return open_logdir(path)
+
+
+__all__ = ["STRINGS", "Host", "eager_index", "expected_stats", "inputs", "open_values",
+           "renderable_text", "sync", "trace_index", "values_logdir", "widget_text"]
