@@ -13,8 +13,8 @@ import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-from tensorflow.python.debug.lib import debug_events_monitors as monitors  # noqa: E402
-from tensorflow.python.debug.lib import debug_events_reader as tf_reader  # noqa: E402
+from tensorflow.python.debug.lib import debug_events_monitors as monitors
+from tensorflow.python.debug.lib import debug_events_reader as tf_reader
 
 
 def main(logdir: str) -> None:

@@ -55,6 +55,7 @@ class Table:
         self._spec = {k: np.dtype(v) for k, v in spec.items()}
         self._cap = 0
         self._n = 0
+        self.rows_added_last = 0
         self._data: dict[str, np.ndarray] = {k: np.empty(0, dt) for k, dt in self._spec.items()}
 
     def __len__(self) -> int:
@@ -73,6 +74,19 @@ class Table:
             out[k] = array(codes[dt.str.lstrip("<>|=")])
         return out
 
+    def reserve(self, rows: int) -> None:
+        """Make room for `rows` rows in all, so a big read grows the columns once, not log n
+        times (each doubling briefly holds the old and the new array: the peak we avoid)."""
+        if rows > self._cap:
+            self._grow(rows)
+
+    def _grow(self, cap: int) -> None:
+        for k in self._spec:
+            grown = np.empty(cap, self._spec[k])
+            grown[: self._n] = self._data[k][: self._n]
+            self._data[k] = grown
+        self._cap = cap
+
     def extend(self, batch: Mapping[str, Any]) -> None:
         """Append a batch of rows given as equal-length sequences per column."""
         arrays = {k: np.asarray(batch[k], dtype=self._spec[k]) for k in self._spec}
@@ -84,15 +98,11 @@ class Table:
                 raise ValueError(f"column {k} has {len(a)} rows in a batch of {m}")
         need = self._n + m
         if need > self._cap:
-            cap = max(need, self._cap * 2, 1024)
-            for k in self._spec:
-                grown = np.empty(cap, self._spec[k])
-                grown[: self._n] = self._data[k][: self._n]
-                self._data[k] = grown
-            self._cap = cap
+            self._grow(max(need, self._cap * 2, 1024))
         for k, a in arrays.items():
             self._data[k][self._n : need] = a
         self._n = need
+        self.rows_added_last = m
 
     def col(self, name: str) -> np.ndarray:
         """A read-only view of one column's rows."""

@@ -262,8 +262,11 @@ class DebugLogdir:
             self.warn(f"{name}: cannot read ({exc.strerror})")
             cur.failed = True
             return
+        tables = {"graph_execution_traces": (self.traces,),
+                   "execution": (self.executions, self.outputs)}.get(suffix, ())
         with f:
             f.seek(cur.offset)
+            remaining = os.fstat(f.fileno()).st_size - cur.offset
             pending = b""
             while True:
                 data = f.read(CHUNK)
@@ -279,11 +282,20 @@ class DebugLogdir:
                 consumed = state.resume_offset - base
                 cur.offset = state.resume_offset
                 pending = buf[consumed:]
+                if tables and consumed and remaining > 4 * CHUNK:
+                    self._reserve(tables, consumed, remaining)
+                    remaining = 0  # estimate once per read
                 yield consumed
                 if state.stopped:
                     self.corrupt_records += 1
                     cur.stopped = True
                     break
+
+    def _reserve(self, tables: tuple[Table, ...], consumed: int, remaining: int) -> None:
+        """After the first chunk of a big read, size the columns for the whole file."""
+        for table in tables:
+            per_byte = table.rows_added_last / consumed
+            table.reserve(len(table) + int(per_byte * (remaining - consumed) * 1.02) + 1024)
 
     def _ingest(self, fsi: int, suffix: str, buf: bytes, base: int, state: ScanState,
                 name: str) -> None:
