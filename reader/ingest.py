@@ -117,12 +117,10 @@ def _full_trace_key(idx: DebugLogdir, full: pb.DebugEvent, payload: memoryview, 
     try:
         full.ParseFromString(payload)  # type: ignore[arg-type]  # upb takes any buffer
     except (DecodeError, ValueError):
-        idx.corrupt_records += 1
-        idx.warn(f"{name}: record at byte {offset} could not be parsed and was skipped")
+        idx.skip_record(name, offset, "could not be parsed")
         return None
     if full.WhichOneof("what") != "graph_execution_trace" or not full.graph_execution_trace.op_name:
-        idx.corrupt_records += 1
-        idx.warn(f"{name}: record at byte {offset} is not a graph execution trace; skipped")
+        idx.skip_record(name, offset, "is not a graph execution trace")
         return None
     g = full.graph_execution_trace
     return idx.trace_key(g.tfdbg_context_id, g.op_name)
@@ -229,8 +227,7 @@ def ingest_traces(idx: DebugLogdir, fsi: int, records: Iterator[tuple[int, memor
         try:
             parse(payload)  # type: ignore[arg-type]  # upb takes any buffer
         except (DecodeError, ValueError):
-            idx.corrupt_records += 1
-            idx.warn(f"{name}: record at byte {offset} could not be parsed and was skipped")
+            idx.skip_record(name, offset, "could not be parsed")
             continue
         t = lite.graph_execution_trace
         k = (t.tfdbg_context_id, t.op_name)
@@ -311,16 +308,14 @@ def ingest_executions(idx: DebugLogdir, fsi: int, records: Iterator[tuple[int, m
         try:
             parse(payload)  # type: ignore[arg-type]  # upb takes any buffer
         except (DecodeError, ValueError):
-            idx.corrupt_records += 1
-            idx.warn(f"{name}: record at byte {offset} could not be parsed and was skipped")
+            idx.skip_record(name, offset, "could not be parsed")
             continue
         e = ev.execution
         op_type = e.op_type
         type_id = interned.get(op_type)
         if type_id is None:
             if not _is_execution(payload):
-                idx.corrupt_records += 1
-                idx.warn(f"{name}: record at byte {offset} is not an execution; skipped")
+                idx.skip_record(name, offset, "is not an execution")
                 continue
             type_id = interned[op_type] = intern(op_type.decode("utf-8", "replace"))
         mode = e.tensor_debug_mode

@@ -129,6 +129,11 @@ class DebugLogdir:
         else:
             self._suppressed_warnings += 1
 
+    def skip_record(self, name: str, offset: int, why: str) -> None:
+        """Count a record that is skipped, and say which file and byte offset."""
+        self.corrupt_records += 1
+        self.warn(f"{name}: record at byte {offset} {why} and was skipped")
+
     def all_warnings(self) -> list[str]:
         """Warnings, plus the mode warning, plus a count of any that were suppressed."""
         out = list(self.warnings)
@@ -318,12 +323,10 @@ class DebugLogdir:
         try:
             ev.ParseFromString(payload)  # type: ignore[arg-type]  # upb takes any buffer
         except (DecodeError, ValueError):
-            self.corrupt_records += 1
-            self.warn(f"{name}: record at byte {offset} could not be parsed and was skipped")
+            self.skip_record(name, offset, "could not be parsed")
             return None
         if ev.WhichOneof("what") != expect:
-            self.corrupt_records += 1
-            self.warn(f"{name}: record at byte {offset} is not a {expect} record; skipped")
+            self.skip_record(name, offset, f"is not a {expect} record")
             return None
         return ev
 
@@ -358,8 +361,7 @@ class DebugLogdir:
             try:
                 ev.ParseFromString(payload)  # type: ignore[arg-type]
             except (DecodeError, ValueError):
-                self.corrupt_records += 1
-                self.warn(f"{name}: record at byte {offset} could not be parsed and was skipped")
+                self.skip_record(name, offset, "could not be parsed")
                 continue
             what = ev.WhichOneof("what")
             if what == "graph_op_creation":
