@@ -1,0 +1,293 @@
+"""Turn TensorFlow's own tfdbg2 dumping on and off so that nothing recorded is lost.
+
+`enable()` wraps `tf.debugging.experimental.enable_dump_debug_info` (so TensorFlow's reader and
+TensorBoard read the result) and adds what a NaN hunt needs around it:
+- checks on the logdir and arguments, failing with one-line `DumperError`s;
+- with `buffer=-1`, a daemon thread calling the writer's `FlushExecutionFiles` and
+  `FlushNonExecutionFiles` every `flush_interval` seconds, so a hard kill loses at most that
+  much (TensorFlow otherwise leaves the last few KB of every file in stdio buffers);
+- on SIGTERM, a handler that closes the dump and then lets the signal end the process as it
+  would have (default action: death by SIGTERM); on exit and on an uncaught exception
+  (including Ctrl-C's KeyboardInterrupt) an atexit hook closes it;
+- optionally, the stop at the first NaN/∞ (`dumper.stop`).
+TensorFlow is imported only when `enable()` is called.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import glob
+import logging
+import os
+import re
+import signal
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any
+
+from dumper.errors import DumperError
+from dumper.tensors import MODE_NAMES, VALUE_MODES, mode_number
+
+FLUSH_INTERVAL = 1.0
+_EVENT_GLOB = "tfdbg_events.*"
+
+
+@dataclass
+class Dump:
+    """The dump in progress: where it goes and how; `flush()` forces data to disk now."""
+
+    logdir: str
+    mode: str
+    buffer: int
+    stop_at_nan: bool
+    _writer: Any = field(repr=False, default=None)
+    _stop_flusher: threading.Event = field(repr=False, default_factory=threading.Event)
+    _flusher: threading.Thread | None = field(repr=False, default=None)
+    _old_sigterm: Any = field(repr=False, default=None)
+    _watcher: Any = field(repr=False, default=None)
+
+    def flush(self) -> None:
+        """Write buffered executions and traces out (with a circular buffer: its content)."""
+        self._writer.FlushNonExecutionFiles()
+        self._writer.FlushExecutionFiles()
+
+
+_current: Dump | None = None
+_lock = threading.RLock()
+# Called with the signal number after the dump was closed because of a signal (`run` uses
+# it to say where the data is before the process dies).
+signal_hooks: list[Callable[[int], None]] = []
+
+
+def existing_runs(logdir: str) -> list[str]:
+    """The tfdbg_events files already in `logdir` (another run, for TensorFlow's reader)."""
+    return sorted(glob.glob(os.path.join(glob.escape(logdir), _EVENT_GLOB)))
+
+
+def prepare_logdir(logdir: str, overwrite: bool) -> str:
+    """Check that `logdir` can take a new run, creating it; returns its absolute path."""
+    path = os.path.abspath(os.path.expanduser(logdir))
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise DumperError(f"logdir {path} is a file, not a directory")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise DumperError(f"cannot create logdir {path}: {exc.strerror}") from None
+    try:
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise DumperError(f"logdir {path} is not writable: {exc.strerror}") from None
+    old = existing_runs(path)
+    if old and not overwrite:
+        run = os.path.basename(old[0]).rsplit(".", 1)[0]
+        raise DumperError(
+            f"logdir {path} already holds a run ({run}); use another logdir or overwrite=True"
+        )
+    for name in old:
+        try:
+            os.remove(name)
+        except OSError as exc:
+            raise DumperError(f"cannot remove the old run's {name}: {exc.strerror}") from None
+    return path
+
+
+class _FrozenSourceFilter(logging.Filter):
+    """Drop TensorFlow's warning that it can't read `<frozen runpy>` and the like.
+
+    Frozen stdlib modules (runpy, when the program runs under `python -m`) sit in every
+    recorded stack; TensorFlow tries to snapshot their source once and warns. It is noise
+    the user can do nothing about.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "<frozen " not in record.getMessage()
+
+
+_FROZEN_FILTER = _FrozenSourceFilter()
+
+
+def _check_dtypes(tf: Any, dtypes: Sequence[Any] | None) -> list[Any] | None:
+    if dtypes is None:
+        return None
+    out = []
+    for d in dtypes:
+        try:
+            out.append(tf.as_dtype(d))
+        except TypeError:
+            raise DumperError(f"unknown dtype {d!r}") from None
+    return out
+
+
+def enable(
+    logdir: str,
+    mode: str = "FULL_HEALTH",
+    buffer: int = -1,
+    op_regex: str | None = None,
+    dtypes: Sequence[Any] | None = None,
+    overwrite: bool = False,
+    stop_at_nan: bool = False,
+    flush_interval: float = FLUSH_INTERVAL,
+) -> Dump:
+    """Start recording this process's TensorFlow program into `logdir`; returns the `Dump`.
+
+    Defaults fit NaN hunting: FULL_HEALTH summarizes every float tensor, and `buffer=-1`
+    keeps the whole history (a circular buffer of N records usually drops the first NaN).
+    `op_regex` and `dtypes` narrow what is recorded (TensorFlow's op-type and dtype filters).
+    `stop_at_nan` raises `StoppedAtNaN` into the program right after the first record that
+    shows a NaN/∞, with the dump already closed. Call it from the thread that runs the model:
+    TensorFlow's dumping is per thread.
+    """
+    global _current
+    number = mode_number(mode)
+    mode_name = MODE_NAMES[number]
+    if not isinstance(buffer, int) or isinstance(buffer, bool):
+        raise DumperError(f"buffer must be an integer (-1: no circular buffer), not {buffer!r}")
+    if op_regex is not None:
+        try:
+            re.compile(op_regex)
+        except re.error as exc:
+            raise DumperError(f"bad op regex {op_regex!r}: {exc}") from None
+    if stop_at_nan and number not in VALUE_MODES:
+        raise DumperError(
+            f"stop at NaN needs a mode that sees values (CURT_HEALTH, CONCISE_HEALTH, "
+            f"FULL_HEALTH or FULL_TENSOR), not {mode_name}"
+        )
+    if stop_at_nan and buffer > 0:
+        raise DumperError("stop at NaN records everything up to the NaN; use buffer=-1")
+    with _lock:
+        if _current is not None:
+            raise DumperError(
+                f"dumping is already on into {_current.logdir}; call dumper.disable() first"
+            )
+        path = prepare_logdir(logdir, overwrite)
+        try:
+            import tensorflow as tf
+        except ImportError:
+            raise DumperError(
+                "TensorFlow is not installed; install it with: pip install 'tfdbg-tui[tf]'"
+            ) from None
+        tensor_dtypes = _check_dtypes(tf, dtypes)
+        logging.getLogger("tensorflow").addFilter(_FROZEN_FILTER)
+        try:
+            writer = tf.debugging.experimental.enable_dump_debug_info(
+                path,
+                tensor_debug_mode=mode_name,
+                circular_buffer_size=buffer,
+                op_regex=op_regex,
+                tensor_dtypes=tensor_dtypes,
+            )
+        except ValueError as exc:  # e.g. the program enabled dumping itself, differently
+            raise DumperError(f"TensorFlow refused to dump: {exc}") from None
+        dump = Dump(path, mode_name, buffer, stop_at_nan, _writer=writer)
+        _current = dump
+        if stop_at_nan:
+            from dumper.stop import NaNWatcher
+
+            dump._watcher = NaNWatcher(dump, writer, _close_for_stop)
+            dump._watcher.install()
+        if buffer <= 0 and flush_interval > 0:
+            dump._flusher = threading.Thread(
+                target=_flush_loop,
+                args=(writer, dump._stop_flusher, flush_interval),
+                name="tfdbg-tui-flush",
+                daemon=True,
+            )
+            dump._flusher.start()
+        if threading.current_thread() is threading.main_thread():
+            dump._old_sigterm = signal.signal(signal.SIGTERM, _on_sigterm)
+        atexit.register(disable)
+        return dump
+
+
+def _flush_loop(writer: Any, stop: threading.Event, interval: float) -> None:
+    """Periodic flushes: bounds what a hard kill (SIGKILL, OOM killer) can lose."""
+    while not stop.wait(interval):
+        try:
+            writer.FlushNonExecutionFiles()
+            writer.FlushExecutionFiles()
+        except Exception:  # the writer went away under us (the program disabled dumping)
+            return
+
+
+def _shutdown(dump: Dump, restore_signal: bool) -> None:
+    global _current
+    dump._stop_flusher.set()
+    if dump._flusher is not None and dump._flusher is not threading.current_thread():
+        dump._flusher.join()
+    if dump._watcher is not None:
+        dump._watcher.uninstall()
+    import tensorflow as tf
+
+    tf.debugging.experimental.disable_dump_debug_info()
+    if restore_signal and dump._old_sigterm is not None:
+        with contextlib.suppress(ValueError):  # not in the main thread any more
+            if signal.getsignal(signal.SIGTERM) is _on_sigterm:
+                signal.signal(signal.SIGTERM, dump._old_sigterm)
+    _current = None
+
+
+def disable() -> None:
+    """Stop recording and close the logdir's files (all data on disk). Safe to call twice."""
+    with _lock:
+        if _current is not None:
+            _shutdown(_current, restore_signal=True)
+
+
+def current() -> Dump | None:
+    """The dump in progress, if any."""
+    return _current
+
+
+def _close_for_stop() -> None:
+    """Used by the NaN watcher: close the dump from inside an op callback."""
+    disable()
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """Close the dump, then end the process the way SIGTERM would have without us."""
+    dump = _current
+    previous = dump._old_sigterm if dump is not None else signal.SIG_DFL
+    if callable(previous) or previous == signal.SIG_IGN:
+        # The program handles or ignores SIGTERM itself (say, a graceful checkpoint): keep
+        # recording, make sure what we have is on disk, and let its handler decide.
+        if dump is not None:
+            with contextlib.suppress(Exception):
+                dump.flush()
+        if callable(previous):
+            previous(signum, frame)
+        return
+    if dump is not None:
+        with _lock:
+            _shutdown(dump, restore_signal=False)
+    for hook in list(signal_hooks):
+        with contextlib.suppress(Exception):
+            hook(signum)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def dumping(
+    logdir: str,
+    mode: str = "FULL_HEALTH",
+    buffer: int = -1,
+    op_regex: str | None = None,
+    dtypes: Sequence[Any] | None = None,
+    overwrite: bool = False,
+    stop_at_nan: bool = False,
+) -> Iterator[Dump]:
+    """`with dumping(logdir): ...` records the block and closes the dump at its end."""
+    dump = enable(logdir, mode, buffer, op_regex, dtypes, overwrite, stop_at_nan)
+    try:
+        yield dump
+    finally:
+        disable()
