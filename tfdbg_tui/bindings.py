@@ -1,0 +1,115 @@
+"""Every key of the app, declared once as data.
+
+Why data: the help screen, the footer, the command palette and the README all describe the
+same keys; generating them from one table keeps them from drifting. Each entry has a stable
+id (Textual keymaps can rebind by id) and the description users see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One key binding: `keys` (comma-separated Textual key names) → `action`."""
+
+    id: str
+    keys: str
+    action: str
+    description: str
+    footer: bool = False
+    key_display: str | None = None
+    palette: bool = True  # offered in the command palette
+    label: str = ""  # short footer label; the description is the help text
+
+
+# Keys that work from any pane (bound on the main screen).
+GLOBAL_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("pane.next", "tab", "focus_pane_delta(1)", "Next pane", palette=False),
+    KeySpec("pane.previous", "shift+tab", "focus_pane_delta(-1)", "Previous pane",
+            palette=False),
+    KeySpec("pane.alerts", "1", "focus_pane(0)", "Focus Alerts"),
+    KeySpec("pane.timeline", "2", "focus_pane(1)", "Focus Python Execution Timeline"),
+    KeySpec("pane.graph_executions", "3", "focus_pane(2)", "Focus Graph Executions"),
+    KeySpec("pane.graph_structure", "4", "focus_pane(3)", "Focus Graph Structure"),
+    KeySpec("pane.source", "5", "focus_pane(4)", "Focus Source Code"),
+    KeySpec("pane.stack", "6", "focus_pane(5)", "Focus Stack Trace"),
+    KeySpec("alert.next", "n", "next_alert(1)", "Next alert (and follow it)",
+            footer=True, label="next alert", key_display="n/N"),
+    KeySpec("alert.previous", "N", "next_alert(-1)", "Previous alert (and follow it)"),
+    KeySpec("alert.origin", "o", "jump_origin", "Jump to where the selected alert's NaN/∞ was "
+            "born (diagnosis)", footer=True, label="origin"),
+    KeySpec("tensor.values", "v", "inspect_values", "Inspect the selected tensor's values",
+            footer=True, label="values"),
+    KeySpec("list.filter", "slash", "filter", "Filter the focused list (regex on op name/type)",
+            footer=True, label="filter", key_display="/"),
+    KeySpec("list.only_bad", "a", "toggle_only_bad", "Only rows with NaN/∞ (toggle)",
+            footer=True, label="NaN only"),
+    KeySpec("list.goto", "g", "goto", "Go to an index", footer=True, label="go to"),
+    KeySpec("pane.zoom", "z", "zoom", "Zoom the focused pane (toggle)", footer=True, label="zoom"),
+    KeySpec("app.help", "question_mark", "help", "Help: every key", footer=True, label="help",
+            key_display="?"),
+    KeySpec("app.quit", "q", "quit", "Quit", footer=True, label="quit"),
+)
+
+# Keys of every list pane (the virtual list widget).
+LIST_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("list.up", "up,k", "cursor_up", "Move up", palette=False),
+    KeySpec("list.down", "down,j", "cursor_down", "Move down", palette=False),
+    KeySpec("list.page_up", "pageup", "page_up", "Page up", palette=False),
+    KeySpec("list.page_down", "pagedown", "page_down", "Page down", palette=False),
+    KeySpec("list.first", "home", "first", "First row", palette=False),
+    KeySpec("list.last", "end", "last", "Last row", palette=False),
+    KeySpec("list.follow", "enter", "select", "Follow the selection (jump to its tensor, op, "
+            "stack and source)", footer=True, label="follow", palette=False),
+)
+
+# Keys of the Stack Trace pane only.
+STACK_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("stack.framework", "f", "toggle_framework",
+            "Hide/show framework frames (TensorFlow, Keras, stdlib)",
+            footer=True, label="framework"),
+)
+
+# Keys of the Source Code pane only (it scrolls text rather than a cursor list).
+SOURCE_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("source.up", "up,k", "scroll_up", "Scroll up", palette=False),
+    KeySpec("source.down", "down,j", "scroll_down", "Scroll down", palette=False),
+    KeySpec("source.page_up", "pageup", "page_up", "Page up", palette=False),
+    KeySpec("source.page_down", "pagedown", "page_down", "Page down", palette=False),
+    KeySpec("source.first", "home", "scroll_home", "Top of file", palette=False),
+    KeySpec("source.last", "end", "scroll_end", "End of file", palette=False),
+    KeySpec("source.center", "enter", "center", "Re-centre the highlighted line"),
+)
+
+ALL_GROUPS: tuple[tuple[str, tuple[KeySpec, ...]], ...] = (
+    ("Everywhere", GLOBAL_KEYS),
+    ("In lists (Alerts, Timeline, Graph Executions, Graph Structure, Stack Trace)", LIST_KEYS),
+    ("Stack Trace", STACK_KEYS),
+    ("Source Code", SOURCE_KEYS),
+)
+
+
+def to_bindings(specs: tuple[KeySpec, ...]) -> list[Binding]:
+    """Textual `Binding`s for a table of specs."""
+    return [
+        Binding(s.keys, s.action, s.label or s.description, show=s.footer,
+                key_display=s.key_display, tooltip=s.description, id=s.id)
+        for s in specs
+    ]
+
+
+def display_keys(spec: KeySpec) -> str:
+    """How a spec's keys read in help text ("up / k", "?")."""
+    if spec.key_display:
+        return spec.key_display
+    names = {"question_mark": "?", "slash": "/", "pageup": "PgUp", "pagedown": "PgDn",
+             "shift+tab": "Shift+Tab", "tab": "Tab", "enter": "Enter", "home": "Home",
+             "end": "End", "up": "↑", "down": "↓"}
+    return " / ".join(names.get(k, k) for k in spec.keys.split(","))
+
+
+LIST_BINDINGS = to_bindings(LIST_KEYS)

@@ -1,0 +1,1 @@
+"""The six panes of the main screen, one module each."""
