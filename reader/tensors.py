@@ -71,12 +71,14 @@ class TensorValue:
 
 # A typed field with fewer values than elements means "repeat the last"; TensorFlow only
 # writes that short form for small or uniform tensors, so refuse to blow up a huge one.
-MAX_FILL = 1 << 26
+MAX_FILL = 1 << 24
 
 
 def _fill(values: np.ndarray, size: int) -> np.ndarray:
     if len(values) == size:
         return values
+    if size == 0:
+        return values[:0]
     if size > MAX_FILL:
         raise CorruptRecordError(f"tensor of {size} elements given by only {len(values)} values")
     if len(values) == 0:
@@ -121,11 +123,11 @@ def decode_tensor(proto: pb.TensorProto) -> TensorValue | None:
         values = decode_string_content(content, size)
     elif dtype == 7:  # string
         raw = list(p.string_val)
-        arr = np.empty(len(raw), dtype=object)
-        arr[:] = raw
-        values = _fill(arr, size) if raw else np.full(size, b"", dtype=object)
+        arr = np.empty(max(len(raw), 1), dtype=object)
+        arr[:] = raw or [b""]
+        values = _fill(arr, size)
     elif np_dtype is None:  # resource / variant / unknown: keep opaque placeholders
-        values = np.full(size, None, dtype=object)
+        values = _fill(np.array([None], dtype=object), size)
     elif content:
         if len(content) != size * np_dtype.itemsize:
             raise CorruptRecordError(
