@@ -17,7 +17,7 @@ from conftest import ROOT, tf_env
 from tf_oracle import tf_oracle
 
 MODES = ["NO_TENSOR", "CURT_HEALTH", "CONCISE_HEALTH", "FULL_HEALTH", "SHAPE", "FULL_TENSOR"]
-CASES = [("mixed", m) for m in MODES] + [("keras", "FULL_HEALTH"), ("mlp", "FULL_HEALTH")]
+CASES = [(k, m) for k in ("mixed", "keras") for m in MODES] + [("mlp", "FULL_HEALTH")]
 
 
 def report_json(logdir: str, *extra: str) -> tuple[int, dict[str, Any]]:
