@@ -262,7 +262,8 @@ def ingest_traces(idx: DebugLogdir, fsi: int, records: Iterator[tuple[int, memor
     batch["fileset"] = np.full(row, fsi, dtype=np.int16)
     batch.update(hb.columns(row))
     idx.traces.extend(batch)
-    idx.modes.update(int(m) for m in np.unique(batch["mode"]))
+    # rebind, never mutate: the UI thread may be iterating the old set
+    idx.modes = idx.modes | {int(m) for m in np.unique(batch["mode"])}
     bad = np.flatnonzero(batch["bad"] == 1)
     if len(bad):
         idx.add_alerts(0, bad + first, batch["slot"][bad], batch["wall_time"][bad])
@@ -347,7 +348,8 @@ def ingest_executions(idx: DebugLogdir, fsi: int, records: Iterator[tuple[int, m
     batch = _unpack(packed, _EXEC_DT)
     batch["fileset"] = np.full(row, fsi, dtype=np.int16)
     idx.executions.extend(batch)
-    idx.modes.update(int(m) for m in np.unique(batch["mode"]))
+    # rebind, never mutate: the UI thread may be iterating the old set
+    idx.modes = idx.modes | {int(m) for m in np.unique(batch["mode"])}
     if orow == 0:
         return
     health = hb.columns(orow)

@@ -103,7 +103,7 @@ class DebugLogdir:
         self._source_index: dict[tuple[str, str], tuple[int, int]] = {}  # → (file set, offset)
         self._frames: dict[str, tuple[int, int, int, str, int]] = {}
         self._source_cache: OrderedDict[tuple[str, str], list[str] | None] = OrderedDict()
-        self.modes: set[int] = set()
+        self.modes: frozenset[int] | set[int] = frozenset()  # rebound, never mutated
         self.warnings: list[str] = []
         self._warned: set[str] = set()
         self._suppressed_warnings = 0
@@ -155,8 +155,8 @@ class DebugLogdir:
 
     @property
     def hosts(self) -> list[str]:
-        hosts = {fs.host for fs in self.filesets if fs.host}
-        hosts.update(h for h, _ in self._source_index)
+        hosts = {fs.host for fs in list(self.filesets) if fs.host}
+        hosts.update(h for h, _ in list(self._source_index))  # list(): atomic vs. the worker
         return sorted(h for h in hosts if h)
 
     @property

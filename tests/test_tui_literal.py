@@ -3,6 +3,7 @@ sequences / control characters are made visible instead of reaching the terminal
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from test_tui_support import TRAIN_LINES, add_step, start_reference, sync, workers_done
@@ -35,7 +36,7 @@ async def test_markup_and_escapes_are_shown_literally(tmp_path: Path) -> None:
     app = TfdbgApp(DebugLogdir(str(tmp_path / "hostile")), follow=False,
                    display_path=str(tmp_path / "hostile") + "\x1b[2J[b]")
     async with app.run_test(size=(200, 50)) as pilot:
-        await app.indexed.wait()
+        await asyncio.wait_for(app.indexed.wait(), 60)
         await workers_done(app)
         await pilot.pause()
         await pilot.press("enter")

@@ -7,6 +7,7 @@ Update with `pytest tests/test_tui_snapshots.py --snapshot-update` after a delib
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -32,7 +33,7 @@ def make_app(path: str) -> TfdbgApp:
 async def follow_first_alert(pilot: Pilot[Any]) -> None:
     app = pilot.app
     assert isinstance(app, TfdbgApp)
-    await app.indexed.wait()
+    await asyncio.wait_for(app.indexed.wait(), 60)
     await workers_done(app)
     await pilot.pause()
     await pilot.press("enter")

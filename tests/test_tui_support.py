@@ -136,12 +136,17 @@ def sync(fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
     return wrapper
 
 
-async def workers_done(app: App[Any]) -> None:
+async def workers_done(app: App[Any], timeout: float = 60.0) -> None:
     """Wait until no worker runs. An exclusive worker replaced by a newer one ends as
-    cancelled, which `wait_for_complete` reports as an error: wait again for the newer one."""
-    while True:
-        try:
-            await app.workers.wait_for_complete()
-            return
-        except WorkerCancelled:
-            continue
+    cancelled, which `wait_for_complete` reports as an error: wait again for the newer one.
+    A worker that never ends fails the test after `timeout` seconds instead of hanging it."""
+
+    async def wait() -> None:
+        while True:
+            try:
+                await app.workers.wait_for_complete()
+                return
+            except WorkerCancelled:
+                continue
+
+    await asyncio.wait_for(wait(), timeout)

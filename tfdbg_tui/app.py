@@ -19,6 +19,7 @@ from textual.worker import get_current_worker
 from reader import DebugLogdir, ReaderError
 from tfdbg_tui.commands import TfdbgCommands
 from tfdbg_tui.main_screen import MainScreen
+from tfdbg_tui.memory import release_freed_memory
 from tfdbg_tui.model import AppState, Snapshot
 
 PUBLISH_EVERY = 0.25  # seconds between progress snapshots while indexing
@@ -35,6 +36,7 @@ class TfdbgApp(App[None]):
     def __init__(self, logdir: DebugLogdir, *, display_path: str | None = None,
                  follow: bool = True, poll_interval: float = 1.0) -> None:
         super().__init__()
+        release_freed_memory()  # before indexing: its temporaries must not stay resident
         self.state = AppState(logdir)
         self.display_path = display_path if display_path is not None else logdir.path
         self.follow = follow
@@ -96,20 +98,28 @@ class TfdbgApp(App[None]):
     def _publish_from_thread(self, snapshot: Snapshot, final: bool) -> None:
         if self._stop.is_set():
             return
+        if not self.is_running:  # the app is shutting down
+            self._stop.set()
+            return
         try:
             self.call_from_thread(self._publish, snapshot, final)
-        except RuntimeError:  # the app is shutting down
-            self._stop.set()
+        except Exception as exc:  # noqa: BLE001 - a pane failing to refresh must not end indexing
+            if not self.is_running:
+                self._stop.set()
+            else:
+                self.log.error(f"publishing a snapshot failed: {exc!r}")
 
     def _publish(self, snapshot: Snapshot, final: bool) -> None:
         self.state.snapshot = snapshot
-        if self.main is not None:
-            self.main.on_data(final)
+        try:
+            if self.main is not None and self.main.is_mounted:
+                self.main.on_data(final)
+                if final:
+                    self.main.show_warnings()
+        finally:  # waiters (tests, benchmarks) must hear of the data whatever a pane did
+            self.data_event.set()
             if final:
-                self.main.show_warnings()
-        self.data_event.set()
-        if final:
-            self.indexed.set()
+                self.indexed.set()
 
     async def wait_for_data(self, predicate: object, timeout: float = 10.0) -> None:
         """Wait until `predicate(snapshot)` holds (tests and benchmarks; event-driven)."""
