@@ -103,7 +103,7 @@ class TfdbgApp(App[None]):
             return
         try:
             self.call_from_thread(self._publish, snapshot, final)
-        except Exception as exc:  # noqa: BLE001 - a pane failing to refresh must not end indexing
+        except Exception as exc:
             if not self.is_running:
                 self._stop.set()
             else:
