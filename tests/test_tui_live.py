@@ -34,10 +34,10 @@ async def test_new_rows_and_alerts_arrive_live_without_moving_selection(tmp_path
             add_step(ref, 1, bad=True)  # five more traces, four of them with NaN/∞
             start = time.monotonic()
             await app.wait_for_data(lambda snap: snap.traces == 10 and len(snap.alerts) == 4,
-                                    timeout=2.5)
+                                    timeout=2.0)
             elapsed = time.monotonic() - start
             await pilot.pause()
-            assert elapsed < 2.5
+            assert elapsed < 2.0  # the bar: new data shows within 2 s
             assert s.ge.vlist.row_count == 10
             assert s.timeline.vlist.row_count == 2
             assert s.ge.selected == 2  # the selection did not jump
@@ -50,7 +50,7 @@ async def test_new_rows_and_alerts_arrive_live_without_moving_selection(tmp_path
             assert s.ge.toggle_only_bad()
             assert s.ge.vlist.row_count == 3  # Log, mul, Sum (the 4th alert is eager)
             add_step(ref, 2, bad=True)
-            await app.wait_for_data(lambda snap: snap.traces == 15, timeout=2.5)
+            await app.wait_for_data(lambda snap: snap.traces == 15, timeout=2.0)
             await pilot.pause()
             assert s.ge.vlist.row_count == 6
             assert s.alerts.vlist.row_count == 8

@@ -99,6 +99,12 @@ class MainScreen(Screen[None]):
         self.alerts.focus_target.focus()
         self._update_header()
         self._check_narrow()
+        # a snapshot published before we were mounted (a tiny logdir indexes that fast)
+        snap = self.state.snapshot
+        if snap.traces or snap.executions or not snap.indexing:
+            self.on_data(final=not snap.indexing)
+            if not snap.indexing:
+                self.show_warnings()
 
     # ------------------------------------------------------------------ data
     def on_data(self, final: bool) -> None:
