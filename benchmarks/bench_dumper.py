@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-STEPS = "1500"
+STEPS = "4000"
 REPEATS = 5
 DIRECT = """
 import sys, runpy, tensorflow as tf

@@ -7,7 +7,7 @@ Data lives in ./bench-data (git-ignored) and is reused between runs.
 from __future__ import annotations
 
 import argparse
-import importlib
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,6 +21,13 @@ DATA = ROOT / "bench-data"
 
 def say(msg: str) -> None:
     print(f"[bench] {msg}", file=sys.stderr, flush=True)
+
+
+def _in_fresh_process(module: str, *args: str) -> str:
+    """Run one benchmark module in its own interpreter, so its memory figures are its own."""
+    proc = subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, check=True,
+                          stdout=subprocess.PIPE, text=True)
+    return proc.stdout
 
 
 def main() -> int:
@@ -43,12 +50,10 @@ def main() -> int:
         sections.append(bench_reader(str(big))[0])
     if "tui" in wanted:
         say("tui: first paint and key-to-repaint on the big logdir")
-        mod = importlib.import_module("benchmarks.bench_tui")
-        sections.append(mod.main(str(big)))
+        sections.append(_in_fresh_process("benchmarks.bench_tui", str(big)))
     if "dumper" in wanted:
         say("dumper: `tfdbg-tui run` overhead and the TF-free writer's throughput")
-        mod = importlib.import_module("benchmarks.bench_dumper")
-        sections.append(mod.main())
+        sections.append(_in_fresh_process("benchmarks.bench_dumper"))
     text = "\n".join([
         "# Benchmarks",
         "",
