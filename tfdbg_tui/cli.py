@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 USAGE = """\
 usage: tfdbg-tui LOGDIR [--run ID]          open the terminal debugger on a tfdbg2 logdir
-       tfdbg-tui report LOGDIR [--json] [--run ID] [--limit N]
+       tfdbg-tui report LOGDIR [--json] [--run ID] [--limit N] [--values]
        tfdbg-tui run [--logdir DIR] [--mode MODE] [--buffer N] [--op-regex RE]
                      [--overwrite] [--stop-at-nan] -- SCRIPT.py ARGS | -m MODULE ARGS
        tfdbg-tui demo                     record the built-in NaN example and open it
