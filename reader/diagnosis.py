@@ -215,3 +215,22 @@ def diagnose(logdir: DebugLogdir, kind: int, index: int, slot: int = 0) -> Diagn
 
 
 __all__ = ["Diagnosis", "InputHealth", "diagnose"]
+
+
+def fed_by(logdir: DebugLogdir, index: int) -> list[int | None]:
+    """For graph trace `index`, the trace that fed each input of its op, in input order.
+
+    Exact where names are not: an input that is a tf.function's argument (a Placeholder that
+    TensorFlow never traces) resolves to the caller's tensor through the same walk the
+    diagnosis uses. None where the feeding tensor was not recorded or is an eager tensor.
+    """
+    op = logdir.op_of_trace(index)
+    if op is None:
+        return []
+    idx = diag_index(logdir)
+    with idx.lock:
+        start = _validate(logdir, GRAPH, index, 0)
+        links = Walker(idx).inputs(start)[: len(op.inputs)]
+    return [lk.ref.index if lk.ref is not None and lk.ref.kind == GRAPH else None
+            for lk in links]
+

@@ -100,6 +100,8 @@ async def test_enter_on_input_selects_its_trace(reference_logdir: str) -> None:
         assert s.focused is s.structure.vlist
         row = s.structure.rows[s.structure.vlist.cursor_index or 0]
         assert row.kind == "input" and "probs:0" in row.text.plain
+        # resolved exactly through the function boundary, not guessed by content
+        assert s.structure.inputs[0].argument and not s.structure.inputs[0].inferred
         await pilot.press("enter")
         await settle(app, pilot)
         L = app.state.logdir

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reader import GRAPH, Alerts, DebugLogdir
+from reader import GRAPH, Alerts, DebugLogdir, ReaderError
 from reader.graphs import Op
 
 _FIRST_WINDOW = 4096
@@ -166,19 +166,43 @@ class Link:
     op: Op | None
     trace: int | None
     inferred: bool = False  # trace found by content (function argument), not by name
+    argument: bool = False  # a function argument resolved exactly to the caller's tensor
+
+
+def _exact_feeders(logdir: DebugLogdir, trace: int) -> list[int | None]:
+    """The diagnosis walk's answer for which traces fed `trace`'s op (empty if unavailable)."""
+    try:
+        from reader.diagnosis import fed_by
+    except ImportError:
+        return []
+    try:
+        return fed_by(logdir, trace)
+    except ReaderError:
+        return []
 
 
 def input_links(logdir: DebugLogdir, n: int, trace: int, op: Op) -> list[Link]:
-    """The op's inputs, each with its latest trace before `trace`."""
+    """The op's inputs, each with its latest trace before `trace`.
+
+    A function argument (a Placeholder TensorFlow never traces) is resolved to the caller's
+    tensor by the diagnosis walk; only if that fails is it guessed by content ("≈").
+    """
     out = []
-    for name, slot in op.inputs:
+    exact: list[int | None] | None = None
+    for i, (name, slot) in enumerate(op.inputs):
         src = logdir.graphs.op(op.graph_id, name)
         hit = find_trace(logdir, n, op.graph_id, name, slot, before=trace)
-        inferred = False
+        inferred = argument = False
         if hit is None and src is not None and src.op_type == "Placeholder":
-            hit = _argument_trace(logdir, n, src, trace, op)
-            inferred = hit is not None
-        out.append(Link(f"{name}:{slot}", src, hit, inferred))
+            if exact is None:
+                exact = _exact_feeders(logdir, trace)
+            fed = exact[i] if i < len(exact) else None
+            if fed is not None and fed < n:
+                hit, argument = fed, True
+            else:
+                hit = _argument_trace(logdir, n, src, trace, op)
+                inferred = hit is not None
+        out.append(Link(f"{name}:{slot}", src, hit, inferred, argument))
     return out
 
 

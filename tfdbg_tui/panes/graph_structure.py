@@ -140,9 +140,12 @@ class GraphStructurePane(ListPane):
             t.append("  (not traced)", DIM)
             return t
         bad = int(L.traces.col("bad")[link.trace]) == 1
-        if link.inferred:
+        if link.argument:
+            t.append(f"  = {lit(L.trace_name(link.trace))} #{link.trace}", WARN if bad else "")
+            t.append("  (function argument: the caller's tensor)", DIM)
+        elif link.inferred:
             t.append(f"  ≈ {lit(L.trace_name(link.trace))} #{link.trace}", WARN if bad else "")
-            t.append("  (function argument: caller's tensor)", DIM)
+            t.append("  (function argument, guessed: caller's tensor)", DIM)
         else:
             t.append(f"  #{link.trace}", WARN if bad else "")
             t.append(f" ({where})", DIM)
