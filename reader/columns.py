@@ -2,13 +2,12 @@
 
 The index holds millions of rows; a Python object per row would cost ~1 KB each (that is
 TensorFlow's reader). Instead each table is a set of numpy columns that grow by doubling.
-Rows are appended in batches (one `update()` at a time) from `array.array` builders, so the
-per-record cost during a scan is an `append` on a C array.
+Rows are appended in batches (one chunk of a file at a time) from packed buffers, so the
+per-record cost during a scan stays in C.
 """
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Mapping
 from typing import Any
 
@@ -64,15 +63,6 @@ class Table:
     @property
     def columns(self) -> tuple[str, ...]:
         return tuple(self._spec)
-
-    def builders(self) -> dict[str, array]:
-        """Fresh `array.array` builders, one per column, for a batch of appends."""
-        codes = {"f8": "d", "f4": "f", "i8": "q", "i4": "i", "i2": "h", "i1": "b", "u1": "B",
-                 "b1": "b", "u8": "Q", "u4": "I", "u2": "H"}
-        out = {}
-        for k, dt in self._spec.items():
-            out[k] = array(codes[dt.str.lstrip("<>|=")])
-        return out
 
     def reserve(self, rows: int) -> None:
         """Make room for `rows` rows in all, so a big read grows the columns once, not log n

@@ -25,8 +25,6 @@ from reader.tensors import decode_tensor, nonfinite_counts
 if TYPE_CHECKING:
     from reader.logdir import DebugLogdir
 
-_VEC_BYTES = {mode: 8 * n for mode, n in H.VECTOR_LEN.items()}
-
 # One packed row per trace: a single struct.pack beats eight array appends in the hot loop.
 _TRACE_ROW = struct.Struct("<dqiiiiii")
 _TRACE_DT = np.dtype([("wall_time", "<f8"), ("offset", "<i8"), ("graph_id", "<i4"),

@@ -203,23 +203,6 @@ def _typed_values(p: pb.TensorProto, dtype: int, np_dtype: np.dtype) -> np.ndarr
     return np.zeros(0, dtype=np_dtype)
 
 
-def debug_vector(proto: pb.TensorProto) -> np.ndarray | None:
-    """The float64 summary vector of a health/shape mode, or None for an empty placeholder.
-
-    Fast path for the common case (packed float64 `tensor_content`), which is what
-    TensorFlow's debug ops write.
-    """
-    content: bytes = proto.tensor_content
-    if content and proto.dtype == 2:
-        if len(content) % 8:
-            raise CorruptRecordError("debug tensor content is not a whole number of float64s")
-        return np.frombuffer(content, dtype=np.float64)
-    tv = decode_tensor(proto)
-    if tv is None:
-        return None
-    return np.asarray(tv.values, dtype=np.float64).reshape(-1)
-
-
 def nonfinite_counts(tv: TensorValue) -> tuple[int, int, int, int]:
     """(size, n_neg_inf, n_pos_inf, n_nan) of a full tensor; zeros for non-float dtypes."""
     values = tv.values

@@ -8,12 +8,9 @@ it is written once even though each importing module gets its own fixture defini
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import io
 import subprocess
 import sys
-from collections.abc import Callable, Coroutine
 from typing import Any
 
 import numpy as np
@@ -25,6 +22,7 @@ from textual.geometry import Region
 from textual.widget import Widget
 
 sys.path.insert(0, str(PROGRAMS))
+from test_tui_support import sync
 from values_program import STRINGS, make_inputs
 
 from reader import DebugLogdir, open_logdir
@@ -108,16 +106,6 @@ class Host(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(self._factory())
-
-
-def sync(fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """Run an async test with asyncio.run (no pytest async plugin here); keeps fixtures."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(fn(*args, **kwargs))
-
-    return wrapper
 
 
 def open_values(path: str) -> DebugLogdir:
