@@ -65,7 +65,7 @@ def incremental(logdir: Path) -> dict[str, float]:
                                                                      ".complete*"))
         (src,) = logdir.glob("*.graph_execution_traces")
         data = src.read_bytes()[: 40 << 20]
-        from reader.tfrecord import ScanState, scan_records
+        from reader.io.tfrecord import ScanState, scan_records
 
         offsets = [off for off, _ in scan_records(data, 0, ScanState())]
         head, tail_end = offsets[100_000], offsets[110_000]

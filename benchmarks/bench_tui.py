@@ -35,7 +35,7 @@ def _rss_mb() -> float:
 def _import_time() -> float:
     """Seconds to import the app in a fresh interpreter (paid once per launch)."""
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import tfdbg_tui.app"], check=True)
+    subprocess.run([sys.executable, "-c", "import tfdbg_tui.ui.app"], check=True)
     return time.perf_counter() - t0
 
 
@@ -55,7 +55,7 @@ async def _measure(logdir: str) -> dict[str, Any]:
     from textual.widgets import Input
 
     from reader import DebugLogdir
-    from tfdbg_tui.app import TfdbgApp
+    from tfdbg_tui.ui.app import TfdbgApp
 
     rss_before = _rss_mb()
     t0 = time.perf_counter()

@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from reader.io.tfrecord import ScanState, frame_record, scan_records
 from reader.proto import tfdbg_events_pb2 as pb
-from reader.tfrecord import ScanState, frame_record, scan_records
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -28,8 +28,8 @@ import numpy as np
 
 from dumper.errors import StoppedAtNaN
 from dumper.tensors import VECTOR_MODES, decode_tensor_proto, inf_nan_counts
+from reader.io.tfrecord import ScanState, scan_records
 from reader.proto import tfdbg_events_pb2 as pb
-from reader.tfrecord import ScanState, scan_records
 
 
 class _Tail:

@@ -1,7 +1,7 @@
 """Debug modes, TensorProto encoding/decoding and health vectors, without TensorFlow.
 
 The TF-free writer needs to produce exactly the float64 summary vectors that TensorFlow's
-`DebugNumericSummaryV2` kernel emits (layouts in FORMAT.md) and TensorProtos that
+`DebugNumericSummaryV2` kernel emits (layouts in docs/format.md) and TensorProtos that
 `tensor_util.MakeNdarray` accepts; the stop-at-NaN watcher needs to read them back. Both live
 here so the two sides cannot drift apart.
 """
@@ -13,21 +13,26 @@ from typing import Any
 import numpy as np
 
 from dumper.errors import DumperError
+from reader.modes import (
+    CONCISE_HEALTH,
+    CURT_HEALTH,
+    FULL_HEALTH,
+    FULL_TENSOR,
+    HEALTH_MODES,
+    NAN_REVEALING,
+    NO_TENSOR,
+    RECORDABLE,
+    SHAPE,
+    VECTOR_LEN,
+)
+from reader.modes import MODE_NAMES as MODE_NAMES_ALL
 
-MODES: dict[str, int] = {
-    "NO_TENSOR": 1,
-    "CURT_HEALTH": 2,
-    "CONCISE_HEALTH": 3,
-    "FULL_HEALTH": 4,
-    "SHAPE": 5,
-    "FULL_TENSOR": 7,
-}
+# The dumper's view of the one mode table (reader.modes): the modes it can write.
+MODES: dict[str, int] = {MODE_NAMES_ALL[m]: m for m in RECORDABLE}
 MODE_NAMES: dict[int, str] = {v: k for k, v in MODES.items()}
-HEALTH_MODES = frozenset((2, 3, 4))
-VECTOR_MODES = frozenset((2, 3, 4, 5))
-VECTOR_LENGTH = {2: 2, 3: 5, 4: 11, 5: 10}
+VECTOR_MODES = frozenset(m for m in RECORDABLE if m in VECTOR_LEN)
 # Modes whose records can reveal a NaN or an infinity.
-VALUE_MODES = frozenset((2, 3, 4, 7))
+VALUE_MODES = NAN_REVEALING & frozenset(RECORDABLE)
 
 DT_FLOAT, DT_DOUBLE, DT_STRING, DT_BFLOAT16, DT_HALF = 1, 2, 7, 14, 19
 _NUMPY_TO_DTYPE: dict[str, int] = {
@@ -172,14 +177,14 @@ def health_vector(
     """
     number = mode_number(mode)
     arr = np.asarray(array)
-    if number == 1:
+    if number == NO_TENSOR:
         return None
-    if number == 7:
+    if number == FULL_TENSOR:
         return arr
     is_float = arr.dtype.kind == "f" or arr.dtype.name == "bfloat16"
     if number in HEALTH_MODES and not is_float:
         return None
-    if number == 5:
+    if number == SHAPE:
         if arr.dtype.kind not in "fiub" and arr.dtype.name != "bfloat16":
             return None
         dims = list(arr.shape[-6:]) if arr.ndim else []
@@ -191,9 +196,9 @@ def health_vector(
     nan = int(np.count_nonzero(np.isnan(flat)))
     pos_inf = int(np.count_nonzero(flat == np.inf))
     neg_inf = int(np.count_nonzero(flat == -np.inf))
-    if number == 2:
+    if number == CURT_HEALTH:
         return np.array([tensor_id, 1.0 if nan + pos_inf + neg_inf else 0.0])
-    if number == 3:
+    if number == CONCISE_HEALTH:
         return np.array([tensor_id, flat.size, neg_inf, pos_inf, nan], np.float64)
     finite = np.isfinite(flat)
     neg = int(np.count_nonzero(finite & (flat < 0)))
@@ -213,7 +218,7 @@ def inf_nan_counts(mode: int, value: np.ndarray | None) -> tuple[int, int, int, 
     """
     if value is None or value.size == 0:
         return None
-    if mode == 7:
+    if mode == FULL_TENSOR:
         if value.dtype.kind not in "fc":
             return None
         flat = value.reshape(-1)
@@ -223,11 +228,11 @@ def inf_nan_counts(mode: int, value: np.ndarray | None) -> tuple[int, int, int, 
             int(np.count_nonzero(np.isnan(flat))),
         )
         size = int(flat.size)
-    elif mode == 2 and value.size >= 2:
+    elif mode == CURT_HEALTH and value.size >= 2:
         return (0, 0, 0, 1) if value[1] else None
-    elif mode == 3 and value.size >= 5:
+    elif mode == CONCISE_HEALTH and value.size >= 5:
         size, counts = int(value[1]), (int(value[2]), int(value[3]), int(value[4]))
-    elif mode == 4 and value.size >= 11:
+    elif mode == FULL_HEALTH and value.size >= 11:
         size, counts = int(value[4]), (int(value[5]), int(value[6]), int(value[7]))
     else:
         return None

@@ -27,7 +27,6 @@ import numpy as np
 
 from dumper.errors import DumperError
 from dumper.tensors import (
-    VECTOR_LENGTH,
     VECTOR_MODES,
     _len_field,
     _varint,
@@ -36,8 +35,9 @@ from dumper.tensors import (
     mode_number,
     vector_proto_header,
 )
+from reader.io.tfrecord import masked_crc32c
+from reader.modes import NO_TENSOR, VECTOR_LEN
 from reader.proto import tfdbg_events_pb2 as pb
-from reader.tfrecord import masked_crc32c
 
 SUFFIXES = ("metadata", "source_files", "stack_frames", "graphs", "execution",
             "graph_execution_traces")
@@ -360,7 +360,7 @@ class LogdirWriter:
         self._check_open()
         number = mode_number(mode)
         prefix, suffix = self._trace_template(graph_id, op_name, output_slot, number, device_name)
-        if number == 1:
+        if number == NO_TENSOR:
             proto = _NO_TENSOR_PROTO
         elif debug_tensor is None:
             proto = b""
@@ -392,9 +392,9 @@ class LogdirWriter:
         if number not in VECTOR_MODES:
             raise DumperError("add_graph_traces takes the vector modes; use add_graph_trace")
         vectors = np.ascontiguousarray(debug_tensors, dtype="<f8")
-        if vectors.ndim != 2 or vectors.shape[1] != VECTOR_LENGTH[number]:
+        if vectors.ndim != 2 or vectors.shape[1] != VECTOR_LEN[number]:
             raise DumperError(
-                f"expected an (N, {VECTOR_LENGTH[number]}) array of debug vectors, "
+                f"expected an (N, {VECTOR_LEN[number]}) array of debug vectors, "
                 f"got shape {vectors.shape}"
             )
         count, width = vectors.shape

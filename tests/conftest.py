@@ -1,41 +1,20 @@
 """Shared fixtures: real logdirs written by real TensorFlow programs, once per session.
 
-Each logdir is written by a fresh Python process running `tests/programs/tf_program.py`, so
-TensorFlow's global dumping state never leaks between logdirs or into the test process.
+Each logdir is written by a fresh Python process running a program under `tests/programs/`,
+so TensorFlow's global dumping state never leaks between logdirs or into the test process.
+Helpers that are not fixtures live in `tests/support/` (imported as `support.*`).
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
+from support.paths import PROGRAMS, ROOT, run_tf_program, tf_env
 
-ROOT = Path(__file__).resolve().parent.parent
-PROGRAMS = Path(__file__).resolve().parent / "programs"
-
-
-def tf_env() -> dict[str, str]:
-    """Environment for child TF processes: quiet, CPU only, our packages importable."""
-    env = dict(os.environ)
-    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    env["CUDA_VISIBLE_DEVICES"] = ""
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
-    return env
-
-
-def run_tf_program(logdir: Path, mode: str, kind: str, buffer: int = -1) -> None:
-    """Run one of the test programs; fail the test with its stderr if it fails."""
-    proc = subprocess.run(
-        [sys.executable, str(PROGRAMS / "tf_program.py"), str(logdir), mode, kind,
-         "--buffer", str(buffer)],
-        env=tf_env(), capture_output=True, text=True, timeout=600,
-    )
-    if proc.returncode != 0:
-        pytest.fail(f"tf_program {kind} {mode} failed:\n{proc.stderr[-3000:]}")
+__all__ = ["PROGRAMS", "ROOT", "tf_env"]  # still importable from here for older test modules
 
 
 @pytest.fixture(scope="session")
@@ -61,5 +40,17 @@ def make_tf_logdir(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., st
 
 @pytest.fixture(scope="session")
 def reference_logdir(make_tf_logdir: Callable[..., str]) -> str:
-    """The reference bug of JOURNEY.md: hand-written cross entropy, Log produces −∞."""
+    """The reference bug (docs/format.md): hand-written cross entropy, Log produces −∞."""
     return make_tf_logdir("mlp", "FULL_HEALTH")
+
+
+@pytest.fixture(scope="session")
+def values_logdir(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Path of a FULL_TENSOR logdir with float/int/bool/string/rank-4/10M-element tensors."""
+    pytest.importorskip("tensorflow")
+    d = tmp_path_factory.mktemp("values-full-tensor")
+    proc = subprocess.run([sys.executable, str(PROGRAMS / "values_program.py"), str(d)],
+                          env=tf_env(), capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        pytest.fail(f"values_program failed:\n{proc.stderr[-3000:]}")
+    return str(d)

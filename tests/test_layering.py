@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, tf_env
+from support.paths import ROOT, tf_env
 
 import dumper
 import reader

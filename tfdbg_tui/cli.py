@@ -41,18 +41,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     rest = args[1:] if args[0] in SUBCOMMANDS else args
     try:
         if command == "report":
-            from tfdbg_tui.report import main as report_main
+            from tfdbg_tui.commands.report import main as report_main
 
             return report_main(rest)
         if command == "run":
-            from tfdbg_tui.run_cmd import main as run_main
+            from tfdbg_tui.commands.run import main as run_main
 
             return run_main(rest)
         if command == "demo":
-            from tfdbg_tui.demo_cmd import main as demo_main
+            from tfdbg_tui.commands.demo import main as demo_main
 
             return demo_main(rest)
-        from tfdbg_tui.open_cmd import main as open_main
+        from tfdbg_tui.commands.open import main as open_main
 
         return open_main(rest)
     except KeyboardInterrupt:

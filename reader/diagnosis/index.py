@@ -1,0 +1,312 @@
+"""Lookup structures the diagnosis needs, built lazily once per logdir and cached.
+
+Why a separate index: a diagnosis asks "the latest trace of tensor (graph, op, slot) before
+row r" and "which eager execution produced tensor id t" dozens of times per query, and a run
+can hold millions of traces. Scanning the columns per question would cost O(N) each time;
+instead one stable argsort of a composite key per table (≈0.1 s per million rows, done once)
+turns every question into two `searchsorted` calls. The index is rebuilt when the logdir grew.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from reader.errors import ReaderError
+from reader.index.graphs import Graph, Op
+from reader.index.logdir import DebugLogdir
+from reader.index.schema import EAGER, GRAPH
+from reader.index.tensors import FLOAT_DTYPES, TensorValue
+from reader.modes import FULL_TENSOR
+
+_EMPTY = np.empty(0, np.int32)
+
+
+@dataclass(frozen=True)
+class Ref:
+    """One recorded tensor: a graph trace row, or an eager execution's output slot."""
+
+    kind: int  # GRAPH or EAGER
+    index: int  # trace row or execution index
+    slot: int = 0
+
+
+@dataclass(frozen=True)
+class Health:
+    """What the record says about a tensor's values; None where the mode did not record it.
+
+    `values` is set only for FULL_TENSOR records, where the counts are computed from the data.
+    """
+
+    mode: int
+    dtype: int | None
+    size: int | None
+    nan: int | None
+    neg_inf: int | None
+    pos_inf: int | None
+    negative: int | None  # finite values < 0
+    zero: int | None
+    positive: int | None  # finite values > 0
+    bad: int  # 1 has NaN/∞, 0 clean, -1 unknown
+    values: np.ndarray | None = None
+
+    @property
+    def nonfinite(self) -> int | None:
+        parts = (self.nan, self.neg_inf, self.pos_inf)
+        return None if any(p is None for p in parts) else sum(p for p in parts if p is not None)
+
+    def finite_values(self) -> np.ndarray | None:
+        if self.values is None:
+            return None
+        v = self.values.reshape(-1)
+        return v[np.isfinite(v)]
+
+
+def _opt(v: int) -> int | None:
+    return int(v) if v >= 0 else None
+
+
+def _health_from_value(mode: int, tv: TensorValue | None) -> Health | None:
+    """Counts from a FULL_TENSOR value (the columns lack the negative/zero/positive split)."""
+    if tv is None or tv.dtype not in FLOAT_DTYPES or tv.values.dtype.kind != "f":
+        return None
+    v = np.asarray(tv.values, dtype=np.float64)
+    flat = v.reshape(-1)
+    fin = np.isfinite(flat)
+    n_nan = int(np.count_nonzero(np.isnan(flat)))
+    n_ninf = int(np.count_nonzero(np.isneginf(flat)))
+    n_pinf = int(np.count_nonzero(np.isposinf(flat)))
+    return Health(mode, tv.dtype, int(flat.size), n_nan, n_ninf, n_pinf,
+                  int(np.count_nonzero(fin & (flat < 0))), int(np.count_nonzero(flat == 0)),
+                  int(np.count_nonzero(fin & (flat > 0))),
+                  1 if (n_nan or n_ninf or n_pinf) else 0, v)
+
+
+class DiagIndex:
+    """Per-logdir lookup tables for the diagnosis. Get one with `diag_index(logdir)`."""
+
+    def __init__(self, logdir: DebugLogdir) -> None:
+        self.L = logdir
+        self._n_traces = -1
+        self._n_outputs = -1
+        self._n_exec = -1
+        self._trace_order: np.ndarray = _EMPTY  # int32 (int64 past 2**31 rows)
+        self._trace_keys: np.ndarray = _EMPTY  # int32 when every key fits, else int64
+        self._key_base = (1, 1)
+        self._tid_order: np.ndarray = _EMPTY
+        self._tid_sorted: np.ndarray = _EMPTY
+        self._exec_by_graph: dict[int, np.ndarray] = {}
+        self._placeholders: dict[tuple[str, int], list[Op]] = {}
+        self._outputs: dict[tuple[str, int], list[Op]] = {}
+        self.lock = threading.RLock()
+
+    # ------------------------------------------------------------------ freshness
+    def refresh(self) -> None:
+        """Rebuild whatever the logdir outgrew since the last query (live logdirs)."""
+        L = self.L
+        if len(L.traces) != self._n_traces:
+            t = L.traces
+            self._n_traces = len(t)
+            n_str = max(len(L.strings), 1) + 1
+            s = t.col("slot")
+            n_slot = int(s.max()) + 2 if len(s) else 1
+            self._key_base = (n_str, n_slot)
+            self._trace_order = self._trace_keys = _EMPTY  # free the old index first
+            keys = _trace_keys(t.col("graph_id"), t.col("op_name"), s, n_str, n_slot)
+            self._trace_order = _argsort(keys)
+            self._trace_keys = keys[self._trace_order]
+        if len(L.outputs) != self._n_outputs:
+            self._n_outputs = len(L.outputs)
+            tids = L.outputs.col("tensor_id")
+            self._tid_order = _argsort(tids)
+            self._tid_sorted = tids[self._tid_order]
+        if len(L.executions) != self._n_exec:
+            self._n_exec = len(L.executions)
+            self._exec_by_graph = {}
+
+    # ------------------------------------------------------------------ traces
+    def trace_rows(self, graph_id: str, op_name: str, slot: int) -> np.ndarray:
+        """Rows of every trace of one tensor, in file order."""
+        S = self.L.strings
+        g, o = S.lookup(graph_id), S.lookup(op_name)
+        if g < 0 or o < 0:
+            return np.empty(0, np.int64)
+        n_str, n_slot = self._key_base
+        if slot + 1 >= n_slot or max(g, o) + 1 >= n_str:  # interned after the index was built
+            return np.empty(0, np.int64)
+        key = ((g + 1) * n_str + (o + 1)) * n_slot + (slot + 1)
+        lo = int(np.searchsorted(self._trace_keys, key, "left"))
+        hi = int(np.searchsorted(self._trace_keys, key, "right"))
+        return self._trace_order[lo:hi]
+
+    def latest_trace(self, graph_id: str, op_name: str, slot: int, before_row: int | None = None,
+                     at_or_before_wall: float | None = None) -> int | None:
+        """The latest trace of a tensor before a row (file order) and/or at or before a time."""
+        rows = self.trace_rows(graph_id, op_name, slot)
+        if before_row is not None:
+            rows = rows[: int(np.searchsorted(rows, before_row, "left"))]
+        if at_or_before_wall is not None and len(rows):
+            walls = self.L.traces.col("wall_time")[rows]
+            rows = rows[walls <= at_or_before_wall]
+        return int(rows[-1]) if len(rows) else None
+
+    # ------------------------------------------------------------------ eager
+    def eager_producer(self, tensor_id: int, before_exec: int) -> Ref | None:
+        """The eager output with this tensor id produced latest before execution `before_exec`."""
+        lo = int(np.searchsorted(self._tid_sorted, tensor_id, "left"))
+        hi = int(np.searchsorted(self._tid_sorted, tensor_id, "right"))
+        if lo == hi:
+            return None
+        rows = np.sort(self._tid_order[lo:hi])
+        o = self.L.outputs
+        ex = o.col("execution")[rows]
+        keep = rows[ex < before_exec]
+        if not len(keep):
+            return None
+        r = int(keep[-1])
+        return Ref(EAGER, int(o.col("execution")[r]), int(o.col("slot")[r]))
+
+    def executions_of_graph(self, graph_id: str) -> np.ndarray:
+        """Indices of the eager executions that called this graph (tf.function calls)."""
+        gid = self.L.strings.lookup(graph_id)
+        if gid < 0:
+            return np.empty(0, np.int64)
+        hit = self._exec_by_graph.get(gid)
+        if hit is None:
+            hit = np.flatnonzero(self.L.executions.col("graph_id") == gid)
+            self._exec_by_graph[gid] = hit
+        return hit
+
+    def calling_execution(self, graph_id: str, wall: float) -> int | None:
+        """The call of a top-level graph that a trace at `wall` belongs to.
+
+        TensorFlow writes a tf.function's execution record after the call returns, so the
+        call is the first one of that graph at or after the trace's wall time.
+        """
+        calls = self.executions_of_graph(graph_id)
+        if not len(calls):
+            return None
+        every = self.L.executions.col("wall_time")
+        first = int(np.searchsorted(every, wall, "left"))
+        gid = self.L.strings.lookup(graph_id)
+        if first < len(every) and int(self.L.executions.col("graph_id")[first]) != gid:
+            return None  # the trace ran inside another function's call, not a call of its own
+        walls = every[calls]
+        j = int(np.searchsorted(walls, wall, "left"))
+        return int(calls[j]) if j < len(calls) else int(calls[-1])
+
+    # ------------------------------------------------------------------ graph structure
+    def placeholders(self, g: Graph) -> list[Op]:
+        """The graph's Placeholders in creation order: the function's inputs, then captures."""
+        key = (g.graph_id, len(g.ops))
+        hit = self._placeholders.get(key)
+        if hit is None:
+            hit = sorted((op for op in g.ops.values() if op.op_type == "Placeholder"),
+                         key=first_tid)
+            self._placeholders[key] = hit
+        return hit
+
+    def outputs(self, g: Graph) -> list[Op]:
+        """The function's outputs: Identity ops nothing inside consumes, in creation order."""
+        key = (g.graph_id, len(g.ops))
+        hit = self._outputs.get(key)
+        if hit is None:
+            hit = sorted((op for op in g.ops.values()
+                          if op.op_type == "Identity" and not op.consumers), key=first_tid)
+            self._outputs[key] = hit
+        return hit
+
+    # ------------------------------------------------------------------ health
+    def health(self, ref: Ref, need_values: bool = False) -> Health:
+        """The record's health. FULL_TENSOR records are read to count signs (and values)."""
+        L = self.L
+        if ref.kind == GRAPH:
+            t, row = L.traces, ref.index
+            mode = int(t.col("mode")[row])
+        else:
+            t = L.outputs
+            row = int(L.executions.col("first_output")[ref.index]) + ref.slot
+            mode = int(L.executions.col("mode")[ref.index])
+        if mode == FULL_TENSOR and (need_values or int(t.col("bad")[row]) != 0):
+            try:
+                tv = (L.read_trace(ref.index).value if ref.kind == GRAPH
+                      else _slot(L.read_execution(ref.index).debug_tensors, ref.slot))
+                h = _health_from_value(mode, tv)
+                if h is not None:
+                    return h
+            except ReaderError as exc:
+                L.warn(str(exc))
+
+        def c(name: str) -> int | None:
+            return _opt(int(t.col(name)[row]))
+
+        return Health(mode, c("dtype"), c("size"), c("nan"), c("neg_inf"), c("pos_inf"),
+                      c("neg"), c("zero"), c("pos"), int(t.col("bad")[row]))
+
+    def is_bad(self, ref: Ref) -> int:
+        """1 NaN/∞, 0 clean, -1 unknown — from the columns, without reading the record."""
+        L = self.L
+        if ref.kind == GRAPH:
+            return int(L.traces.col("bad")[ref.index])
+        row = int(L.executions.col("first_output")[ref.index]) + ref.slot
+        if row >= len(L.outputs):
+            return -1
+        return int(L.outputs.col("bad")[row])
+
+    def wall(self, ref: Ref) -> float:
+        t = self.L.traces if ref.kind == GRAPH else self.L.executions
+        return float(t.col("wall_time")[ref.index])
+
+
+def _trace_keys(g: np.ndarray, o: np.ndarray, s: np.ndarray, n_str: int,
+                n_slot: int) -> np.ndarray:
+    """One composite key per trace, ((g+1)·n_str + o+1)·n_slot + s+1, built in place.
+
+    Why in place and narrowed: at a million traces each int64 temporary of the obvious
+    expression is 8 MB, and the UI builds this index while it runs; one buffer, narrowed to
+    int32 when the largest possible key fits (thousands of strings: it does), halves what
+    stays resident and what the sort moves.
+    """
+    keys = g.astype(np.int64)
+    keys += 1
+    keys *= n_str
+    keys += o
+    keys += 1
+    keys *= n_slot
+    keys += s
+    keys += 1
+    if (n_str * n_str + n_str) * n_slot + n_slot < np.iinfo(np.int32).max:
+        return keys.astype(np.int32)
+    return keys
+
+
+def _argsort(a: np.ndarray) -> np.ndarray:
+    """Stable argsort as int32 when the rows fit (half the memory of numpy's int64 result)."""
+    order = np.argsort(a, kind="stable")
+    return order.astype(np.int32) if len(a) < np.iinfo(np.int32).max else order
+
+
+def _slot(tensors: tuple[TensorValue | None, ...], slot: int) -> TensorValue | None:
+    return tensors[slot] if 0 <= slot < len(tensors) else None
+
+
+def first_tid(op: Op) -> int:
+    return op.output_tensor_ids[0] if op.output_tensor_ids else 1 << 62
+
+
+_CACHE: weakref.WeakKeyDictionary[DebugLogdir, DiagIndex] = weakref.WeakKeyDictionary()
+_CACHE_LOCK = threading.Lock()
+
+
+def diag_index(logdir: DebugLogdir) -> DiagIndex:
+    """The logdir's cached index, refreshed to its current length."""
+    with _CACHE_LOCK:
+        idx = _CACHE.get(logdir)
+        if idx is None:
+            idx = _CACHE[logdir] = DiagIndex(logdir)
+    with idx.lock:
+        idx.refresh()
+    return idx

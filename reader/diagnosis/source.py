@@ -1,0 +1,147 @@
+"""Which caller tensor feeds an argument of a tf.function called inside another tf.function.
+
+Why source code: TensorFlow's dumping callback never records the call op of a nested
+tf.function (`StatefulPartitionedCall` is in its skip list and is created without op
+callbacks), so the logdir has no edge from the caller's tensor to the callee's Placeholder.
+What it does have: the callee's Placeholders were created while Python was executing the
+call expression (their creation stack passes through the call line), the caller's ops carry
+their own creation stacks, and `.source_files` holds the program text. So we parse the call
+with `ast`, find the argument expression for the Placeholder, find the lines where that value
+was computed (the argument itself, or the last assignment to the name it uses), and pick the
+caller op created on those lines most recently before the callee was traced.
+It is a heuristic; the path shown to the user names every hop so it can be checked by eye.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from functools import lru_cache
+
+from reader.index.frames import Frame
+from reader.index.graphs import Graph, Op
+from reader.index.logdir import DebugLogdir
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an argument value came from in the caller: an op name or a caller parameter."""
+
+    op_name: str
+    lines: tuple[int, int]  # the source lines that computed it (inclusive)
+    is_parameter: bool
+
+
+@lru_cache(maxsize=32)
+def _parse(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _enclosing_function(tree: ast.AST, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            end = node.end_lineno or node.lineno
+            if node.lineno <= line <= end and (best is None or node.lineno > best.lineno):
+                best = node
+    return best
+
+
+def _callee_name(call: ast.Call) -> str:
+    f = call.func
+    if isinstance(f, ast.Name):
+        return f.id
+    if isinstance(f, ast.Attribute):
+        return f.attr
+    return ""
+
+
+def _find_call(func: ast.AST, line: int, callee: str) -> ast.Call | None:
+    calls = [n for n in ast.walk(func) if isinstance(n, ast.Call)
+             and n.lineno <= line <= (n.end_lineno or n.lineno)]
+    named = [c for c in calls if _callee_name(c) == callee]
+    pool = named or calls
+    # the innermost call on that line is the one being executed
+    return max(pool, key=lambda c: (c.lineno, c.col_offset)) if pool else None
+
+
+def _argument(call: ast.Call, position: int, name: str) -> ast.expr | None:
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    positional = list(call.args)
+    if any(isinstance(a, ast.Starred) for a in positional[: position + 1]):
+        return None
+    return positional[position] if position < len(positional) else None
+
+
+def _last_assignment(func: ast.AST, name: str, before: int) -> tuple[int, int] | None:
+    """Lines of the last statement before `before` that binds `name`."""
+    best: tuple[int, int] | None = None
+    for node in ast.walk(func):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        elif isinstance(node, ast.NamedExpr):
+            targets = [node.target]
+        elif isinstance(node, ast.For):
+            targets = [node.target]
+        if not targets or not isinstance(node, ast.stmt | ast.expr) or node.lineno >= before:
+            continue
+        bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        if name in bound and (best is None or node.lineno > best[0]):
+            best = (node.lineno, node.end_lineno or node.lineno)
+    return best
+
+
+def call_site_origin(L: DebugLogdir, callee: Graph, position: int, placeholder: Op,
+                     call_frame: Frame) -> Origin | None:
+    """The caller-side source of argument `position` of a nested tf.function call."""
+    lines = L.source_lines(call_frame.host, call_frame.file)
+    if not lines:
+        return None
+    tree = _parse("\n".join(lines))
+    if tree is None:
+        return None
+    func = _enclosing_function(tree, call_frame.line)
+    if func is None:
+        return None
+    call = _find_call(func, call_frame.line, callee.name)
+    if call is None:
+        return None
+    arg = _argument(call, position, placeholder.op_name)
+    if arg is None:
+        return None
+    if isinstance(arg, ast.Name):
+        params = {a.arg for a in (*func.args.posonlyargs, *func.args.args,
+                                  *func.args.kwonlyargs)}
+        span = _last_assignment(func, arg.id, call.lineno)
+        if span is None and arg.id in params:
+            return Origin(arg.id, (func.lineno, func.lineno), True)
+        if span is None:
+            return None
+        return Origin(arg.id, span, False)
+    return Origin("", (arg.lineno, arg.end_lineno or arg.lineno), False)
+
+
+def caller_op_on_lines(L: DebugLogdir, caller: Graph, file: str, function: str,
+                       lines: tuple[int, int], before_tid: int) -> Op | None:
+    """The caller op created on those lines (in that function) most recently before a tensor id."""
+    best: Op | None = None
+    best_tid = -1
+    for op in caller.ops.values():
+        if not op.output_tensor_ids or op.output_tensor_ids[0] >= before_tid:
+            continue
+        tid = op.output_tensor_ids[0]
+        if tid <= best_tid:
+            continue
+        for f in L.op_stack(op):
+            if f.file == file and f.function == function and lines[0] <= f.line <= lines[1]:
+                best, best_tid = op, tid
+                break
+    return best

@@ -1,0 +1,407 @@
+"""Edges between recorded tensors: what fed an op, across graphs, functions and eager ops.
+
+The logdir records tensors (graph traces, eager outputs) but the edges between them are only
+partly explicit. This module recovers them:
+- inside a graph: the op's `input_names`, then the latest trace of that tensor before ours;
+- ops TensorFlow never instruments (Identity, Enter/Exit, Switch…) are looked through;
+- a While's output is its body's output (or its input if the body never ran); a body's
+  Placeholder is fed by the While's input or by the previous iteration's body output;
+- a top-level tf.function's Placeholder k is fed by the calling execution's input tensor k,
+  produced by an earlier eager execution (found by tensor id);
+- an eager tf.function call's output k is the graph's k-th output (Identity) at that call;
+- a nested tf.function's call op is never recorded: its outputs are found in the callee
+  graph (matched by the creation stack), its inputs by reading the call site (see
+  `reader.diagnosis.source`), and captured tensors by name in the enclosing graphs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reader.diagnosis.index import DiagIndex, Ref, first_tid
+from reader.diagnosis.source import call_site_origin, caller_op_on_lines
+from reader.errors import ReaderError
+from reader.index.frames import Frame
+from reader.index.graphs import Graph, Op
+from reader.index.schema import EAGER, GRAPH
+
+# Ops the dumping callback never instruments; their outputs equal (one of) their inputs.
+LOOK_THROUGH = frozenset({"Identity", "Enter", "Exit", "NextIteration", "Switch", "RefIdentity",
+                          "Snapshot", "Merge"})
+WHILE_OPS = frozenset({"While", "StatelessWhile"})
+IF_OPS = frozenset({"If", "StatelessIf", "Case", "StatelessCase"})
+_CONTROL_FLOW_PREFIXES = ("while_body", "while_cond", "cond_true", "cond_false", "case_branch")
+ASSIGN_OPS = frozenset({"AssignVariableOp", "AssignSubVariableOp", "AssignAddVariableOp"})
+MAX_HOPS = 64
+
+
+@dataclass(frozen=True)
+class Link:
+    """One input of an op: how the op names it, and the record holding its value (if any)."""
+
+    name: str
+    ref: Ref | None
+    via: tuple[str, ...] = ()  # pass-through tensors crossed to reach `ref`
+    note: str = ""  # why `ref` is None
+
+
+class Walker:
+    """Resolves inputs of recorded tensors for one logdir (see the module docstring)."""
+
+    def __init__(self, idx: DiagIndex) -> None:
+        self.idx = idx
+        self.L = idx.L
+        self._frames: dict[str, tuple[tuple[str, int, str], ...]] = {}
+
+    # ------------------------------------------------------------------ names
+    def graph_name(self, graph_id: str) -> str:
+        g = self.L.graph(graph_id)
+        return (g.name if g else "") or graph_id[:8]
+
+    def name(self, ref: Ref) -> str:
+        """A tensor's display name: `op:slot (graph)` or `OpType:slot (eager #i)`."""
+        L = self.L
+        if ref.kind == GRAPH:
+            return f"{L.trace_name(ref.index)} ({self.graph_name(L.graph_of_trace(ref.index))})"
+        op_type = L.strings[int(L.executions.col("op_type")[ref.index])]
+        return f"{op_type}:{ref.slot} (eager #{ref.index})"
+
+    def op_of(self, ref: Ref) -> Op | None:
+        return self.L.op_of_trace(ref.index) if ref.kind == GRAPH else None
+
+    # ------------------------------------------------------------------ entry points
+    def inputs(self, ref: Ref) -> list[Link]:
+        """The inputs of the op that produced `ref`, each resolved to its latest record."""
+        if ref.kind == GRAPH:
+            op = self.op_of(ref)
+            if op is None:
+                return []
+            row = ref.index
+            wall = float(self.L.traces.col("wall_time")[row])
+            links = [self._resolve(op.graph_id, n, s, row, wall, op, 0, (), f"{n}:{s}")
+                     for n, s in op.inputs]
+            if op.op_type == "ReadVariableOp" and op.inputs:
+                links.extend(self._assignments(op, row, wall))
+            return links
+        return self._eager_inputs(ref.index)
+
+    def passthrough(self, ref: Ref) -> Link | None:
+        """For a tensor that only carries another's value, that other tensor.
+
+        A traced Placeholder carries what its feeder gave it; an eager tf.function call's
+        output carries what the graph computed. None for a real computation.
+        """
+        L = self.L
+        if ref.kind == EAGER:
+            gid = int(L.executions.col("graph_id")[ref.index])
+            if gid < 0:
+                return None
+            g = L.graph(L.strings[gid])
+            if g is None:
+                return Link(self.name(ref), None, (), "the called graph was not recorded")
+            wall = float(L.executions.col("wall_time")[ref.index])
+            return self._function_output(g, ref.slot, None, wall, 0, self.name(ref))
+        op = self.op_of(ref)
+        if op is None or op.op_type != "Placeholder":
+            return None
+        wall = float(L.traces.col("wall_time")[ref.index])
+        return self._feeder(op, ref.index, wall, 0, (), self.name(ref))
+
+    def _assignments(self, read: Op, row: int, wall: float) -> list[Link]:
+        """The last value an Assign*VariableOp of the same graph wrote to the variable read.
+
+        A variable that holds NaN was written by an earlier update (usually the previous
+        step's); following that write leads to the NaN/∞ in the gradient.
+        """
+        g = self.L.graph(read.graph_id)
+        if g is None:
+            return []
+        best: Link | None = None
+        for op in g.ops.values():
+            if op.op_type in ASSIGN_OPS and len(op.inputs) > 1 and \
+                    op.inputs[0] == read.inputs[0]:
+                n, s = op.inputs[1]
+                link = self._resolve(g.graph_id, n, s, row, wall, op, 0, (),
+                                     f"value written by {op.op_name}")
+                if link.ref is not None and (best is None or best.ref is None
+                                             or link.ref.index > best.ref.index):
+                    best = link
+        return [best] if best is not None else []
+
+    # ------------------------------------------------------------------ eager
+    def _eager_inputs(self, i: int) -> list[Link]:
+        try:
+            rec = self.L.read_execution(i)
+        except ReaderError as exc:
+            self.L.warn(str(exc))
+            return []
+        out = []
+        for tid in rec.input_tensor_ids:
+            ref = self.idx.eager_producer(int(tid), i)
+            if ref is None:
+                out.append(Link(f"tensor #{tid}", None, (),
+                                "made outside any recorded op (e.g. tf.constant or numpy)"))
+            else:
+                out.append(Link(self.name(ref), ref))
+        return out
+
+    # ------------------------------------------------------------------ graph tensors
+    def _resolve(self, graph_id: str, op_name: str, slot: int, row: int | None,
+                 wall: float | None, consumer: Op | None, depth: int,
+                 via: tuple[str, ...], shown: str) -> Link:
+        """The latest record of graph tensor `op_name:slot` before `row` (or at/before `wall`)."""
+        if depth > MAX_HOPS:
+            return Link(shown, None, via, "too many hops")
+        g = self.L.graph(graph_id)
+        op = g.ops.get(op_name) if g else None
+        here = f"{op_name}:{slot} ({self.graph_name(graph_id)})"
+        if g is None:
+            return Link(shown, None, via, "its graph was not recorded")
+        if op is None:  # the output of a nested tf.function call, whose op is never recorded
+            callee = self._called_graph(g, consumer, op_name, row)
+            if callee is None:
+                return Link(shown, None, via, f"{op_name} (a function call) was not recorded")
+            return self._function_output(callee, slot, row, wall, depth + 1, shown, (*via, here))
+        if op.op_type in LOOK_THROUGH and op.inputs:
+            inputs = op.inputs
+            src = inputs[0]
+            if op.op_type == "Merge":
+                src = max(inputs, key=lambda i: self.idx.latest_trace(
+                    graph_id, i[0], i[1], row, wall) or -1)
+            return self._resolve(graph_id, src[0], src[1], row, wall, op, depth + 1,
+                                 (*via, here), shown)
+        if op.op_type in WHILE_OPS | IF_OPS:
+            return self._control_flow_output(g, op, slot, row, wall, depth, (*via, here), shown)
+        r = self.idx.latest_trace(graph_id, op_name, slot, row, wall)
+        if r is not None:
+            return Link(shown, Ref(GRAPH, r, slot), via)
+        if op.op_type == "Placeholder":
+            return self._feeder(op, row, wall, depth + 1, (*via, here), shown)
+        return Link(shown, None, via, "not recorded (not a float tensor, or not instrumented)")
+
+    def _function_output(self, g: Graph, k: int, row: int | None, wall: float | None,
+                         depth: int, shown: str, via: tuple[str, ...] = ()) -> Link:
+        outs = self.idx.outputs(g)
+        if k >= len(outs) or not outs[k].inputs:
+            return Link(shown, None, via, f"output {k} of {g.name or 'a function'} is not recorded")
+        n, s = outs[k].inputs[0]
+        return self._resolve(g.graph_id, n, s, row, wall, outs[k], depth + 1, via, shown)
+
+    def _control_flow_output(self, g: Graph, op: Op, k: int, row: int | None,
+                             wall: float | None, depth: int, via: tuple[str, ...],
+                             shown: str) -> Link:
+        best: Link | None = None
+        for body in self._bodies(g, op):
+            if body.name.startswith("while_cond"):
+                continue
+            link = self._function_output(body, k, row, wall, depth + 1, shown, via)
+            if link.ref is not None and (best is None or best.ref is None
+                                         or link.ref.index > best.ref.index):
+                best = link
+        if best is not None:
+            return best
+        if op.op_type in WHILE_OPS and k < len(op.inputs):  # the body never ran
+            n, s = op.inputs[k]
+            return self._resolve(g.graph_id, n, s, row, wall, op, depth + 1, via, shown)
+        return Link(shown, None, via, f"no branch of {op.op_name} was recorded")
+
+    def _bodies(self, g: Graph, op: Op) -> list[Graph]:
+        """Inner graphs of a control-flow op: their ops are named under the op's name scope."""
+        prefix = op.op_name + "/"
+        out = []
+        for gid in g.inner_ids:
+            inner = self.L.graph(gid)
+            if inner is not None and any(n.startswith(prefix) for n in inner.ops):
+                out.append(inner)
+        return out
+
+    # ------------------------------------------------------------------ placeholders
+    def _feeder(self, ph: Op, row: int | None, wall: float | None, depth: int,
+                via: tuple[str, ...], shown: str) -> Link:
+        """What fed Placeholder `ph` (see the module docstring for the cases)."""
+        L, idx = self.L, self.idx
+        g = L.graph(ph.graph_id)
+        if g is None:
+            return Link(shown, None, via, "its graph was not recorded")
+        k = next((i for i, p in enumerate(idx.placeholders(g)) if p.op_name == ph.op_name), -1)
+        if len(idx.executions_of_graph(g.graph_id)):
+            link = self._eager_feeder(g, k, row, wall, via, shown)
+            if link.ref is not None or not g.outer_id:
+                return link
+        outer = L.graph(g.outer_id) if g.outer_id else None
+        if outer is None:
+            return Link(shown, None, via, "a graph input whose feeder was not recorded")
+        cf = self._control_flow_op(outer, g)
+        if cf is not None:
+            return self._loop_feeder(outer, g, cf, k, row, wall, depth, via, shown)
+        site = self._call_site_feeder(outer, g, ph, k, row, wall, depth, via, shown)
+        if site is not None:
+            return site
+        return self._capture_feeder(outer, ph, row, wall, depth, via, shown)
+
+    def _eager_feeder(self, g: Graph, k: int, row: int | None, wall: float | None,
+                      via: tuple[str, ...], shown: str) -> Link:
+        L, idx = self.L, self.idx
+        if wall is None and row is not None:
+            wall = float(L.traces.col("wall_time")[row])
+        if wall is None:
+            return Link(shown, None, via, "the function call was not recorded")
+        e = idx.calling_execution(g.graph_id, wall)
+        if e is None:
+            return Link(shown, None, via, "the function call was not recorded")
+        try:
+            rec = L.read_execution(e)
+        except ReaderError as exc:
+            L.warn(str(exc))
+            return Link(shown, None, via, "the function call could not be read")
+        if not 0 <= k < len(rec.input_tensor_ids):
+            return Link(shown, None, via, "a captured value of the function, not recorded")
+        tid = int(rec.input_tensor_ids[k])
+        ref = idx.eager_producer(tid, e)
+        if ref is None:
+            return Link(shown, None, via, f"argument {k} of {g.name or 'the function'} "
+                        f"(eager #{e}) was made outside any recorded op (e.g. tf.constant, "
+                        "numpy or a Python value)")
+        return Link(shown, ref, via)
+
+    def _control_flow_op(self, outer: Graph, inner: Graph) -> Op | None:
+        if not inner.name.startswith(_CONTROL_FLOW_PREFIXES):
+            return None
+        for op in outer.ops.values():
+            if op.op_type in WHILE_OPS | IF_OPS:
+                prefix = op.op_name + "/"
+                if any(n.startswith(prefix) for n in inner.ops):
+                    return op
+        return None
+
+    def _loop_feeder(self, outer: Graph, inner: Graph, cf: Op, k: int, row: int | None,
+                     wall: float | None, depth: int, via: tuple[str, ...], shown: str) -> Link:
+        position = k + 1 if cf.op_type in IF_OPS else k  # an If's input 0 is the predicate
+        links = []
+        if 0 <= position < len(cf.inputs):
+            n, s = cf.inputs[position]
+            links.append(self._resolve(outer.graph_id, n, s, row, wall, cf, depth + 1, via,
+                                       shown))
+        if cf.op_type in WHILE_OPS:  # later iterations: the previous body output
+            for body in self._bodies(outer, cf):
+                if body.name.startswith("while_body"):
+                    links.append(self._function_output(body, k, row, wall, depth + 1, shown, via))
+        found = [(lk, lk.ref) for lk in links if lk.ref is not None]
+        if found:
+            return max(found, key=lambda p: (self.idx.wall(p[1]), p[1].index))[0]
+        return links[0] if links else Link(shown, None, via, f"input {k} of {cf.op_name}")
+
+    def _call_site_feeder(self, outer: Graph, callee: Graph, ph: Op, k: int, row: int | None,
+                          wall: float | None, depth: int, via: tuple[str, ...],
+                          shown: str) -> Link | None:
+        frames = self.L.op_stack(ph)
+        call_frame = self.L.user_frame(frames)
+        if call_frame is None or k < 0:
+            return None
+        origin = call_site_origin(self.L, callee, k, ph, call_frame)
+        if origin is None:
+            return None
+        if origin.is_parameter and origin.op_name in outer.ops:
+            return self._resolve(outer.graph_id, origin.op_name, 0, row, wall, ph, depth + 1,
+                                 via, shown)
+        src = caller_op_on_lines(self.L, outer, call_frame.file, call_frame.function,
+                                 origin.lines, first_tid(ph))
+        if src is None:
+            return None
+        return self._resolve(outer.graph_id, src.op_name, 0, row, wall, ph, depth + 1, via,
+                             shown)
+
+    def _capture_feeder(self, outer: Graph, ph: Op, row: int | None, wall: float | None,
+                        depth: int, via: tuple[str, ...], shown: str) -> Link:
+        """A captured tensor: its Placeholder is named after the captured op (last scope part)."""
+        base = ph.op_name.rsplit("/", 1)[-1]
+        g: Graph | None = outer
+        seen: set[str] = set()
+        while g is not None and g.graph_id not in seen:
+            seen.add(g.graph_id)
+            if base in g.ops:
+                return self._resolve(g.graph_id, base, 0, row, wall, ph, depth + 1, via, shown)
+            g = self.L.graph(g.outer_id) if g.outer_id else None
+        return Link(shown, None, via, "a function input whose caller was not recorded")
+
+    # ------------------------------------------------------------------ nested calls
+    def _called_graph(self, g: Graph, consumer: Op | None, call_name: str,
+                      row: int | None) -> Graph | None:
+        """The nested function whose (unrecorded) call op `call_name` feeds `consumer` in `g`.
+
+        Candidates are function graphs traced under `g` before the consumer was created. The
+        best share the longest prefix of user frames with the consumer (the call line); ties
+        go by the call op's number (`StatefulPartitionedCall_1` is the second call created).
+        """
+        cands = [d for d in self._descendants(g) if d.ops
+                 and not d.name.startswith(_CONTROL_FLOW_PREFIXES)]
+        limit = first_tid(consumer) if consumer is not None else 1 << 62
+        cands = sorted((d for d in cands if self._graph_tid(d) < limit), key=self._graph_tid)
+        if not cands:  # a function traced elsewhere and reused: it ran just before us
+            return self._ran_just_before(g, row)
+        if consumer is not None:
+            mine = _user_chain(self.L.op_stack(consumer))
+            scores = [_common_prefix(mine, self._graph_chain(d)) for d in cands]
+            top = max(scores)
+            cands = [d for d, sc in zip(cands, scores, strict=True) if sc == top]
+        number = call_name.rsplit("_", 1)[-1]
+        n = int(number) if "_" in call_name and number.isdigit() else 0
+        return cands[min(n, len(cands) - 1)]
+
+    def _ran_just_before(self, g: Graph, row: int | None, window: int = 4096) -> Graph | None:
+        """The function graph whose traces come last before `row` (its call ran just then)."""
+        if row is None or row <= 0:
+            return None
+        L = self.L
+        gids = L.traces.col("graph_id")[max(0, row - window):row]
+        own = L.strings.lookup(g.graph_id)
+        for sid in gids[::-1]:
+            if int(sid) == own:
+                continue
+            cand = L.graph(L.strings[int(sid)])
+            while cand is not None and cand.name.startswith(_CONTROL_FLOW_PREFIXES):
+                cand = L.graph(cand.outer_id) if cand.outer_id else None
+            if cand is not None and cand.graph_id != g.graph_id:
+                return cand
+        return None
+
+    def _graph_tid(self, g: Graph) -> int:
+        return min(first_tid(op) for op in g.ops.values())
+
+    def _descendants(self, g: Graph) -> list[Graph]:
+        out: list[Graph] = []
+        stack = list(g.inner_ids)
+        seen: set[str] = set()
+        while stack:
+            gid = stack.pop()
+            if gid in seen:
+                continue
+            seen.add(gid)
+            inner = self.L.graph(gid)
+            if inner is not None:
+                out.append(inner)
+                stack.extend(inner.inner_ids)
+        return out
+
+    def _graph_chain(self, g: Graph) -> tuple[tuple[str, int, str], ...]:
+        """User frames of the stack that created the graph's first op: ends at the call site."""
+        hit = self._frames.get(g.graph_id)
+        if hit is None:
+            first = min(g.ops.values(), key=first_tid)
+            hit = _user_chain(self.L.op_stack(first))
+            self._frames[g.graph_id] = hit
+        return hit
+
+
+def _user_chain(frames: list[Frame]) -> tuple[tuple[str, int, str], ...]:
+    return tuple((f.file, f.line, f.function) for f in frames
+                 if f.resolved and not f.is_framework)
+
+
+def _common_prefix(a: tuple[object, ...], b: tuple[object, ...]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n

@@ -1,0 +1,1 @@
+"""The columnar index of one run: tables of executions, outputs and traces; graphs; frames."""

@@ -1,0 +1,54 @@
+"""Saving a tensor's values as `.npy`, under a safe file name and never overwriting."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+
+import numpy as np
+
+from reader.index.tensors import TensorValue
+from reader.values.stats import _is_bytes
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def npy_name(tensor_name: str) -> str:
+    """A safe file name for a tensor: `dense/MatMul:0` → `dense_MatMul_0.npy`."""
+    stem = _UNSAFE.sub("_", tensor_name).strip("._") or "tensor"
+    return stem[:100] + ".npy"
+
+
+def default_save_dir() -> str:
+    """$TFDBG_TUI_SAVE_DIR, else the current directory if writable, else the temp dir."""
+    env = os.environ.get("TFDBG_TUI_SAVE_DIR")
+    if env:
+        return env
+    cwd = os.getcwd()
+    return cwd if os.access(cwd, os.W_OK) else tempfile.gettempdir()
+
+
+def save_npy(tv: TensorValue | np.ndarray, tensor_name: str, directory: str | None = None) -> str:
+    """Save the values to `<directory>/<tensor name>.npy` without overwriting; returns the path.
+
+    bfloat16 is saved as the float32 it was widened to (numpy has no bfloat16); strings as a
+    fixed-width bytes array, so `np.load` needs no pickle.
+    """
+    values = tv.values if isinstance(tv, TensorValue) else tv
+    values = np.asarray(values)
+    if values.dtype.kind == "O":
+        if values.size and not _is_bytes(values):
+            raise ValueError("opaque tensors (resource, variant) have no values to save")
+        values = values.astype(np.bytes_) if values.size else values.astype("S1")
+    directory = os.path.abspath(directory or default_save_dir())
+    os.makedirs(directory, exist_ok=True)
+    name = npy_name(tensor_name)
+    path = os.path.join(directory, name)
+    n = 1
+    while os.path.exists(path):
+        path = os.path.join(directory, f"{name[:-4]}-{n}.npy")
+        n += 1
+    with open(path, "xb") as f:
+        np.save(f, values, allow_pickle=False)
+    return path

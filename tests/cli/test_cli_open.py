@@ -1,0 +1,38 @@
+"""`tfdbg-tui LOGDIR`: bad paths end in one line on stderr and exit status 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tfdbg_tui.commands.open import main
+
+
+@pytest.mark.parametrize("make", ["missing", "empty", "file"])
+def test_bad_logdir_is_one_line_and_exit_2(tmp_path: Path, make: str,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "x"
+    if make == "empty":
+        target.mkdir()
+    elif make == "file":
+        target.write_text("not a logdir")
+    assert main([str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tfdbg-tui: error: ") and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert main(["a", "--bogus"]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_cli_routes_to_open(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", str(tmp_path / "nope")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("tfdbg-tui: error:") and proc.stderr.count("\n") == 1

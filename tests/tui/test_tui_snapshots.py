@@ -1,0 +1,62 @@
+"""SVG snapshots of the layout at 200×50 and 80×24, after following the first alert.
+
+The logdir is written by `dumper.writer` with a fixed run id, host, timestamps and source
+paths, and the header shows a fixed display path, so the pictures are the same every run.
+Update with `pytest tests/tui/test_tui_snapshots.py --snapshot-update` after a deliberate change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from support.tui import workers_done, write_reference
+from textual.pilot import Pilot
+
+from reader import DebugLogdir
+from tfdbg_tui.ui.app import TfdbgApp
+
+
+@pytest.fixture(scope="module")
+def snap_logdir(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = tmp_path_factory.mktemp("snap") / "logdir"
+    write_reference(path)
+    return str(path)
+
+
+def make_app(path: str) -> TfdbgApp:
+    return TfdbgApp(DebugLogdir(path), follow=False, display_path="/tmp/tfdbg2_logdir")
+
+
+async def follow_first_alert(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    assert isinstance(app, TfdbgApp)
+    await asyncio.wait_for(app.indexed.wait(), 60)
+    await workers_done(app)
+    await pilot.pause()
+    await pilot.press("enter")
+    await workers_done(app)
+    await pilot.pause()
+
+
+def test_layout_200x50(snap_compare: Callable[..., bool], snap_logdir: str) -> None:
+    assert snap_compare(make_app(snap_logdir), terminal_size=(200, 50),
+                        run_before=follow_first_alert)
+
+
+def test_layout_80x24(snap_compare: Callable[..., bool], snap_logdir: str) -> None:
+    assert snap_compare(make_app(snap_logdir), terminal_size=(80, 24),
+                        run_before=follow_first_alert)
+
+
+def test_zoomed_graph_executions_80x24(snap_compare: Callable[..., bool],
+                                       snap_logdir: str) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await follow_first_alert(pilot)
+        await pilot.press("3")
+        await pilot.pause()
+
+    assert snap_compare(make_app(snap_logdir), terminal_size=(80, 24), run_before=run_before)
+

@@ -1,0 +1,1 @@
+"""The command-line commands: open (the TUI), run, demo and report."""

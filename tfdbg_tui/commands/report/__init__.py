@@ -1,0 +1,99 @@
+"""`tfdbg-tui report LOGDIR`: the non-interactive summary, for humans (Rich) or machines (JSON).
+
+This module is the command (arguments, loading, exit status); `build` makes the report dict,
+`text` renders it for humans, `sections` lists the extra per-alert sections.
+Exit status: 0 read and no alerts, 1 alerts found, 2 nothing readable or bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from reader import DebugLogdir, ReaderError
+from tfdbg_tui.commands.report.build import build_report
+from tfdbg_tui.commands.report.text import print_report
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _UsageError(message)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="tfdbg-tui report", description="Summarize a tfdbg2 logdir.")
+    p.add_argument("logdir")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--run", help="run id (or unique prefix) when the logdir holds several")
+    p.add_argument("--limit", type=int, default=10, help="how many first alerts to detail")
+    p.add_argument("--values", action="store_true",
+                   help="add value statistics for alerts with FULL_TENSOR data")
+    return p
+
+
+def _nothing_readable(logdir: DebugLogdir) -> bool:
+    c = (len(logdir.executions), len(logdir.traces), len(logdir.graphs.graphs),
+         logdir.num_source_files, logdir.num_stack_frames)
+    return not any(c) and bool(logdir.warnings)
+
+
+def _load(path: str, run: str | None, show_progress: bool) -> DebugLogdir:
+    logdir = DebugLogdir(path, run)
+    if not show_progress:
+        logdir.update()
+        return logdir
+    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+
+    with Progress("reading", BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                  transient=True, console=_stderr_console()) as bar:
+        task = bar.add_task("read", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        logdir.update(progress)
+    return logdir
+
+
+def _stderr_console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run the report command; returns the exit status (0 clean, 1 alerts, 2 error)."""
+    try:
+        opts = build_parser().parse_args(list(argv))
+    except _UsageError as exc:
+        print(f"tfdbg-tui report: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        logdir = _load(opts.logdir, opts.run, sys.stderr.isatty() and not opts.json)
+    except ReaderError as exc:
+        print(f"tfdbg-tui report: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"tfdbg-tui report: error: {opts.logdir}: {exc.strerror}", file=sys.stderr)
+        return 2
+    if _nothing_readable(logdir):
+        print(f"tfdbg-tui report: error: nothing readable in {opts.logdir}: "
+              f"{logdir.warnings[0]}", file=sys.stderr)
+        return 2
+    report = build_report(logdir, opts.limit, opts)
+    if opts.json:
+        json.dump(report, sys.stdout, indent=1, allow_nan=False, default=str)
+        sys.stdout.write("\n")
+    else:
+        print_report(report)
+    return 1 if report["alerts"]["total"] else 0
+
+
+__all__ = ["build_report", "main"]

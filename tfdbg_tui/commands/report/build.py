@@ -1,0 +1,95 @@
+"""The report as one JSON-able dict: run facts, counts, and the first alerts in detail.
+
+It leads with what the user came for: how many NaN/∞ events, and for the first ones (earliest
+in wall time) which op produced them and the user's own line of code that created it. Extra
+per-alert sections (diagnosis, values) come from `sections.SECTIONS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from reader import GRAPH, DebugLogdir, ReaderError
+from reader.index.frames import Frame
+from tfdbg_tui.commands.report.sections import SECTIONS
+
+
+def _frame_dict(f: Frame) -> dict[str, Any]:
+    return {"file": f.file, "line": f.line, "function": f.function}
+
+
+def alert_details(logdir: DebugLogdir, limit: int) -> list[dict[str, Any]]:
+    """The first `limit` alerts (wall-time order) as plain dicts, stack included."""
+    alerts = logdir.alerts()
+    out: list[dict[str, Any]] = []
+    for k in range(min(limit, len(alerts))):
+        kind, index, slot = int(alerts.kind[k]), int(alerts.index[k]), int(alerts.slot[k])
+        if kind == GRAPH:
+            t = logdir.traces
+            op = logdir.op_of_trace(index)
+            graph = logdir.graph(logdir.graph_of_trace(index))
+            health = {c: int(t.col(c)[index]) for c in ("size", "nan", "neg_inf", "pos_inf")}
+            entry: dict[str, Any] = {
+                "kind": "graph", "index": index, "wall_time": float(alerts.wall_time[k]),
+                "op_type": logdir.op_type_of_trace(index),
+                "op_name": logdir.strings[int(t.col("op_name")[index])],
+                "output_slot": slot,
+                "graph_name": (graph.name or None) if graph else None,
+            }
+            frames = logdir.op_stack(op) if op else []
+        else:
+            ex = logdir.executions
+            row = int(ex.col("first_output")[index]) + slot
+            o = logdir.outputs
+            health = {c: int(o.col(c)[row]) for c in ("size", "nan", "neg_inf", "pos_inf")}
+            gid = int(ex.col("graph_id")[index])
+            graph = logdir.graph(logdir.strings[gid]) if gid >= 0 else None
+            entry = {
+                "kind": "eager", "index": index, "wall_time": float(alerts.wall_time[k]),
+                "op_type": logdir.strings[int(ex.col("op_type")[index])],
+                "op_name": None, "output_slot": slot,
+                "graph_name": (graph.name or None) if graph else None,
+            }
+            try:
+                frames = logdir.stack(logdir.read_execution(index).stack_frame_ids)
+            except ReaderError as exc:
+                logdir.warn(str(exc))
+                frames = []
+        for key, value in health.items():
+            entry[key] = value if value >= 0 else None
+        entry["stack"] = [_frame_dict(f) for f in frames]
+        uf = logdir.user_frame(frames)
+        entry["user_frame"] = (
+            {**_frame_dict(uf), "code": (logdir.code_line(uf) or "").strip()} if uf else None
+        )
+        out.append(entry)
+    return out
+
+
+def build_report(logdir: DebugLogdir, limit: int = 10,
+                 options: argparse.Namespace | None = None) -> dict[str, Any]:
+    """The report as one JSON-able dict (the `--json` output)."""
+    options = options or argparse.Namespace(values=False)
+    first = alert_details(logdir, max(0, limit))
+    for entry in first:
+        for section in SECTIONS:
+            section.enrich(logdir, entry, options)
+    return {
+        "logdir": logdir.path,
+        "run": {"id": logdir.run_id, "hosts": logdir.hosts,
+                "tensorflow_version": logdir.tensorflow_version},
+        "runs": [r.run_id for r in logdir.runs],
+        "tensor_debug_modes": logdir.tensor_debug_modes,
+        "counts": {
+            "executions": len(logdir.executions),
+            "graph_traces": len(logdir.traces),
+            "graphs": len(logdir.graphs.graphs),
+            "ops": logdir.graphs.num_ops,
+            "source_files": logdir.num_source_files,
+            "stack_frames": logdir.num_stack_frames,
+        },
+        "alerts": {"total": logdir.num_alerts, "by_type": {"inf_nan": logdir.num_alerts}},
+        "first_alerts": first,
+        "warnings": logdir.all_warnings(),
+    }

@@ -1,0 +1,46 @@
+"""`report` extension: each detailed alert gets a `"diagnosis"` (origin op, why, inputs, path).
+
+Listed in `sections.SECTIONS`, so the report builder stays free of diagnosis details. A
+diagnosis that cannot be made (a damaged record, say) never breaks the report: the alert gets
+`"diagnosis": null` and a warning.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from reader import EAGER, GRAPH, DebugLogdir, ReaderError
+from reader.diagnosis import diagnose
+
+
+def enrich(logdir: DebugLogdir, entry: dict[str, Any], options: argparse.Namespace) -> None:
+    """Set `entry["diagnosis"]` for one alert entry of the report (kind, index, output_slot)."""
+    kind = GRAPH if entry.get("kind") == "graph" else EAGER
+    try:
+        entry["diagnosis"] = diagnose(logdir, kind, int(entry["index"]),
+                                      int(entry.get("output_slot") or 0)).to_json()
+    except ReaderError as exc:
+        entry["diagnosis"] = None
+        logdir.warn(f"no diagnosis for {entry.get('kind')} #{entry.get('index')}: {exc}")
+
+
+def human_lines(entry: dict[str, Any]) -> list[str]:
+    """Lines for the human report: why, and where the origin was written."""
+    diag = entry.get("diagnosis")
+    if not diag:
+        return []
+    lines = [f"why: {diag['explanation']}"]
+    origin = diag["origin"]
+    if (origin["kind"], origin["index"]) == (entry.get("kind"), entry.get("index")):
+        return lines  # the alert is the origin: its frame is printed already
+    where = origin["op_name"] or origin["op_type"]
+    graph = f" in {origin['graph_name']}" if origin.get("graph_name") else ""
+    lines.append(f"born at: {where} ({origin['kind']} #{origin['index']}){graph}")
+    uf = origin.get("user_frame")
+    if uf:
+        lines.append(f"origin at {uf['file']}:{uf['line']} in {uf['function']}")
+        if uf.get("code"):
+            lines.append(f"   {uf['code']}")
+    lines.extend(f"then: {s}" for s in diag.get("steps", [])[:2])
+    return lines

@@ -1,0 +1,110 @@
+"""The human form of `tfdbg-tui report`, rendered with Rich from the JSON-able report dict.
+
+Every string that came from the logdir goes through `Text` objects built from `literal()`,
+never through markup parsing, so a hostile op name cannot style, link or move the cursor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from tfdbg_tui.commands.report.sections import SECTIONS
+from tfdbg_tui.core.sanitize import literal
+
+
+def _counts_line(counts: dict[str, int]) -> str:
+    parts = [
+        (counts["executions"], "execution"),
+        (counts["graph_traces"], "graph trace"),
+        (counts["graphs"], "graph"),
+        (counts["ops"], "op"),
+        (counts["source_files"], "source file"),
+        (counts["stack_frames"], "stack frame"),
+    ]
+    return " · ".join(f"{n:,} {word}{'' if n == 1 else 's'}" for n, word in parts)
+
+
+def _health(entry: dict[str, Any]) -> Text:
+    size = entry.get("size")
+    text = Text()
+    if size is not None:
+        text.append(f"{size:,} elements: ")
+    fields = (("neg_inf", "−∞"), ("pos_inf", "+∞"), ("nan", "NaN"))
+    known = [(entry.get(k), label) for k, label in fields if entry.get(k) is not None]
+    if not known:
+        text.append("has NaN or ∞ (this mode records only a flag)", style="bold red")
+        return text
+    for i, (n, label) in enumerate(known):
+        if i:
+            text.append(", ")
+        text.append(f"{n:,} {label}", style="bold red" if n else "dim")
+    return text
+
+
+def render_report(report: dict[str, Any]) -> list[Any]:
+    """Renderables for the report, in order (kept separate from printing for tests)."""
+    out: list[Any] = []
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column()
+    head.add_row("logdir", Text(literal(report["logdir"])))
+    runs = report["runs"]
+    run_text = Text(literal(report["run"]["id"]) or "(no run id)")
+    if len(runs) > 1:
+        run_text.append(f"  (newest of {len(runs)} runs; choose with --run)", style="dim")
+    head.add_row("run", run_text)
+    head.add_row("TensorFlow", Text(literal(report["run"]["tensorflow_version"]) or "?"))
+    head.add_row("hosts", Text(literal(", ".join(report["run"]["hosts"])) or "?"))
+    head.add_row("modes", Text(", ".join(report["tensor_debug_modes"]) or "(no tensors yet)"))
+    head.add_row("counts", Text(_counts_line(report["counts"])))
+    total = report["alerts"]["total"]
+    head.add_row("alerts", Text(f"{total:,} NaN/∞ events" if total else "no NaN/∞ found",
+                                style="bold red" if total else "green"))
+    out.append(head)
+    first = report["first_alerts"]
+    if first:
+        out.append(Text(f"\nFirst {len(first)} alert{'s' if len(first) != 1 else ''} "
+                        "(earliest first):", style="bold"))
+    for n, entry in enumerate(first, 1):
+        line = Text(f"{n:>3}. ")
+        line.append(literal(entry["op_type"]), style="bold")
+        if entry["kind"] == "graph":
+            line.append(f"  {literal(entry['op_name'])}:{entry['output_slot']}")
+            line.append(f"  graph trace #{entry['index']}", style="dim")
+            if entry.get("graph_name"):
+                line.append(f" in {literal(entry['graph_name'])}", style="dim")
+        else:
+            line.append(f"  output {entry['output_slot']}")
+            line.append(f"  eager execution #{entry['index']}", style="dim")
+        out.append(line)
+        out.append(Text("      ").append_text(_health(entry)))
+        uf = entry.get("user_frame")
+        if uf:
+            where = Text("      at ")
+            where.append(f"{literal(uf['file'])}:{uf['line']}", style="cyan")
+            where.append(f" in {literal(uf['function'])}")
+            out.append(where)
+            if uf.get("code"):
+                out.append(Text("         " + literal(uf["code"]), style="yellow"))
+        for extra in _extras(entry):
+            out.append(Text("      " + extra))
+    for w in report["warnings"]:
+        out.append(Text("warning: " + literal(w), style="yellow"))
+    return out
+
+
+def _extras(entry: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for section in SECTIONS:
+        lines.extend(literal(s) for s in section.human_lines(entry))
+    return lines
+
+
+def print_report(report: dict[str, Any], console: Console | None = None) -> None:
+    console = console or Console(highlight=False)
+    for r in render_report(report):
+        console.print(r, highlight=False)

@@ -1,0 +1,333 @@
+"""Queries the panes need over the reader's numpy columns — no Textual here.
+
+Why a module of its own: these are the parts of the UI that touch millions of rows (filters,
+"latest trace of this tensor before row i", "first trace of this tf.function call"), so they
+are vectorised, bounded, and testable without a terminal. The reader stays UI-agnostic; the
+panes stay thin.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from reader import GRAPH, Alerts, DebugLogdir, ReaderError
+from reader.index.graphs import Op
+
+_FIRST_WINDOW = 4096
+_MAX_WINDOW = 1 << 20
+_ARG_SEARCH_LIMIT = 1 << 16
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the index holds at one moment; the UI only looks at rows below these counts.
+
+    The indexing thread appends to the reader's columns while the UI draws. Rows below a
+    count published here never change (appends only), so reading them needs no lock.
+    """
+
+    executions: int
+    traces: int
+    outputs: int
+    alerts: Alerts
+    indexing: bool
+    done_bytes: int = 0
+    total_bytes: int = 0
+
+
+def empty_alerts() -> Alerts:
+    """An `Alerts` with no rows (before the first snapshot)."""
+    z = np.zeros(0, dtype=np.int64)
+    return Alerts(z.astype(np.int8), z, z.astype(np.int32), z.astype(np.float64))
+
+
+def compile_filter(pattern: str) -> re.Pattern[str] | None:
+    """The user's `/` filter as a case-insensitive regex; None for an empty pattern.
+
+    Raises `re.error` for a bad expression (the caller shows it in one line).
+    """
+    if not pattern:
+        return None
+    return re.compile(pattern, re.IGNORECASE)
+
+
+class StringMatcher:
+    """Which interned strings match a regex, cached and extended as new strings arrive.
+
+    Op names repeat across millions of rows but there are only thousands of distinct ones,
+    so a filter tests each distinct string once and then compares integer ids with numpy.
+    """
+
+    def __init__(self, logdir: DebugLogdir, regex: re.Pattern[str]) -> None:
+        self.logdir = logdir
+        self.regex = regex
+        self._checked = 0
+        self._ids: list[int] = []
+        self._array = np.zeros(0, dtype=np.int32)
+
+    def ids(self) -> np.ndarray:
+        strings = self.logdir.strings
+        n = len(strings)
+        if n > self._checked:
+            search = self.regex.search
+            for i in range(self._checked, n):
+                if search(strings[i]):
+                    self._ids.append(i)
+            self._checked = n
+            self._array = np.asarray(self._ids, dtype=np.int32)
+        return self._array
+
+
+def trace_rows(logdir: DebugLogdir, start: int, stop: int, matcher: StringMatcher | None,
+               only_bad: bool) -> np.ndarray:
+    """Indices in [start, stop) of graph traces passing the filter (op name or type)."""
+    t = logdir.traces
+    keep = np.ones(stop - start, dtype=bool)
+    if only_bad:
+        keep &= t.col("bad")[start:stop] == 1
+    if matcher is not None:
+        ids = matcher.ids()
+        keep &= (np.isin(t.col("op_name")[start:stop], ids)
+                 | np.isin(t.col("op_type")[start:stop], ids))
+    return np.flatnonzero(keep) + start
+
+
+def execution_bad(logdir: DebugLogdir, n_exec: int, n_outputs: int) -> np.ndarray:
+    """Per execution: True when any of its outputs holds NaN/∞."""
+    bad = np.zeros(n_exec, dtype=bool)
+    o = logdir.outputs
+    rows = np.flatnonzero(o.col("bad")[:n_outputs] == 1)
+    ex = o.col("execution")[rows]
+    bad[ex[ex < n_exec]] = True
+    return bad
+
+
+def execution_rows(logdir: DebugLogdir, start: int, stop: int, n_outputs: int,
+                   matcher: StringMatcher | None, only_bad: bool) -> np.ndarray:
+    """Indices in [start, stop) of executions passing the filter (op type / function name)."""
+    e = logdir.executions
+    keep = np.ones(stop - start, dtype=bool)
+    if only_bad:
+        keep &= execution_bad(logdir, stop, n_outputs)[start:stop]
+    if matcher is not None:
+        keep &= np.isin(e.col("op_type")[start:stop], matcher.ids())
+    return np.flatnonzero(keep) + start
+
+
+def find_trace(logdir: DebugLogdir, n: int, graph_id: str, op_name: str, slot: int | None,
+               before: int | None = None, after: int | None = None) -> int | None:
+    """The latest trace of graph_id/op_name[:slot] before `before`, or the first after `after`.
+
+    Searches outward in growing windows, so the common case (the input a few rows up) costs
+    a few microseconds even with millions of rows.
+    """
+    sid_g = logdir.strings.lookup(graph_id)
+    sid_n = logdir.strings.lookup(op_name)
+    if sid_g < 0 or sid_n < 0:
+        return None
+    t = logdir.traces
+    gids, names, slots = t.col("graph_id"), t.col("op_name"), t.col("slot")
+    window = _FIRST_WINDOW
+    if before is not None:
+        hi = min(before, n)
+        while hi > 0:
+            lo = max(0, hi - window)
+            m = (names[lo:hi] == sid_n) & (gids[lo:hi] == sid_g)
+            if slot is not None:
+                m &= slots[lo:hi] == slot
+            hits = np.flatnonzero(m)
+            if len(hits):
+                return lo + int(hits[-1])
+            hi = lo
+            window = min(window * 4, _MAX_WINDOW)
+        return None
+    lo = 0 if after is None else after + 1
+    while lo < n:
+        hi = min(n, lo + window)
+        m = (names[lo:hi] == sid_n) & (gids[lo:hi] == sid_g)
+        if slot is not None:
+            m &= slots[lo:hi] == slot
+        hits = np.flatnonzero(m)
+        if len(hits):
+            return lo + int(hits[0])
+        lo = hi
+        window = min(window * 4, _MAX_WINDOW)
+    return None
+
+
+@dataclass(frozen=True)
+class Link:
+    """One input or consumer of the op of a selected trace, resolved to a trace if possible."""
+
+    label: str  # "probs:0" or "mul (input 1)"
+    op: Op | None
+    trace: int | None
+    inferred: bool = False  # trace found by content (function argument), not by name
+    argument: bool = False  # a function argument resolved exactly to the caller's tensor
+
+
+def _exact_feeders(logdir: DebugLogdir, trace: int) -> list[int | None]:
+    """The diagnosis walk's answer for which traces fed `trace`'s op (empty if unavailable)."""
+    try:
+        from reader.diagnosis import fed_by
+    except ImportError:
+        return []
+    try:
+        return fed_by(logdir, trace)
+    except ReaderError:
+        return []
+
+
+def input_links(logdir: DebugLogdir, n: int, trace: int, op: Op) -> list[Link]:
+    """The op's inputs, each with its latest trace before `trace`.
+
+    A function argument (a Placeholder TensorFlow never traces) is resolved to the caller's
+    tensor by the diagnosis walk; only if that fails is it guessed by content ("≈").
+    """
+    out = []
+    exact: list[int | None] | None = None
+    for i, (name, slot) in enumerate(op.inputs):
+        src = logdir.graphs.op(op.graph_id, name)
+        hit = find_trace(logdir, n, op.graph_id, name, slot, before=trace)
+        inferred = argument = False
+        if hit is None and src is not None and src.op_type == "Placeholder":
+            if exact is None:
+                exact = _exact_feeders(logdir, trace)
+            fed = exact[i] if i < len(exact) else None
+            if fed is not None and fed < n:
+                hit, argument = fed, True
+            else:
+                hit = _argument_trace(logdir, n, src, trace, op)
+                inferred = hit is not None
+        out.append(Link(f"{name}:{slot}", src, hit, inferred, argument))
+    return out
+
+
+def _argument_trace(logdir: DebugLogdir, n: int, placeholder: Op, trace: int,
+                    consumer: Op) -> int | None:
+    """The caller's tensor that most likely fed a function argument (a Placeholder).
+
+    TensorFlow traces neither the call op nor the argument, so nothing links them by name.
+    We take the latest trace in the enclosing graph before `trace`, preferring one with the
+    dtype and size of the consumer's own output (right for elementwise consumers such as Log).
+    The UI marks the result as inferred ("≈").
+    """
+    del consumer
+    g = logdir.graph(placeholder.graph_id)
+    if g is None or not g.outer_id:
+        return None
+    t = logdir.traces
+    sid_outer = logdir.strings.lookup(g.outer_id)
+    if sid_outer < 0:
+        return None
+    size, dtype = int(t.col("size")[trace]), int(t.col("dtype")[trace])
+    hi = min(trace, n)
+    lo = max(0, hi - _ARG_SEARCH_LIMIT)
+    m = t.col("graph_id")[lo:hi] == sid_outer
+    if size >= 0:  # elementwise consumers keep dtype and size: prefer such a tensor
+        same = m & (t.col("size")[lo:hi] == size) & (t.col("dtype")[lo:hi] == dtype)
+        if same.any():
+            m = same
+    hits = np.flatnonzero(m)
+    return lo + int(hits[-1]) if len(hits) else None
+
+
+def consumer_links(logdir: DebugLogdir, n: int, trace: int, op: Op) -> list[Link]:
+    """The op's consumers, each with its first trace after `trace`."""
+    out = []
+    for name, index, slot in op.consumers:
+        dst = logdir.graphs.op(op.graph_id, name)
+        hit = find_trace(logdir, n, op.graph_id, name, None, after=trace)
+        out.append(Link(f"{name} (input {index} ← :{slot})", dst, hit))
+    return out
+
+
+def graph_subtree(logdir: DebugLogdir, graph_id: str) -> set[str]:
+    """`graph_id` and every graph nested in it (while bodies, called functions...)."""
+    seen = {graph_id}
+    stack = [graph_id]
+    while stack:
+        g = logdir.graph(stack.pop())
+        if g is None:
+            continue
+        for inner in g.inner_ids:
+            if inner not in seen:
+                seen.add(inner)
+                stack.append(inner)
+    return seen
+
+
+def first_trace_of_call(logdir: DebugLogdir, n_traces: int, n_exec: int, index: int) -> int | None:
+    """The first graph trace the tf.function call `index` produced, or None.
+
+    An execution record is written when the call returns, so the call's traces are those
+    after the previous execution's wall time, in the called graph or graphs nested in it.
+    """
+    e = logdir.executions
+    gid = int(e.col("graph_id")[index])
+    if gid < 0:
+        return None
+    graphs = graph_subtree(logdir, logdir.strings[gid])
+    sids = np.asarray([logdir.strings.lookup(g) for g in graphs], dtype=np.int32)
+    t = logdir.traces
+    walls = t.col("wall_time")[:n_traces]
+    start = 0
+    if index > 0:
+        prev = float(e.col("wall_time")[index - 1])
+        start = int(np.searchsorted(walls, prev, side="right")) if _sorted(walls) else 0
+    lo = start
+    window = _FIRST_WINDOW
+    while lo < n_traces:
+        hi = min(n_traces, lo + window)
+        hits = np.flatnonzero(np.isin(t.col("graph_id")[lo:hi], sids))
+        if len(hits):
+            return lo + int(hits[0])
+        lo = hi
+        window = min(window * 4, _MAX_WINDOW)
+    return None
+
+
+def _sorted(a: np.ndarray) -> bool:
+    return len(a) < 2 or bool(np.all(a[1:] >= a[:-1]))
+
+
+def alert_position(alerts: Alerts, kind: int, index: int) -> int | None:
+    """Where alert (kind, index) sits in the sorted alert list."""
+    hits = np.flatnonzero((alerts.kind == kind) & (alerts.index == index))
+    return int(hits[0]) if len(hits) else None
+
+
+def alert_summary(logdir: DebugLogdir, alerts: Alerts, n_traces: int) -> str:
+    """One line: how many NaN/∞ events, of which graph/eager, and the top op types."""
+    n = len(alerts)
+    if n == 0:
+        return "no NaN/∞ found"
+    graph = alerts.index[alerts.kind == GRAPH]
+    n_graph = len(graph)
+    parts = [f"{n} NaN/∞ events"]
+    if n_traces:
+        parts.append(f"{n_graph} of {n_traces} graph tensors")
+    if n - n_graph:
+        parts.append(f"{n - n_graph} eager")
+    types = logdir.traces.col("op_type")[graph[graph < len(logdir.traces)]]
+    if len(types):
+        ids, counts = np.unique(types, return_counts=True)
+        order = np.argsort(-counts, kind="stable")[:3]
+        parts.append(", ".join(f"{logdir.strings[int(ids[k])] or '?'}×{int(counts[k])}"
+                               for k in order))
+    return " · ".join(parts)
+
+
+class AppState:
+    """What every pane reads: the logdir and the latest published `Snapshot`.
+
+    Mutable on purpose — the app replaces `snapshot` when the indexing thread publishes one,
+    and panes read it when they redraw.
+    """
+
+    def __init__(self, logdir: DebugLogdir) -> None:
+        self.logdir = logdir
+        self.snapshot = Snapshot(0, 0, 0, empty_alerts(), indexing=True)

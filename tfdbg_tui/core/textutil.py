@@ -1,0 +1,63 @@
+"""Rich `Text` helpers on top of `tfdbg_tui.core.sanitize.literal`.
+
+Why a separate module: `sanitize.literal` is the project's single sanitizer (shared with
+`report`); this adds the TUI's needs — wrap sanitized text in a `Text` (which never parses
+markup) and cut it to a column width by terminal cells, not characters.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.text import Text
+
+from tfdbg_tui.core.sanitize import literal
+
+
+def lit(value: object) -> str:
+    """Any value from a logdir as a drawable string (control characters made visible)."""
+    return literal(value if isinstance(value, str) else str(value))
+
+
+def text(value: object, style: str = "") -> Text:
+    """A `Text` holding `value` literally: sanitized, never interpreted as markup."""
+    return Text(lit(value), style=style, no_wrap=True, end="")
+
+
+def fit(s: str, width: int) -> str:
+    """Cut an already sanitized string to `width` cells, ending in "…" when cut."""
+    if width <= 0:
+        return ""
+    if cell_len(s) <= width:
+        return s
+    out = []
+    used = 0
+    for ch in s:
+        w = cell_len(ch)
+        if used + w > width - 1:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + "…"
+
+
+def fit_left(s: str, width: int) -> str:
+    """Cut from the left ("…/end/of/path.py"): the end of a path is what identifies it."""
+    if width <= 0:
+        return ""
+    if cell_len(s) <= width:
+        return s
+    out: list[str] = []
+    used = 0
+    for ch in reversed(s):
+        w = cell_len(ch)
+        if used + w > width - 1:
+            break
+        out.append(ch)
+        used += w
+    return "…" + "".join(reversed(out))
+
+
+def pad(s: str, width: int) -> str:
+    """Fit and left-align `s` in exactly `width` cells."""
+    s = fit(s, width)
+    return s + " " * max(0, width - cell_len(s))

@@ -1,0 +1,133 @@
+"""`TfdbgApp`: the thin Textual app — owns the logdir, the indexing/follow worker, the CSS.
+
+Everything visible lives in `MainScreen` and the panes. The app's one job besides wiring is
+reading the logdir off the UI thread: the first screen paints at once, indexing runs in a
+thread worker that publishes `Snapshot`s (with progress) as it goes, then the same worker
+polls `update()` about once a second so a run that is still writing shows up live.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+from textual import work
+from textual.app import App
+from textual.worker import get_current_worker
+
+from reader import DebugLogdir, ReaderError
+from tfdbg_tui.core.memory import release_freed_memory
+from tfdbg_tui.core.model import AppState, Snapshot
+from tfdbg_tui.ui.main_screen import MainScreen
+from tfdbg_tui.ui.palette import TfdbgCommands
+
+PUBLISH_EVERY = 0.25  # seconds between progress snapshots while indexing
+
+
+class TfdbgApp(App[None]):
+    """tfdbg-tui on one logdir. `follow=False` stops after the first full read (tests)."""
+
+    CSS_PATH = "tfdbg.tcss"
+    TITLE = "tfdbg-tui"
+    COMMANDS = App.COMMANDS | {TfdbgCommands}
+    ESCAPE_TO_MINIMIZE = False
+
+    def __init__(self, logdir: DebugLogdir, *, display_path: str | None = None,
+                 follow: bool = True, poll_interval: float = 1.0) -> None:
+        super().__init__()
+        release_freed_memory()  # before indexing: its temporaries must not stay resident
+        self.state = AppState(logdir)
+        self.display_path = display_path if display_path is not None else logdir.path
+        self.follow = follow
+        self.poll_interval = poll_interval
+        self.main: MainScreen | None = None
+        self.data_event = asyncio.Event()  # set whenever a snapshot is published
+        self.indexed = asyncio.Event()  # set once the first full read is done
+        self.first_paint: float | None = None  # perf_counter() of the first screen refresh
+        self._stop = threading.Event()
+
+    def on_mount(self) -> None:
+        self.main = MainScreen(self.state, self.display_path)
+        self.push_screen(self.main)
+        self.call_after_refresh(self._painted)
+        self.index_logdir()
+
+    def _painted(self) -> None:
+        if self.first_paint is None:
+            self.first_paint = time.perf_counter()
+
+    def on_unmount(self) -> None:
+        self._stop.set()
+
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
+    def index_logdir(self) -> None:
+        """Read the logdir (publishing progress), then follow it until the app exits."""
+        worker = get_current_worker()
+        L = self.state.logdir
+        last = 0.0
+
+        def progress(done: int, total: int) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if now - last >= PUBLISH_EVERY and not worker.is_cancelled:
+                last = now
+                self._publish_from_thread(self._snapshot(True, done, total), final=False)
+
+        try:
+            L.update(progress)
+        except ReaderError as exc:
+            L.warn(str(exc))
+        self._publish_from_thread(self._snapshot(False), final=True)
+        while self.follow and not worker.is_cancelled:
+            if self._stop.wait(self.poll_interval):
+                break
+            try:
+                stats = L.update()
+            except ReaderError as exc:
+                L.warn(str(exc))
+                continue
+            if stats.changed:
+                self._publish_from_thread(self._snapshot(False), final=False)
+
+    def _snapshot(self, indexing: bool, done: int = 0, total: int = 0) -> Snapshot:
+        L = self.state.logdir
+        return Snapshot(len(L.executions), len(L.traces), len(L.outputs), L.alerts(),
+                        indexing, done, total)
+
+    def _publish_from_thread(self, snapshot: Snapshot, final: bool) -> None:
+        if self._stop.is_set():
+            return
+        if not self.is_running:  # the app is shutting down
+            self._stop.set()
+            return
+        try:
+            self.call_from_thread(self._publish, snapshot, final)
+        except Exception as exc:
+            if not self.is_running:
+                self._stop.set()
+            else:
+                self.log.error(f"publishing a snapshot failed: {exc!r}")
+
+    def _publish(self, snapshot: Snapshot, final: bool) -> None:
+        self.state.snapshot = snapshot
+        try:
+            if self.main is not None and self.main.is_mounted:
+                self.main.on_data(final)
+                if final:
+                    self.main.show_warnings()
+        finally:  # waiters (tests, benchmarks) must hear of the data whatever a pane did
+            self.data_event.set()
+            if final:
+                self.indexed.set()
+
+    async def wait_for_data(self, predicate: object, timeout: float = 10.0) -> None:
+        """Wait until `predicate(snapshot)` holds (tests and benchmarks; event-driven)."""
+        assert callable(predicate)
+
+        async def wait() -> None:
+            while not predicate(self.state.snapshot):
+                self.data_event.clear()
+                await self.data_event.wait()
+
+        await asyncio.wait_for(wait(), timeout)

@@ -1,0 +1,417 @@
+"""The main screen: six panes, the header line, and the coordination between panes.
+
+Panes post requests (`ShowTrace`, `ShowExecution`, `ShowFrame`, `FollowAlert`); this screen
+turns each into the full "follow": select the tensor, show its op's structure, its stack
+with the user frame selected, and that frame's line in Source Code. Cursor moves are
+debounced so scrolling through a million rows only redraws the list.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.dom import DOMNode
+from textual.events import Resize
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Footer, ProgressBar, Static
+
+from reader import EAGER, GRAPH, ReaderError
+from reader.index.frames import Frame
+from tfdbg_tui.core.model import AppState
+from tfdbg_tui.core.textutil import lit
+from tfdbg_tui.ui.bindings import GLOBAL_KEYS, to_bindings
+from tfdbg_tui.ui.dialogs import HelpScreen, PromptBar
+from tfdbg_tui.ui.panes.alerts import AlertsPane, origin_of
+from tfdbg_tui.ui.panes.base import (
+    FollowAlert,
+    ListPane,
+    Pane,
+    ShowExecution,
+    ShowFrame,
+    ShowTrace,
+    valid_regex,
+)
+from tfdbg_tui.ui.panes.graph_executions import GraphExecutionsPane
+from tfdbg_tui.ui.panes.graph_structure import GraphStructurePane
+from tfdbg_tui.ui.panes.source import SourcePane
+from tfdbg_tui.ui.panes.stack import StackPane
+from tfdbg_tui.ui.panes.timeline import TimelinePane
+from tfdbg_tui.ui.render import output_row
+
+DEBOUNCE = 0.12  # seconds a cursor must rest before the other panes follow it
+NARROW_WIDTH, NARROW_HEIGHT = 120, 32
+
+
+class MainScreen(Screen[None]):
+    """Alerts, Timeline over Graph Structure, Graph Executions; Source Code and Stack Trace."""
+
+    BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
+        *to_bindings(GLOBAL_KEYS)]
+    ALLOW_IN_MAXIMIZED_VIEW = "#top-bar, Footer"
+
+    def __init__(self, state: AppState, display_path: str) -> None:
+        super().__init__()
+        self.state = state
+        self.display_path = display_path
+        self.zoomed = False
+        self._pending: ShowTrace | ShowExecution | ShowFrame | None = None
+        self._timer: Timer | None = None
+        self.ge = GraphExecutionsPane(state, id="graph-executions")
+        self.alerts = AlertsPane(state, id="alerts")
+        self.timeline = TimelinePane(state, id="timeline")
+        self.structure = GraphStructurePane(state, id="graph-structure")
+        self.source = SourcePane(state, id="source")
+        self.stack = StackPane(state, id="stack")
+        self.panes: list[Pane] = [self.alerts, self.timeline, self.ge, self.structure,
+                                  self.source, self.stack]
+        self._alerted_once = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="top-bar"):
+            with Horizontal(id="header-row"):
+                yield Static(Text("tfdbg-tui"), id="header-line", markup=False)
+                yield ProgressBar(total=None, show_eta=False, id="progress")
+                yield PromptBar(id="prompt")
+            yield Static(Text(""), id="pane-tabs", markup=False)
+        with Vertical(id="panes"):
+            with Horizontal(id="top"):
+                yield self.alerts
+                with Vertical(id="middle"):
+                    yield self.timeline
+                    yield self.structure
+                yield self.ge
+            with Horizontal(id="bottom"):
+                yield self.source
+                yield self.stack
+        yield Footer()
+
+    @property
+    def prompt(self) -> PromptBar:
+        return self.query_one(PromptBar)
+
+    def on_mount(self) -> None:
+        self.alerts.focus_target.focus()
+        self._update_header()
+        self._check_narrow()
+        # a snapshot published before we were mounted (a tiny logdir indexes that fast)
+        snap = self.state.snapshot
+        if snap.traces or snap.executions or not snap.indexing:
+            self.on_data(final=not snap.indexing)
+            if not snap.indexing:
+                self.show_warnings()
+
+    # ------------------------------------------------------------------ data
+    def on_data(self, final: bool) -> None:
+        """A new snapshot was published by the indexing/follow worker."""
+        first_alerts = not len(self.alerts.alerts) and len(self.state.snapshot.alerts)
+        for pane in self.panes:
+            pane.on_data()
+        if final:
+            for pane in (self.alerts, self.timeline, self.ge):
+                pane.vlist.invalidate()
+        if first_alerts and self.alerts.selected is None:
+            self.alerts.vlist.select_index(0)
+        self._update_header()
+
+    def _update_header(self) -> None:
+        L, snap = self.state.logdir, self.state.snapshot
+        narrow = self.has_class("-narrow")
+        t = Text(no_wrap=True, overflow="ellipsis")
+        t.append("tfdbg-tui ", "bold")
+        t.append(lit(self.display_path), "bold #5fd7ff")
+        t.append(f"  run {lit(L.run_id) or '?'}", "")
+        if not narrow:
+            t.append(f"  TF {lit(L.tensorflow_version) or '?'}", "dim")
+        modes = ", ".join(L.tensor_debug_modes) or "mode ?"
+        t.append(f"  {lit(modes)}", "bold")
+        if narrow:
+            t.append(f"  {snap.executions:,} exec · {snap.traces:,} traces · ", "")
+        else:
+            t.append(f"  {snap.executions:,} executions · {snap.traces:,} graph tensors · ", "")
+        t.append(f"{len(snap.alerts):,} alerts", "bold #ff5f5f" if len(snap.alerts) else "green")
+        warnings = len(L.all_warnings()) if not snap.indexing else 0
+        if warnings:
+            t.append(f"  ⚠ {warnings}", "bold yellow")
+        if snap.indexing:
+            pct = (100 * snap.done_bytes // snap.total_bytes) if snap.total_bytes else 0
+            t.append(f"  indexing {pct}%", "bold yellow")
+        elif getattr(self.app, "follow", True):
+            t.append("  ● live", "bold green")
+        else:
+            t.append("  ● read", "bold green")
+        self.query_one("#header-line", Static).update(t)
+        bar = self.query_one("#progress", ProgressBar)
+        bar.set_class(not snap.indexing, "-done")
+        if snap.indexing and snap.total_bytes:
+            bar.update(total=snap.total_bytes, progress=snap.done_bytes)
+        self._update_tabs()
+
+    def _update_tabs(self) -> None:
+        t = Text(no_wrap=True)
+        current = self.current_pane()
+        for pane in self.panes:
+            style = "bold reverse" if pane is current else "dim"
+            t.append(f" {pane.number} {pane.SHORT} ", style)
+        self.query_one("#pane-tabs", Static).update(t)
+
+    def show_warnings(self) -> None:
+        """Tell the user once about problems the reader found (damaged files, wrong mode)."""
+        if self._alerted_once:
+            return
+        self._alerted_once = True
+        for message in self.state.logdir.all_warnings()[:3]:
+            self.notify(lit(message), severity="warning", timeout=10, markup=False)
+
+    # ------------------------------------------------------------------ focus & layout
+    def current_pane(self) -> Pane | None:
+        node: DOMNode | None = self.focused
+        while node is not None and not isinstance(node, Pane):
+            node = node.parent
+        return node if isinstance(node, Pane) else None
+
+    def focus_pane_number(self, k: int) -> None:
+        pane = self.panes[k % len(self.panes)]
+        if self.maximized is not None:
+            self.maximize(pane, container=False)
+        pane.focus_target.focus()
+        self._update_tabs()
+
+    def action_focus_pane(self, k: int) -> None:
+        self.focus_pane_number(k)
+
+    def action_focus_pane_delta(self, delta: int) -> None:
+        cur = self.current_pane()
+        k = self.panes.index(cur) if cur in self.panes else 0
+        self.focus_pane_number(k + delta)
+
+    def action_zoom(self) -> None:
+        self.zoomed = not self.zoomed
+        self._apply_zoom()
+
+    def _apply_zoom(self) -> None:
+        narrow = self.has_class("-narrow")
+        pane = self.current_pane() or self.alerts
+        if self.zoomed or narrow:
+            self.maximize(pane, container=False)
+        else:
+            self.minimize()
+        pane.focus_target.focus()
+        self._update_tabs()
+
+    def on_resize(self, event: Resize) -> None:
+        self._check_narrow()
+
+    def _check_narrow(self) -> None:
+        narrow = self.size.width < NARROW_WIDTH or self.size.height < NARROW_HEIGHT
+        if narrow != self.has_class("-narrow"):
+            self.set_class(narrow, "-narrow")
+            self._apply_zoom()
+            self._update_header()
+
+    def on_descendant_focus(self, event: object) -> None:
+        self._update_tabs()
+
+    # ------------------------------------------------------------------ following
+    def on_follow_alert(self, message: FollowAlert) -> None:
+        self.follow_alert(message.position)
+
+    def follow_alert(self, position: int) -> None:
+        """Follow alert `position`: its tensor, op, stack and source line."""
+        a = self.alerts.alerts
+        if not 0 <= position < len(a):
+            return
+        kind, index = int(a.kind[position]), int(a.index[position])
+        self.follow(kind, index)
+
+    def follow(self, kind: int, index: int) -> None:
+        if kind == GRAPH:
+            self.show_trace(index, select=True)
+        else:
+            self.show_execution(index, select=True)
+
+    def _debounce(self, message: ShowTrace | ShowExecution | ShowFrame) -> None:
+        self._pending = message
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(DEBOUNCE, self._fire)
+
+    def _fire(self) -> None:
+        message, self._pending = self._pending, None
+        if isinstance(message, ShowTrace):
+            self.show_trace(message.index, select=message.select)
+        elif isinstance(message, ShowExecution):
+            self.show_execution(message.index, select=message.select)
+        elif isinstance(message, ShowFrame):
+            self.source.show_frame(message.frame)
+
+    def on_show_trace(self, message: ShowTrace) -> None:
+        if message.immediate:
+            self.show_trace(message.index, select=message.select, focus=message.focus)
+        else:
+            self._debounce(message)
+
+    def on_show_execution(self, message: ShowExecution) -> None:
+        if message.immediate:
+            self.show_execution(message.index, select=message.select)
+        else:
+            self._debounce(message)
+
+    def on_show_frame(self, message: ShowFrame) -> None:
+        if message.immediate:
+            self.source.show_frame(message.frame)
+        elif not (self._pending and not isinstance(self._pending, ShowFrame)):
+            self._debounce(message)
+
+    def show_trace(self, index: int, *, select: bool = True, focus: bool = False) -> None:
+        """Graph trace `index` everywhere: Graph Executions, Structure, Stack, Source."""
+        if self._timer is not None and select:
+            self._timer.stop()
+        if select and not self.ge.goto(index):
+            return
+        L = self.state.logdir
+        self.structure.show_trace(index)
+        self.ge.mark_inputs(self.structure.input_traces())
+        op = L.op_of_trace(index)
+        frames = L.op_stack(op) if op is not None else []
+        frame = self.stack.show_frames(frames, f"created {L.trace_name(index)}")
+        self._show_source(frame)
+        if focus:
+            self.focus_pane_number(2)
+
+    def show_execution(self, index: int, *, select: bool = True) -> None:
+        """Eager execution `index` everywhere: Timeline, Structure, Stack, Source."""
+        if self._timer is not None and select:
+            self._timer.stop()
+        if select and not self.timeline.goto(index):
+            return
+        L = self.state.logdir
+        self.structure.show_execution(index)
+        self.ge.mark_inputs(frozenset())
+        try:
+            record = L.read_execution(index)
+        except ReaderError as exc:
+            self.notify(lit(str(exc)), severity="error", markup=False)
+            return
+        frames = L.stack(record.stack_frame_ids)
+        frame = self.stack.show_frames(frames, f"ran {record.op_type}")
+        self._show_source(frame)
+
+    def _show_source(self, frame: Frame | None) -> None:
+        if frame is not None:
+            self.source.show_frame(frame)
+        else:
+            self.source.view.set_source(None, 0, "no stack recorded for this tensor")
+            self.source.set_status("")
+
+    # ------------------------------------------------------------------ actions
+    def action_next_alert(self, delta: int) -> None:
+        vl = self.alerts.vlist
+        if not vl.row_count:
+            self.notify("no alerts", markup=False)
+            return
+        cur = vl.position_of(vl.cursor_index) if vl.cursor_index is not None else None
+        pos = 0 if cur is None else cur + delta
+        if not 0 <= pos < vl.row_count:
+            self.notify("no more alerts" if delta > 0 else "this is the first alert",
+                        markup=False)
+            return
+        vl._set_cursor_position(pos)
+        if vl.cursor_index is not None:
+            self.follow_alert(vl.cursor_index)
+
+    def action_jump_origin(self) -> None:
+        d = self.alerts.diagnosis
+        origin = origin_of(d) if d is not None else None
+        if origin is None:
+            self.notify("no diagnosis for the selected alert (yet)", markup=False)
+            return
+        self.follow(*origin)
+
+    def selected_tensor(self) -> tuple[int, int, int] | None:
+        """(kind, index, slot) of the tensor under the cursor (Timeline or Graph Executions)."""
+        L = self.state.logdir
+        if self.current_pane() is self.timeline and self.timeline.selected is not None:
+            i = self.timeline.selected
+            if output_row(L, i, 0) is not None or int(L.executions.col("n_outputs")[i]):
+                first = int(L.executions.col("first_output")[i])
+                return EAGER, i, int(L.outputs.col("slot")[first])
+            return EAGER, i, 0
+        if self.current_pane() is self.alerts and self.alerts.selected_alert():
+            return self.alerts.selected_alert()
+        if self.ge.selected is not None:
+            i = self.ge.selected
+            return GRAPH, i, int(L.traces.col("slot")[i])
+        return None
+
+    def action_inspect_values(self) -> None:
+        target = self.selected_tensor()
+        if target is None:
+            self.notify("select a tensor first (Graph Executions or Timeline)", markup=False)
+            return
+        try:
+            from tfdbg_tui.ui.inspector.inspector import ValueInspector
+        except ImportError:
+            self.notify("the value inspector is not available in this build", markup=False)
+            return
+        self.app.push_screen(ValueInspector(self.state.logdir, *target))
+
+    def _list_target(self, need_only_bad: bool = False) -> ListPane:
+        pane = self.current_pane()
+        if isinstance(pane, ListPane) and (pane.supports_only_bad or not need_only_bad):
+            return pane
+        return self.ge
+
+    def action_filter(self) -> None:
+        pane = self._list_target()
+
+        def done(value: str | None) -> None:
+            if value is not None:
+                pane.set_filter(value.strip())
+                pane.focus_target.focus()
+
+        self.prompt.ask(f"/ Filter {pane.TITLE} (regex on op name or type; empty clears)",
+                        pane.pattern, "e.g. Log|Softmax", valid_regex, done)
+
+    def action_toggle_only_bad(self) -> None:
+        pane = self._list_target(need_only_bad=True)
+        on = pane.toggle_only_bad()
+        self.notify(f"{pane.TITLE}: {'only NaN/∞ rows' if on else 'all rows'}", markup=False)
+
+    def action_goto(self) -> None:
+        pane = self._list_target()
+        is_alerts = pane is self.alerts
+        what = "alert number" if is_alerts else "row index"
+
+        def check(value: str) -> str | None:
+            return None if value.strip().lstrip("#").isdigit() else f"type a {what}"
+
+        def done(value: str | None) -> None:
+            if value is None:
+                return
+            n = int(value.strip().lstrip("#")) - (1 if is_alerts else 0)
+            if not pane.goto(n):
+                self.notify(f"no {what} {value.strip()}", markup=False)
+                return
+            pane.focus_target.focus()
+
+        self.prompt.ask(f"g Go to {what} in {pane.TITLE}", "", "", check, done)
+
+    def action_help(self) -> None:
+        nodes: list[tuple[str, DOMNode]] = [("Everywhere", self)]
+        nodes.append(("In lists", self.ge.vlist))
+        nodes.append(("Stack Trace", self.stack))
+        nodes.append(("Source Code", self.source.view))
+        extra = [(self.app.COMMAND_PALETTE_BINDING, "Command palette: search every action")]
+        self.app.push_screen(HelpScreen(nodes, extra))
+
+    def action_quit(self) -> None:
+        self.app.exit()
+
+    def pane_widgets(self) -> list[Widget]:
+        return list(self.panes)

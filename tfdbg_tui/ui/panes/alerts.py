@@ -1,0 +1,204 @@
+"""Alerts: every NaN/∞ event, earliest first, with a one-line diagnosis of the selected one.
+
+Enter follows an alert (trace or eager op, structure, stack, source). The diagnosis comes
+from `reader.diagnosis.diagnose` (issue 5) when it exists; it runs in a worker because it
+may walk many rows, and a stale result is dropped if the selection moved on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.widgets import Static
+from textual.worker import get_current_worker
+
+from reader import EAGER, GRAPH
+from tfdbg_tui.core import model
+from tfdbg_tui.core.textutil import lit
+from tfdbg_tui.ui.panes.base import FollowAlert, ListPane
+from tfdbg_tui.ui.render import alert_row
+from tfdbg_tui.ui.vlist import VirtualList
+
+DIAGNOSE: Callable[..., Any] | None
+try:  # issue 5 provides the diagnosis; without it the pane says so
+    from reader.diagnosis import diagnose as DIAGNOSE
+except ImportError:  # pragma: no cover - depends on the colleague's module
+    DIAGNOSE = None
+
+
+def origin_of(diagnosis: Any) -> tuple[int, int] | None:
+    """(kind, index) of a diagnosis' origin, whatever shape the origin takes."""
+    if getattr(diagnosis, "origin_index", None) is not None:
+        return int(diagnosis.origin_kind), int(diagnosis.origin_index)
+    origin = getattr(diagnosis, "origin", None)
+    if origin is None:
+        return None
+    if isinstance(origin, tuple) and len(origin) >= 2:
+        return int(origin[0]), int(origin[1])
+    if isinstance(origin, dict):
+        return int(origin["kind"]), int(origin["index"])
+    kind, index = getattr(origin, "kind", None), getattr(origin, "index", None)
+    if kind is None or index is None:
+        return None
+    if isinstance(kind, str):
+        kind = EAGER if kind.lower().startswith("eager") else GRAPH
+    return int(kind), int(index)
+
+
+def explanation_of(diagnosis: Any) -> str:
+    for name in ("explanation", "sentence", "summary"):
+        value = getattr(diagnosis, name, None)
+        if isinstance(value, str) and value:
+            return value
+    return str(diagnosis)
+
+
+class AlertsPane(ListPane):
+    """The alert list, a summary line above it and the diagnosis line below it."""
+
+    TITLE = "Alerts"
+    SHORT = "Alerts"
+    number = 1
+
+    def __init__(self, state: model.AppState, *, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self._alerts = model.empty_alerts()
+        self._view: np.ndarray | None = None
+        self._t0 = 0.0
+        self.diagnosis: Any = None
+        self._diagnosed: int | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("indexing…", style="dim"), id="alerts-summary", markup=False)
+        yield VirtualList(self._row, empty="no NaN/∞ found (yet)",
+                          announce_initial=True, id="alerts-list")
+        yield Static(Text(""), id="alerts-diagnosis", markup=False)
+
+    @property
+    def alerts(self) -> Any:
+        return self._alerts
+
+    def _row(self, pos: int, width: int) -> Text:
+        a = self._alerts
+        return alert_row(self.state.logdir, pos, int(a.kind[pos]), int(a.index[pos]),
+                         int(a.slot[pos]), self._t0, float(a.wall_time[pos]), width)
+
+    @property
+    def selected(self) -> int | None:
+        """Position of the selected alert in the sorted list."""
+        return self.vlist.cursor_index
+
+    def selected_alert(self) -> tuple[int, int, int] | None:
+        pos = self.selected
+        if pos is None or pos >= len(self._alerts):
+            return None
+        a = self._alerts
+        return int(a.kind[pos]), int(a.index[pos]), int(a.slot[pos])
+
+    def on_data(self) -> None:
+        snap = self.state.snapshot
+        new = snap.alerts
+        if new is self._alerts:
+            self._summary()
+            return
+        before = self.selected_alert()
+        self._alerts = new
+        self._t0 = self._first_wall()
+        self._view = self._compute_view()
+        vl = self.vlist
+        keep = None
+        if before is not None:
+            keep = model.alert_position(new, before[0], before[1])
+        vl.set_rows(len(new), self._view, content_changed=True)
+        if keep is not None:  # same alert, wherever it sorts now
+            vl.select_index(keep, center=False)
+        self._summary()
+
+    def _first_wall(self) -> float:
+        L = self.state.logdir
+        snap = self.state.snapshot
+        walls = []
+        if snap.traces:
+            walls.append(float(L.traces.col("wall_time")[0]))
+        if snap.executions:
+            walls.append(float(L.executions.col("wall_time")[0]))
+        return min(walls) if walls else 0.0
+
+    def _compute_view(self) -> np.ndarray | None:
+        if self.matcher is None:
+            return None
+        a, L = self._alerts, self.state.logdir
+        ids = self.matcher.ids()
+        graph = a.kind == GRAPH
+        idx = a.index
+        keep = np.zeros(len(a), dtype=bool)
+        gi = idx[graph]
+        keep[graph] = (np.isin(L.traces.col("op_name")[gi], ids)
+                       | np.isin(L.traces.col("op_type")[gi], ids))
+        ei = idx[~graph]
+        keep[~graph] = np.isin(L.executions.col("op_type")[ei], ids)
+        return np.flatnonzero(keep)
+
+    def refilter(self) -> None:
+        self._view = self._compute_view()
+        self.vlist.set_rows(len(self._alerts), self._view)
+        self._summary()
+
+    def _summary(self) -> None:
+        snap = self.state.snapshot
+        text = model.alert_summary(self.state.logdir, self._alerts, snap.traces)
+        if snap.indexing:
+            text = f"indexing… {text}" if len(self._alerts) else "indexing…"
+        self.query_one("#alerts-summary", Static).update(
+            Text(lit(text), style="bold #ff5f5f" if len(self._alerts) else "green"))
+        n, shown = len(self._alerts), self.vlist.row_count
+        status = f"{n:,} alerts" if shown == n else f"{shown:,} of {n:,} alerts"
+        extra = self.filter_status()
+        self.set_status(f"{status} · {extra}" if extra else status)
+
+    def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
+        event.stop()
+        self._diagnose()
+
+    def on_virtual_list_selected(self, event: VirtualList.Selected) -> None:
+        event.stop()
+        self.post_message(FollowAlert(event.index))
+
+    # ------------------------------------------------------------------ diagnosis hook
+    def _diagnose(self) -> None:
+        line = self.query_one("#alerts-diagnosis", Static)
+        alert = self.selected_alert()
+        self.diagnosis = None
+        if alert is None:
+            line.update(Text(""))
+            return
+        if DIAGNOSE is None:
+            line.update(Text("diagnosis: not available in this build (reader.diagnosis)",
+                             style="dim"))
+            return
+        line.update(Text("diagnosing…", style="dim italic"))
+        self._run_diagnosis(alert, self.selected)
+
+    @work(thread=True, exclusive=True, group="diagnosis")
+    def _run_diagnosis(self, alert: tuple[int, int, int], position: int | None) -> None:
+        worker = get_current_worker()
+        try:
+            assert DIAGNOSE is not None
+            result = DIAGNOSE(self.state.logdir, *alert)
+            message = explanation_of(result)
+        except Exception as exc:  # a diagnosis bug must not take the debugger down
+            result, message = None, f"diagnosis failed: {type(exc).__name__}: {exc}"
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show_diagnosis, position, result, message)
+
+    def _show_diagnosis(self, position: int | None, result: Any, message: str) -> None:
+        if position != self.selected:
+            return  # the selection moved on; its own diagnosis is on the way
+        self.diagnosis = result
+        line = self.query_one("#alerts-diagnosis", Static)
+        line.update(Text(lit(message), style="italic"))

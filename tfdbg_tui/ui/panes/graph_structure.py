@@ -1,0 +1,168 @@
+"""Graph Structure: the selected op, its inputs above and its consumers below.
+
+Enter on an input moves Graph Executions to that tensor's latest trace before the current
+one (on a consumer: its first trace after). A function argument (a Placeholder inside a
+tf.function) is never traced by TensorFlow, so it is resolved to the caller's tensor by
+content and marked "≈".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+
+from reader.index.graphs import Op
+from tfdbg_tui.core import model
+from tfdbg_tui.core.textutil import lit
+from tfdbg_tui.ui.panes.base import ListPane, ShowTrace
+from tfdbg_tui.ui.render import DIM, WARN
+from tfdbg_tui.ui.vlist import VirtualList
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the pane; `trace` set when Enter can jump somewhere."""
+
+    text: Text
+    trace: int | None = None
+    kind: str = ""  # "input", "consumer", "op" or "" (a heading)
+
+
+class GraphStructurePane(ListPane):
+    """Inputs, the op, and consumers of the op behind the selected trace."""
+
+    TITLE = "Graph Structure"
+    SHORT = "Structure"
+    number = 4
+
+    def __init__(self, state: model.AppState, *, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self.rows: list[Row] = []
+        self.inputs: list[model.Link] = []
+        self.trace: int | None = None
+
+    def compose(self) -> ComposeResult:
+        yield VirtualList(self._row, empty="select a graph execution or follow an alert",
+                          id="gs-list")
+
+    def _row(self, i: int, width: int) -> Text:
+        return self.rows[i].text.copy() if i < len(self.rows) else Text("")
+
+    def lines(self) -> list[str]:
+        """The pane's rows as plain text (what a user reads)."""
+        return [r.text.plain for r in self.rows]
+
+    def show_trace(self, trace: int) -> None:
+        """Show the op of graph trace `trace`."""
+        L, n = self.state.logdir, self.state.snapshot.traces
+        op = L.op_of_trace(trace)
+        self.trace = trace
+        rows: list[Row] = []
+        name = lit(L.trace_name(trace))
+        head = Text(no_wrap=True)
+        head.append(lit(L.op_type_of_trace(trace)), "bold cyan")
+        head.append(f"  {name}  #{trace}", "bold")
+        rows.append(Row(head))
+        if op is None:
+            rows.append(Row(Text("op creation not recorded (yet)", style=DIM)))
+            self.inputs = []
+            self._set(rows, [], first=None)
+            return
+        rows.append(Row(Text(f"in {lit(self._graph_path(op))}", style=DIM)))
+        if op.device:
+            rows.append(Row(Text(lit(op.device), style=DIM)))
+        self.inputs = model.input_links(L, n, trace, op)
+        rows.append(Row(Text(f"── inputs ({len(self.inputs)})", style="bold")))
+        first = len(rows) if self.inputs else None
+        for link in self.inputs:
+            rows.append(Row(self._link_text("← ", link, "latest before"), link.trace, "input"))
+        me = Text(no_wrap=True)
+        me.append("● ", "bold")
+        me.append(name, "bold")
+        me.append(f"  {lit(op.op_type)}  #{trace}", DIM)
+        rows.append(Row(Text("── op", style="bold")))
+        rows.append(Row(me, trace, "op"))
+        consumers = model.consumer_links(L, n, trace, op)
+        rows.append(Row(Text(f"── consumers ({len(consumers)})", style="bold")))
+        for link in consumers:
+            rows.append(Row(self._link_text("→ ", link, "first after"), link.trace, "consumer"))
+        if first is None:
+            first = next((k for k, r in enumerate(rows) if r.kind == "consumer"), None)
+        self._set(rows, self.inputs, first)
+
+    def show_execution(self, index: int) -> None:
+        """An eager op has no graph; a tf.function call names its graph."""
+        L = self.state.logdir
+        e = L.executions
+        gid = int(e.col("graph_id")[index])
+        rows = [Row(Text(f"{lit(L.strings[int(e.col('op_type')[index])])}  #{index}",
+                         style="bold magenta"))]
+        if gid >= 0:
+            g = L.graph(L.strings[gid])
+            name = g.name if g and g.name else L.strings[gid]
+            n_ops = len(g.ops) if g else 0
+            rows.append(Row(Text(f"tf.function call of graph {lit(name)} ({n_ops} ops)",
+                                 style=DIM)))
+            rows.append(Row(Text("Enter in the Timeline jumps to its first graph trace",
+                                 style=DIM)))
+        else:
+            rows.append(Row(Text("eager op: runs outside any graph", style=DIM)))
+        self.inputs = []
+        self.trace = None
+        self._set(rows, [], None)
+
+    def _set(self, rows: list[Row], inputs: list[model.Link], first: int | None) -> None:
+        self.rows = rows
+        vl = self.vlist
+        vl.set_rows(len(rows), content_changed=True)
+        vl.select_index(first if first is not None else 0, center=False)
+        self.set_status(f"{len(inputs)} inputs" if self.trace is not None else "")
+
+    def _graph_path(self, op: Op) -> str:
+        L = self.state.logdir
+        names = []
+        for gid in reversed(L.graphs.graph_chain(op.graph_id)):
+            g = L.graph(gid)
+            if g is not None and g.name:
+                names.append(g.name)
+        return " ⊂ ".join(names) or op.graph_id
+
+    def _link_text(self, arrow: str, link: model.Link, where: str) -> Text:
+        L = self.state.logdir
+        t = Text(no_wrap=True)
+        t.append(arrow, "bold")
+        t.append(lit(link.label), "bold")
+        if link.op is not None:
+            t.append(f"  {lit(link.op.op_type)}", "cyan")
+        if link.trace is None:
+            t.append("  (not traced)", DIM)
+            return t
+        bad = int(L.traces.col("bad")[link.trace]) == 1
+        if link.argument:
+            t.append(f"  = {lit(L.trace_name(link.trace))} #{link.trace}", WARN if bad else "")
+            t.append("  (function argument: the caller's tensor)", DIM)
+        elif link.inferred:
+            t.append(f"  ≈ {lit(L.trace_name(link.trace))} #{link.trace}", WARN if bad else "")
+            t.append("  (function argument, guessed: caller's tensor)", DIM)
+        else:
+            t.append(f"  #{link.trace}", WARN if bad else "")
+            t.append(f" ({where})", DIM)
+        return t
+
+    def input_traces(self) -> frozenset[int]:
+        return frozenset(link.trace for link in self.inputs if link.trace is not None)
+
+    def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
+        event.stop()
+
+    def on_virtual_list_selected(self, event: VirtualList.Selected) -> None:
+        event.stop()
+        row = self.rows[event.index] if event.index < len(self.rows) else None
+        if row is None or not row.kind:
+            return
+        if row.trace is None:
+            self.notify("that tensor has no trace to jump to", markup=False)
+            return
+        self.post_message(ShowTrace(row.trace))

@@ -1,0 +1,121 @@
+"""Stack Trace: where the selected op was created (graph) or run (eager).
+
+Stacks are long and mostly TensorFlow's; the user frame (innermost frame of the user's own
+code) is selected when a stack is shown, and `f` hides or shows framework frames. Moving
+the cursor shows the frame in Source Code.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+
+from reader.index.frames import Frame, user_frame_index
+from tfdbg_tui.core.model import AppState
+from tfdbg_tui.core.textutil import fit, fit_left, lit
+from tfdbg_tui.ui.bindings import STACK_KEYS, to_bindings
+from tfdbg_tui.ui.panes.base import ListPane, ShowFrame
+from tfdbg_tui.ui.render import DIM
+from tfdbg_tui.ui.vlist import VirtualList
+
+
+class StackPane(ListPane):
+    """The frames of one stack, outermost first, as Python prints tracebacks."""
+
+    TITLE = "Stack Trace"
+    SHORT = "Stack"
+    number = 6
+    BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
+        *to_bindings(STACK_KEYS)]
+
+    def __init__(self, state: AppState, *, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self.frames: list[Frame] = []
+        self.shown: list[int] = []  # indices into frames
+        self.user_index: int | None = None
+        self.hide_framework = False
+        self.what = ""
+
+    def compose(self) -> ComposeResult:
+        yield VirtualList(self._row, empty="no stack selected", id="stack-list")
+
+    def _row(self, pos: int, width: int) -> Text:
+        k = self.shown[pos]
+        f = self.frames[k]
+        user = k == self.user_index
+        t = Text(no_wrap=True)
+        t.append("▶ " if user else "  ", "bold #ffd75f")
+        func_w = max(8, min(28, width // 3))
+        t.append(fit(lit(f.function), func_w).ljust(func_w), DIM if f.is_framework else "bold")
+        where = f"{lit(f.file)}:{f.line}"
+        t.append(" ")
+        t.append(fit_left(where, max(10, width - func_w - 4)),
+                 DIM if f.is_framework else ("bold #ffd75f" if user else ""))
+        return t
+
+    @property
+    def selected_frame(self) -> Frame | None:
+        pos = self.vlist.cursor_index
+        if pos is None or pos >= len(self.shown):
+            return None
+        return self.frames[self.shown[pos]]
+
+    def show_frames(self, frames: list[Frame], what: str) -> Frame | None:
+        """Show a stack and select its user frame; returns the frame to show in Source."""
+        self.frames = frames
+        self.what = what
+        self.user_index = user_frame_index(frames)
+        self._layout()
+        target = self.user_index if self.user_index is not None else len(frames) - 1
+        return self._select(target)
+
+    def _layout(self) -> None:
+        hide = self.hide_framework and self.user_index is not None
+        self.shown = [k for k, f in enumerate(self.frames)
+                        if not (hide and f.is_framework)
+                        and (self.matcher is None or self._matches(f))]
+        self.vlist.set_rows(len(self.shown), content_changed=True)
+        hidden = len(self.frames) - len(self.shown)
+        status = f"{lit(self.what)} · {len(self.frames)} frames"
+        if hidden:
+            status += f" · {hidden} hidden (f)"
+        self.set_status(status)
+
+    def _matches(self, f: Frame) -> bool:
+        assert self.matcher is not None
+        return bool(self.matcher.regex.search(f.file) or self.matcher.regex.search(f.function))
+
+    def _select(self, k: int | None) -> Frame | None:
+        if k is None or k < 0 or not self.shown:
+            return None
+        pos = min(range(len(self.shown)), key=lambda p: abs(self.shown[p] - k))
+        self.vlist.select_index(pos, center=True)
+        return self.frames[self.shown[pos]]
+
+    def refilter(self) -> None:
+        keep = self.selected_frame
+        self._layout()
+        if keep is not None and keep in self.frames:
+            self._select(self.frames.index(keep))
+
+    def action_toggle_framework(self) -> None:
+        self.hide_framework = not self.hide_framework
+        keep = self.selected_frame
+        self._layout()
+        k = self.frames.index(keep) if keep in self.frames else self.user_index
+        self._select(k)
+
+    def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
+        event.stop()
+        frame = self.selected_frame
+        if frame is not None:
+            self.post_message(ShowFrame(frame, immediate=False))
+
+    def on_virtual_list_selected(self, event: VirtualList.Selected) -> None:
+        event.stop()
+        frame = self.selected_frame
+        if frame is not None:
+            self.post_message(ShowFrame(frame))

@@ -1,0 +1,170 @@
+"""How one row of a list looks: health chips, graph trace rows, eager rows, alert rows.
+
+Why here and not in the panes: the same health summary appears in Graph Executions, the
+Timeline and Alerts, and the benchmark cares about exactly this code (it runs for every
+visible line on every repaint), so it is written once, reads numpy scalars directly and
+builds one `Text` per row. Every string from the logdir goes through `textutil`.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from reader import EAGER, DebugLogdir
+from reader.index.columns import Table
+from reader.index.tensors import dtype_name
+from tfdbg_tui.core.textutil import fit, lit, pad
+
+WARN = "bold #ff5f5f"  # NaN / ∞ counts: the warning colour
+WARN_CHIP = "bold #ffffff on #b30000"
+DIM = "dim"
+MARK_STYLE = "bold #5fd7ff"
+
+_SHORT_DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16"}
+
+
+def health_chips(table: Table, i: int, *, compact: bool = False) -> Text:
+    """The health summary of tensor row `i` of `table` (traces or eager outputs).
+
+    Shows what the mode recorded: dtype, rank, size, then counts of NaN, −∞, +∞ (in the
+    warning colour when non-zero) and −, 0, +. "-1" columns (not recorded) are left out.
+    """
+    c = table.col
+    dtype, rank, size = int(c("dtype")[i]), int(c("rank")[i]), int(c("size")[i])
+    nan, ninf, pinf = int(c("nan")[i]), int(c("neg_inf")[i]), int(c("pos_inf")[i])
+    neg, zero, pos = int(c("neg")[i]), int(c("zero")[i]), int(c("pos")[i])
+    bad = int(c("bad")[i])
+    out = Text(no_wrap=True, end="")
+    if dtype >= 0:
+        name = dtype_name(dtype)
+        out.append(_SHORT_DTYPES.get(name, name) if compact else name, DIM)
+        out.append(" ")
+    if rank >= 0:
+        out.append(f"{rank}D ", DIM)
+    if size >= 0:
+        out.append(f"×{size} ", DIM)
+    counted = nan >= 0 or ninf >= 0 or pinf >= 0
+    if counted:
+        for label, n in (("NaN", nan), ("−∞", ninf), ("+∞", pinf)):
+            if n > 0:
+                out.append(f"{label} {n}", WARN_CHIP)
+                out.append(" ")
+    elif bad == 1:
+        out.append("NaN/∞", WARN_CHIP)
+        out.append(" ")
+    if neg >= 0:
+        out.append(f"−{neg} 0:{zero} +{pos}", "")
+    elif bad == 0 and not counted:
+        out.append("finite", "green")
+    elif counted and bad == 0:
+        out.append("finite", "green")
+    if not out.plain.strip():
+        out.append("—" if bad < 0 else "", DIM)
+    out.rstrip()
+    return out
+
+
+def columns(width: int, n_rows: int) -> tuple[int, int, int, int]:
+    """(index, name, type, health) widths for a tensor row of `width` cells."""
+    idx_w = max(2, len(str(max(n_rows - 1, 0))))
+    type_w = 14 if width >= 96 else (10 if width >= 70 else 0)
+    rest = width - idx_w - type_w - 3
+    name_w = max(10, min(48, rest // 2))
+    health_w = max(0, rest - name_w)
+    return idx_w, name_w, type_w, health_w
+
+
+def trace_row(logdir: DebugLogdir, i: int, width: int, n_rows: int, marker: str = " ") -> Text:
+    """One Graph Executions row: index, op name:slot, op type, health."""
+    t = logdir.traces
+    idx_w, name_w, type_w, _ = columns(width, n_rows)
+    strings = logdir.strings
+    bad = int(t.col("bad")[i]) == 1
+    row = Text(no_wrap=True, end="")
+    row.append(marker, MARK_STYLE)
+    row.append(f"{i:>{idx_w}} ", WARN if bad else DIM)
+    name = f"{lit(strings[int(t.col('op_name')[i])])}:{int(t.col('slot')[i])}"
+    row.append(pad(name, name_w), "bold" if bad else "")
+    row.append(" ")
+    if type_w:
+        row.append(pad(lit(strings[int(t.col("op_type")[i])] or "?"), type_w), "cyan")
+        row.append(" ")
+    row.append_text(health_chips(t, i, compact=width < 110))
+    return row
+
+
+def execution_row(logdir: DebugLogdir, i: int, width: int, n_rows: int,
+                  n_outputs: int, bad: bool) -> Text:
+    """One Timeline row: index, op type (or tf.function), outputs' health."""
+    e = logdir.executions
+    idx_w = max(2, len(str(max(n_rows - 1, 0))))
+    is_call = int(e.col("graph_id")[i]) >= 0
+    row = Text(no_wrap=True, end="")
+    row.append(f" {i:>{idx_w}} ", WARN if bad else DIM)
+    name = lit(logdir.strings[int(e.col("op_type")[i])])
+    name_w = max(10, min(40, (width - idx_w - 4) // 2))
+    row.append(pad(name, name_w), "bold magenta" if is_call else ("bold" if bad else ""))
+    row.append(" ")
+    first, count = int(e.col("first_output")[i]), int(e.col("n_outputs")[i])
+    shown = 0
+    for k in range(first, min(first + count, n_outputs)):
+        if shown:
+            row.append(" │ ", DIM)
+        if count > 1:
+            row.append(f"{int(logdir.outputs.col('slot')[k])}: ", DIM)
+        row.append_text(health_chips(logdir.outputs, k, compact=True))
+        shown += 1
+        if shown >= 3:
+            if count > 3:
+                row.append(f" … +{count - 3} outputs", DIM)
+            break
+    if not count:
+        n_out = int(e.col("num_outputs")[i])
+        row.append(f"{n_out} output{'s' if n_out != 1 else ''}" if n_out else "no outputs", DIM)
+    return row
+
+
+def alert_row(logdir: DebugLogdir, number: int, kind: int, index: int, slot: int,
+              t0: float, wall: float, width: int) -> Text:
+    """One Alerts row: alert number, +seconds since the run's first record, tensor, health."""
+    row = Text(no_wrap=True, end="")
+    row.append(f"{number + 1:>3} ", DIM)
+    row.append(f"+{max(0.0, wall - t0):7.3f}s ", DIM)
+    if kind == EAGER:
+        op_type = lit(logdir.strings[int(logdir.executions.col("op_type")[index])])
+        row.append("eager ", "magenta")
+        row.append(fit(f"{op_type}:{slot}", max(8, width // 3)), "bold")
+        row.append(f" #{index} ", DIM)
+        e = logdir.executions
+        k = int(e.col("first_output")[index]) + _slot_offset(logdir, index, slot)
+        if 0 <= k < len(logdir.outputs):
+            row.append_text(health_chips(logdir.outputs, k, compact=True))
+        return row
+    t = logdir.traces
+    row.append(fit(lit(logdir.trace_name(index)), max(8, width // 3)), "bold")
+    row.append(f" {lit(logdir.op_type_of_trace(index))}", "cyan")
+    row.append(f" #{index} ", DIM)
+    row.append_text(health_chips(t, index, compact=True))
+    return row
+
+
+def _slot_offset(logdir: DebugLogdir, execution: int, slot: int) -> int:
+    """Row offset of output `slot` among the execution's output rows."""
+    e, o = logdir.executions, logdir.outputs
+    first, count = int(e.col("first_output")[execution]), int(e.col("n_outputs")[execution])
+    slots = o.col("slot")[first:first + count]
+    for k, s in enumerate(slots):
+        if int(s) == slot:
+            return k
+    return 0
+
+
+def output_row(logdir: DebugLogdir, execution: int, slot: int) -> int | None:
+    """The eager output row of (execution, slot), or None."""
+    e, o = logdir.executions, logdir.outputs
+    first, count = int(e.col("first_output")[execution]), int(e.col("n_outputs")[execution])
+    slots = o.col("slot")[first:first + count]
+    for k, s in enumerate(slots):
+        if int(s) == slot:
+            return first + k
+    return None

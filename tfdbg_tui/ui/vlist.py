@@ -1,0 +1,267 @@
+"""`VirtualList`: a cursor list over millions of rows on Textual's Line API.
+
+Why not DataTable/OptionList: they build an object per row. Here a pane supplies a count, an
+optional *view* (a numpy array of row indices that pass the filter) and a function that draws
+one row; only the visible lines are ever drawn (`render_line` → `Strip`), and drawn lines are
+kept in an LRU cache keyed by what they depend on. The cursor tracks a row *index*, not a
+screen position, so rows appended by live updates or a changed filter never make it jump.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+import numpy as np
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tfdbg_tui.ui.bindings import LIST_BINDINGS
+
+RowRenderer = Callable[[int, int], Text]
+
+
+class VirtualList(ScrollView, can_focus=True):
+    """A keyboard list whose rows are drawn on demand by `render_row(index, width)`."""
+
+    BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
+        *LIST_BINDINGS]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "vlist--cursor", "vlist--cursor-blurred", "vlist--marked"}
+    DEFAULT_CSS = """
+    VirtualList { background: $surface; scrollbar-size-vertical: 1; }
+    VirtualList > .vlist--cursor { background: $accent 60%; text-style: bold; }
+    VirtualList > .vlist--cursor-blurred { background: $accent 25%; }
+    VirtualList > .vlist--marked { background: $secondary 20%; }
+    """
+
+    class Highlighted(Message):
+        """The cursor moved to row `index` (None: the list is empty)."""
+
+        def __init__(self, vlist: VirtualList, index: int | None) -> None:
+            super().__init__()
+            self.vlist = vlist
+            self.index = index
+
+        @property
+        def control(self) -> VirtualList:
+            return self.vlist
+
+    class Selected(Message):
+        """Enter (or a click on the cursor row) on row `index`."""
+
+        def __init__(self, vlist: VirtualList, index: int) -> None:
+            super().__init__()
+            self.vlist = vlist
+            self.index = index
+
+        @property
+        def control(self) -> VirtualList:
+            return self.vlist
+
+    def __init__(self, render_row: RowRenderer, *, empty: str = "(nothing yet)",
+                 announce_initial: bool = False, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.announce_initial = announce_initial  # post Highlighted for the first row too
+        self._render_row = render_row
+        self._count = 0
+        self._view: np.ndarray | None = None
+        self._cursor = 0
+        self._cursor_index: int | None = None
+        self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
+        self._marked: frozenset[int] = frozenset()
+        self._epoch = 0  # bumped when row content may have changed
+        self.empty_text = empty
+
+    # ------------------------------------------------------------------ data
+    @property
+    def row_count(self) -> int:
+        """Number of visible rows (after the filter)."""
+        return self._count if self._view is None else len(self._view)
+
+    @property
+    def cursor_index(self) -> int | None:
+        """The row index (not position) under the cursor, None when empty."""
+        return self._cursor_index
+
+    def index_at(self, position: int) -> int:
+        return position if self._view is None else int(self._view[position])
+
+    def position_of(self, index: int) -> int | None:
+        """Position of row `index` in the view, or None when filtered out."""
+        if self._view is None:
+            return index if 0 <= index < self._count else None
+        pos = int(np.searchsorted(self._view, index))
+        if pos < len(self._view) and int(self._view[pos]) == index:
+            return pos
+        return None
+
+    def set_rows(self, count: int, view: np.ndarray | None = None, *,
+                 content_changed: bool = False) -> None:
+        """Show `count` rows (or those in `view`, sorted indices); the cursor keeps its row."""
+        self._count = count
+        self._view = view
+        if content_changed:
+            self.invalidate()
+        n = self.row_count
+        self.virtual_size = Size(self.size.width, n)
+        keep = self._cursor_index
+        if n == 0:
+            self._set_cursor_position(0, announce=keep is not None, empty=True)
+            self.refresh()
+            return
+        pos = self.position_of(keep) if keep is not None else None
+        if pos is None:
+            pos = self._nearest_position(keep) if keep is not None else 0
+        announce = self.announce_initial if keep is None else self.index_at(pos) != keep
+        self._set_cursor_position(pos, announce=announce, scroll=False)
+        self.refresh()
+
+    def _nearest_position(self, index: int) -> int:
+        if self._view is None:
+            return max(0, min(index, self._count - 1))
+        pos = int(np.searchsorted(self._view, index))
+        return max(0, min(pos, len(self._view) - 1))
+
+    def set_marked(self, marked: frozenset[int]) -> None:
+        """Rows drawn with the "marked" background (e.g. inputs of the selected tensor)."""
+        if marked != self._marked:
+            self._marked = marked
+            self.refresh()
+
+    def invalidate(self) -> None:
+        """Forget cached lines: row content changed (e.g. op types resolved late)."""
+        self._epoch += 1
+        self._cache.clear()
+        self.refresh()
+
+    # ------------------------------------------------------------------ cursor
+    def _set_cursor_position(self, pos: int, *, announce: bool = True, scroll: bool = True,
+                             center: bool = False, empty: bool = False) -> None:
+        if empty or self.row_count == 0:
+            self._cursor, self._cursor_index = 0, None
+            if announce:
+                self.post_message(self.Highlighted(self, None))
+            return
+        pos = max(0, min(pos, self.row_count - 1))
+        old = self._cursor_index
+        self._cursor = pos
+        self._cursor_index = self.index_at(pos)
+        if scroll:
+            self.scroll_to_cursor(center=center)
+        self.refresh()
+        if announce and old != self._cursor_index:
+            self.post_message(self.Highlighted(self, self._cursor_index))
+
+    def select_index(self, index: int, *, center: bool = True) -> bool:
+        """Move the cursor to row `index`; False when that row is filtered out or absent."""
+        pos = self.position_of(index)
+        if pos is None:
+            return False
+        self._set_cursor_position(pos, center=center)
+        return True
+
+    def move(self, delta: int) -> None:
+        if self.row_count:
+            self._set_cursor_position(self._cursor + delta)
+
+    def scroll_to_cursor(self, center: bool = False) -> None:
+        height = self.scrollable_content_region.height
+        if height <= 0:  # not laid out yet: try again after the first refresh
+            self.call_after_refresh(self.scroll_to_cursor, center)
+            return
+        top = int(self.scroll_offset.y)
+        cur = self._cursor
+        if center:
+            target = cur - height // 2
+        elif cur < top:
+            target = cur
+        elif cur >= top + height:
+            target = cur - height + 1
+        else:
+            return
+        self.scroll_to(y=max(0, target), animate=False, immediate=True)
+
+    # ------------------------------------------------------------------ actions
+    def action_cursor_up(self) -> None:
+        self.move(-1)
+
+    def action_cursor_down(self) -> None:
+        self.move(1)
+
+    def action_page_up(self) -> None:
+        self.move(-max(1, self.scrollable_content_region.height - 1))
+
+    def action_page_down(self) -> None:
+        self.move(max(1, self.scrollable_content_region.height - 1))
+
+    def action_first(self) -> None:
+        self._set_cursor_position(0)
+
+    def action_last(self) -> None:
+        self._set_cursor_position(self.row_count - 1)
+
+    def action_select(self) -> None:
+        if self._cursor_index is not None:
+            self.post_message(self.Selected(self, self._cursor_index))
+
+    async def _on_click(self, event: events.Click) -> None:
+        pos = int(self.scroll_offset.y) + event.y
+        if 0 <= pos < self.row_count:
+            again = pos == self._cursor
+            self._set_cursor_position(pos, scroll=False)
+            if again or event.chain > 1:
+                self.action_select()
+
+    def _on_focus(self, event: events.Focus) -> None:
+        self.refresh()
+
+    def _on_blur(self, event: events.Blur) -> None:
+        self.refresh()
+
+    def _on_resize(self, event: events.Resize) -> None:
+        self.virtual_size = Size(self.size.width, self.row_count)
+        self._cache.clear()
+
+    # ------------------------------------------------------------------ drawing
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        pos = int(self.scroll_offset.y) + y
+        base = self.rich_style
+        if pos >= self.row_count:
+            if pos == 0 and self.empty_text:
+                line = Text(self.empty_text, style="italic dim")
+                line.truncate(width, pad=True)
+                return Strip(line.render(self.app.console), width).apply_style(base)
+            return Strip.blank(width, base)
+        index = self.index_at(pos)
+        is_cursor = pos == self._cursor
+        marked = index in self._marked
+        key = (index, width, is_cursor and (2 if self.has_focus else 1), marked, self._epoch)
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = self._draw(index, width, is_cursor, marked, base)
+            self._cache[key] = strip
+        return strip
+
+    def _draw(self, index: int, width: int, is_cursor: bool, marked: bool,
+              base: Style) -> Strip:
+        text = self._render_row(index, width)
+        text.truncate(width, pad=True)
+        if is_cursor:
+            name = "vlist--cursor" if self.has_focus else "vlist--cursor-blurred"
+            text.stylize(self.get_component_rich_style(name, partial=True))
+        elif marked:
+            text.stylize(self.get_component_rich_style("vlist--marked", partial=True))
+        segments = [Segment(s.text, base + s.style if s.style else base, s.control)
+                    for s in text.render(self.app.console)]
+        return Strip(segments, width).crop_extend(0, width, base)
