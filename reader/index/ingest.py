@@ -9,21 +9,34 @@ per batch instead of one per record.
 from __future__ import annotations
 
 import struct
-from array import array
 from collections.abc import Iterator
+from functools import partial
+from types import ModuleType
 from typing import Any, Protocol
 
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from reader.errors import CorruptRecordError
-from reader.index import health as H
+from reader import _native
+from reader._native.drivers import native_executions, native_traces, trace_key
+from reader.index.batches import (
+    EXEC_DT,
+    EXEC_ROW,
+    HEADERS,
+    TRACE_DT,
+    TRACE_ROW,
+    ExecBatch,
+    TraceBatch,
+    unpack,
+)
 from reader.index.columns import StringTable, Table
-from reader.index.schema import EAGER, GRAPH
-from reader.index.tensors import decode_tensor, nonfinite_counts
-from reader.modes import FULL_TENSOR, NO_TENSOR, VECTOR_LEN
+from reader.io.tfrecord import RecordScan
+from reader.modes import NO_TENSOR
 from reader.proto import tfdbg_events_pb2 as pb
 from reader.proto import tfdbg_lite_pb2 as plite
+
+# The compiled core, or None: pure Python (no compiler at install, or TFDBG_TUI_PURE_PYTHON=1).
+NATIVE: ModuleType | None = _native.ingest
 
 
 class IngestCache:
@@ -38,6 +51,8 @@ class IngestCache:
         self.trace_keys: dict[tuple[bytes, bytes], tuple[int, int, int]] = {}
         self.templates: dict[int, list[tuple[int, int, dict[bytes, Any]]]] = {}
         self.num_templates = 0
+        # the compiled core's copy of the resolved trace keys (with the device), if it is used
+        self.native_keys = NATIVE.KeyTable() if NATIVE is not None else None
 
     def forget_unresolved(self) -> None:
         """Drop keys whose op type was not known yet, so the next record looks them up again."""
@@ -47,102 +62,22 @@ class IngestCache:
 class IngestTarget(Protocol):
     """What the hot loops need of the index they fill (`DebugLogdir` is one)."""
 
-    strings: StringTable
-    executions: Table
-    outputs: Table
-    traces: Table
     modes: frozenset[int] | set[int]
-    ingest_cache: IngestCache
+
+    @property
+    def strings(self) -> StringTable: ...
+    @property
+    def executions(self) -> Table: ...
+    @property
+    def outputs(self) -> Table: ...
+    @property
+    def traces(self) -> Table: ...
+    @property
+    def ingest_cache(self) -> IngestCache: ...
 
     def warn(self, message: str) -> None: ...
     def skip_record(self, name: str, offset: int, why: str) -> None: ...
     def trace_key(self, graph_id: str, op_name: str) -> tuple[int, int, int]: ...
-    def add_alerts(self, kind: int, index: np.ndarray, slot: np.ndarray,
-                   wall_time: np.ndarray) -> None: ...
-
-
-# One packed row per trace: a single struct.pack beats eight array appends in the hot loop.
-_TRACE_ROW = struct.Struct("<dqiiiiii")
-_TRACE_DT = np.dtype([("wall_time", "<f8"), ("offset", "<i8"), ("graph_id", "<i4"),
-                      ("op_name", "<i4"), ("op_type", "<i4"), ("slot", "<i4"), ("mode", "<i4"),
-                      ("device", "<i4")])
-_EXEC_ROW = struct.Struct("<dqqiiiii")
-_EXEC_DT = np.dtype([("wall_time", "<f8"), ("offset", "<i8"), ("first_output", "<i8"),
-                     ("op_type", "<i4"), ("graph_id", "<i4"), ("num_outputs", "<i4"),
-                     ("mode", "<i4"), ("n_outputs", "<i4")])
-
-
-class _HealthBatch:
-    """Collects per-row health sources for one batch, then decodes them in bulk.
-
-    Summary vectors (the common case) are concatenated raw into one bytearray; the loops
-    append to `vec`, `rows` and `modes` directly. Anything else takes the slow path.
-    """
-
-    def __init__(self) -> None:
-        self.vec = bytearray()
-        self.rows = array("q")
-        self.modes = array("i")
-        self.slow: list[tuple[int, tuple[int, int, int, int, int, int, int]]] = []
-
-    def add_proto(self, row: int, mode: int, proto: pb.TensorProto) -> None:
-        """Slow path: FULL_TENSOR values, or summaries not stored as packed float64."""
-        tv = decode_tensor(proto)
-        if tv is None:
-            return
-        if mode == FULL_TENSOR:
-            size, n_neg, n_pos, n_nan = nonfinite_counts(tv)
-            bad = 1 if (n_neg or n_pos or n_nan) else 0
-            self.slow.append((row, (tv.dtype, len(tv.shape), size, n_neg, n_pos, n_nan, bad)))
-        elif mode in VECTOR_LEN:
-            vec = np.asarray(tv.values, dtype=np.float64).reshape(-1)
-            if len(vec) == VECTOR_LEN[mode]:
-                self.vec += vec.tobytes()
-                self.rows.append(row)
-                self.modes.append(mode)
-
-    def columns(self, n: int) -> dict[str, np.ndarray]:
-        h = H.empty_health(n)
-        if self.rows:
-            flat = np.frombuffer(self.vec, dtype=np.float64)
-            rows = np.frombuffer(self.rows, dtype=np.int64)
-            modes = np.frombuffer(self.modes, dtype=np.int32)
-            lengths = np.array([VECTOR_LEN.get(int(m), 0) for m in range(16)])[modes]
-            starts = np.cumsum(lengths) - lengths
-            for mode in np.unique(modes):
-                sel = np.flatnonzero(modes == mode)
-                width = VECTOR_LEN[int(mode)]
-                vecs = flat[starts[sel, None] + np.arange(width)]
-                H.fill_from_vectors(h, rows[sel], int(mode), vecs)
-        for row, (dtype, rank, size, n_neg, n_pos, n_nan, bad) in self.slow:
-            h["dtype"][row] = dtype
-            h["rank"][row] = rank
-            h["size"][row] = size
-            h["neg_inf"][row] = n_neg
-            h["pos_inf"][row] = n_pos
-            h["nan"][row] = n_nan
-            h["bad"][row] = bad
-        return h
-
-
-def _unpack(buf: bytearray, dt: np.dtype) -> dict[str, np.ndarray]:
-    packed = np.frombuffer(buf, dtype=dt)
-    return {name: packed[name] for name in dt.names or ()}
-
-
-def _canonical_header(mode: int) -> tuple[bytes, int, int]:
-    """How TensorFlow serializes a mode's float64[L] summary: (prefix, total length, prefix length).
-
-    dtype=DT_DOUBLE, shape=[L], tensor_content=8L bytes, in field order. A tensor_proto whose
-    bytes are exactly this prefix plus 8L bytes parses to exactly that, so the hot loop can
-    take the content without a protobuf parse; anything else goes through the parser.
-    """
-    n = VECTOR_LEN[mode]
-    prefix = bytes([0x08, 0x02, 0x12, 0x04, 0x12, 0x02, 0x08, n, 0x22, 8 * n])
-    return prefix, len(prefix) + 8 * n, len(prefix)
-
-
-_HEADERS = {mode: _canonical_header(mode) for mode in VECTOR_LEN}
 
 
 def _full_trace_key(idx: IngestTarget, full: pb.DebugEvent, payload: memoryview, offset: int,
@@ -192,7 +127,7 @@ def _make_template(idx: IngestTarget, payload: memoryview, tpb: bytes, ids: tupl
     if cache.num_templates >= MAX_TEMPLATES or ids[2] < 0 or payload[0] != 0x09:
         return
     whole = payload.tobytes()
-    hdr = _HEADERS.get(mode)
+    hdr = HEADERS.get(mode)
     if hdr is not None:
         if len(tpb) != hdr[1] or not tpb.startswith(hdr[0]):
             return
@@ -220,24 +155,51 @@ def ingest_traces(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, memo
                   name: str) -> None:
     """Append one batch of `.graph_execution_traces` records to `idx.traces`.
 
+    With the compiled core (`reader._native`), the whole buffer goes to C, which hands back
+    every record it cannot index exactly (see `reader._native.drivers`); else `_trace_loop`
+    does it all.
+    """
+    b = TraceBatch()
+    if NATIVE is not None and isinstance(records, RecordScan):
+        native_traces(NATIVE, records, b, idx.ingest_cache.native_keys,
+                      partial(_trace_loop, idx, b, name=records.name))
+    else:
+        _trace_loop(idx, b, records, name)
+    if b.row == 0:
+        return
+    row = b.row
+    batch: dict[str, np.ndarray] = unpack(b.packed, TRACE_DT)
+    batch["fileset"] = np.full(row, fsi, dtype=np.int16)
+    batch.update(b.hb.columns(row))
+    idx.traces.extend(batch)
+    # rebind, never mutate: the UI thread may be iterating the old set
+    idx.modes = idx.modes | {int(m) for m in np.unique(batch["mode"])}
+
+
+def _trace_loop(idx: IngestTarget, b: TraceBatch, records: Iterator[tuple[int, memoryview]],
+                name: str) -> None:
+    """The pure-Python trace loop.
+
     Most records repeat an earlier record's bytes but for the wall time and the summary
     vector: those are matched against `_Template`s and sliced. The rest are parsed with the
     light message (`tfdbg_lite.proto`) and, when their strings are new, the full one.
     """
-    packed = bytearray()
-    pack = _TRACE_ROW.pack
+    packed = b.packed
+    pack = TRACE_ROW.pack
     pack_offset = _OFFSET.pack
-    keys = idx.ingest_cache.trace_keys
-    templates = idx.ingest_cache.templates
-    devices: dict[bytes, int] = {}
+    cache = idx.ingest_cache
+    keys = cache.trace_keys
+    templates = cache.templates
+    native_keys = cache.native_keys if NATIVE is not None else None
+    devices = b.devices
     intern = idx.strings.intern
-    hb = _HealthBatch()
+    hb = b.hb
     vec, vec_rows, vec_modes = hb.vec, hb.rows.append, hb.modes.append
-    headers = _HEADERS
+    headers = HEADERS
     lite = plite.DebugEventLite()
     parse = lite.ParseFromString
     full = pb.DebugEvent()
-    row = 0
+    row = b.row
     for offset, payload in records:
         n = len(payload)
         shapes = templates.get(n)
@@ -283,63 +245,64 @@ def ingest_traces(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, memo
         if mode != NO_TENSOR:  # NO_TENSOR carries an empty placeholder
             hdr = headers.get(mode)
             if hdr is not None and len(tpb) == hdr[1] and tpb.startswith(hdr[0]):
-                vec += tpb[hdr[2]:]  # inline fast path of _vector_or_proto
+                vec += tpb[hdr[2]:]  # inline fast path of add_serialized
                 vec_rows(row)
                 vec_modes(mode)
             elif tpb:
-                _vector_or_proto(hb, row, mode, tpb, name, offset, idx)
-        _make_template(idx, payload, tpb, ids, slot, mode, dev)
+                hb.add_serialized(row, mode, tpb, name, offset, idx.warn)
+        if native_keys is not None:
+            if ids[2] >= 0:  # only resolved keys: the others are looked up again later
+                native_keys.add(trace_key(k[0], k[1], dev_name), ids[0], ids[1], ids[2], dev)
+        else:
+            _make_template(idx, payload, tpb, ids, slot, mode, dev)
         row += 1
-    if row == 0:
-        return
-    first = len(idx.traces)
-    batch: dict[str, np.ndarray] = _unpack(packed, _TRACE_DT)
-    batch["fileset"] = np.full(row, fsi, dtype=np.int16)
-    batch.update(hb.columns(row))
-    idx.traces.extend(batch)
-    # rebind, never mutate: the UI thread may be iterating the old set
-    idx.modes = idx.modes | {int(m) for m in np.unique(batch["mode"])}
-    bad = np.flatnonzero(batch["bad"] == 1)
-    if len(bad):
-        idx.add_alerts(GRAPH, bad + first, batch["slot"][bad], batch["wall_time"][bad])
-
-
-def _vector_or_proto(hb: _HealthBatch, row: int, mode: int, tpb: bytes, name: str,
-                     offset: int, idx: IngestTarget) -> None:
-    """Route one serialized TensorProto to the fast (canonical summary) or the slow path."""
-    hdr = _HEADERS.get(mode)
-    if hdr is not None and len(tpb) == hdr[1] and tpb.startswith(hdr[0]):
-        hb.vec += tpb[hdr[2]:]
-        hb.rows.append(row)
-        hb.modes.append(mode)
-    elif tpb:
-        tp = pb.TensorProto()
-        try:
-            tp.ParseFromString(tpb)
-            if tp.dtype:
-                hb.add_proto(row, mode, tp)
-        except (DecodeError, ValueError, CorruptRecordError) as exc:
-            idx.warn(f"{name}: record at byte {offset}: bad tensor ({exc})")
+    b.row = row
 
 
 def ingest_executions(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, memoryview]],
                       name: str) -> None:
     """Append one batch of `.execution` records to `idx.executions` and `idx.outputs`.
 
-    Parses with the light message (no stack, no inputs: read on demand later).
+    Parses with the light message (no stack, no inputs: read on demand later); in C when the
+    compiled core is there (see `reader._native.drivers` for why that is exact).
     """
-    packed = bytearray()
-    pack = _EXEC_ROW.pack
-    o_exec, o_slot, o_tid = array("q"), array("i"), array("q")
-    interned: dict[bytes, int] = {}
+    b = ExecBatch(len(idx.executions), len(idx.outputs))
+    if NATIVE is not None and isinstance(records, RecordScan):
+        native_executions(NATIVE, records, b, partial(_exec_loop, idx, b, name=records.name))
+    else:
+        _exec_loop(idx, b, records, name)
+    row, orow = b.row, b.orow
+    if row == 0:
+        return
+    batch = unpack(b.packed, EXEC_DT)
+    batch["fileset"] = np.full(row, fsi, dtype=np.int16)
+    idx.executions.extend(batch)
+    # rebind, never mutate: the UI thread may be iterating the old set
+    idx.modes = idx.modes | {int(m) for m in np.unique(batch["mode"])}
+    if orow == 0:
+        return
+    health = b.hb.columns(orow)
+    tids = np.frombuffer(b.o_tid, dtype=np.int64)
+    # the execution's own output ids are authoritative; fall back to the vector's
+    health["tensor_id"] = np.where(tids >= 0, tids, health["tensor_id"])
+    execs = np.frombuffer(b.o_exec, dtype=np.int64)
+    slots = np.frombuffer(b.o_slot, dtype=np.int32)
+    idx.outputs.extend({"execution": execs, "slot": slots, **health})
+
+
+def _exec_loop(idx: IngestTarget, b: ExecBatch, records: Iterator[tuple[int, memoryview]],
+               name: str) -> None:
+    """The pure-Python execution loop."""
+    packed = b.packed
+    pack = EXEC_ROW.pack
+    o_exec, o_slot, o_tid = b.o_exec, b.o_slot, b.o_tid
+    interned = b.interned
     intern = idx.strings.intern
-    hb = _HealthBatch()
+    hb = b.hb
     ev = plite.ExecutionEventLite()
     parse = ev.ParseFromString
-    exec_base = len(idx.executions)
-    out_base = len(idx.outputs)
-    row = 0
-    orow = 0
+    exec_base, out_base = b.exec_base, b.out_base
+    row, orow = b.row, b.orow
     for offset, payload in records:
         try:
             parse(payload)  # type: ignore[arg-type]  # upb takes any buffer
@@ -375,29 +338,10 @@ def ingest_executions(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, 
             o_slot.append(slot)
             o_tid.append(out_ids[slot] if slot < n_ids else -1)
             if slot < n_protos and mode != NO_TENSOR:
-                _vector_or_proto(hb, orow, mode, protos[slot], name, offset, idx)
+                hb.add_serialized(orow, mode, protos[slot], name, offset, idx.warn)
             orow += 1
         row += 1
-    if row == 0:
-        return
-    batch = _unpack(packed, _EXEC_DT)
-    batch["fileset"] = np.full(row, fsi, dtype=np.int16)
-    idx.executions.extend(batch)
-    # rebind, never mutate: the UI thread may be iterating the old set
-    idx.modes = idx.modes | {int(m) for m in np.unique(batch["mode"])}
-    if orow == 0:
-        return
-    health = hb.columns(orow)
-    tids = np.frombuffer(o_tid, dtype=np.int64)
-    # the execution's own output ids are authoritative; fall back to the vector's
-    health["tensor_id"] = np.where(tids >= 0, tids, health["tensor_id"])
-    execs = np.frombuffer(o_exec, dtype=np.int64)
-    slots = np.frombuffer(o_slot, dtype=np.int32)
-    idx.outputs.extend({"execution": execs, "slot": slots, **health})
-    bad = np.flatnonzero(health["bad"] == 1)
-    if len(bad):
-        ex = execs[bad]
-        idx.add_alerts(EAGER, ex, slots[bad], idx.executions.col("wall_time")[ex])
+    b.row, b.orow = row, orow
 
 
 def _is_execution(payload: memoryview) -> bool:

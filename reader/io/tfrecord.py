@@ -57,18 +57,56 @@ class ScanState:
     problems: list[str] = field(default_factory=list)
 
 
+class RecordScan:
+    """The records of one buffer, as `scan_records` returns them: an iterable of
+    `(absolute_offset, payload)`.
+
+    It also keeps what it scans (`buf`, `base_offset`, `state`, `name`), so that a compiled
+    consumer (`reader._native`) can take the whole buffer at once instead of one record at a
+    time; it then hands unusual records back through `scan_records` on a slice of the buffer,
+    so both ways share the framing rules and the warnings below.
+    """
+
+    __slots__ = ("_it", "base_offset", "buf", "name", "state")
+
+    def __init__(self, buf: bytes | bytearray | memoryview, base_offset: int, state: ScanState,
+                 name: str) -> None:
+        self.buf = buf
+        self.base_offset = base_offset
+        self.state = state
+        self.name = name
+        self._it: Iterator[tuple[int, memoryview]] | None = None
+
+    def __iter__(self) -> Iterator[tuple[int, memoryview]]:
+        if self._it is None:
+            self._it = _scan(self.buf, self.base_offset, self.state, self.name)
+        return self._it
+
+    def __next__(self) -> tuple[int, memoryview]:
+        return next(iter(self))
+
+
 def scan_records(
     buf: bytes | bytearray | memoryview,
     base_offset: int,
     state: ScanState,
     name: str = "",
-) -> Iterator[tuple[int, memoryview]]:
-    """Yield `(absolute_offset, payload)` for every complete, intact record in `buf`.
+) -> RecordScan:
+    """Every complete, intact record in `buf` as `(absolute_offset, payload)`.
 
-    `buf` holds the file's bytes starting at file offset `base_offset`. After the generator is
-    exhausted, `state.resume_offset` is the absolute offset of the first byte not consumed
+    `buf` holds the file's bytes starting at file offset `base_offset`. Once the records are
+    consumed, `state.resume_offset` is the absolute offset of the first byte not consumed
     (the start of a partial record, or the end of `buf`).
     """
+    return RecordScan(buf, base_offset, state, name)
+
+
+def _scan(
+    buf: bytes | bytearray | memoryview,
+    base_offset: int,
+    state: ScanState,
+    name: str,
+) -> Iterator[tuple[int, memoryview]]:
     mv = memoryview(buf)
     n = len(mv)
     pos = 0

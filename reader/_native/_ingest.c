@@ -1,0 +1,761 @@
+/* The compiled core of the reader's hot loops: TFRecord framing, CRC-32C, and a strict parse
+ * of the two record kinds that come by the million (graph traces and executions).
+ *
+ * Why it can be exact: it only ever accepts records whose bytes are in the one canonical
+ * protobuf layout (fields once each, in field order, with the wire types TensorFlow writes)
+ * and whose strings the Python code has already validated and interned. Such a record has one
+ * meaning under the protobuf wire format, which this file decodes. Everything else - a new
+ * string, a damaged frame, a failing CRC, an unusual layout, a non-canonical tensor - makes it
+ * stop and hand that one record back to the Python code (reader/index/ingest.py), which stays
+ * the single definition of what a record means and of every warning.
+ *
+ * Output: rows in the same packed layouts the Python loops build (see ingest.py), appended to
+ * bytearrays owned by the caller.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ CRC-32C */
+
+static uint32_t crc_table[8][256];
+
+static void crc_init(void) {
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1u)));
+        crc_table[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; i++)
+        for (int t = 1; t < 8; t++)
+            crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xFF];
+}
+
+static uint32_t crc_soft(const uint8_t *p, size_t n) {
+    uint32_t c = 0xFFFFFFFFu;
+    while (n >= 8) {
+        uint32_t lo, hi;
+        memcpy(&lo, p, 4);
+        memcpy(&hi, p + 4, 4);
+        lo ^= c; /* little-endian hosts only: checked at import */
+        c = crc_table[7][lo & 0xFF] ^ crc_table[6][(lo >> 8) & 0xFF] ^
+            crc_table[5][(lo >> 16) & 0xFF] ^ crc_table[4][lo >> 24] ^
+            crc_table[3][hi & 0xFF] ^ crc_table[2][(hi >> 8) & 0xFF] ^
+            crc_table[1][(hi >> 16) & 0xFF] ^ crc_table[0][hi >> 24];
+        p += 8;
+        n -= 8;
+    }
+    while (n--) c = (c >> 8) ^ crc_table[0][(c ^ *p++) & 0xFF];
+    return c ^ 0xFFFFFFFFu;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_HW_CRC 1
+__attribute__((target("sse4.2"))) static uint32_t crc_hw(const uint8_t *p, size_t n) {
+    uint64_t c = 0xFFFFFFFFu;
+    while (n >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        c = __builtin_ia32_crc32di(c, v);
+        p += 8;
+        n -= 8;
+    }
+    uint32_t c32 = (uint32_t)c;
+    while (n--) c32 = __builtin_ia32_crc32qi(c32, *p++);
+    return c32 ^ 0xFFFFFFFFu;
+}
+#endif
+
+static uint32_t (*crc32c)(const uint8_t *, size_t) = crc_soft;
+
+static inline uint32_t masked(uint32_t c) { return ((c >> 15) | (c << 17)) + 0xA282EAD8u; }
+
+static inline uint64_t le64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static inline uint32_t le32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+
+/* ------------------------------------------------------------------ wire format */
+
+/* A varint of at most `maxlen` bytes; 0 when malformed or longer (the caller then hands the
+ * record to Python, whose protobuf runtime decides). */
+static inline int varint(const uint8_t **pp, const uint8_t *end, int maxlen, uint64_t *out) {
+    const uint8_t *p = *pp;
+    uint64_t v = 0;
+    for (int i = 0; i < maxlen && p < end; i++) {
+        uint8_t b = *p++;
+        if (i == 9 && b > 1) return 0;
+        v |= (uint64_t)(b & 0x7F) << (7 * i);
+        if (!(b & 0x80)) {
+            *pp = p;
+            *out = v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* An int32 field: only plain non-negative values up to INT32_MAX are taken here. */
+static inline int int32_field(const uint8_t **pp, const uint8_t *end, int32_t *out) {
+    uint64_t v;
+    if (!varint(pp, end, 5, &v) || v > 0x7FFFFFFFu) return 0;
+    *out = (int32_t)v;
+    return 1;
+}
+
+static inline int len_field(const uint8_t **pp, const uint8_t *end, const uint8_t **s,
+                            size_t *n) {
+    uint64_t v;
+    if (!varint(pp, end, 5, &v) || v > (uint64_t)(end - *pp)) return 0;
+    *s = *pp;
+    *n = (size_t)v;
+    *pp += v;
+    return 1;
+}
+
+/* Skip one field of any wire type but groups; 0 when malformed. */
+static inline int skip_field(const uint8_t **pp, const uint8_t *end, unsigned wt) {
+    uint64_t v;
+    const uint8_t *s;
+    size_t n;
+    switch (wt) {
+    case 0: return varint(pp, end, 10, &v);
+    case 1: if (end - *pp < 8) return 0; *pp += 8; return 1;
+    case 2: return len_field(pp, end, &s, &n);
+    case 5: if (end - *pp < 4) return 0; *pp += 4; return 1;
+    default: return 0;
+    }
+}
+
+/* ------------------------------------------------------------------ a byte-string table */
+
+/* Maps a byte string to a small tuple of ints. Filled only by Python, with strings it has
+ * validated; looked up by the loops. Open addressing, FNV-1a. */
+typedef struct {
+    uint64_t hash;
+    char *key; /* NULL = empty slot */
+    size_t len;
+    int32_t v[4];
+} Entry;
+
+typedef struct {
+    PyObject_HEAD
+    Entry *slots;
+    size_t cap; /* power of two */
+    size_t used;
+} KeyTable;
+
+static const size_t MAX_ENTRIES = 1u << 20;
+
+/* A fast, non-cryptographic hash: eight bytes per multiply. The keys come from files, so a
+ * hostile file can at most make its own lookups slow (the table is bounded). */
+static inline uint64_t mix(uint64_t h, uint64_t v) {
+    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+static inline uint64_t hash_bytes(const uint8_t *p, size_t n, uint64_t h) {
+    h = mix(h, n);
+    while (n >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        h = mix(h, v);
+        p += 8;
+        n -= 8;
+    }
+    uint64_t v = 0;
+    memcpy(&v, p, n);
+    return mix(h, v);
+}
+
+static Entry *kt_find(KeyTable *t, const uint8_t *key, size_t len, uint64_t h) {
+    if (t->cap == 0) return NULL;
+    size_t mask = t->cap - 1;
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+        Entry *e = &t->slots[i];
+        if (!e->key) return e;
+        if (e->hash == h && e->len == len && memcmp(e->key, key, len) == 0) return e;
+    }
+}
+
+static int kt_grow(KeyTable *t) {
+    size_t cap = t->cap ? t->cap * 2 : 64;
+    Entry *slots = PyMem_Calloc(cap, sizeof(Entry));
+    if (!slots) return -1;
+    for (size_t i = 0; i < t->cap; i++) {
+        Entry *e = &t->slots[i];
+        if (!e->key) continue;
+        size_t j = (size_t)e->hash & (cap - 1);
+        while (slots[j].key) j = (j + 1) & (cap - 1);
+        slots[j] = *e;
+    }
+    PyMem_Free(t->slots);
+    t->slots = slots;
+    t->cap = cap;
+    return 0;
+}
+
+static void kt_clear(KeyTable *t) {
+    for (size_t i = 0; i < t->cap; i++) PyMem_Free(t->slots[i].key);
+    PyMem_Free(t->slots);
+    t->slots = NULL;
+    t->cap = t->used = 0;
+}
+
+static void KeyTable_dealloc(KeyTable *t) {
+    kt_clear(t);
+    Py_TYPE(t)->tp_free((PyObject *)t);
+}
+
+/* add(key: bytes, a, b, c, d): remember key -> (a, b, c, d); silently full at MAX_ENTRIES. */
+static PyObject *KeyTable_add(KeyTable *t, PyObject *args) {
+    Py_buffer key;
+    int a, b, c, d;
+    if (!PyArg_ParseTuple(args, "y*iiii", &key, &a, &b, &c, &d)) return NULL;
+    uint64_t h = hash_bytes(key.buf, (size_t)key.len, 0xCBF29CE484222325ull);
+    if (t->used >= MAX_ENTRIES) goto done;
+    if ((t->used + 1) * 2 > t->cap && kt_grow(t) < 0) {
+        PyBuffer_Release(&key);
+        return PyErr_NoMemory();
+    }
+    Entry *e = kt_find(t, key.buf, (size_t)key.len, h);
+    if (!e->key) {
+        e->key = PyMem_Malloc(key.len ? (size_t)key.len : 1);
+        if (!e->key) {
+            PyBuffer_Release(&key);
+            return PyErr_NoMemory();
+        }
+        memcpy(e->key, key.buf, (size_t)key.len);
+        e->len = (size_t)key.len;
+        e->hash = h;
+        t->used++;
+    }
+    e->v[0] = a; e->v[1] = b; e->v[2] = c; e->v[3] = d;
+done:
+    PyBuffer_Release(&key);
+    Py_RETURN_NONE;
+}
+
+static PyObject *KeyTable_clear(KeyTable *t, PyObject *Py_UNUSED(ignored)) {
+    kt_clear(t);
+    Py_RETURN_NONE;
+}
+
+static Py_ssize_t KeyTable_len(KeyTable *t) { return (Py_ssize_t)t->used; }
+
+static PyMethodDef KeyTable_methods[] = {
+    {"add", (PyCFunction)KeyTable_add, METH_VARARGS, "add(key, a, b, c, d)"},
+    {"clear", (PyCFunction)KeyTable_clear, METH_NOARGS, "forget every entry"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods KeyTable_as_seq = {.sq_length = (lenfunc)KeyTable_len};
+
+static PyTypeObject KeyTableType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "reader._native._ingest.KeyTable",
+    .tp_basicsize = sizeof(KeyTable),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "byte string -> four ints, filled by the Python ingest with validated strings",
+    .tp_new = PyType_GenericNew,
+    .tp_dealloc = (destructor)KeyTable_dealloc,
+    .tp_methods = KeyTable_methods,
+    .tp_as_sequence = &KeyTable_as_seq,
+};
+
+/* Key of a trace: length-prefixed context id, op name, device name. */
+static inline const Entry *trace_lookup(KeyTable *t, const uint8_t *ctx, size_t nc,
+                                        const uint8_t *op, size_t no, const uint8_t *dev,
+                                        size_t nd, uint8_t *scratch, size_t scratch_len) {
+    size_t len = 24 + nc + no + nd;
+    if (len > scratch_len || t->cap == 0) return NULL;
+    uint64_t l;
+    uint8_t *q = scratch;
+    l = nc; memcpy(q, &l, 8); q += 8; memcpy(q, ctx, nc); q += nc;
+    l = no; memcpy(q, &l, 8); q += 8; memcpy(q, op, no); q += no;
+    l = nd; memcpy(q, &l, 8); q += 8; memcpy(q, dev, nd);
+    uint64_t h = hash_bytes(scratch, len, 0xCBF29CE484222325ull);
+    Entry *e = kt_find(t, scratch, len, h);
+    return (e && e->key) ? e : NULL;
+}
+
+static inline const Entry *str_lookup(KeyTable *t, const uint8_t *s, size_t n) {
+    if (t->cap == 0) return NULL;
+    Entry *e = kt_find(t, s, n, hash_bytes(s, n, 0xCBF29CE484222325ull));
+    return (e && e->key) ? e : NULL;
+}
+
+/* ------------------------------------------------------------------ growable buffers */
+
+typedef struct {
+    char *p;
+    size_t n, cap;
+} Buf;
+
+static inline int buf_put(Buf *b, const void *src, size_t k) {
+    if (b->n + k > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + k) cap *= 2;
+        char *p = PyMem_RawRealloc(b->p, cap);
+        if (!p) return -1;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, src, k);
+    b->n += k;
+    return 0;
+}
+
+/* Append b's bytes to the bytearray `dst`, then free b. */
+static int buf_flush(Buf *b, PyObject *dst) {
+    int rc = 0;
+    if (b->n) {
+        Py_ssize_t n0 = PyByteArray_GET_SIZE(dst);
+        if (PyByteArray_Resize(dst, n0 + (Py_ssize_t)b->n) < 0) rc = -1;
+        else memcpy(PyByteArray_AS_STRING(dst) + n0, b->p, b->n);
+    }
+    PyMem_RawFree(b->p);
+    b->p = NULL;
+    b->n = b->cap = 0;
+    return rc;
+}
+
+/* ------------------------------------------------------------------ the canonical summary */
+
+/* mode -> float64 vector length, for the fixed-layout modes (reader.modes.VECTOR_LEN). */
+static int vector_len[16];
+
+/* A mode's summary serialized the way TensorFlow does it: dtype=DT_DOUBLE, shape=[L],
+ * tensor_content=8L bytes, in field order. Returns the content or NULL. */
+static inline const uint8_t *canonical_vector(int mode, const uint8_t *t, size_t n) {
+    if (mode < 0 || mode >= 16 || !vector_len[mode]) return NULL;
+    int L = vector_len[mode];
+    const uint8_t hdr[10] = {0x08, 0x02, 0x12, 0x04, 0x12, 0x02, 0x08, (uint8_t)L, 0x22,
+                             (uint8_t)(8 * L)};
+    if (n != 10 + 8 * (size_t)L || memcmp(t, hdr, 10) != 0) return NULL;
+    return t + 10;
+}
+
+enum { MODE_NO_TENSOR = 1 };
+enum { ST_END = 0, ST_PUNT = 1 };
+
+/* ------------------------------------------------------------------ framing */
+
+typedef struct {
+    const uint8_t *p;
+    size_t n;
+} Span;
+
+/* One framed record at pos: 1 = intact (payload in *pl, *next = its end), 0 = partial (stop,
+ * "not yet written"), -1 = anything wrong (hand to Python; *next = end of this record's slot
+ * when the length was good, else pos + 12). */
+static inline int frame(const uint8_t *b, size_t n, size_t pos, Span *pl, size_t *next) {
+    if (n - pos < 12) return 0;
+    uint64_t length = le64(b + pos);
+    if (masked(crc32c(b + pos, 8)) != le32(b + pos + 8)) {
+        *next = pos + 12;
+        return -1;
+    }
+    if (length > (uint64_t)(n - pos - 12) || (uint64_t)(n - pos - 12) - length < 4) return 0;
+    size_t end = pos + 12 + (size_t)length + 4;
+    *next = end;
+    pl->p = b + pos + 12;
+    pl->n = (size_t)length;
+    if (masked(crc32c(pl->p, pl->n)) != le32(b + end - 4)) return -1;
+    return 1;
+}
+
+/* The leading wall_time (field 1, fixed64) and optional step (field 2, varint) of a DebugEvent,
+ * then the `what` field with tag `tag` spanning exactly the rest of the payload. */
+static inline int event_head(const uint8_t *p, const uint8_t *e, uint8_t tag, const uint8_t **w,
+                             const uint8_t **msg, size_t *nmsg) {
+    static const uint8_t zero[8] = {0};
+    *w = zero;
+    if (p < e && *p == 0x09) {
+        if (e - p < 9) return 0;
+        *w = p + 1;
+        p += 9;
+    }
+    if (p < e && *p == 0x10) {
+        uint64_t v;
+        p++;
+        if (!varint(&p, e, 10, &v)) return 0;
+    }
+    if (p >= e || *p != tag) return 0;
+    p++;
+    if (!len_field(&p, e, msg, nmsg)) return 0;
+    return p == e;
+}
+
+/* ------------------------------------------------------------------ graph traces */
+
+#pragma pack(push, 1)
+typedef struct { /* == ingest._TRACE_ROW "<dqiiiiii" */
+    uint8_t wall[8];
+    int64_t offset;
+    int32_t graph_id, op_name, op_type, slot, mode, device;
+} TraceRow;
+typedef struct { /* == ingest._EXEC_ROW "<dqqiiiii" */
+    uint8_t wall[8];
+    int64_t offset, first_output;
+    int32_t op_type, graph_id, num_outputs, mode, n_out;
+} ExecRow;
+#pragma pack(pop)
+
+/* Decode one canonical trace record; 0 = hand it to Python. */
+static int trace_record(const uint8_t *p, size_t n, KeyTable *keys, TraceRow *r,
+                        const uint8_t **vec, size_t *nvec, uint8_t *scratch, size_t nscratch) {
+    const uint8_t *e = p + n, *w, *m;
+    size_t nm;
+    if (!event_head(p, e, 0x52, &w, &m, &nm)) return 0;
+    memcpy(r->wall, w, 8);
+    const uint8_t *q = m, *qe = m + nm;
+    const uint8_t *ctx = NULL, *op = NULL, *tp = NULL, *dev = NULL;
+    size_t nc = 0, no = 0, nt = 0, nd = 0;
+    int32_t slot = 0, mode = 0;
+    int last = 0;
+    while (q < qe) {
+        uint8_t tag = *q++;
+        int field = tag >> 3;
+        if (field <= last || tag & 0x80) return 0; /* once each, in order, one-byte tags */
+        last = field;
+        switch (tag) {
+        case 0x0a: if (!len_field(&q, qe, &ctx, &nc)) return 0; break;
+        case 0x12: if (!len_field(&q, qe, &op, &no)) return 0; break;
+        case 0x18: if (!int32_field(&q, qe, &slot)) return 0; break;
+        case 0x20: if (!int32_field(&q, qe, &mode)) return 0; break;
+        case 0x2a: if (!len_field(&q, qe, &tp, &nt)) return 0; break;
+        case 0x32: if (!len_field(&q, qe, &dev, &nd)) return 0; break;
+        default: return 0;
+        }
+    }
+    const Entry *k = trace_lookup(keys, ctx, nc, op, no, dev, nd, scratch, nscratch);
+    if (!k) return 0;
+    *vec = NULL;
+    *nvec = 0;
+    if (mode != MODE_NO_TENSOR && nt) {
+        *vec = canonical_vector(mode, tp, nt);
+        if (!*vec) return 0;
+        *nvec = 8 * (size_t)vector_len[mode];
+    }
+    r->graph_id = k->v[0];
+    r->op_name = k->v[1];
+    r->op_type = k->v[2];
+    r->slot = slot;
+    r->mode = mode;
+    r->device = k->v[3];
+    return 1;
+}
+
+#define SCRATCH (1 << 16)
+
+typedef struct {
+    Buf rows, vec, vrows, vmodes, oexec, oslot, otid;
+} Out;
+
+static int out_flush(Out *o, PyObject *rows, PyObject *vec, PyObject *vrows, PyObject *vmodes,
+                     PyObject *oexec, PyObject *oslot, PyObject *otid) {
+    int rc = buf_flush(&o->rows, rows) | buf_flush(&o->vec, vec) | buf_flush(&o->vrows, vrows) |
+             buf_flush(&o->vmodes, vmodes);
+    if (oexec) rc |= buf_flush(&o->oexec, oexec) | buf_flush(&o->oslot, oslot) |
+                     buf_flush(&o->otid, otid);
+    return rc;
+}
+
+/* scan_traces(buf, pos, base, keys, row, rows, vec, vec_rows, vec_modes)
+ *   -> (pos, status, record_end, row)
+ * Consumes intact canonical trace records from buf[pos:], appending packed rows (and the
+ * summary vectors with their row numbers and modes). Stops at the end of the data or at a
+ * partial record (status END; pos = where to resume), or at a record Python must handle
+ * (status PUNT; that record is buf[pos:record_end]). `row` numbers rows within the batch. */
+static PyObject *scan_traces(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t pos0;
+    long long base, row;
+    KeyTable *keys;
+    PyObject *o_rows, *o_vec, *o_vrows, *o_vmodes;
+    if (!PyArg_ParseTuple(args, "y*nLO!LO!O!O!O!", &view, &pos0, &base, &KeyTableType, &keys,
+                          &row, &PyByteArray_Type, &o_rows, &PyByteArray_Type, &o_vec,
+                          &PyByteArray_Type, &o_vrows, &PyByteArray_Type, &o_vmodes))
+        return NULL;
+    const uint8_t *b = view.buf;
+    size_t n = (size_t)view.len;
+    size_t pos = pos0 < 0 ? 0 : (size_t)pos0 > n ? n : (size_t)pos0, next = pos;
+    int status = ST_END, oom = 0;
+    Out o = {0};
+    uint8_t *scratch = PyMem_RawMalloc(SCRATCH);
+    if (!scratch) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    while (pos < n) {
+        Span pl;
+        int f = frame(b, n, pos, &pl, &next);
+        if (f == 0) break;
+        TraceRow r;
+        const uint8_t *v;
+        size_t nv;
+        if (f < 0 || !trace_record(pl.p, pl.n, keys, &r, &v, &nv, scratch, SCRATCH)) {
+            status = ST_PUNT;
+            break;
+        }
+        r.offset = (int64_t)(base + (long long)pos);
+        if (buf_put(&o.rows, &r, sizeof r) < 0) { oom = 1; break; }
+        if (nv) {
+            int64_t rr = row;
+            int32_t mm = r.mode;
+            if (buf_put(&o.vec, v, nv) < 0 || buf_put(&o.vrows, &rr, 8) < 0 ||
+                buf_put(&o.vmodes, &mm, 4) < 0) { oom = 1; break; }
+        }
+        row++;
+        pos = next;
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(scratch);
+    PyBuffer_Release(&view);
+    if (out_flush(&o, o_rows, o_vec, o_vrows, o_vmodes, NULL, NULL, NULL) || oom)
+        return oom ? PyErr_NoMemory() : NULL;
+    return Py_BuildValue("(ninL)", (Py_ssize_t)pos, status,
+                         (Py_ssize_t)(status == ST_PUNT ? next : pos), row);
+}
+
+/* ------------------------------------------------------------------ executions */
+
+#define MAX_PROTOS 256
+#define MAX_OUTPUTS 4096
+
+/* Decode one canonical execution record and emit its row and output rows; 0 = hand it to
+ * Python (nothing emitted). */
+static int exec_record(const uint8_t *p, size_t n, KeyTable *names, ExecRow *r,
+                       const uint8_t **ids, size_t *nids_bytes, size_t *n_ids,
+                       const uint8_t **protos, size_t *proto_len, size_t *n_protos) {
+    const uint8_t *e = p + n, *w, *m;
+    size_t nm;
+    if (!event_head(p, e, 0x4a, &w, &m, &nm)) return 0;
+    memcpy(r->wall, w, 8);
+    const uint8_t *q = m, *qe = m + nm, *op = NULL, *gid = NULL;
+    size_t nop = 0, ngid = 0;
+    int32_t num_outputs = 0, mode = 0;
+    int last = 0;
+    *ids = NULL;
+    *nids_bytes = *n_ids = *n_protos = 0;
+    while (q < qe) {
+        uint8_t tag = *q++;
+        int field = tag >> 3;
+        unsigned wt = tag & 7;
+        if (tag & 0x80 || field < last) return 0;
+        if (field == last && field != 4 && field != 7 && field != 9) return 0;
+        last = field;
+        const uint8_t *s;
+        size_t k;
+        switch (field) {
+        case 1: if (wt != 2 || !len_field(&q, qe, &op, &nop)) return 0; break;
+        case 2: if (wt != 0 || !int32_field(&q, qe, &num_outputs)) return 0; break;
+        case 3: if (wt != 2 || !len_field(&q, qe, &gid, &ngid)) return 0; break;
+        case 5: {
+            if (wt != 2 || !len_field(&q, qe, &s, &k)) return 0;
+            const uint8_t *t = s, *te = s + k;
+            size_t c = 0;
+            uint64_t v;
+            while (t < te) {
+                if (!varint(&t, te, 10, &v)) return 0;
+                c++;
+            }
+            *ids = s;
+            *nids_bytes = k;
+            *n_ids = c;
+            break;
+        }
+        case 6: if (wt != 0 || !int32_field(&q, qe, &mode)) return 0; break;
+        case 7:
+            if (wt != 2 || *n_protos >= MAX_PROTOS || !len_field(&q, qe, &s, &k)) return 0;
+            protos[*n_protos] = s;
+            proto_len[*n_protos] = k;
+            (*n_protos)++;
+            break;
+        case 4: case 8: case 9:
+            if (!skip_field(&q, qe, wt)) return 0;
+            break;
+        default: return 0;
+        }
+    }
+    const Entry *t = str_lookup(names, op, nop);
+    if (!t) return 0;
+    int32_t gid_id = -1;
+    if (ngid) {
+        const Entry *g = str_lookup(names, gid, ngid);
+        if (!g) return 0;
+        gid_id = g->v[0];
+    }
+    size_t n_out = *n_ids;
+    if (*n_protos > n_out) n_out = *n_protos;
+    if ((size_t)num_outputs > n_out) n_out = (size_t)num_outputs;
+    if (n_out > MAX_OUTPUTS) return 0;
+    if (mode != MODE_NO_TENSOR)
+        for (size_t i = 0; i < *n_protos; i++)
+            if (proto_len[i] && !canonical_vector(mode, protos[i], proto_len[i])) return 0;
+    r->op_type = t->v[0];
+    r->graph_id = gid_id;
+    r->num_outputs = num_outputs;
+    r->mode = mode;
+    r->n_out = (int32_t)n_out;
+    return 1;
+}
+
+/* scan_executions(buf, pos, base, names, row, orow, exec_base, out_base,
+ *                 rows, vec, vec_rows, vec_modes, out_exec, out_slot, out_tid)
+ *   -> (pos, status, record_end, row, orow)
+ * As scan_traces, for `.execution` records; `names` maps op type and graph id bytes to their
+ * interned ids. Also appends one output row (execution, slot, tensor id) per output. */
+static PyObject *scan_executions(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t pos0;
+    long long base, row, orow, exec_base, out_base;
+    KeyTable *names;
+    PyObject *o_rows, *o_vec, *o_vrows, *o_vmodes, *o_exec, *o_slot, *o_tid;
+    if (!PyArg_ParseTuple(args, "y*nLO!LLLLO!O!O!O!O!O!O!", &view, &pos0, &base, &KeyTableType,
+                          &names, &row, &orow, &exec_base, &out_base, &PyByteArray_Type, &o_rows,
+                          &PyByteArray_Type, &o_vec, &PyByteArray_Type, &o_vrows,
+                          &PyByteArray_Type, &o_vmodes, &PyByteArray_Type, &o_exec,
+                          &PyByteArray_Type, &o_slot, &PyByteArray_Type, &o_tid))
+        return NULL;
+    const uint8_t *b = view.buf;
+    size_t n = (size_t)view.len;
+    size_t pos = pos0 < 0 ? 0 : (size_t)pos0 > n ? n : (size_t)pos0, next = pos;
+    int status = ST_END, oom = 0;
+    Out o = {0};
+    const uint8_t **protos = PyMem_RawMalloc(MAX_PROTOS * sizeof *protos);
+    size_t *proto_len = PyMem_RawMalloc(MAX_PROTOS * sizeof *proto_len);
+    if (!protos || !proto_len) {
+        PyMem_RawFree(protos);
+        PyMem_RawFree(proto_len);
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    while (pos < n) {
+        Span pl;
+        int f = frame(b, n, pos, &pl, &next);
+        if (f == 0) break;
+        ExecRow r;
+        const uint8_t *ids;
+        size_t nids_bytes, n_ids, n_protos;
+        if (f < 0 || !exec_record(pl.p, pl.n, names, &r, &ids, &nids_bytes, &n_ids, protos,
+                                  proto_len, &n_protos)) {
+            status = ST_PUNT;
+            break;
+        }
+        r.offset = (int64_t)(base + (long long)pos);
+        r.first_output = (int64_t)(out_base + orow);
+        if (buf_put(&o.rows, &r, sizeof r) < 0) { oom = 1; break; }
+        const uint8_t *t = ids, *te = ids + nids_bytes;
+        int64_t exec_index = (int64_t)(exec_base + row);
+        for (int32_t slot = 0; slot < r.n_out; slot++) {
+            int64_t tid = -1;
+            if ((size_t)slot < n_ids) {
+                uint64_t v = 0;
+                varint(&t, te, 10, &v); /* validated in exec_record */
+                tid = (int64_t)v;
+            }
+            if (buf_put(&o.oexec, &exec_index, 8) < 0 || buf_put(&o.oslot, &slot, 4) < 0 ||
+                buf_put(&o.otid, &tid, 8) < 0) { oom = 1; break; }
+            if ((size_t)slot < n_protos && r.mode != MODE_NO_TENSOR && proto_len[slot]) {
+                int64_t rr = orow;
+                if (buf_put(&o.vec, protos[slot] + 10, proto_len[slot] - 10) < 0 ||
+                    buf_put(&o.vrows, &rr, 8) < 0 || buf_put(&o.vmodes, &r.mode, 4) < 0) {
+                    oom = 1;
+                    break;
+                }
+            }
+            orow++;
+        }
+        if (oom) break;
+        row++;
+        pos = next;
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(protos);
+    PyMem_RawFree(proto_len);
+    PyBuffer_Release(&view);
+    if (out_flush(&o, o_rows, o_vec, o_vrows, o_vmodes, o_exec, o_slot, o_tid) || oom)
+        return oom ? PyErr_NoMemory() : NULL;
+    return Py_BuildValue("(ninLL)", (Py_ssize_t)pos, status,
+                         (Py_ssize_t)(status == ST_PUNT ? next : pos), row, orow);
+}
+
+/* ------------------------------------------------------------------ module */
+
+static PyObject *py_crc32c(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "y*", &view)) return NULL;
+    uint32_t c;
+    Py_BEGIN_ALLOW_THREADS
+    c = crc32c(view.buf, (size_t)view.len);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    return PyLong_FromUnsignedLong(c);
+}
+
+/* configure({mode: vector length}): the fixed-layout modes, from reader.modes (one table). */
+static PyObject *configure(PyObject *self, PyObject *arg) {
+    if (!PyDict_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "configure() takes a dict");
+        return NULL;
+    }
+    int lens[16] = {0};
+    PyObject *k, *v;
+    Py_ssize_t i = 0;
+    while (PyDict_Next(arg, &i, &k, &v)) {
+        long mode = PyLong_AsLong(k), len = PyLong_AsLong(v);
+        if (PyErr_Occurred()) return NULL;
+        if (mode < 0 || mode >= 16 || len <= 0 || len > 15) {
+            PyErr_SetString(PyExc_ValueError, "mode or vector length out of range");
+            return NULL;
+        }
+        lens[mode] = (int)len;
+    }
+    memcpy(vector_len, lens, sizeof lens);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"scan_traces", scan_traces, METH_VARARGS, "index canonical graph-trace records"},
+    {"scan_executions", scan_executions, METH_VARARGS, "index canonical execution records"},
+    {"crc32c", py_crc32c, METH_VARARGS, "CRC-32C (unmasked) of a buffer"},
+    {"configure", configure, METH_O, "set the summary-vector length of each mode"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_ingest",
+    .m_doc = "Compiled hot loops of the reader (framing, CRC-32C, canonical record parse).",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC PyInit__ingest(void) {
+    const uint16_t one = 1;
+    if (*(const uint8_t *)&one != 1) {
+        PyErr_SetString(PyExc_ImportError, "big-endian hosts use the pure-Python reader");
+        return NULL;
+    }
+    crc_init();
+#ifdef HAVE_HW_CRC
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("sse4.2")) crc32c = crc_hw;
+#endif
+    if (PyType_Ready(&KeyTableType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&KeyTableType);
+    if (PyModule_AddObject(m, "KeyTable", (PyObject *)&KeyTableType) < 0) {
+        Py_DECREF(&KeyTableType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyModule_AddIntConstant(m, "END", ST_END);
+    PyModule_AddIntConstant(m, "PUNT", ST_PUNT);
+    PyModule_AddIntConstant(m, "HARDWARE_CRC", crc32c != crc_soft);
+    return m;
+}
