@@ -50,6 +50,7 @@ def test_update_reads_only_appended_bytes(make_tf_logdir: Callable[..., str],
 def test_template_fast_path_equals_full_parse(make_tf_logdir: Callable[..., str],
                                               monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
     """Records matched by byte templates index exactly as when every record is parsed."""
+    monkeypatch.setattr(reader.index.ingest, "NATIVE", None)  # templates: the pure-Python path
     src = make_tf_logdir("mixed", mode)
     fast = open_logdir(src)
     assert fast.ingest_cache.num_templates > 0  # the fast path was really taken
