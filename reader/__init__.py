@@ -2,11 +2,14 @@
 
 Imports neither TensorFlow, Textual nor Rich: it is the UI-free core that the app, the report
 and the dumper's tests stand on. Start with `open_logdir(path)`; see `reader.index.logdir`.
+Layers: `reader.io` reads files, `reader.index` indexes them and answers typed queries,
+`reader.values` and `reader.diagnosis` work on top of the index.
 """
 
 from reader.errors import CorruptRecordError, LogdirError, ReaderError
-from reader.index.logdir import Alerts, DebugLogdir, UpdateStats, open_logdir
-from reader.index.schema import EAGER, GRAPH
+from reader.index.alerts import Alerts
+from reader.index.logdir import DebugLogdir, UpdateStats, open_logdir
+from reader.index.schema import EAGER, GRAPH, ExecutionRow, HealthRow, TraceRow
 
 __all__ = [
     "EAGER",
@@ -14,8 +17,11 @@ __all__ = [
     "Alerts",
     "CorruptRecordError",
     "DebugLogdir",
+    "ExecutionRow",
+    "HealthRow",
     "LogdirError",
     "ReaderError",
+    "TraceRow",
     "UpdateStats",
     "open_logdir",
 ]

@@ -109,8 +109,7 @@ def _validate(L: DebugLogdir, kind: int, index: int, slot: int) -> Ref:
     if kind == EAGER:
         if not 0 <= index < len(L.executions):
             raise ReaderError(f"no eager execution #{index}")
-        n = int(L.executions.col("n_outputs")[index])
-        if not 0 <= slot < n:
+        if L.output_row(index, slot) is None:
             raise ReaderError(f"eager execution #{index} has no output {slot}")
         return Ref(EAGER, index, slot)
     raise ReaderError(f"unknown tensor kind {kind}")

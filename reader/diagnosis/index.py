@@ -223,38 +223,31 @@ class DiagIndex:
     def health(self, ref: Ref, need_values: bool = False) -> Health:
         """The record's health. FULL_TENSOR records are read to count signs (and values)."""
         L = self.L
-        if ref.kind == GRAPH:
-            t, row = L.traces, ref.index
-            mode = int(t.col("mode")[row])
-        else:
-            t = L.outputs
-            row = int(L.executions.col("first_output")[ref.index]) + ref.slot
-            mode = int(L.executions.col("mode")[ref.index])
-        if mode == FULL_TENSOR and (need_values or int(t.col("bad")[row]) != 0):
+        mode = L.tensor_mode(ref.kind, ref.index)
+        h = L.tensor_health(ref.kind, ref.index, ref.slot)
+        if h is None:  # an output slot the execution does not have
+            return Health(mode, None, None, None, None, None, None, None, None, -1)
+        if mode == FULL_TENSOR and (need_values or h.bad != 0):
             try:
                 tv = (L.read_trace(ref.index).value if ref.kind == GRAPH
                       else _slot(L.read_execution(ref.index).debug_tensors, ref.slot))
-                h = _health_from_value(mode, tv)
-                if h is not None:
-                    return h
+                from_value = _health_from_value(mode, tv)
+                if from_value is not None:
+                    return from_value
             except ReaderError as exc:
                 L.warn(str(exc))
-
-        def c(name: str) -> int | None:
-            return _opt(int(t.col(name)[row]))
-
-        return Health(mode, c("dtype"), c("size"), c("nan"), c("neg_inf"), c("pos_inf"),
-                      c("neg"), c("zero"), c("pos"), int(t.col("bad")[row]))
+        return Health(mode, _opt(h.dtype), _opt(h.size), _opt(h.nan), _opt(h.neg_inf),
+                      _opt(h.pos_inf), _opt(h.neg), _opt(h.zero), _opt(h.pos), h.bad)
 
     def is_bad(self, ref: Ref) -> int:
         """1 NaN/∞, 0 clean, -1 unknown — from the columns, without reading the record."""
         L = self.L
         if ref.kind == GRAPH:
-            return int(L.traces.col("bad")[ref.index])
-        row = int(L.executions.col("first_output")[ref.index]) + ref.slot
-        if row >= len(L.outputs):
+            return int(L.traces.bad[ref.index])
+        row = L.output_row(ref.index, ref.slot)
+        if row is None or row >= len(L.outputs):
             return -1
-        return int(L.outputs.col("bad")[row])
+        return int(L.outputs.bad[row])
 
     def wall(self, ref: Ref) -> float:
         t = self.L.traces if ref.kind == GRAPH else self.L.executions

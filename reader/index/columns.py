@@ -45,9 +45,10 @@ class StringTable:
 class Table:
     """A set of same-length numpy columns that grow in batches.
 
-    `spec` maps column name → numpy dtype. Column views (`table.col("wall_time")` or attribute
-    access) are slices of the backing arrays: cheap, and still valid after later growth (they
-    keep the old buffer alive and simply do not see new rows).
+    `spec` maps column name → numpy dtype. Column views (`table.col("wall_time")`, or the
+    typed properties of the subclasses in `reader.index.schema`) are slices of the backing
+    arrays: cheap, and still valid after later growth (they keep the old buffer alive and
+    simply do not see new rows).
     """
 
     def __init__(self, spec: dict[str, str]) -> None:
@@ -103,12 +104,6 @@ class Table:
     def set(self, name: str, rows: np.ndarray, values: np.ndarray | int) -> None:
         """Patch values in place (used when late-arriving graph data resolves op types)."""
         self._data[name][rows] = values
-
-    def __getattr__(self, name: str) -> np.ndarray:
-        spec = self.__dict__.get("_spec")
-        if spec is not None and name in spec:
-            return self.col(name)
-        raise AttributeError(name)
 
     def nbytes(self) -> int:
         return sum(int(a.nbytes) for a in self._data.values())

@@ -7,7 +7,13 @@ Graph Structure pane and the diagnosis walk them in both directions.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from google.protobuf.message import DecodeError
+
+from reader.io.problems import ProblemLog
+from reader.proto import tfdbg_events_pb2 as pb
 
 
 @dataclass
@@ -125,3 +131,31 @@ class GraphStore:
             g = self.graphs.get(gid)
             gid = g.outer_id if g else ""
         return chain
+
+
+def ingest_graphs(store: GraphStore, fsi: int, records: Iterable[tuple[int, memoryview]],
+                  name: str, problems: ProblemLog) -> int:
+    """Add the `.graphs` records (graphs, op creations, devices); returns how many ops came."""
+    ops = 0
+    for offset, payload in records:
+        ev = pb.DebugEvent()
+        try:
+            ev.ParseFromString(payload)  # type: ignore[arg-type]  # upb takes any buffer
+        except (DecodeError, ValueError):
+            problems.skip_record(name, offset, "could not be parsed")
+            continue
+        what = ev.WhichOneof("what")
+        if what == "graph_op_creation":
+            oc = ev.graph_op_creation
+            store.add_op(Op(oc.graph_id, oc.op_type, oc.op_name, oc.device_name,
+                            tuple(oc.input_names), oc.num_outputs,
+                            tuple(oc.output_tensor_ids),
+                            tuple(oc.code_location.stack_frame_ids),
+                            oc.code_location.host_name, fsi))
+            ops += 1
+        elif what == "debugged_graph":
+            dg = ev.debugged_graph
+            store.add_graph(dg.graph_id, dg.graph_name, dg.outer_context_id)
+        elif what == "debugged_device":
+            store.devices[ev.debugged_device.device_id] = ev.debugged_device.device_name
+    return ops

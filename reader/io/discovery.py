@@ -173,3 +173,27 @@ def select_run(runs: list[Run], wanted: str | None, logdir: str) -> Run:
     if not matches:
         raise LogdirError(f"{logdir}: no run {wanted!r}; runs here: {ids}")
     raise LogdirError(f"{logdir}: run {wanted!r} is ambiguous; runs here: {ids}")
+
+
+def new_filesets(logdir: str, known: set[str], run_id: str) -> list[FileSet]:
+    """File sets of run `run_id` that appeared since `known` (prefixes) were found — another
+    host starting late. Cheap when there are none: one `listdir`, no metadata read."""
+    try:
+        names = os.listdir(logdir)
+    except OSError:
+        return []
+    stems = {os.path.join(logdir, n.rsplit(".", 1)[0]) for n in names
+             if n.startswith(PREFIX) and n.endswith(".metadata")}
+    if stems <= known:
+        return []
+    try:
+        fresh = [fs for fs in discover(logdir) if fs.prefix not in known]
+    except LogdirError:
+        return []
+    return [fs for fs in fresh if fs.run_id == run_id]
+
+
+def refresh_present(filesets: list[FileSet]) -> None:
+    """Note the files that did not exist at first but exist now."""
+    for fs in filesets:
+        fs.present.update(s for s in SUFFIXES[1:] if os.path.exists(fs.path(s)))

@@ -2,7 +2,7 @@
 
 The index keeps only digests (numpy columns). When a pane needs the whole record — an eager
 execution's inputs and stack, a trace's debug vector or FULL_TENSOR value — it is re-read from
-disk at its offset and parsed. These dataclasses are what callers get back.
+disk at its offset and parsed (`read_record`). These dataclasses are what callers get back.
 """
 
 from __future__ import annotations
@@ -10,8 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from google.protobuf.message import DecodeError
 
-from reader.index.tensors import TensorValue
+from reader.errors import CorruptRecordError, ReaderError
+from reader.index.tensors import TensorValue, decode_tensor
+from reader.io.problems import ProblemLog
+from reader.io.tfrecord import FOOTER_SIZE, HEADER_SIZE, masked_crc32c
+from reader.proto import tfdbg_events_pb2 as pb
 
 
 @dataclass(frozen=True)
@@ -60,3 +65,69 @@ class TraceRecord:
         if self.value is None:
             return None
         return np.asarray(self.value.values, dtype=np.float64).reshape(-1)
+
+
+def read_record(path: str, offset: int) -> pb.DebugEvent:
+    """Re-read and parse the record at `offset` of `path`; ReaderError if it is damaged."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            header = f.read(HEADER_SIZE)
+            if len(header) < HEADER_SIZE:
+                raise CorruptRecordError(f"{path}: no record at byte {offset}")
+            length = int.from_bytes(header[:8], "little")
+            if masked_crc32c(header[:8]) != int.from_bytes(header[8:12], "little"):
+                raise CorruptRecordError(f"{path}: corrupt record length at byte {offset}")
+            payload = f.read(length)
+            footer = f.read(FOOTER_SIZE)
+    except OSError as exc:
+        raise ReaderError(f"{path}: cannot read ({exc.strerror})") from None
+    if len(payload) < length or masked_crc32c(payload) != int.from_bytes(footer, "little"):
+        raise CorruptRecordError(f"{path}: record at byte {offset} is damaged")
+    ev = pb.DebugEvent()
+    try:
+        ev.ParseFromString(payload)
+    except (DecodeError, ValueError):
+        raise CorruptRecordError(f"{path}: record at byte {offset} cannot be parsed") from None
+    return ev
+
+
+def parse_event(payload: memoryview | bytes, name: str, offset: int, expect: str,
+                problems: ProblemLog) -> pb.DebugEvent | None:
+    """Parse one scanned payload; a corrupt or unexpected record is counted and skipped."""
+    ev = pb.DebugEvent()
+    try:
+        ev.ParseFromString(payload)  # type: ignore[arg-type]  # upb takes any buffer
+    except (DecodeError, ValueError):
+        problems.skip_record(name, offset, "could not be parsed")
+        return None
+    if ev.WhichOneof("what") != expect:
+        problems.skip_record(name, offset, f"is not a {expect} record")
+        return None
+    return ev
+
+
+def execution_record(index: int, ev: pb.DebugEvent) -> ExecutionRecord:
+    """The `ExecutionRecord` of a re-read `.execution` event (debug tensors decoded)."""
+    e = ev.execution
+    tensors = []
+    for tp in e.tensor_protos:
+        try:
+            tensors.append(decode_tensor(tp))
+        except CorruptRecordError:
+            tensors.append(None)
+    return ExecutionRecord(
+        index=index, wall_time=ev.wall_time, op_type=e.op_type, graph_id=e.graph_id or None,
+        num_outputs=e.num_outputs, input_tensor_ids=tuple(e.input_tensor_ids),
+        output_tensor_ids=tuple(e.output_tensor_ids), mode=e.tensor_debug_mode,
+        host=e.code_location.host_name,
+        stack_frame_ids=tuple(e.code_location.stack_frame_ids),
+        output_device_ids=tuple(e.output_tensor_device_ids), debug_tensors=tuple(tensors))
+
+
+def trace_record(index: int, ev: pb.DebugEvent, op_type: str) -> TraceRecord:
+    """The `TraceRecord` of a re-read `.graph_execution_traces` event (value decoded)."""
+    g = ev.graph_execution_trace
+    value = decode_tensor(g.tensor_proto) if g.HasField("tensor_proto") else None
+    return TraceRecord(index, ev.wall_time, g.tfdbg_context_id, g.op_name, op_type,
+                       g.output_slot, g.tensor_debug_mode, g.device_name, value)

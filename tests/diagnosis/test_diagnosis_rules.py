@@ -91,11 +91,9 @@ def check_origin(d: Diagnosis, op_type: str, way: str, graph: str | None) -> Non
 
 
 def out_counts(L: DebugLogdir, d: Diagnosis) -> dict[str, int]:
-    if d.origin_kind == GRAPH:
-        t, row = L.traces, d.origin_index
-    else:
-        t, row = L.outputs, int(L.executions.col("first_output")[d.origin_index]) + d.origin_slot
-    return {c: int(t.col(c)[row]) for c in ("nan", "neg_inf", "pos_inf", "size")}
+    h = L.tensor_health(d.origin_kind, d.origin_index, d.origin_slot)
+    assert h is not None
+    return h.counts("nan", "neg_inf", "pos_inf", "size")
 
 
 @pytest.mark.parametrize("way", ["graph", "eager"])

@@ -87,11 +87,11 @@ def trace_rows(logdir: DebugLogdir, start: int, stop: int, matcher: StringMatche
     t = logdir.traces
     keep = np.ones(stop - start, dtype=bool)
     if only_bad:
-        keep &= t.col("bad")[start:stop] == 1
+        keep &= t.bad[start:stop] == 1
     if matcher is not None:
         ids = matcher.ids()
-        keep &= (np.isin(t.col("op_name")[start:stop], ids)
-                 | np.isin(t.col("op_type")[start:stop], ids))
+        keep &= (np.isin(t.op_name[start:stop], ids)
+                 | np.isin(t.op_type[start:stop], ids))
     return np.flatnonzero(keep) + start
 
 
@@ -99,8 +99,8 @@ def execution_bad(logdir: DebugLogdir, n_exec: int, n_outputs: int) -> np.ndarra
     """Per execution: True when any of its outputs holds NaN/∞."""
     bad = np.zeros(n_exec, dtype=bool)
     o = logdir.outputs
-    rows = np.flatnonzero(o.col("bad")[:n_outputs] == 1)
-    ex = o.col("execution")[rows]
+    rows = np.flatnonzero(o.bad[:n_outputs] == 1)
+    ex = o.execution[rows]
     bad[ex[ex < n_exec]] = True
     return bad
 
@@ -113,7 +113,7 @@ def execution_rows(logdir: DebugLogdir, start: int, stop: int, n_outputs: int,
     if only_bad:
         keep &= execution_bad(logdir, stop, n_outputs)[start:stop]
     if matcher is not None:
-        keep &= np.isin(e.col("op_type")[start:stop], matcher.ids())
+        keep &= np.isin(e.op_type[start:stop], matcher.ids())
     return np.flatnonzero(keep) + start
 
 
@@ -129,7 +129,7 @@ def find_trace(logdir: DebugLogdir, n: int, graph_id: str, op_name: str, slot: i
     if sid_g < 0 or sid_n < 0:
         return None
     t = logdir.traces
-    gids, names, slots = t.col("graph_id"), t.col("op_name"), t.col("slot")
+    gids, names, slots = t.graph_id, t.op_name, t.slot
     window = _FIRST_WINDOW
     if before is not None:
         hi = min(before, n)
@@ -223,12 +223,12 @@ def _argument_trace(logdir: DebugLogdir, n: int, placeholder: Op, trace: int,
     sid_outer = logdir.strings.lookup(g.outer_id)
     if sid_outer < 0:
         return None
-    size, dtype = int(t.col("size")[trace]), int(t.col("dtype")[trace])
+    size, dtype = int(t.size[trace]), int(t.dtype[trace])
     hi = min(trace, n)
     lo = max(0, hi - _ARG_SEARCH_LIMIT)
-    m = t.col("graph_id")[lo:hi] == sid_outer
+    m = t.graph_id[lo:hi] == sid_outer
     if size >= 0:  # elementwise consumers keep dtype and size: prefer such a tensor
-        same = m & (t.col("size")[lo:hi] == size) & (t.col("dtype")[lo:hi] == dtype)
+        same = m & (t.size[lo:hi] == size) & (t.dtype[lo:hi] == dtype)
         if same.any():
             m = same
     hits = np.flatnonzero(m)
@@ -267,22 +267,22 @@ def first_trace_of_call(logdir: DebugLogdir, n_traces: int, n_exec: int, index: 
     after the previous execution's wall time, in the called graph or graphs nested in it.
     """
     e = logdir.executions
-    gid = int(e.col("graph_id")[index])
+    gid = int(e.graph_id[index])
     if gid < 0:
         return None
     graphs = graph_subtree(logdir, logdir.strings[gid])
     sids = np.asarray([logdir.strings.lookup(g) for g in graphs], dtype=np.int32)
     t = logdir.traces
-    walls = t.col("wall_time")[:n_traces]
+    walls = t.wall_time[:n_traces]
     start = 0
     if index > 0:
-        prev = float(e.col("wall_time")[index - 1])
+        prev = float(e.wall_time[index - 1])
         start = int(np.searchsorted(walls, prev, side="right")) if _sorted(walls) else 0
     lo = start
     window = _FIRST_WINDOW
     while lo < n_traces:
         hi = min(n_traces, lo + window)
-        hits = np.flatnonzero(np.isin(t.col("graph_id")[lo:hi], sids))
+        hits = np.flatnonzero(np.isin(t.graph_id[lo:hi], sids))
         if len(hits):
             return lo + int(hits[0])
         lo = hi
@@ -312,7 +312,7 @@ def alert_summary(logdir: DebugLogdir, alerts: Alerts, n_traces: int) -> str:
         parts.append(f"{n_graph} of {n_traces} graph tensors")
     if n - n_graph:
         parts.append(f"{n - n_graph} eager")
-    types = logdir.traces.col("op_type")[graph[graph < len(logdir.traces)]]
+    types = logdir.traces.op_type[graph[graph < len(logdir.traces)]]
     if len(types):
         ids, counts = np.unique(types, return_counts=True)
         order = np.argsort(-counts, kind="stable")[:3]

@@ -75,32 +75,21 @@ def describe(logdir: DebugLogdir, kind: int, index: int, slot: int) -> Target:
         n = len(logdir.traces)
         if not 0 <= index < n:
             raise InspectError(f"graph trace #{index} does not exist ({n} traces)")
-        mode = int(logdir.traces.col("mode")[index])
-        slot = int(logdir.traces.col("slot")[index])
-        return Target(kind, index, slot, logdir.trace_name(index),
-                      logdir.op_type_of_trace(index), mode, f"graph trace #{index}")
+        tr = logdir.trace(index)
+        return Target(kind, index, tr.slot, tr.tensor_name, tr.op_type, tr.mode,
+                      f"graph trace #{index}")
     if kind == EAGER:
-        ex = logdir.executions
-        n = len(ex)
+        n = len(logdir.executions)
         if not 0 <= index < n:
             raise InspectError(f"eager execution #{index} does not exist ({n} executions)")
-        n_out = int(ex.col("n_outputs")[index])
-        if not 0 <= slot < n_out:
-            raise InspectError(f"eager execution #{index} has {n_out} outputs; "
+        ex = logdir.execution(index)
+        if logdir.output_row(index, slot) is None:
+            raise InspectError(f"eager execution #{index} has {ex.n_outputs} outputs; "
                                f"there is no output {slot}")
-        op_type = logdir.strings[int(ex.col("op_type")[index])] or "?"
-        return Target(kind, index, slot, f"{op_type}:{slot}", op_type,
-                      int(ex.col("mode")[index]),
+        op_type = ex.op_type or "?"
+        return Target(kind, index, slot, f"{op_type}:{slot}", op_type, ex.mode,
                       f"eager execution #{index}, output {slot}")
     raise InspectError(f"unknown tensor kind {kind!r} (expected GRAPH or EAGER)")
-
-
-def _health_row(logdir: DebugLogdir, t: Target) -> dict[str, int]:
-    if t.kind == GRAPH:
-        table, row = logdir.traces, t.index
-    else:
-        table, row = logdir.outputs, int(logdir.executions.col("first_output")[t.index]) + t.slot
-    return {c: int(table.col(c)[row]) for c in H.HEALTH_COLUMNS}
 
 
 def _recorded(logdir: DebugLogdir, t: Target) -> TensorValue | None:
@@ -154,29 +143,31 @@ def load(logdir: DebugLogdir, kind: int, index: int, slot: int,
             out.facts.append(("", f"SHAPE keeps only the last 6 of {rank} dimensions"))
         out.message = f"SHAPE mode records dtype and shape only.\n{HOW_TO_RECORD}"
         return out
-    h = _health_row(logdir, t)
+    h = logdir.tensor_health(t.kind, t.index, t.slot)
+    if h is None:  # describe() checked the slot: only a logdir that shrank gets here
+        raise InspectError(f"{t.where} has no health row")
     note = f"{mode_label} records a summary of each floating-point tensor, not its values."
-    if h["bad"] < 0 and h["size"] < 0:
+    if h.bad < 0 and h.size < 0:
         out.message = (f"{mode_label} recorded nothing for this tensor: health modes summarize "
                        f"only floating-point tensors.\n{HOW_TO_RECORD}")
         return out
-    if h["dtype"] >= 0:
-        out.facts.append(("dtype", dtype_name(h["dtype"])))
-    if h["rank"] >= 0:
-        out.facts.append(("rank", str(h["rank"])))
-    if h["size"] >= 0:
-        out.facts.append(("size", f"{h['size']:,}"))
+    if h.dtype >= 0:
+        out.facts.append(("dtype", dtype_name(h.dtype)))
+    if h.rank >= 0:
+        out.facts.append(("rank", str(h.rank)))
+    if h.size >= 0:
+        out.facts.append(("size", f"{h.size:,}"))
     if mode == FULL_HEALTH:
-        out.health = {k: h[k] for k in ("neg", "zero", "pos", "neg_inf", "pos_inf", "nan")}
-        out.health_size = h["size"]
+        out.health = h.counts("neg", "zero", "pos", "neg_inf", "pos_inf", "nan")
+        out.health_size = h.size
     elif mode == CONCISE_HEALTH:
-        bad = h["neg_inf"] + h["pos_inf"] + h["nan"]
-        out.health = {"finite": h["size"] - bad, "neg_inf": h["neg_inf"],
-                      "pos_inf": h["pos_inf"], "nan": h["nan"]}
-        out.health_size = h["size"]
+        bad = h.neg_inf + h.pos_inf + h.nan
+        out.health = {"finite": h.size - bad, "neg_inf": h.neg_inf,
+                      "pos_inf": h.pos_inf, "nan": h.nan}
+        out.health_size = h.size
         note += " CONCISE_HEALTH does not split finite values by sign."
     else:
-        verdict = "has NaN or ∞" if h["bad"] == 1 else "has no NaN or ∞"
+        verdict = "has NaN or ∞" if h.bad == 1 else "has no NaN or ∞"
         out.facts.append(("NaN/∞", f"{verdict} ({mode_label} records only this flag)"))
     out.message = f"{note}\n{HOW_TO_RECORD}"
     return out

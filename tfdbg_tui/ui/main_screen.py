@@ -42,7 +42,6 @@ from tfdbg_tui.ui.panes.graph_structure import GraphStructurePane
 from tfdbg_tui.ui.panes.source import SourcePane
 from tfdbg_tui.ui.panes.stack import StackPane
 from tfdbg_tui.ui.panes.timeline import TimelinePane
-from tfdbg_tui.ui.render import output_row
 
 DEBOUNCE = 0.12  # seconds a cursor must rest before the other panes follow it
 NARROW_WIDTH, NARROW_HEIGHT = 120, 32
@@ -338,15 +337,12 @@ class MainScreen(Screen[None]):
         L = self.state.logdir
         if self.current_pane() is self.timeline and self.timeline.selected is not None:
             i = self.timeline.selected
-            if output_row(L, i, 0) is not None or int(L.executions.col("n_outputs")[i]):
-                first = int(L.executions.col("first_output")[i])
-                return EAGER, i, int(L.outputs.col("slot")[first])
-            return EAGER, i, 0
+            return EAGER, i, 0  # the first output (slot 0) when it has any
         if self.current_pane() is self.alerts and self.alerts.selected_alert():
             return self.alerts.selected_alert()
         if self.ge.selected is not None:
             i = self.ge.selected
-            return GRAPH, i, int(L.traces.col("slot")[i])
+            return GRAPH, i, int(L.traces.slot[i])
         return None
 
     def action_inspect_values(self) -> None:

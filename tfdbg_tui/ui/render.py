@@ -11,7 +11,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from reader import EAGER, DebugLogdir
-from reader.index.columns import Table
+from reader.index.schema import HealthRow
 from reader.index.tensors import dtype_name
 from tfdbg_tui.core.textutil import fit, lit, pad
 
@@ -23,17 +23,16 @@ MARK_STYLE = "bold #5fd7ff"
 _SHORT_DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16"}
 
 
-def health_chips(table: Table, i: int, *, compact: bool = False) -> Text:
-    """The health summary of tensor row `i` of `table` (traces or eager outputs).
+def health_chips(h: HealthRow, *, compact: bool = False) -> Text:
+    """The health summary of one tensor row (a graph trace or an eager output).
 
     Shows what the mode recorded: dtype, rank, size, then counts of NaN, −∞, +∞ (in the
     warning colour when non-zero) and −, 0, +. "-1" columns (not recorded) are left out.
     """
-    c = table.col
-    dtype, rank, size = int(c("dtype")[i]), int(c("rank")[i]), int(c("size")[i])
-    nan, ninf, pinf = int(c("nan")[i]), int(c("neg_inf")[i]), int(c("pos_inf")[i])
-    neg, zero, pos = int(c("neg")[i]), int(c("zero")[i]), int(c("pos")[i])
-    bad = int(c("bad")[i])
+    dtype, rank, size = h.dtype, h.rank, h.size
+    nan, ninf, pinf = h.nan, h.neg_inf, h.pos_inf
+    neg, zero, pos = h.neg, h.zero, h.pos
+    bad = h.bad
     out = Text(no_wrap=True, end="")
     if dtype >= 0:
         name = dtype_name(dtype)
@@ -54,9 +53,7 @@ def health_chips(table: Table, i: int, *, compact: bool = False) -> Text:
         out.append(" ")
     if neg >= 0:
         out.append(f"−{neg} 0:{zero} +{pos}", "")
-    elif bad == 0 and not counted:
-        out.append("finite", "green")
-    elif counted and bad == 0:
+    elif bad == 0:
         out.append("finite", "green")
     if not out.plain.strip():
         out.append("—" if bad < 0 else "", DIM)
@@ -79,47 +76,50 @@ def trace_row(logdir: DebugLogdir, i: int, width: int, n_rows: int, marker: str 
     t = logdir.traces
     idx_w, name_w, type_w, _ = columns(width, n_rows)
     strings = logdir.strings
-    bad = int(t.col("bad")[i]) == 1
+    bad = int(t.bad[i]) == 1
     row = Text(no_wrap=True, end="")
     row.append(marker, MARK_STYLE)
     row.append(f"{i:>{idx_w}} ", WARN if bad else DIM)
-    name = f"{lit(strings[int(t.col('op_name')[i])])}:{int(t.col('slot')[i])}"
+    name = f"{lit(strings[int(t.op_name[i])])}:{int(t.slot[i])}"
     row.append(pad(name, name_w), "bold" if bad else "")
     row.append(" ")
     if type_w:
-        row.append(pad(lit(strings[int(t.col("op_type")[i])] or "?"), type_w), "cyan")
+        row.append(pad(lit(strings[int(t.op_type[i])] or "?"), type_w), "cyan")
         row.append(" ")
-    row.append_text(health_chips(t, i, compact=width < 110))
+    row.append_text(health_chips(t.health(i), compact=width < 110))
     return row
 
 
 def execution_row(logdir: DebugLogdir, i: int, width: int, n_rows: int,
                   n_outputs: int, bad: bool) -> Text:
     """One Timeline row: index, op type (or tf.function), outputs' health."""
-    e = logdir.executions
+    ex = logdir.execution(i)
     idx_w = max(2, len(str(max(n_rows - 1, 0))))
-    is_call = int(e.col("graph_id")[i]) >= 0
+    is_call = ex.graph_id is not None
     row = Text(no_wrap=True, end="")
     row.append(f" {i:>{idx_w}} ", WARN if bad else DIM)
-    name = lit(logdir.strings[int(e.col("op_type")[i])])
+    name = lit(ex.op_type)
     name_w = max(10, min(40, (width - idx_w - 4) // 2))
     row.append(pad(name, name_w), "bold magenta" if is_call else ("bold" if bad else ""))
     row.append(" ")
-    first, count = int(e.col("first_output")[i]), int(e.col("n_outputs")[i])
+    rows = logdir.output_rows(i)
+    count = len(rows)
     shown = 0
-    for k in range(first, min(first + count, n_outputs)):
+    for k in rows:
+        if k >= n_outputs:  # not in the snapshot yet
+            break
         if shown:
             row.append(" │ ", DIM)
         if count > 1:
-            row.append(f"{int(logdir.outputs.col('slot')[k])}: ", DIM)
-        row.append_text(health_chips(logdir.outputs, k, compact=True))
+            row.append(f"{int(logdir.outputs.slot[k])}: ", DIM)
+        row.append_text(health_chips(logdir.outputs.health(k), compact=True))
         shown += 1
         if shown >= 3:
             if count > 3:
                 row.append(f" … +{count - 3} outputs", DIM)
             break
     if not count:
-        n_out = int(e.col("num_outputs")[i])
+        n_out = ex.num_outputs
         row.append(f"{n_out} output{'s' if n_out != 1 else ''}" if n_out else "no outputs", DIM)
     return row
 
@@ -131,40 +131,16 @@ def alert_row(logdir: DebugLogdir, number: int, kind: int, index: int, slot: int
     row.append(f"{number + 1:>3} ", DIM)
     row.append(f"+{max(0.0, wall - t0):7.3f}s ", DIM)
     if kind == EAGER:
-        op_type = lit(logdir.strings[int(logdir.executions.col("op_type")[index])])
+        op_type = lit(logdir.op_type_of_execution(index))
         row.append("eager ", "magenta")
         row.append(fit(f"{op_type}:{slot}", max(8, width // 3)), "bold")
         row.append(f" #{index} ", DIM)
-        e = logdir.executions
-        k = int(e.col("first_output")[index]) + _slot_offset(logdir, index, slot)
-        if 0 <= k < len(logdir.outputs):
-            row.append_text(health_chips(logdir.outputs, k, compact=True))
+        h = logdir.tensor_health(EAGER, index, slot)
+        if h is not None:
+            row.append_text(health_chips(h, compact=True))
         return row
-    t = logdir.traces
     row.append(fit(lit(logdir.trace_name(index)), max(8, width // 3)), "bold")
     row.append(f" {lit(logdir.op_type_of_trace(index))}", "cyan")
     row.append(f" #{index} ", DIM)
-    row.append_text(health_chips(t, index, compact=True))
+    row.append_text(health_chips(logdir.traces.health(index), compact=True))
     return row
-
-
-def _slot_offset(logdir: DebugLogdir, execution: int, slot: int) -> int:
-    """Row offset of output `slot` among the execution's output rows."""
-    e, o = logdir.executions, logdir.outputs
-    first, count = int(e.col("first_output")[execution]), int(e.col("n_outputs")[execution])
-    slots = o.col("slot")[first:first + count]
-    for k, s in enumerate(slots):
-        if int(s) == slot:
-            return k
-    return 0
-
-
-def output_row(logdir: DebugLogdir, execution: int, slot: int) -> int | None:
-    """The eager output row of (execution, slot), or None."""
-    e, o = logdir.executions, logdir.outputs
-    first, count = int(e.col("first_output")[execution]), int(e.col("n_outputs")[execution])
-    slots = o.col("slot")[first:first + count]
-    for k, s in enumerate(slots):
-        if int(s) == slot:
-            return first + k
-    return None

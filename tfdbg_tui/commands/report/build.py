@@ -25,29 +25,25 @@ def alert_details(logdir: DebugLogdir, limit: int) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for k in range(min(limit, len(alerts))):
         kind, index, slot = int(alerts.kind[k]), int(alerts.index[k]), int(alerts.slot[k])
+        h = logdir.tensor_health(kind, index, slot)
+        health = h.counts("size", "nan", "neg_inf", "pos_inf") if h is not None else {}
         if kind == GRAPH:
-            t = logdir.traces
             op = logdir.op_of_trace(index)
             graph = logdir.graph(logdir.graph_of_trace(index))
-            health = {c: int(t.col(c)[index]) for c in ("size", "nan", "neg_inf", "pos_inf")}
             entry: dict[str, Any] = {
                 "kind": "graph", "index": index, "wall_time": float(alerts.wall_time[k]),
                 "op_type": logdir.op_type_of_trace(index),
-                "op_name": logdir.strings[int(t.col("op_name")[index])],
+                "op_name": logdir.op_name_of_trace(index),
                 "output_slot": slot,
                 "graph_name": (graph.name or None) if graph else None,
             }
             frames = logdir.op_stack(op) if op else []
         else:
-            ex = logdir.executions
-            row = int(ex.col("first_output")[index]) + slot
-            o = logdir.outputs
-            health = {c: int(o.col(c)[row]) for c in ("size", "nan", "neg_inf", "pos_inf")}
-            gid = int(ex.col("graph_id")[index])
-            graph = logdir.graph(logdir.strings[gid]) if gid >= 0 else None
+            ex = logdir.execution(index)
+            graph = logdir.graph(ex.graph_id) if ex.graph_id is not None else None
             entry = {
                 "kind": "eager", "index": index, "wall_time": float(alerts.wall_time[k]),
-                "op_type": logdir.strings[int(ex.col("op_type")[index])],
+                "op_type": ex.op_type,
                 "op_name": None, "output_slot": slot,
                 "graph_name": (graph.name or None) if graph else None,
             }

@@ -16,18 +16,13 @@ from reader.modes import FULL_TENSOR
 from tfdbg_tui.core.values import InspectError, load
 
 
-def _mode_of(logdir: DebugLogdir, kind: int, index: int) -> int:
-    table = logdir.traces if kind == GRAPH else logdir.executions
-    return int(table.col("mode")[index])
-
-
 def add_values(logdir: DebugLogdir, entry: dict[str, Any], options: argparse.Namespace) -> None:
     """Set entry["values"] when --values was given and the alert's tensor has FULL_TENSOR data."""
     if not getattr(options, "values", False):
         return
     kind = GRAPH if entry.get("kind") == "graph" else EAGER
     index, slot = int(entry["index"]), int(entry.get("output_slot") or 0)
-    if _mode_of(logdir, kind, index) != FULL_TENSOR:
+    if logdir.tensor_mode(kind, index) != FULL_TENSOR:
         return
     try:
         loaded = load(logdir, kind, index, slot)

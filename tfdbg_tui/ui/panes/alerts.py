@@ -124,9 +124,9 @@ class AlertsPane(ListPane):
         snap = self.state.snapshot
         walls = []
         if snap.traces:
-            walls.append(float(L.traces.col("wall_time")[0]))
+            walls.append(float(L.traces.wall_time[0]))
         if snap.executions:
-            walls.append(float(L.executions.col("wall_time")[0]))
+            walls.append(float(L.executions.wall_time[0]))
         return min(walls) if walls else 0.0
 
     def _compute_view(self) -> np.ndarray | None:
@@ -138,10 +138,10 @@ class AlertsPane(ListPane):
         idx = a.index
         keep = np.zeros(len(a), dtype=bool)
         gi = idx[graph]
-        keep[graph] = (np.isin(L.traces.col("op_name")[gi], ids)
-                       | np.isin(L.traces.col("op_type")[gi], ids))
+        keep[graph] = (np.isin(L.traces.op_name[gi], ids)
+                       | np.isin(L.traces.op_type[gi], ids))
         ei = idx[~graph]
-        keep[~graph] = np.isin(L.executions.col("op_type")[ei], ids)
+        keep[~graph] = np.isin(L.executions.op_type[ei], ids)
         return np.flatnonzero(keep)
 
     def refilter(self) -> None:

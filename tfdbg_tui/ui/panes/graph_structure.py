@@ -96,8 +96,8 @@ class GraphStructurePane(ListPane):
         """An eager op has no graph; a tf.function call names its graph."""
         L = self.state.logdir
         e = L.executions
-        gid = int(e.col("graph_id")[index])
-        rows = [Row(Text(f"{lit(L.strings[int(e.col('op_type')[index])])}  #{index}",
+        gid = int(e.graph_id[index])
+        rows = [Row(Text(f"{lit(L.strings[int(e.op_type[index])])}  #{index}",
                          style="bold magenta"))]
         if gid >= 0:
             g = L.graph(L.strings[gid])
@@ -139,7 +139,7 @@ class GraphStructurePane(ListPane):
         if link.trace is None:
             t.append("  (not traced)", DIM)
             return t
-        bad = int(L.traces.col("bad")[link.trace]) == 1
+        bad = int(L.traces.bad[link.trace]) == 1
         if link.argument:
             t.append(f"  = {lit(L.trace_name(link.trace))} #{link.trace}", WARN if bad else "")
             t.append("  (function argument: the caller's tensor)", DIM)

@@ -88,6 +88,6 @@ class TimelinePane(ListPane):
             self.post_message(ShowTrace(first, focus=True))
         else:
             self.post_message(ShowExecution(event.index, select=False))
-            if int(self.state.logdir.executions.col("graph_id")[event.index]) >= 0:
+            if int(self.state.logdir.executions.graph_id[event.index]) >= 0:
                 self.notify("this tf.function call produced no graph traces "
                             "(not instrumented, or not written yet)", markup=False)
