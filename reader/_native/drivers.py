@@ -34,12 +34,13 @@ def _declined(scan: RecordScan, pos: int, end: int) -> RecordScan:
 
 
 def native_traces(native: ModuleType, scan: RecordScan, b: TraceBatch, keys: Any,
-                  fallback: Fallback) -> None:
-    """Index a buffer of trace records; `keys` is the C table of known trace keys."""
+                  fallback: Fallback) -> int:
+    """Index a buffer of trace records; `keys` is the C table of known trace keys.
+    Returns how many records C handed back."""
     buf, base, state = scan.buf, scan.base_offset, scan.state
     hb = b.hb
     vrows, vmodes = bytearray(), bytearray()
-    pos = 0
+    pos = declined = 0
     while True:
         pos, status, end, b.row = native.scan_traces(buf, pos, base, keys, b.row, b.packed,
                                                      hb.vec, vrows, vmodes)
@@ -50,14 +51,16 @@ def native_traces(native: ModuleType, scan: RecordScan, b: TraceBatch, keys: Any
         if status == native.END:
             break
         fallback(_declined(scan, pos, end))
+        declined += 1
         if state.stopped:
             break
         pos = end
     state.resume_offset = base + pos
+    return declined
 
 
 def native_executions(native: ModuleType, scan: RecordScan, b: ExecBatch,
-                      fallback: Fallback) -> None:
+                      fallback: Fallback) -> int:
     """As `native_traces`, for executions. C learns the op types and graph ids the Python
     loop interned in this batch (it checks the first record of each op type in full)."""
     buf, base, state = scan.buf, scan.base_offset, scan.state
@@ -66,7 +69,7 @@ def native_executions(native: ModuleType, scan: RecordScan, b: ExecBatch,
     hb = b.hb
     vrows, vmodes = bytearray(), bytearray()
     o_exec, o_slot, o_tid = bytearray(), bytearray(), bytearray()
-    pos = 0
+    pos = declined = 0
     while True:
         pos, status, end, b.row, b.orow = native.scan_executions(
             buf, pos, base, names, b.row, b.orow, b.exec_base, b.out_base, b.packed, hb.vec,
@@ -79,6 +82,7 @@ def native_executions(native: ModuleType, scan: RecordScan, b: ExecBatch,
         if status == native.END:
             break
         fallback(_declined(scan, pos, end))
+        declined += 1
         if state.stopped:
             break
         if len(b.interned) > synced:
@@ -87,3 +91,4 @@ def native_executions(native: ModuleType, scan: RecordScan, b: ExecBatch,
             synced = len(b.interned)
         pos = end
     state.resume_offset = base + pos
+    return declined

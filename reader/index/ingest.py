@@ -53,6 +53,7 @@ class IngestCache:
         self.num_templates = 0
         # the compiled core's copy of the resolved trace keys (with the device), if it is used
         self.native_keys = NATIVE.KeyTable() if NATIVE is not None else None
+        self.native_declined = 0  # records the compiled core handed back to Python
 
     def forget_unresolved(self) -> None:
         """Drop keys whose op type was not known yet, so the next record looks them up again."""
@@ -161,8 +162,9 @@ def ingest_traces(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, memo
     """
     b = TraceBatch()
     if NATIVE is not None and isinstance(records, RecordScan):
-        native_traces(NATIVE, records, b, idx.ingest_cache.native_keys,
-                      partial(_trace_loop, idx, b, name=records.name))
+        cache = idx.ingest_cache
+        cache.native_declined += native_traces(NATIVE, records, b, cache.native_keys,
+                                               partial(_trace_loop, idx, b, name=records.name))
     else:
         _trace_loop(idx, b, records, name)
     if b.row == 0:
@@ -268,7 +270,8 @@ def ingest_executions(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, 
     """
     b = ExecBatch(len(idx.executions), len(idx.outputs))
     if NATIVE is not None and isinstance(records, RecordScan):
-        native_executions(NATIVE, records, b, partial(_exec_loop, idx, b, name=records.name))
+        idx.ingest_cache.native_declined += native_executions(
+            NATIVE, records, b, partial(_exec_loop, idx, b, name=records.name))
     else:
         _exec_loop(idx, b, records, name)
     row, orow = b.row, b.orow
