@@ -199,8 +199,8 @@ def diagnose(logdir: DebugLogdir, kind: int, index: int, slot: int = 0) -> Diagn
             graph = logdir.graph(logdir.graph_of_trace(origin.index))
         else:
             op_name = None
-            gid = int(logdir.executions.col("graph_id")[origin.index])
-            graph = logdir.graph(logdir.strings[gid]) if gid >= 0 else None
+            gid = idx.exec_graph(origin.index)
+            graph = logdir.graph(gid) if gid is not None else None
         frames = _frames(logdir, origin)
         uf = logdir.user_frame(frames)
         return Diagnosis(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reader.diagnosis.functions import called_graph_name
 from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
 from reader.index.logdir import DebugLogdir
@@ -99,6 +100,11 @@ class DiagIndex:
         self._tid_order: np.ndarray = _EMPTY
         self._tid_sorted: np.ndarray = _EMPTY
         self._exec_by_graph: dict[int, np.ndarray] = {}
+        self._exec_graph: np.ndarray = _EMPTY  # per execution: index into _gids, -1 none
+        self._gids: list[str] = []
+        self._gid_index: dict[str, int] = {}
+        self._by_name: dict[str, list[str]] = {}
+        self._n_graphs = (-1, -1)
         self._placeholders: dict[tuple[str, int], list[Op]] = {}
         self._outputs: dict[tuple[str, int], list[Op]] = {}
         self.lock = threading.RLock()
@@ -123,9 +129,17 @@ class DiagIndex:
             tids = L.outputs.col("tensor_id")
             self._tid_order = _argsort(tids)
             self._tid_sorted = tids[self._tid_order]
+        graphs_key = (len(L.graphs.graphs), L.graphs.num_ops)
+        if graphs_key != self._n_graphs:  # names arrive with ops in a live logdir
+            self._n_graphs = graphs_key
+            self._by_name = {}
+            for gid, g in list(L.graphs.graphs.items()):
+                self._by_name.setdefault(g.name, []).append(gid)
+            self._n_exec = -1  # calls may now resolve to graphs recorded since
         if len(L.executions) != self._n_exec:
             self._n_exec = len(L.executions)
             self._exec_by_graph = {}
+            self._exec_graph = self._resolve_exec_graphs()
 
     # ------------------------------------------------------------------ traces
     def trace_rows(self, graph_id: str, op_name: str, slot: int) -> np.ndarray:
@@ -169,14 +183,75 @@ class DiagIndex:
         r = int(keep[-1])
         return Ref(EAGER, int(o.col("execution")[r]), int(o.col("slot")[r]))
 
+    def _resolve_exec_graphs(self) -> np.ndarray:
+        """The graph each execution ran, as an index into `self._gids` (-1: a primitive op).
+
+        Its recorded graph id, else the graph found from its op type (see
+        `reader.diagnosis.functions` for why forward/backward calls carry no graph id). One
+        op type names one concrete function, so each is resolved once.
+        """
+        L = self.L
+        self._gids, self._gid_index = [], {}
+        recorded = L.executions.col("graph_id")
+        types = L.executions.col("op_type")
+        out = np.full(len(recorded), -1, np.int64)
+        has = recorded >= 0
+        if has.any():
+            lut = np.full(int(recorded.max()) + 1, -1, np.int64)
+            for sid in np.unique(recorded[has]):
+                lut[sid] = self._local(L.strings[int(sid)])
+            out[has] = lut[recorded[has]]
+        missing = ~has
+        if missing.any():
+            lut = np.full(int(types.max()) + 1, -1, np.int64)
+            for tid in np.unique(types[missing]):
+                name = called_graph_name(L.strings[int(tid)])
+                cands = self._by_name.get(name, []) if name else []
+                if not cands:
+                    continue
+                first = int(np.flatnonzero(missing & (types == tid))[0])
+                gid = cands[0] if len(cands) == 1 else self._traced_during(first, cands)
+                lut[tid] = self._local(gid)
+            out[missing] = lut[types[missing]]
+        return out
+
+    def _local(self, graph_id: str) -> int:
+        k = self._gid_index.get(graph_id)
+        if k is None:
+            k = self._gid_index[graph_id] = len(self._gids)
+            self._gids.append(graph_id)
+        return k
+
+    def _traced_during(self, e: int, cands: list[str]) -> str:
+        """Of graphs sharing a name, the one whose traces ran during call `e` (else the last)."""
+        L = self.L
+        walls = L.executions.col("wall_time")
+        hi = float(walls[e])
+        lo = float(walls[e - 1]) if e > 0 else -np.inf
+        tw = L.traces.col("wall_time")
+        during = (tw > lo) & (tw <= hi)
+        wanted = set(cands)
+        for sid in np.unique(L.traces.col("graph_id")[during]):
+            for gid in L.graphs.graph_chain(L.strings[int(sid)]):
+                if gid in wanted:
+                    return gid
+        return cands[-1]
+
+    def exec_graph(self, i: int) -> str | None:
+        """The graph id execution `i` ran (a tf.function call), or None for a primitive op."""
+        if not 0 <= i < len(self._exec_graph):
+            return None
+        k = int(self._exec_graph[i])
+        return self._gids[k] if k >= 0 else None
+
     def executions_of_graph(self, graph_id: str) -> np.ndarray:
         """Indices of the eager executions that called this graph (tf.function calls)."""
-        gid = self.L.strings.lookup(graph_id)
+        gid = self._gid_index.get(graph_id, -1)
         if gid < 0:
             return np.empty(0, np.int64)
         hit = self._exec_by_graph.get(gid)
         if hit is None:
-            hit = np.flatnonzero(self.L.executions.col("graph_id") == gid)
+            hit = np.flatnonzero(self._exec_graph == gid)
             self._exec_by_graph[gid] = hit
         return hit
 
@@ -191,8 +266,8 @@ class DiagIndex:
             return None
         every = self.L.executions.col("wall_time")
         first = int(np.searchsorted(every, wall, "left"))
-        gid = self.L.strings.lookup(graph_id)
-        if first < len(every) and int(self.L.executions.col("graph_id")[first]) != gid:
+        gid = self._gid_index.get(graph_id, -1)
+        if first < len(every) and int(self._exec_graph[first]) != gid:
             return None  # the trace ran inside another function's call, not a call of its own
         walls = every[calls]
         j = int(np.searchsorted(walls, wall, "left"))

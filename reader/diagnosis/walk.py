@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from reader.diagnosis.functions import backward_graphs_of, captured_name, placeholders_in_order
 from reader.diagnosis.index import DiagIndex, Ref, first_tid
 from reader.diagnosis.source import call_site_origin, caller_op_on_lines
 from reader.errors import ReaderError
@@ -93,10 +94,10 @@ class Walker:
         """
         L = self.L
         if ref.kind == EAGER:
-            gid = int(L.executions.col("graph_id")[ref.index])
-            if gid < 0:
+            gid = self.idx.exec_graph(ref.index)
+            if gid is None:
                 return None
-            g = L.graph(L.strings[gid])
+            g = L.graph(gid)
             if g is None:
                 return Link(self.name(ref), None, (), "the called graph was not recorded")
             wall = float(L.executions.col("wall_time")[ref.index])
@@ -182,10 +183,29 @@ class Walker:
     def _function_output(self, g: Graph, k: int, row: int | None, wall: float | None,
                          depth: int, shown: str, via: tuple[str, ...] = ()) -> Link:
         outs = self.idx.outputs(g)
+        if k >= len(outs):
+            captured = self._side_output(g, k)
+            if captured is not None:
+                return self._resolve(g.graph_id, captured, 0, row, wall, None, depth + 1, via,
+                                     shown)
         if k >= len(outs) or not outs[k].inputs:
             return Link(shown, None, via, f"output {k} of {g.name or 'a function'} is not recorded")
         n, s = outs[k].inputs[0]
         return self._resolve(g.graph_id, n, s, row, wall, outs[k], depth + 1, via, shown)
+
+    def _side_output(self, forward: Graph, k: int) -> str | None:
+        """The forward op behind extra output `k` of a `__forward_` call (kept for the gradient).
+
+        The backward graph's Placeholder k captures it by name (see
+        `reader.diagnosis.functions`).
+        """
+        for bwd in backward_graphs_of(list(self.L.graphs.graphs.values()), forward):
+            phs = placeholders_in_order(bwd)
+            if k < len(phs):
+                name = captured_name(bwd, phs[k])
+                if name is not None and name in forward.ops:
+                    return name
+        return None
 
     def _control_flow_output(self, g: Graph, op: Op, k: int, row: int | None,
                              wall: float | None, depth: int, via: tuple[str, ...],
@@ -262,6 +282,10 @@ class Walker:
             return Link(shown, None, via, f"argument {k} of {g.name or 'the function'} "
                         f"(eager #{e}) was made outside any recorded op (e.g. tf.constant, "
                         "numpy or a Python value)")
+        if self.idx.exec_graph(ref.index) is not None:  # another call's output: its graph tensor
+            hop = self.passthrough(ref)
+            if hop is not None and hop.ref is not None:
+                return Link(shown, hop.ref, (*via, self.name(ref), *hop.via))
         return Link(shown, ref, via)
 
     def _control_flow_op(self, outer: Graph, inner: Graph) -> Op | None:
