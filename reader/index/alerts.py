@@ -92,6 +92,20 @@ class AlertLog:
                                     "index": found.index, "slot": found.slot,
                                     "wall_time": found.wall_time})
 
+    def spec(self) -> dict[str, np.dtype]:
+        return {c: self._table.column_dtype(c) for c in self._table.columns}
+
+    def sorted_columns(self) -> dict[str, np.ndarray]:
+        """The alert columns in wall-time order (what the index cache saves)."""
+        s = self.sorted()
+        return {"kind": s.kind, "index": s.index, "slot": s.slot, "wall_time": s.wall_time}
+
+    def adopt_sorted(self, columns: dict[str, np.ndarray], rows: int) -> None:
+        """Start from alerts already in wall-time order (an index cache's)."""
+        self._table.adopt(columns, rows)
+        t = self._table
+        self._sorted = Alerts(t.col("kind"), t.col("index"), t.col("slot"), t.col("wall_time"))
+
     def sorted(self) -> Alerts:
         """Every alert, earliest wall time first (ties keep file order, graph before eager)."""
         cached = self._sorted

@@ -41,6 +41,15 @@ class StringTable:
     def __len__(self) -> int:
         return len(self._strings)
 
+    def all(self) -> list[str]:
+        """Every string, by id (for the index cache)."""
+        return list(self._strings)
+
+    def adopt(self, strings: list[str]) -> None:
+        """Start from these strings (an index cache's), ids in list order."""
+        self._strings = list(strings)
+        self._ids = {s: i for i, s in enumerate(self._strings)}
+
 
 class Table:
     """A set of same-length numpy columns that grow in batches.
@@ -104,6 +113,20 @@ class Table:
     def set(self, name: str, rows: np.ndarray, values: np.ndarray | int) -> None:
         """Patch values in place (used when late-arriving graph data resolves op types)."""
         self._data[name][rows] = values
+
+    def column_dtype(self, name: str) -> np.dtype:
+        return self._spec[name]
+
+    def adopt(self, columns: Mapping[str, np.ndarray], rows: int) -> None:
+        """Take these arrays (exactly `rows` long, of this table's dtypes; e.g. memory-mapped
+        from the index cache) as the table's rows; growing later copies them."""
+        data = {}
+        for k, dt in self._spec.items():
+            a = columns[k]
+            if a.dtype != dt or a.shape != (rows,):
+                raise ValueError(f"column {k}: {a.dtype}{a.shape} for {dt}({rows},)")
+            data[k] = a
+        self._data, self._n, self._cap = data, rows, rows
 
     def nbytes(self) -> int:
         return sum(int(a.nbytes) for a in self._data.values())

@@ -81,6 +81,10 @@ class FileFollower:
         plan.sort(key=lambda p: (READ_ORDER.index(p.suffix), p.fileset))
         return plan
 
+    def cursor(self, fsi: int, suffix: str) -> Cursor:
+        """The cursor of one file (a fresh one at byte 0 if it was never read)."""
+        return self._cursors.setdefault((fsi, suffix), Cursor())
+
     def pending_bytes(self, plan: list[PendingRead]) -> int:
         return sum(p.size - self._cursors[(p.fileset, p.suffix)].offset for p in plan)
 
