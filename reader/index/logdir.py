@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reader.cache.snapshot import LogdirCache
 from reader.index.alerts import AlertLog, Alerts, NewRows
 from reader.index.columns import StringTable, Table
 from reader.index.frames import Frame, user_frame_index
@@ -35,7 +36,7 @@ from reader.index.schema import (
     TraceTable,
 )
 from reader.index.sources import SourceIndex
-from reader.io.cursors import CHUNK, ChunkRead, FileFollower, PendingRead, Records
+from reader.io.cursors import CHUNK, ChunkRead, Cursor, FileFollower, PendingRead, Records
 from reader.io.discovery import (
     FileSet,
     Run,
@@ -75,7 +76,7 @@ class UpdateStats:
 class DebugLogdir(TensorQueries):
     """The index of one run in a tfdbg2 logdir. Call `update()` to read (more of) it."""
 
-    def __init__(self, path: str, run: str | None = None) -> None:
+    def __init__(self, path: str, run: str | None = None, cache: bool = False) -> None:
         self.path = os.path.abspath(path)
         self.runs: list[Run] = group_runs(discover(self.path))
         self.run: Run = select_run(self.runs, run, path)
@@ -95,6 +96,8 @@ class DebugLogdir(TensorQueries):
         self._unresolved_types = False
         self._lock = threading.RLock()
         self._add_filesets(self.run.filesets)
+        # the persistent index cache (reader.cache): reopening skips what was read before
+        self._cache = LogdirCache() if cache else None
 
     # ------------------------------------------------------------------ warnings
     @property
@@ -163,13 +166,30 @@ class DebugLogdir(TensorQueries):
         """
         with self._lock:
             before = (len(self.executions), len(self.traces), len(self._alerts))
+            if self._cache is not None:
+                self._cache.before_update(self)
+            done = self.read_files(progress=progress)
+            if self._cache is not None:
+                self._cache.after_update(self)
+            return UpdateStats(len(self.executions) - before[0], len(self.traces) - before[1],
+                               len(self._alerts) - before[2], done)
+
+    def read_files(self, suffixes: tuple[str, ...] | None = None,
+                   progress: Progress | None = None) -> int:
+        """Read what was appended to the run's files (only those `suffixes`, if given);
+        returns the bytes consumed."""
+        with self._lock:
             self._refresh_filesets()
-            plan = self._files.plan(self.filesets)
+            plan = [p for p in self._files.plan(self.filesets)
+                    if suffixes is None or p.suffix in suffixes]
             done = self._read(plan, self._files.pending_bytes(plan), progress)
             if self._unresolved_types:
                 self._resolve_op_types()
-            return UpdateStats(len(self.executions) - before[0], len(self.traces) - before[1],
-                               len(self._alerts) - before[2], done)
+            return done
+
+    def file_cursor(self, fsi: int, suffix: str) -> Cursor:
+        """Where reading one file of the run stopped (see `reader.io.cursors`)."""
+        return self._files.cursor(fsi, suffix)
 
     def _add_filesets(self, filesets: list[FileSet]) -> None:
         for fs in filesets:
@@ -339,9 +359,10 @@ class DebugLogdir(TensorQueries):
         return None
 
 
-def open_logdir(path: str, run: str | None = None,
-                progress: Progress | None = None) -> DebugLogdir:
-    """Open a logdir and read everything in it. Raises LogdirError when nothing is readable."""
-    logdir = DebugLogdir(path, run)
+def open_logdir(path: str, run: str | None = None, progress: Progress | None = None,
+                cache: bool = False) -> DebugLogdir:
+    """Open a logdir and read everything in it. Raises LogdirError when nothing is readable.
+    With `cache`, a logdir indexed before is reopened from the index cache (reader.cache)."""
+    logdir = DebugLogdir(path, run, cache)
     logdir.update(progress)
     return logdir

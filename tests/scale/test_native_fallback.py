@@ -17,45 +17,17 @@ from typing import Any
 
 import numpy as np
 import pytest
+from scale_support import assert_same, snapshot
 
 import reader.index.ingest as ingest
 from reader import DebugLogdir, open_logdir
 from reader.io.tfrecord import ScanState, frame_record, scan_records
 from reader.proto import tfdbg_events_pb2 as pb
 
-STRING_COLUMNS = ("graph_id", "op_name", "op_type", "device")
 LOGDIRS = [("mixed", m) for m in ("NO_TENSOR", "CURT_HEALTH", "CONCISE_HEALTH", "FULL_HEALTH",
                                   "SHAPE", "FULL_TENSOR")]
 LOGDIRS += [(k, "FULL_HEALTH") for k in ("eager", "function", "nested", "keras", "mlp",
                                           "nan_graph")]
-
-
-def snapshot(logdir: DebugLogdir) -> dict[str, Any]:
-    """Everything the index holds, with interned strings resolved."""
-    out: dict[str, Any] = {}
-    for tname in ("traces", "executions", "outputs"):
-        table = getattr(logdir, tname)
-        for col in table.columns:
-            values = table.col(col)
-            if col in STRING_COLUMNS:
-                values = np.array([logdir.strings[int(i)] for i in values], dtype=object)
-            out[f"{tname}.{col}"] = values
-    alerts = logdir.alerts()
-    for field in ("kind", "index", "slot", "wall_time"):
-        out[f"alerts.{field}"] = getattr(alerts, field)
-    out["warnings"] = logdir.all_warnings()
-    out["corrupt_records"] = logdir.corrupt_records
-    out["modes"] = sorted(logdir.modes)
-    return out
-
-
-def assert_same(a: dict[str, Any], b: dict[str, Any]) -> None:
-    assert a.keys() == b.keys()
-    for key in a:
-        if isinstance(a[key], np.ndarray):
-            np.testing.assert_array_equal(a[key], b[key], err_msg=key)
-        else:
-            assert a[key] == b[key], key
 
 
 def both_ways(monkeypatch: pytest.MonkeyPatch, read: Callable[[], DebugLogdir]

@@ -1,0 +1,320 @@
+"""Saving a logdir's index and reopening it from the cache: what is kept, and when it is valid.
+
+What is cached is what the two big files (`.graph_execution_traces`, `.execution`) produced:
+the tensor tables, the alerts (already sorted), the interned strings, the modes, the warnings
+those files gave and where reading them stopped. The small files (graphs, stack frames,
+source files) are parsed again on every open: it is fast, and their objects stay Python's.
+
+Reopening goes: read the small files; check every file of the run against the identity saved
+with the entry (device, inode, size, mtime, a hash of its first and of its last cached bytes);
+load the columns as memory-mapped arrays and check their types, lengths and value ranges;
+then put it all in place at once, and let `update()` read only the bytes appended since. A
+file that shrank, was replaced or changed in place makes the entry stale; anything damaged
+in the cache makes it unusable — both mean the logdir is simply read again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from reader.cache.store import CacheError, NoEntry, Store, load_array
+from reader.index.schema import EAGER, GRAPH
+
+if TYPE_CHECKING:
+    from reader.index.logdir import DebugLogdir
+
+BIG = ("graph_execution_traces", "execution")
+SMALL = ("source_files", "stack_frames", "graphs")
+ALL_FILES = ("metadata", *SMALL, *BIG)
+TABLES = ("traces", "executions", "outputs")
+MIN_ENV = "TFDBG_TUI_CACHE_MIN_BYTES"
+DEFAULT_MIN_BYTES = 16 << 20  # smaller logdirs read faster than a cache is checked
+_EDGE = 4096  # bytes hashed at the start and at the end of each file
+
+
+def min_bytes() -> int:
+    try:
+        return max(0, int(os.environ.get(MIN_ENV, DEFAULT_MIN_BYTES)))
+    except ValueError:
+        return DEFAULT_MIN_BYTES
+
+
+def _hash(fd: int, start: int, stop: int) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    h.update(os.pread(fd, max(0, stop - start), start))
+    return h.hexdigest()
+
+
+def file_identity(path: str) -> dict[str, Any] | None:
+    """What identifies a file's bytes so far: None if it is not a readable regular file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        size = st.st_size
+        return {"dev": st.st_dev, "ino": st.st_ino, "size": size, "mtime": st.st_mtime_ns,
+                "head": _hash(fd, 0, min(size, _EDGE)),
+                "tail": _hash(fd, max(0, size - _EDGE), size)}
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def still_holds(saved: Any, path: str) -> bool:
+    """True if the file is the one saved, unchanged or only appended to since."""
+    if not isinstance(saved, dict):
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        size = saved["size"]
+        if (not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (saved["dev"], saved["ino"])
+                or not isinstance(size, int) or st.st_size < size
+                or (st.st_size == size and st.st_mtime_ns != saved["mtime"])):
+            return False
+        return (_hash(fd, 0, min(size, _EDGE)) == saved["head"]
+                and _hash(fd, max(0, size - _EDGE), size) == saved["tail"])
+    except (OSError, KeyError, TypeError, ValueError):
+        return False
+    finally:
+        os.close(fd)
+
+
+def _ints(value: Any, what: str) -> list[int]:
+    if not isinstance(value, list) or not all(type(v) is int for v in value):
+        raise CacheError(f"{what}: not a list of integers")
+    return value
+
+
+def _in_range(a: np.ndarray, lo: int, hi: int, what: str) -> None:
+    """Every value of `a` within [lo, hi)."""
+    if len(a) and (int(a.min()) < lo or int(a.max()) >= hi):
+        raise CacheError(f"{what}: values out of range")
+
+
+@dataclass
+class Loaded:
+    """A cache entry read and checked, ready to be put in place."""
+
+    tables: dict[str, dict[str, np.ndarray]]
+    rows: dict[str, int]
+    alerts: dict[str, np.ndarray]
+    strings: list[str]
+    trace_keys: list[tuple[int, int, int]]
+    modes: frozenset[int]
+    warnings: list[str]
+    suppressed: int
+    corrupt: int
+    cursors: dict[tuple[int, str], tuple[int, bool, bool]]
+    covered: int
+
+
+class LogdirCache:
+    """The cache of one open logdir: restores it on the first `update()`, saves it after."""
+
+    def __init__(self, store: Store | None = None) -> None:
+        self.store = store if store is not None else Store()
+        self.key = ""
+        self._started = False
+        self._saved = False
+        self._restored_bytes = -1  # bytes of the big files the restored entry covered
+        self._mark = (0, 0, 0)  # problem log after the small files: (warnings, suppressed, corrupt)
+
+    # ------------------------------------------------------------------ opening
+    def before_update(self, logdir: DebugLogdir) -> None:
+        """On the first update: read the small files, then adopt a valid cache entry."""
+        if self._started:
+            return
+        self._started = True
+        self.key = _key(logdir)
+        logdir.read_files(SMALL)
+        p = logdir.problems
+        self._mark = (len(p.warnings), p.suppressed, p.corrupt_records)
+        try:
+            loaded = self._load(logdir)
+        except NoEntry:
+            return
+        except Exception:  # the cache is untrusted input: any surprise means "read the logdir"
+            self.store.remove(self.key)  # stale or damaged: the next save replaces it
+            return
+        _adopt(logdir, loaded)
+        self._restored_bytes = loaded.covered
+        self.store.touch(self.key)
+
+    def _load(self, logdir: DebugLogdir) -> Loaded:
+        desc, folder = self.store.read(self.key)
+        names = [fs.name for fs in logdir.filesets]
+        saved_sets = desc.get("filesets")
+        if (desc.get("logdir") != logdir.path or desc.get("run") != logdir.run_id
+                or not isinstance(saved_sets, list) or saved_sets != names[: len(saved_sets)]):
+            raise CacheError("entry is for other files")
+        files = desc.get("files")
+        if not isinstance(files, dict):
+            raise CacheError("no file identities")
+        for fsi in range(len(saved_sets)):
+            for suffix in ALL_FILES:
+                saved = files.get(f"{fsi}/{suffix}")
+                if saved is not None and not still_holds(saved, logdir.filesets[fsi].path(suffix)):
+                    raise CacheError("a file changed")
+        strings = desc.get("strings")
+        if not isinstance(strings, list) or not all(isinstance(s, str) for s in strings):
+            raise CacheError("bad string table")
+        n_strings, n_sets = len(strings), len(saved_sets)
+        rows = {t: desc["rows"][t] for t in (*TABLES, "alerts")}
+        _ints(list(rows.values()), "rows")
+        tables = {}
+        for t in TABLES:
+            table = getattr(logdir, t)
+            tables[t] = {c: load_array(folder / f"{t}.{c}.npy", table.column_dtype(c), rows[t])
+                         for c in table.columns}
+        alerts = {c: load_array(folder / f"alerts.{c}.npy", dt, rows["alerts"])
+                  for c, dt in logdir._alerts.spec().items()}
+        _check_tables(tables, alerts, n_strings, n_sets)
+        keys = [tuple(_ints(k, "trace key")) for k in desc.get("trace_keys", [])]
+        if any(len(k) != 3 or not (0 <= k[0] < n_strings and 0 <= k[1] < n_strings
+                                   and -1 <= k[2] < n_strings) for k in keys):
+            raise CacheError("bad trace keys")
+        problems = desc.get("problems", {})
+        warnings = problems.get("warnings")
+        if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
+            raise CacheError("bad warnings")
+        cursors = {}
+        for name, value in desc.get("cursors", {}).items():
+            fsi_text, suffix = name.split("/")
+            off, stopped, failed = value
+            if suffix not in BIG or type(off) is not int or off < 0:
+                raise CacheError("bad cursor")
+            cursors[(int(fsi_text), suffix)] = (off, bool(stopped), bool(failed))
+        if any(not 0 <= fsi < n_sets for fsi, _ in cursors):
+            raise CacheError("bad cursor")
+        suppressed, corrupt = _ints([problems.get("suppressed"), problems.get("corrupt")],
+                                    "counts")
+        return Loaded(tables, rows, alerts, list(strings), [(k[0], k[1], k[2]) for k in keys],
+                      frozenset(_ints(desc.get("modes"), "modes")), warnings, suppressed,
+                      corrupt, cursors, sum(c[0] for c in cursors.values()))
+
+    # ------------------------------------------------------------------ saving
+    def after_update(self, logdir: DebugLogdir) -> None:
+        """Save the index once it covers enough new bytes (at most once per open)."""
+        if self._saved or not self._started:
+            return
+        covered = sum(logdir.file_cursor(fsi, s).offset for fsi in range(len(logdir.filesets))
+                      for s in BIG)
+        least = min_bytes()
+        if covered < least:
+            return
+        if self._restored_bytes >= 0 and (covered - self._restored_bytes
+                                          < max(least, self._restored_bytes // 4)):
+            return
+        self._saved = True
+        desc, arrays = _describe(logdir, self._mark)
+        desc["rows"]["total"] = sum(desc["rows"][t] for t in ("traces", "executions"))
+        self.store.write(self.key, desc, arrays)
+
+
+def _key(logdir: DebugLogdir) -> str:
+    h = hashlib.sha256()
+    for part in (logdir.path, logdir.run_id, *(fs.name for fs in logdir.filesets[:1])):
+        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    return h.hexdigest()[:32]
+
+
+def _check_tables(tables: dict[str, dict[str, np.ndarray]], alerts: dict[str, np.ndarray],
+                  n_strings: int, n_sets: int) -> None:
+    """Every value the index uses as an index into something else is in range."""
+    t, e, o = tables["traces"], tables["executions"], tables["outputs"]
+    for c in ("graph_id", "op_name", "device"):
+        _in_range(t[c], 0, n_strings, f"traces.{c}")
+    _in_range(t["op_type"], -1, n_strings, "traces.op_type")
+    _in_range(e["op_type"], 0, n_strings, "executions.op_type")
+    _in_range(e["graph_id"], -1, n_strings, "executions.graph_id")
+    for table in (t, e):
+        _in_range(table["fileset"], 0, n_sets, "fileset")
+        _in_range(table["offset"], 0, 1 << 62, "offset")
+    n_out = len(o["slot"])
+    _in_range(e["n_outputs"], 0, n_out + 1, "executions.n_outputs")
+    _in_range(e["first_output"], 0, n_out + 1, "executions.first_output")
+    if len(e["n_outputs"]) and int((e["first_output"] + e["n_outputs"]).max()) > n_out:
+        raise CacheError("outputs out of range")
+    _in_range(o["execution"], 0, len(e["op_type"]), "outputs.execution")
+    kind = alerts["kind"]
+    _in_range(kind, GRAPH, EAGER + 1, "alerts.kind")
+    for k, size in ((GRAPH, len(t["op_name"])), (EAGER, len(e["op_type"]))):
+        _in_range(alerts["index"][kind == k], 0, size, "alerts.index")
+
+
+def _adopt(logdir: DebugLogdir, loaded: Loaded) -> None:
+    """Put a checked entry in place (nothing here can fail half-way on bad data)."""
+    logdir.strings.adopt(loaded.strings)
+    for t in TABLES:
+        getattr(logdir, t).adopt(loaded.tables[t], loaded.rows[t])
+    logdir._alerts.adopt_sorted(loaded.alerts, loaded.rows["alerts"])
+    for g, n, ty in loaded.trace_keys:
+        logdir._trace_keys[(loaded.strings[g], loaded.strings[n])] = (g, n, ty)
+    if any(ty < 0 for _, _, ty in loaded.trace_keys):
+        logdir._unresolved_types = True
+    logdir.modes = logdir.modes | loaded.modes
+    p = logdir.problems
+    for w in loaded.warnings:
+        p.warn(w)
+    p.suppressed += loaded.suppressed
+    p.corrupt_records += loaded.corrupt
+    for (fsi, suffix), (off, stopped, failed) in loaded.cursors.items():
+        cur = logdir.file_cursor(fsi, suffix)
+        cur.offset, cur.stopped, cur.failed = off, stopped, failed
+
+
+def _describe(logdir: DebugLogdir, mark: tuple[int, int, int]
+              ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The entry for the index as it is now: its description and its columns."""
+    arrays: dict[str, np.ndarray] = {}
+    rows: dict[str, int] = {}
+    for t in TABLES:
+        table = getattr(logdir, t)
+        rows[t] = len(table)
+        for c in table.columns:
+            arrays[f"{t}.{c}"] = table.col(c)
+    alerts = logdir._alerts.sorted_columns()
+    rows["alerts"] = len(logdir._alerts)
+    arrays.update({f"alerts.{c}": a for c, a in alerts.items()})
+    files = {}
+    for fsi, fs in enumerate(logdir.filesets):
+        for suffix in ALL_FILES:
+            ident = file_identity(fs.path(suffix))
+            if ident is not None:
+                files[f"{fsi}/{suffix}"] = ident
+    cursors = {}
+    for fsi in range(len(logdir.filesets)):
+        for suffix in BIG:
+            cur = logdir.file_cursor(fsi, suffix)
+            cursors[f"{fsi}/{suffix}"] = [cur.offset, cur.stopped, cur.failed]
+    p = logdir.problems
+    desc = {
+        "logdir": logdir.path, "run": logdir.run_id,
+        "filesets": [fs.name for fs in logdir.filesets], "files": files, "cursors": cursors,
+        "rows": rows, "strings": logdir.strings.all(),
+        "trace_keys": [list(ids) for ids in _unique(logdir._trace_keys.values())],
+        "modes": sorted(int(m) for m in logdir.modes),
+        "problems": {"warnings": p.warnings[mark[0]:], "suppressed": p.suppressed - mark[1],
+                     "corrupt": p.corrupt_records - mark[2]},
+    }
+    return desc, arrays
+
+
+def _unique(values: Iterable[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    return list(dict.fromkeys(values))
