@@ -7,6 +7,7 @@ Helpers that are not fixtures live in `tests/support/` (imported as `support.*`)
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -15,6 +16,13 @@ import pytest
 from support.paths import PROGRAMS, ROOT, run_tf_program, tf_env
 
 __all__ = ["PROGRAMS", "ROOT", "tf_env"]  # still importable from here for older test modules
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_index_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Index caches written by the commands under test go to a temporary folder, not to the
+    user's ~/.cache (child processes inherit it)."""
+    os.environ["TFDBG_TUI_CACHE_DIR"] = str(tmp_path_factory.mktemp("index-cache"))
 
 
 @pytest.fixture(scope="session")
