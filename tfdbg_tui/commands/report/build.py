@@ -19,48 +19,57 @@ def _frame_dict(f: Frame) -> dict[str, Any]:
     return {"file": f.file, "line": f.line, "function": f.function}
 
 
+def tensor_entry(logdir: DebugLogdir, kind: int, index: int, slot: int,
+                 wall_time: float | None = None) -> dict[str, Any]:
+    """One tensor (a graph trace, or output `slot` of an eager execution) as a plain dict:
+    kind, index, op, graph, health counts, stack and the user's own frame with its code line.
+    The report's alerts and `diff`'s divergences both describe tensors this way."""
+    h = logdir.tensor_health(kind, index, slot)
+    health = h.counts("size", "nan", "neg_inf", "pos_inf") if h is not None else {}
+    if wall_time is None:
+        table = logdir.traces if kind == GRAPH else logdir.executions
+        wall_time = float(table.wall_time[index])
+    if kind == GRAPH:
+        op = logdir.op_of_trace(index)
+        graph = logdir.graph(logdir.graph_of_trace(index))
+        entry: dict[str, Any] = {
+            "kind": "graph", "index": index, "wall_time": wall_time,
+            "op_type": logdir.op_type_of_trace(index),
+            "op_name": logdir.op_name_of_trace(index),
+            "output_slot": slot,
+            "graph_name": (graph.name or None) if graph else None,
+        }
+        frames = logdir.op_stack(op) if op else []
+    else:
+        ex = logdir.execution(index)
+        graph = logdir.graph(ex.graph_id) if ex.graph_id is not None else None
+        entry = {
+            "kind": "eager", "index": index, "wall_time": wall_time,
+            "op_type": ex.op_type,
+            "op_name": None, "output_slot": slot,
+            "graph_name": (graph.name or None) if graph else None,
+        }
+        try:
+            frames = logdir.stack(logdir.read_execution(index).stack_frame_ids)
+        except ReaderError as exc:
+            logdir.warn(str(exc))
+            frames = []
+    for key, value in health.items():
+        entry[key] = value if value >= 0 else None
+    entry["stack"] = [_frame_dict(f) for f in frames]
+    uf = logdir.user_frame(frames)
+    entry["user_frame"] = (
+        {**_frame_dict(uf), "code": (logdir.code_line(uf) or "").strip()} if uf else None
+    )
+    return entry
+
+
 def alert_details(logdir: DebugLogdir, limit: int) -> list[dict[str, Any]]:
     """The first `limit` alerts (wall-time order) as plain dicts, stack included."""
     alerts = logdir.alerts()
-    out: list[dict[str, Any]] = []
-    for k in range(min(limit, len(alerts))):
-        kind, index, slot = int(alerts.kind[k]), int(alerts.index[k]), int(alerts.slot[k])
-        h = logdir.tensor_health(kind, index, slot)
-        health = h.counts("size", "nan", "neg_inf", "pos_inf") if h is not None else {}
-        if kind == GRAPH:
-            op = logdir.op_of_trace(index)
-            graph = logdir.graph(logdir.graph_of_trace(index))
-            entry: dict[str, Any] = {
-                "kind": "graph", "index": index, "wall_time": float(alerts.wall_time[k]),
-                "op_type": logdir.op_type_of_trace(index),
-                "op_name": logdir.op_name_of_trace(index),
-                "output_slot": slot,
-                "graph_name": (graph.name or None) if graph else None,
-            }
-            frames = logdir.op_stack(op) if op else []
-        else:
-            ex = logdir.execution(index)
-            graph = logdir.graph(ex.graph_id) if ex.graph_id is not None else None
-            entry = {
-                "kind": "eager", "index": index, "wall_time": float(alerts.wall_time[k]),
-                "op_type": ex.op_type,
-                "op_name": None, "output_slot": slot,
-                "graph_name": (graph.name or None) if graph else None,
-            }
-            try:
-                frames = logdir.stack(logdir.read_execution(index).stack_frame_ids)
-            except ReaderError as exc:
-                logdir.warn(str(exc))
-                frames = []
-        for key, value in health.items():
-            entry[key] = value if value >= 0 else None
-        entry["stack"] = [_frame_dict(f) for f in frames]
-        uf = logdir.user_frame(frames)
-        entry["user_frame"] = (
-            {**_frame_dict(uf), "code": (logdir.code_line(uf) or "").strip()} if uf else None
-        )
-        out.append(entry)
-    return out
+    return [tensor_entry(logdir, int(alerts.kind[k]), int(alerts.index[k]), int(alerts.slot[k]),
+                         float(alerts.wall_time[k]))
+            for k in range(min(limit, len(alerts)))]
 
 
 def build_report(logdir: DebugLogdir, limit: int = 10,
