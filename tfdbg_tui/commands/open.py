@@ -34,7 +34,7 @@ def main(args: Sequence[str]) -> int:
     try:
         from reader import DebugLogdir
 
-        logdir = DebugLogdir(ns.logdir, ns.run)
+        logdir = DebugLogdir(ns.logdir, ns.run, cache=True)
     except (LogdirError, ReaderError) as exc:
         print(f"tfdbg-tui: error: {exc}", file=sys.stderr)
         return 2

@@ -45,7 +45,7 @@ def _nothing_readable(logdir: DebugLogdir) -> bool:
 
 
 def _load(path: str, run: str | None, show_progress: bool) -> DebugLogdir:
-    logdir = DebugLogdir(path, run)
+    logdir = DebugLogdir(path, run, cache=True)
     if not show_progress:
         logdir.update()
         return logdir
