@@ -16,9 +16,10 @@ usage: tfdbg-tui LOGDIR [--run ID]          open the terminal debugger on a tfdb
        tfdbg-tui run [--logdir DIR] [--mode MODE] [--buffer N] [--op-regex RE]
                      [--overwrite] [--stop-at-nan] -- SCRIPT.py ARGS | -m MODULE ARGS
        tfdbg-tui demo                     record the built-in NaN example and open it
+       tfdbg-tui cache [clear]            show (or clear) the index cache of big logdirs
 """
 
-SUBCOMMANDS = ("report", "run", "demo", "open")
+SUBCOMMANDS = ("report", "run", "demo", "open", "cache")
 
 
 def _fail(message: str) -> int:
@@ -52,6 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tfdbg_tui.commands.demo import main as demo_main
 
             return demo_main(rest)
+        if command == "cache":
+            from tfdbg_tui.commands.cache import main as cache_main
+
+            return cache_main(rest)
         from tfdbg_tui.commands.open import main as open_main
 
         return open_main(rest)

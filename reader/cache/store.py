@@ -211,8 +211,9 @@ class Store:
         for key, desc, used in self.entries():
             size = desc.get("size")
             rows = desc.get("rows")
+            total = rows.get("total") if isinstance(rows, dict) else None
             out.append(EntryInfo(key, str(desc.get("logdir", "?")), str(desc.get("run", "?")),
-                                 rows if isinstance(rows, int) else 0,
+                                 total if isinstance(total, int) else 0,
                                  size if isinstance(size, int) else 0, used))
         return sorted(out, key=lambda e: e.last_used, reverse=True)
 
