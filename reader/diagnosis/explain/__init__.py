@@ -1,0 +1,93 @@
+"""Say in one sentence, with numbers, why an op produced NaN/∞ — the rule table.
+
+Each rule knows an op's arithmetic (log 0 = −∞, x/0 = ∞, 0/0 = NaN, exp overflows above
+≈88.7 in float32…) and reads the inputs' health counts. FULL_HEALTH gives the counts of zeros,
+negatives and positives; FULL_TENSOR gives the values themselves, so the rules can count the
+exact culprits (x == −1 for Log1p, pairs with a zero divisor) and quote extremes. CONCISE and
+CURT_HEALTH do not count zeros or signs; then the sentence says what is known and what is not.
+
+Adding a rule = one function in a rules module (`arith` for primitive ops, `gradient` for
+gradient ops, `cause` for data, variables, deliberate ∞ and function calls) + one line in a
+table below + a test on a real logdir.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from reader.diagnosis.explain.arith import (
+    _cast,
+    _div,
+    _exp,
+    _generic,
+    _inverse_trig,
+    _log,
+    _pow,
+    _softmax,
+    _source,
+    _sqrt,
+)
+from reader.diagnosis.explain.common import In, plural, produced
+from reader.diagnosis.index import Health
+from reader.modes import CURT_HEALTH
+
+__all__ = ["In", "explain_origin", "explain_step", "produced"]
+
+_RULES: dict[str, Callable[[str, Health, list[In]], str]] = {
+    **dict.fromkeys(("Log", "Log1p"), _log),
+    **dict.fromkeys(("Sqrt", "Rsqrt", "Reciprocal", "Inv"), _sqrt),
+    **dict.fromkeys(("Exp", "Expm1", "Softplus"), _exp),
+    **dict.fromkeys(("Acos", "Asin", "Atanh"), _inverse_trig),
+    **dict.fromkeys(("RealDiv", "Div", "FloorDiv", "TruncateDiv", "Xdivy", "FloorMod"), _div),
+    "Pow": _pow,
+    "Cast": _cast,
+    **dict.fromkeys(("Softmax", "LogSoftmax"), _softmax),
+    **dict.fromkeys(("Const", "ReadVariableOp", "VarHandleOp", "Placeholder"), _source),
+}
+
+
+def explain_origin(op_type: str, out: Health, ins: list[In], where: str = "") -> str:
+    """One sentence: what the origin produced and why, from its inputs' health."""
+    head = produced(op_type, out)
+    if op_type == "Placeholder" or (ins and all(x.health is None for x in ins)
+                                    and op_type not in _RULES):
+        notes = "; ".join(x.note for x in ins if x.note)
+        reason = where or notes or "its source was not recorded"
+        return f"{head}: it came in from outside — {reason}"
+    unknown = [x for x in ins if x.health is None]
+    rule = _RULES.get(op_type, _generic)
+    if ins and op_type in ("Const", "ReadVariableOp", "VarHandleOp"):
+        rule = _source
+    sentence = f"{head}: {rule(op_type, out, ins)}"
+    if unknown and rule is not _generic:
+        sentence += "; " + ", ".join(f"{x.name} was not recorded" for x in unknown
+                                     if x.name not in sentence)
+    if out.mode == CURT_HEALTH and "CURT_HEALTH" not in sentence:
+        sentence += " (CURT_HEALTH records only a NaN/∞ flag per tensor, no counts)"
+    return sentence.rstrip("; ") + "."
+
+
+def explain_step(op_type: str, out: Health, ins: list[In]) -> str | None:
+    """When an op turns ∞ into NaN (no input had NaN), name the operation that did it."""
+    known = [x for x in ins if x.health is not None and x.health.nan is not None]
+    if not out.nan or not known or any(x.health.nan for x in known if x.health):
+        return None
+    if not any((x.health.pos_inf or x.health.neg_inf) for x in known if x.health):
+        return None
+
+    def inf_desc(x: In) -> str:
+        h = x.health
+        assert h is not None
+        bits = [f"{h.pos_inf:,} +∞" if h.pos_inf else "", f"{h.neg_inf:,} −∞" if h.neg_inf else ""]
+        if h.zero:
+            bits.append(plural(h.zero, "zero"))
+        return f"{x.name} holds " + (", ".join(b for b in bits if b) or "no ∞")
+
+    law = {"Sub": "∞ − ∞ = NaN", "Add": "∞ + (−∞) = NaN", "AddV2": "∞ + (−∞) = NaN",
+           "Mul": "0 × ∞ = NaN", "RealDiv": "∞/∞ = NaN, 0/0 = NaN", "Div": "∞/∞ = NaN",
+           "MatMul": "0 × ∞ or ∞ − ∞ inside the dot products = NaN",
+           "Softmax": "a row of all −∞, or any +∞, gives NaN",
+           "LogSoftmax": "a row of all −∞, or any +∞, gives NaN"}.get(
+        op_type, "an operation on ∞ gave NaN")
+    descs = "; ".join(inf_desc(x) for x in known)
+    return f"{op_type} turned ∞ into NaN in {plural(out.nan, 'element')} ({law}): {descs}."

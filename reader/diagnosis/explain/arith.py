@@ -1,0 +1,220 @@
+"""Rules for primitive ops: why an op produced NaN/∞ from its inputs' health (see
+`reader.diagnosis.explain` for the table that maps op types to these rules)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reader.diagnosis.explain.common import (
+    DTYPE_MAX,
+    EXP_LIMIT,
+    In,
+    count,
+    counts_known,
+    max_abs,
+    max_finite,
+    plural,
+    unknown_counts,
+    unrecorded,
+)
+from reader.diagnosis.index import Health
+from reader.index.tensors import dtype_name
+
+
+# ---------------------------------------------------------------------- unary math
+def _log(op: str, out: Health, ins: list[In]) -> str:
+    x = ins[0]
+    law = "log 0 = −∞, log of a negative = NaN"
+    if op == "Log1p":
+        law = "log1p(−1) = −∞, log1p below −1 = NaN"
+    if x.health is None:
+        return f"{unrecorded(x)}; {law}"
+    h = x.health
+    if op == "Log1p":
+        m1 = count(h, lambda v: v == -1)
+        below = count(h, lambda v: v < -1)
+        if m1 is not None and below is not None:
+            return (f"its input {x.name} holds {plural(m1, 'value')} equal to −1 and "
+                    f"{plural(below, 'value')} below −1 ({law})")
+        if h.negative is not None:
+            return f"its input {x.name} holds {plural(h.negative, 'negative value')} ({law})"
+        return f"{unknown_counts(x)} ({law})"
+    if not counts_known(h):
+        return f"{unknown_counts(x)}; it must hold zeros or negative values ({law})"
+    bits = []
+    if out.neg_inf or h.zero:
+        bits.append(f"{plural(h.zero or 0, 'zero')} (log 0 = −∞)")
+    if out.nan or h.negative:
+        bits.append(f"{plural(h.negative or 0, 'negative value')} (log of a negative = NaN)")
+    return f"its input {x.name} holds " + " and ".join(bits)
+
+
+def _sqrt(op: str, out: Health, ins: list[In]) -> str:
+    x = ins[0]
+    laws = {"Sqrt": "√ of a negative = NaN", "Rsqrt": "1/√0 = +∞, 1/√negative = NaN",
+            "Reciprocal": "1/0 = ∞", "Inv": "1/0 = ∞"}
+    law = laws.get(op, "")
+    if x.health is None:
+        return f"{unrecorded(x)}; {law}"
+    h = x.health
+    if not counts_known(h):
+        return f"{unknown_counts(x)} ({law})"
+    bits = []
+    if op != "Sqrt" and (h.zero or not h.negative):
+        bits.append(plural(h.zero or 0, "zero"))
+    if op != "Reciprocal" and op != "Inv" and (h.negative or not bits):
+        bits.append(plural(h.negative or 0, "negative value"))
+    return f"its input {x.name} holds {' and '.join(bits)} ({law})"
+
+
+def _exp(op: str, out: Health, ins: list[In]) -> str:
+    x = ins[0]
+    dt = out.dtype if out.dtype is not None else (x.health.dtype if x.health else None)
+    limit = EXP_LIMIT.get(dt or 1, 88.72)
+    dname = dtype_name(dt) if dt is not None else "float32"
+    law = (f"exp overflows {dname} above ≈{limit:g}" if op in ("Exp", "Expm1")
+           else "large positive inputs overflow")
+    if x.health is None:
+        return f"{unrecorded(x)}; {law}"
+    h = x.health
+    big = count(h, lambda v: v > limit)
+    top = max_finite(h)
+    if big is not None and top is not None:
+        return (f"its input {x.name} holds {plural(big, 'value')} above {limit:g} "
+                f"(largest {top:.6g}); {law}")
+    if h.positive is not None:
+        return (f"its input {x.name} holds {plural(h.positive, 'positive value')}, of which "
+                f"at least {out.pos_inf or 0:,} must be too large: {law}")
+    return f"{x.name} had no NaN/∞, so some of its values are too large: {law}"
+
+
+def _inverse_trig(op: str, out: Health, ins: list[In]) -> str:
+    x = ins[0]
+    law = {"Acos": "acos(|x| > 1) = NaN", "Asin": "asin(|x| > 1) = NaN",
+           "Atanh": "atanh(±1) = ±∞, atanh(|x| > 1) = NaN"}.get(op, "")
+    if x.health is None:
+        return f"{unrecorded(x)}; {law}"
+    over = count(x.health, lambda v: np.abs(v) > 1)
+    if over is not None:
+        return f"its input {x.name} holds {plural(over, 'value')} with |x| > 1 ({law})"
+    return f"its input {x.name} must hold values outside [−1, 1] ({law})"
+
+
+# ---------------------------------------------------------------------- binary math
+def _div(op: str, out: Health, ins: list[In]) -> str:
+    if len(ins) < 2:
+        return _generic(op, out, ins)
+    x, y = ins[0], ins[1]
+    law = "x/0 = ±∞" if op == "Xdivy" else "x/0 = ±∞, 0/0 = NaN"
+    if y.health is None:
+        return f"its divisor {y.name} was not recorded ({law})"
+    hy = y.health
+    if x.health is not None and x.health.values is not None and hy.values is not None:
+        try:
+            xv, yv = np.broadcast_arrays(x.health.values, hy.values)
+            zero_div = (yv == 0) & (xv != 0) & ~np.isnan(xv)
+            zero_zero = (yv == 0) & (xv == 0)
+            return (f"{plural(int(zero_div.sum()), 'element')} of {x.name} are nonzero over a zero "
+                    f"of {y.name} and {plural(int(zero_zero.sum()), 'element')} are 0/0 ({law})")
+        except ValueError:
+            pass
+    if hy.zero is None:
+        return f"{unknown_counts(y)}; it must hold zeros or tiny values ({law})"
+    if not hy.zero:
+        tiny = ""
+        return (f"its divisor {y.name} holds no zeros, so the quotient overflowed: tiny "
+                f"divisors make huge results{tiny}")
+    numer = f" and the numerator {x.name} holds {plural(x.health.zero, 'zero')}" if (
+        x.health is not None and x.health.zero is not None) else ""
+    return f"its divisor {y.name} holds {plural(hy.zero, 'zero')}{numer} ({law})"
+
+
+def _pow(op: str, out: Health, ins: list[In]) -> str:
+    if len(ins) < 2 or ins[0].health is None:
+        return _generic(op, out, ins)
+    x, y = ins[0], ins[1]
+    hx = x.health
+    assert hx is not None
+    law = "0 to a negative power = ∞, a negative base to a fractional power = NaN"
+    if hx.values is not None and y.health is not None and y.health.values is not None:
+        try:
+            xv, yv = np.broadcast_arrays(hx.values, y.health.values)
+            inf = int(((xv == 0) & (yv < 0)).sum())
+            nan = int(((xv < 0) & (yv != np.round(yv))).sum())
+            return (f"{plural(inf, 'element')} raise 0 to a negative power and "
+                    f"{plural(nan, 'element')} raise a negative base to a fractional power "
+                    f"({law})")
+        except ValueError:
+            pass
+    if hx.zero is None:
+        return f"{unknown_counts(x)} ({law}; large results overflow)"
+    exp_neg = ""
+    if y.health is not None and y.health.negative is not None:
+        exp_neg = f", its exponent {y.name} holds {plural(y.health.negative, 'negative value')}"
+    return (f"its base {x.name} holds {plural(hx.zero, 'zero')} and "
+            f"{plural(hx.negative or 0, 'negative value')}{exp_neg} "
+            f"({law}; large results overflow)")
+
+
+def _overflow(op: str, out: Health, ins: list[In]) -> str:
+    """Finite inputs, non-finite output: an arithmetic overflow (sums, products, dot products)."""
+    unknown = [x for x in ins if x.health is None]
+    if unknown:
+        notes = "; ".join(unrecorded(x) for x in unknown)
+        return (f"{notes} — NaN/∞ may have come in through it; the recorded inputs were "
+                "finite")
+    dt = out.dtype if out.dtype is not None else 1
+    limit = DTYPE_MAX.get(dt, 3.4e38)
+    mags = [(x.name, max_abs(x.health)) for x in ins if x.health is not None]
+    quoted = ", ".join(f"{n} up to {m:.3g}" for n, m in mags if m is not None)
+    what = {"MatMul": "the dot products", "BatchMatMulV2": "the dot products",
+            "Sum": "the sum", "Mean": "the sum", "Prod": "the product", "Mul": "the product",
+            "Square": "the square", "AddV2": "the sum", "Add": "the sum", "Sub": "the difference",
+            "AddN": "the sum", "BiasAdd": "the sum"}.get(op, "the result")
+    nan_note = ""
+    if out.nan:
+        nan_note = "; NaN from finite inputs means an overflow met its opposite (∞ − ∞ or 0 × ∞)"
+    return (f"its inputs were finite{': ' + quoted if quoted else ''}, so {what} overflowed "
+            f"{dtype_name(dt)} (largest finite ≈{limit:.3g}){nan_note}")
+
+
+def _cast(op: str, out: Health, ins: list[In]) -> str:
+    x = ins[0] if ins else None
+    dst = dtype_name(out.dtype) if out.dtype is not None else "a narrower type"
+    limit = DTYPE_MAX.get(out.dtype or 0)
+    rng = f" (largest finite ≈{limit:.3g})" if limit else ""
+    if x is None or x.health is None:
+        return f"its input was not recorded; values beyond {dst}'s range{rng} become ±∞"
+    src = dtype_name(x.health.dtype) if x.health.dtype is not None else "a wider type"
+    big = max_abs(x.health)
+    over = (count(x.health, lambda v: np.isfinite(v) & (np.abs(v) > limit))
+            if limit else None)
+    if big is not None and over is not None:
+        return (f"its {src} input {x.name} holds {plural(over, 'value')} beyond {dst}'s "
+                f"range{rng}, the largest {big:.6g}")
+    return f"its {src} input {x.name} holds values beyond {dst}'s range{rng}"
+
+
+def _source(op: str, out: Health, ins: list[In]) -> str:
+    if op == "Const":
+        return "the constant itself holds it: it is written in the program"
+    if op in ("ReadVariableOp", "VarHandleOp", "VariableV2"):
+        return "the variable already held it when read: an earlier update wrote it"
+    return "it is where this value enters the computation; nothing upstream was recorded"
+
+
+def _softmax(op: str, out: Health, ins: list[In]) -> str:
+    return ("its inputs were finite, and a softmax of finite values is finite; "
+            "check the numbers below") if ins and ins[0].health is not None else (
+            f"{unrecorded(ins[0]) if ins else 'its input was not recorded'}; a row of all −∞ "
+            "gives NaN, +∞ gives NaN")
+
+
+def _generic(op: str, out: Health, ins: list[In]) -> str:
+    if not ins:
+        return _source(op, out, ins)
+    known = [x for x in ins if x.health is not None]
+    if not known:
+        notes = "; ".join(unrecorded(x) for x in ins)
+        return f"{notes}, so the cause cannot be read from this logdir"
+    return _overflow(op, out, ins)

@@ -1,0 +1,81 @@
+"""What every explanation rule shares: the input view, counting helpers, dtype limits.
+
+(The rules themselves: `reader.diagnosis.explain`.) Original overview of the rules:
+Say in one sentence, with numbers, why an op produced NaN/∞ from its inputs' health.
+
+Each rule knows the op's arithmetic (log 0 = −∞, x/0 = ∞, 0/0 = NaN, exp overflows above
+≈88.7 in float32…) and reads the inputs' health counts. FULL_HEALTH gives the counts of zeros,
+negatives and positives; FULL_TENSOR gives the values themselves, so the rules can count the
+exact culprits (x == −1 for Log1p, pairs with a zero divisor) and quote extremes. CONCISE and
+CURT_HEALTH do not count zeros or signs; then the sentence says what is known and what is not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from reader.diagnosis.index import Health
+from reader.modes import mode_name
+
+# exp(x) overflows above log(max) of the dtype; max finite magnitude per dtype
+EXP_LIMIT = {1: 88.72, 2: 709.78, 19: 11.09, 14: 88.72}
+DTYPE_MAX = {1: 3.4028235e38, 2: 1.7976931348623157e308, 19: 65504.0, 14: 3.39e38}
+
+
+@dataclass(frozen=True)
+class In:
+    """One input as the explanation sees it."""
+
+    name: str
+    health: Health | None  # None: not recorded
+    note: str = ""
+
+
+def plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+
+
+def produced(op_type: str, out: Health) -> str:
+    """"Log produced −∞ in 3 of 10 elements" (or what the mode allows)."""
+    parts = [(out.neg_inf, "−∞"), (out.pos_inf, "+∞"), (out.nan, "NaN")]
+    if any(c is None for c, _ in parts):
+        return f"{op_type} produced NaN or ∞ ({mode_name(out.mode)} records only a flag)"
+    named = [f"{label} in {c:,}" for c, label in parts if c]
+    what = " and ".join(named) if named else "NaN/∞"
+    size = f" of {out.size:,} elements" if out.size is not None else ""
+    return f"{op_type} produced {what}{size}"
+
+
+def counts_known(h: Health | None) -> bool:
+    return h is not None and None not in (h.zero, h.negative, h.positive)
+
+
+def count(h: Health, pred: Callable[[np.ndarray], np.ndarray]) -> int | None:
+    if h.values is None:
+        return None
+    return int(np.count_nonzero(pred(np.asarray(h.values, dtype=np.float64))))
+
+
+def max_finite(h: Health) -> float | None:
+    fin = h.finite_values()
+    return float(fin.max()) if fin is not None and fin.size else None
+
+
+def max_abs(h: Health) -> float | None:
+    fin = h.finite_values()
+    return float(np.abs(fin).max()) if fin is not None and fin.size else None
+
+
+def unknown_counts(x: In) -> str:
+    assert x.health is not None
+    return (f"{x.name} had no NaN/∞, but {mode_name(x.health.mode)} does not count zeros "
+            "or negative values")
+
+
+def unrecorded(x: In) -> str:
+    return f"its input {x.name} was not recorded" + (f" ({x.note})" if x.note else "")
+
+
