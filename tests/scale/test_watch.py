@@ -3,6 +3,7 @@ file-system notifications and through polling, and the next `update()` shows the
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import threading
 from collections.abc import Callable
@@ -61,7 +62,7 @@ def test_writer_in_another_thread(half_written: tuple[Path, bytes, int]) -> None
     """A follower loop sees every append a concurrent writer makes, record by record."""
     d, full, cut = half_written
     offsets = [off for off, _ in scan_records(full, 0, ScanState())] + [len(full)]
-    pieces = [full[a:b] for a, b in zip(offsets, offsets[1:], strict=False) if a >= cut]
+    pieces = [full[a:b] for a, b in itertools.pairwise(offsets) if a >= cut]
     logdir = open_logdir(str(d))
     watcher = ChangeWatcher(str(d), safety_interval=3600)
     seen = threading.Event()
