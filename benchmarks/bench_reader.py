@@ -71,16 +71,16 @@ def incremental(logdir: Path) -> dict[str, float]:
         head, tail_end = offsets[100_000], offsets[110_000]
         dst = live / src.name
         dst.write_bytes(data[:head])
-        idx = open_logdir(str(live))
+        index = open_logdir(str(live))
         times = []
         for _ in range(200):
             t0 = time.perf_counter()
-            idx.update()
+            index.update()
             times.append(time.perf_counter() - t0)
         with open(dst, "ab") as f:
             f.write(data[head:tail_end])
         t0 = time.perf_counter()
-        stats = idx.update()
+        stats = index.update()
         append = time.perf_counter() - t0
         assert stats.traces == 10_000, stats
         return {"idle_ms": statistics.median(times) * 1e3, "append_10k_ms": append * 1e3}

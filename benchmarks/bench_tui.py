@@ -10,7 +10,7 @@ process (Textual's `run_test`), exactly as a user drives it — keys through the
   skips only the write to the terminal). The pilot's own idle waits are not timed;
 - follow: the debounced work after the cursor rests (Graph Structure, Stack Trace, Source);
 - memory: peak RSS, against the reader's own index size.
-Bars (issue 4): first paint ≤ 1 s; median key-to-repaint ≤ 50 ms.
+Bars: first paint ≤ 1 s; median key-to-repaint ≤ 50 ms.
 """
 
 from __future__ import annotations
@@ -112,8 +112,9 @@ async def _measure(logdir: str) -> dict[str, Any]:
         timings["g … Enter (jump)"] = jumps
         out["follow"] = follows
         out["timings"] = timings
-        L = app.state.logdir
-        out["index_mb"] = (L.traces.nbytes() + L.executions.nbytes() + L.outputs.nbytes()) / 2**20
+        logdir = app.state.logdir
+        out["index_mb"] = (logdir.traces.nbytes() + logdir.executions.nbytes()
+                           + logdir.outputs.nbytes()) / 2**20
     out["rss_mb"] = _rss_mb()
     out["rss_before_mb"] = rss_before
     return out

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any
+from typing import Any, ParamSpec
 
 from dumper.errors import DumperError
 from dumper.tensors import MODE_NAMES, VALUE_MODES, mode_number
@@ -275,19 +275,23 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-@contextlib.contextmanager
-def dumping(
-    logdir: str,
-    mode: str = "FULL_HEALTH",
-    buffer: int = -1,
-    op_regex: str | None = None,
-    dtypes: Sequence[Any] | None = None,
-    overwrite: bool = False,
-    stop_at_nan: bool = False,
-) -> Iterator[Dump]:
-    """`with dumping(logdir): ...` records the block and closes the dump at its end."""
-    dump = enable(logdir, mode, buffer, op_regex, dtypes, overwrite, stop_at_nan)
-    try:
-        yield dump
-    finally:
-        disable()
+P = ParamSpec("P")
+
+
+def _recording(start: Callable[P, Dump]) -> Callable[P, contextlib.AbstractContextManager[Dump]]:
+    """A context manager that starts a dump as `start` does and disables it at the end."""
+
+    @contextlib.contextmanager
+    def recording(*args: P.args, **kwargs: P.kwargs) -> Iterator[Dump]:
+        dump = start(*args, **kwargs)
+        try:
+            yield dump
+        finally:
+            disable()
+
+    recording.__doc__ = ("`with dumping(logdir, ...): ...` records the block and closes the "
+                         "dump at its end (arguments as `enable`).")
+    return recording
+
+
+dumping = _recording(enable)

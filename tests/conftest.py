@@ -62,3 +62,14 @@ def values_logdir(tmp_path_factory: pytest.TempPathFactory) -> str:
     if proc.returncode != 0:
         pytest.fail(f"values_program failed:\n{proc.stderr[-3000:]}")
     return str(d)
+
+
+@pytest.fixture(scope="session")
+def _empty_config_home(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("config-home"))
+
+
+@pytest.fixture(autouse=True)
+def _no_user_config(_empty_config_home: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never read the user's own configuration (a keymap would rebind their keys)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", _empty_config_home)

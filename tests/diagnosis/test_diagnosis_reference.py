@@ -31,8 +31,8 @@ def reference(reference_logdir: str) -> DebugLogdir:
 
 def rows_of(L: DebugLogdir, graph: str, op_name: str) -> np.ndarray:
     gids = [L.strings.lookup(g) for g, v in L.graphs.graphs.items() if v.name == graph]
-    return np.flatnonzero(np.isin(L.traces.col("graph_id"), gids)
-                          & (L.traces.col("op_name") == L.strings.lookup(op_name)))
+    return np.flatnonzero(np.isin(L.traces.graph_id, gids)
+                          & (L.traces.op_name == L.strings.lookup(op_name)))
 
 
 def test_reference_names_log_in_cross_entropy_and_the_zeros_of_probs(reference: DebugLogdir
@@ -48,8 +48,8 @@ def test_reference_names_log_in_cross_entropy_and_the_zeros_of_probs(reference: 
     softmax_row = int(softmax[softmax < log_row][-1])
     (probs,) = first.inputs
     assert probs.name == "probs:0"
-    assert probs.zero == int(L.traces.col("zero")[softmax_row]) > 0
-    assert L.traces.col("neg_inf")[log_row] == probs.zero  # log 0 = −∞, one per zero
+    assert probs.zero == int(L.traces.zero[softmax_row]) > 0
+    assert L.traces.neg_inf[log_row] == probs.zero  # log 0 = −∞, one per zero
     assert f"{probs.zero} zeros" in first.explanation and "probs:0" in first.explanation
     uf = first.origin_user_frame
     assert uf is not None and uf.function == "cross_entropy"

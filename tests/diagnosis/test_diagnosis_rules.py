@@ -52,21 +52,21 @@ def full_tensor(tmp_path_factory: pytest.TempPathFactory) -> tuple[DebugLogdir, 
 
 def graph_rows(L: DebugLogdir, graph_name: str) -> np.ndarray:
     ids = {L.strings.lookup(gid) for gid, g in L.graphs.graphs.items() if g.name == graph_name}
-    return np.flatnonzero(np.isin(L.traces.col("graph_id"), list(ids)))
+    return np.flatnonzero(np.isin(L.traces.graph_id, list(ids)))
 
 
 def last_bad_trace(L: DebugLogdir, graph_name: str) -> int:
     rows = graph_rows(L, graph_name)
-    bad = rows[L.traces.col("bad")[rows] == 1]
+    bad = rows[L.traces.bad[rows] == 1]
     assert len(bad), f"no NaN/∞ recorded in {graph_name}"
     return int(bad[-1])
 
 
 def eager_output(L: DebugLogdir, tensor_id: int) -> tuple[int, int]:
-    rows = np.flatnonzero(L.outputs.col("tensor_id") == tensor_id)
+    rows = np.flatnonzero(L.outputs.tensor_id == tensor_id)
     assert len(rows) == 1, f"eager tensor #{tensor_id} recorded {len(rows)} times"
     r = int(rows[0])
-    return int(L.outputs.col("execution")[r]), int(L.outputs.col("slot")[r])
+    return int(L.outputs.execution[r]), int(L.outputs.slot[r])
 
 
 def both_ways(L: DebugLogdir, case: dict[str, Any]) -> dict[str, Diagnosis]:
@@ -214,7 +214,7 @@ def test_full_tensor_counts_from_values(full_tensor: tuple) -> None:
 
 def test_clean_tensor_and_bad_index(full_health: tuple) -> None:
     L, _ = full_health
-    clean = int(np.flatnonzero(L.traces.col("bad") == 0)[0])
+    clean = int(np.flatnonzero(L.traces.bad == 0)[0])
     d = diagnose(L, GRAPH, clean)
     assert not d.start_bad and (d.origin_kind, d.origin_index) == (GRAPH, clean)
     with pytest.raises(ReaderError):

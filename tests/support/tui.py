@@ -150,3 +150,19 @@ async def workers_done(app: App[Any], timeout: float = 60.0) -> None:
                 continue
 
     await asyncio.wait_for(wait(), timeout)
+
+
+async def settle(app: Any, pilot: Any, timeout: float = 60.0) -> None:
+    """Wait for the first full read, every worker (source loading, diagnosis), a repaint."""
+    await asyncio.wait_for(app.indexed.wait(), timeout)
+    await workers_done(app)
+    await pilot.pause()
+    await workers_done(app)
+    await pilot.pause()
+
+
+async def follow_first_alert(app: Any, pilot: Any) -> None:
+    """Settle, press Enter on the first alert (selected at launch), settle again."""
+    await settle(app, pilot)
+    await pilot.press("enter")
+    await settle(app, pilot)

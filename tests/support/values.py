@@ -47,7 +47,7 @@ def trace_index(logdir: DebugLogdir, tensor_name: str) -> int:
 def eager_index(logdir: DebugLogdir, op_type: str) -> int:
     """The first eager execution of `op_type`."""
     for i in range(len(logdir.executions)):
-        if logdir.strings[int(logdir.executions.col("op_type")[i])] == op_type:
+        if logdir.strings[int(logdir.executions.op_type[i])] == op_type:
             return i
     raise AssertionError(f"no eager {op_type}")
 

@@ -7,11 +7,9 @@ sees or selects; the app is driven by keys only.
 
 from __future__ import annotations
 
-import asyncio
-
 import numpy as np
 import pytest
-from support.tui import sync, workers_done
+from support.tui import follow_first_alert, settle, sync
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Input
@@ -29,24 +27,13 @@ def make_app(path: str) -> TfdbgApp:
     return TfdbgApp(DebugLogdir(path), follow=False)
 
 
-async def settle(app: TfdbgApp, pilot: Pilot) -> None:
-    """Wait for indexing and every worker (source loading, diagnosis) and a repaint."""
-    await asyncio.wait_for(app.indexed.wait(), 30)
-    await workers_done(app)
-    await pilot.pause()
-    await workers_done(app)
-    await pilot.pause()
-
-
 def screen(app: TfdbgApp) -> MainScreen:
     assert app.main is not None
     return app.main
 
 
 async def follow_first(app: TfdbgApp, pilot: Pilot) -> MainScreen:
-    await settle(app, pilot)
-    await pilot.press("enter")
-    await settle(app, pilot)
+    await follow_first_alert(app, pilot)
     return screen(app)
 
 
@@ -63,7 +50,7 @@ async def test_launch_focuses_alerts_with_first_alert(reference_logdir: str) -> 
         assert kind == GRAPH
         assert L.op_type_of_trace(index) == "Log"
         # the first alert is the earliest tensor with NaN/∞ in the whole run
-        assert index == int(np.flatnonzero(L.traces.col("bad") == 1)[0])
+        assert index == int(np.flatnonzero(L.traces.bad == 1)[0])
 
 
 @sync
@@ -186,11 +173,11 @@ async def test_a_toggles_only_nan_rows(reference_logdir: str) -> None:
         await settle(app, pilot)
         s = screen(app)
         L = app.state.logdir
-        n_bad = int(np.sum(L.traces.col("bad") == 1))
+        n_bad = int(np.sum(L.traces.bad == 1))
         await pilot.press("3", "a")
         vl = s.ge.vlist
         assert 0 < vl.row_count == n_bad < len(L.traces)
-        assert all(L.traces.col("bad")[vl.index_at(p)] == 1 for p in range(vl.row_count))
+        assert all(L.traces.bad[vl.index_at(p)] == 1 for p in range(vl.row_count))
         await pilot.press("a")
         assert vl.row_count == len(L.traces)
 
@@ -277,7 +264,7 @@ async def test_timeline_enter_on_function_call_jumps_to_its_first_trace(
         await settle(app, pilot)
         s = screen(app)
         L = app.state.logdir
-        calls = np.flatnonzero(L.executions.col("graph_id") >= 0)
+        calls = np.flatnonzero(L.executions.graph_id >= 0)
         assert len(calls) == 2
         await pilot.press("2")
         assert s.timeline.goto(int(calls[1]))

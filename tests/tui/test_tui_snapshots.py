@@ -7,12 +7,12 @@ Update with `pytest tests/tui/test_tui_snapshots.py --snapshot-update` after a d
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from support.tui import workers_done, write_reference
+import support.tui
+from support.tui import write_reference
 from textual.pilot import Pilot
 
 from reader import DebugLogdir
@@ -31,14 +31,7 @@ def make_app(path: str) -> TfdbgApp:
 
 
 async def follow_first_alert(pilot: Pilot[Any]) -> None:
-    app = pilot.app
-    assert isinstance(app, TfdbgApp)
-    await asyncio.wait_for(app.indexed.wait(), 60)
-    await workers_done(app)
-    await pilot.pause()
-    await pilot.press("enter")
-    await workers_done(app)
-    await pilot.pause()
+    await support.tui.follow_first_alert(pilot.app, pilot)
 
 
 def test_layout_200x50(snap_compare: Callable[..., bool], snap_logdir: str) -> None:

@@ -1,7 +1,7 @@
 """Pilot tests of the ValueInspector screen on a real FULL_TENSOR logdir.
 
 The screen is pushed on a bare host app (the main app has its own test at the end). Waiting
-is on workers (`app.workers.wait_for_complete()`) and `pilot.pause()`, never on sleeps.
+is on workers (`support.tui.workers_done`) and `pilot.pause()`, never on sleeps.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.tui import workers_done
 from support.values import (
     STRINGS,
     Host,
@@ -39,7 +40,7 @@ def logdir(values_logdir: str) -> DebugLogdir:
 
 async def loaded(pilot: Pilot[None]) -> ValueInspector:
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
     screen = pilot.app.screen
     assert isinstance(screen, ValueInspector)
@@ -192,7 +193,7 @@ async def test_save_writes_npy_and_says_where(logdir: DebugLogdir, tmp_path: Pat
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded(pilot)
         await pilot.press("s")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         assert screen.saved_path is not None
         assert Path(screen.saved_path).parent == tmp_path
@@ -221,7 +222,7 @@ async def test_big_tensor_loads_in_a_worker_and_ui_stays_responsive(
         assert app.screen is not screen
         # closing cancels only a running load: CANCELLED proves the key beat the worker
         assert worker.state == WorkerState.CANCELLED, worker.state
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         # opened again and left to finish: the values and statistics of all 10M elements
         app.push_screen(ValueInspector(logdir, GRAPH, i, 0))
         screen = await loaded(pilot)
@@ -247,7 +248,7 @@ async def test_missing_tensor_is_an_error_not_a_crash(logdir: DebugLogdir) -> No
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         assert isinstance(screen, ValueInspector) and screen.error is not None
         assert "does not exist" in text_of(screen, "#vi-message")

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from support.tui import workers_done
 from support.values import (
     Host,
     expected_stats,
@@ -88,7 +89,7 @@ async def show(logdir: DebugLogdir, index: int) -> str:
     app = Host(lambda: ValueInspector(logdir, GRAPH, index, 0))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ValueInspector) and screen.error is None
@@ -139,12 +140,12 @@ async def test_v_in_the_app_opens_the_inspector_on_the_first_alert(values_logdir
     app = app_mod.TfdbgApp(DebugLogdir(values_logdir), follow=False)
     async with app.run_test(size=(200, 50)) as pilot:
         await asyncio.wait_for(app.indexed.wait(), 60)
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         main = app.screen
         await pilot.press("v")
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ValueInspector), type(screen)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reader import GRAPH, Alerts, DebugLogdir, ReaderError
+from reader.diagnosis import fed_by
 from reader.index.graphs import Op
 
 _FIRST_WINDOW = 4096
@@ -159,7 +160,7 @@ def find_trace(logdir: DebugLogdir, n: int, graph_id: str, op_name: str, slot: i
 
 
 @dataclass(frozen=True)
-class Link:
+class OpLink:
     """One input or consumer of the op of a selected trace, resolved to a trace if possible."""
 
     label: str  # "probs:0" or "mul (input 1)"
@@ -170,18 +171,14 @@ class Link:
 
 
 def _exact_feeders(logdir: DebugLogdir, trace: int) -> list[int | None]:
-    """The diagnosis walk's answer for which traces fed `trace`'s op (empty if unavailable)."""
-    try:
-        from reader.diagnosis import fed_by
-    except ImportError:
-        return []
+    """The diagnosis walk's answer for which traces fed `trace`'s op (empty if it cannot)."""
     try:
         return fed_by(logdir, trace)
     except ReaderError:
         return []
 
 
-def input_links(logdir: DebugLogdir, n: int, trace: int, op: Op) -> list[Link]:
+def input_links(logdir: DebugLogdir, n: int, trace: int, op: Op) -> list[OpLink]:
     """The op's inputs, each with its latest trace before `trace`.
 
     A function argument (a Placeholder TensorFlow never traces) is resolved to the caller's
@@ -202,7 +199,7 @@ def input_links(logdir: DebugLogdir, n: int, trace: int, op: Op) -> list[Link]:
             else:
                 hit = _argument_trace(logdir, n, src, trace, op)
                 inferred = hit is not None
-        out.append(Link(f"{name}:{slot}", src, hit, inferred, argument))
+        out.append(OpLink(f"{name}:{slot}", src, hit, inferred, argument))
     return out
 
 
@@ -235,13 +232,13 @@ def _argument_trace(logdir: DebugLogdir, n: int, placeholder: Op, trace: int,
     return lo + int(hits[-1]) if len(hits) else None
 
 
-def consumer_links(logdir: DebugLogdir, n: int, trace: int, op: Op) -> list[Link]:
+def consumer_links(logdir: DebugLogdir, n: int, trace: int, op: Op) -> list[OpLink]:
     """The op's consumers, each with its first trace after `trace`."""
     out = []
     for name, index, slot in op.consumers:
         dst = logdir.graphs.op(op.graph_id, name)
         hit = find_trace(logdir, n, op.graph_id, name, None, after=trace)
-        out.append(Link(f"{name} (input {index} ← :{slot})", dst, hit))
+        out.append(OpLink(f"{name} (input {index} ← :{slot})", dst, hit))
     return out
 
 

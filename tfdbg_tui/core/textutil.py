@@ -1,14 +1,14 @@
-"""Rich `Text` helpers on top of `tfdbg_tui.core.sanitize.literal`.
+"""Cell-width helpers on top of `tfdbg_tui.core.sanitize.literal`.
 
 Why a separate module: `sanitize.literal` is the project's single sanitizer (shared with
-`report`); this adds the TUI's needs — wrap sanitized text in a `Text` (which never parses
-markup) and cut it to a column width by terminal cells, not characters.
+`report`); this adds the TUI's needs — any value as a sanitized string (callers put it in a
+Rich `Text`, which never parses markup) cut to a column width by terminal cells, not
+characters.
 """
 
 from __future__ import annotations
 
 from rich.cells import cell_len
-from rich.text import Text
 
 from tfdbg_tui.core.sanitize import literal
 
@@ -16,11 +16,6 @@ from tfdbg_tui.core.sanitize import literal
 def lit(value: object) -> str:
     """Any value from a logdir as a drawable string (control characters made visible)."""
     return literal(value if isinstance(value, str) else str(value))
-
-
-def text(value: object, style: str = "") -> Text:
-    """A `Text` holding `value` literally: sanitized, never interpreted as markup."""
-    return Text(lit(value), style=style, no_wrap=True, end="")
 
 
 def fit(s: str, width: int) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from reader import EAGER, GRAPH, DebugLogdir
-from reader.index import health as H
+from reader.index.health import shape_from_vector
 from reader.index.tensors import TensorValue, dtype_name
 from reader.modes import CONCISE_HEALTH, FULL_HEALTH, FULL_TENSOR, NO_TENSOR, SHAPE, mode_name
 from reader.values import ValueStats, compute_stats, npy_name
@@ -135,7 +135,7 @@ def load(logdir: DebugLogdir, kind: int, index: int, slot: int,
         if len(vec) < 4:
             out.message = f"SHAPE summary is malformed ({len(vec)} numbers)."
             return out
-        out.shape = H.shape_from_vector(vec)
+        out.shape = shape_from_vector(vec)
         rank = int(vec[2])
         out.facts = [("dtype", dtype_name(int(vec[1]))), ("rank", str(rank)),
                      ("size", f"{int(vec[3]):,}"), ("shape", str(list(out.shape)))]

@@ -1,9 +1,11 @@
 """`TfdbgApp`: the thin Textual app — owns the logdir, the indexing/follow worker, the CSS.
 
-Everything visible lives in `MainScreen` and the panes. The app's one job besides wiring is
-reading the logdir off the UI thread: the first screen paints at once, indexing runs in a
-thread worker that publishes `Snapshot`s (with progress) as it goes, then the same worker
-polls `update()` about once a second so a run that is still writing shows up live.
+Everything visible lives in `MainScreen` and the panes. The app loads the user's keymap
+(`tfdbg_tui.core.keymap`) and shows keys through `get_key_display`, so footer, help and palette
+follow it. Its other job besides wiring is reading the logdir off the UI thread: the first
+screen paints at once, indexing runs in a thread worker that publishes `Snapshot`s (with
+progress) as it goes, then the same worker polls `update()` about once a second so a run that is
+still writing shows up live.
 """
 
 from __future__ import annotations
@@ -14,12 +16,16 @@ import time
 
 from textual import work
 from textual.app import App
+from textual.binding import Binding
 from textual.worker import get_current_worker
 
 from reader import DebugLogdir, ReaderError
+from tfdbg_tui.core.keymap import load_keymap
 from tfdbg_tui.core.memory import release_freed_memory
 from tfdbg_tui.core.model import AppState, Snapshot
-from tfdbg_tui.ui.main_screen import MainScreen
+from tfdbg_tui.core.textutil import lit
+from tfdbg_tui.ui.bindings import SPECS_BY_ID
+from tfdbg_tui.ui.main_screen import SCREEN_KEYS, MainScreen
 from tfdbg_tui.ui.palette import TfdbgCommands
 
 PUBLISH_EVERY = 0.25  # seconds between progress snapshots while indexing
@@ -46,12 +52,26 @@ class TfdbgApp(App[None]):
         self.indexed = asyncio.Event()  # set once the first full read is done
         self.first_paint: float | None = None  # perf_counter() of the first screen refresh
         self._stop = threading.Event()
+        self.user_keymap = load_keymap({s.id for s in SCREEN_KEYS} | set(SPECS_BY_ID))
+        self.set_keymap(self.user_keymap.keys)
 
     def on_mount(self) -> None:
         self.main = MainScreen(self.state, self.display_path)
         self.push_screen(self.main)
         self.call_after_refresh(self._painted)
+        for problem in self.user_keymap.problems:
+            self.notify(lit(problem), severity="warning", timeout=10, markup=False)
         self.index_logdir()
+
+    def get_key_display(self, binding: Binding) -> str:
+        """Textual's display of a key, plus its partner's for paired keys ("n/N")."""
+        shown = super().get_key_display(binding)
+        spec = SPECS_BY_ID.get(binding.id or "")
+        partner = SPECS_BY_ID.get(spec.shown_with) if spec and spec.shown_with else None
+        if partner is None:
+            return shown
+        key = self.user_keymap.keys.get(partner.id, partner.keys).split(",")[0]
+        return f"{shown}/{super().get_key_display(Binding(key, partner.action))}"
 
     def _painted(self) -> None:
         if self.first_paint is None:
@@ -64,7 +84,7 @@ class TfdbgApp(App[None]):
     def index_logdir(self) -> None:
         """Read the logdir (publishing progress), then follow it until the app exits."""
         worker = get_current_worker()
-        L = self.state.logdir
+        logdir = self.state.logdir
         last = 0.0
 
         def progress(done: int, total: int) -> None:
@@ -75,25 +95,25 @@ class TfdbgApp(App[None]):
                 self._publish_from_thread(self._snapshot(True, done, total), final=False)
 
         try:
-            L.update(progress)
+            logdir.update(progress)
         except ReaderError as exc:
-            L.warn(str(exc))
+            logdir.warn(str(exc))
         self._publish_from_thread(self._snapshot(False), final=True)
         while self.follow and not worker.is_cancelled:
             if self._stop.wait(self.poll_interval):
                 break
             try:
-                stats = L.update()
+                stats = logdir.update()
             except ReaderError as exc:
-                L.warn(str(exc))
+                logdir.warn(str(exc))
                 continue
             if stats.changed:
                 self._publish_from_thread(self._snapshot(False), final=False)
 
     def _snapshot(self, indexing: bool, done: int = 0, total: int = 0) -> Snapshot:
-        L = self.state.logdir
-        return Snapshot(len(L.executions), len(L.traces), len(L.outputs), L.alerts(),
-                        indexing, done, total)
+        logdir = self.state.logdir
+        return Snapshot(len(logdir.executions), len(logdir.traces), len(logdir.outputs),
+                        logdir.alerts(), indexing, done, total)
 
     def _publish_from_thread(self, snapshot: Snapshot, final: bool) -> None:
         if self._stop.is_set():

@@ -2,7 +2,9 @@
 
 Why data: the help screen, the footer, the command palette and the README all describe the
 same keys; generating them from one table keeps them from drifting. Each entry has a stable
-id (Textual keymaps can rebind by id) and the description users see.
+id, by which a user keymap rebinds it (see `tfdbg_tui.core.keymap`), and the description
+users see. Keys are shown through `App.get_key_display`, so they follow the keymap.
+The 1…n keys that focus panes come from the pane registry (`panes.registry.focus_keys`).
 """
 
 from __future__ import annotations
@@ -21,37 +23,34 @@ class KeySpec:
     action: str
     description: str
     footer: bool = False
-    key_display: str | None = None
     palette: bool = True  # offered in the command palette
     label: str = ""  # short footer label; the description is the help text
+    shown_with: str | None = None  # id of a binding whose key is shown after ours ("n/N")
 
 
-# Keys that work from any pane (bound on the main screen).
-GLOBAL_KEYS: tuple[KeySpec, ...] = (
+# Moving between panes (bound on the main screen; the pane number keys follow these).
+NAV_KEYS: tuple[KeySpec, ...] = (
     KeySpec("pane.next", "tab", "focus_pane_delta(1)", "Next pane", palette=False),
     KeySpec("pane.previous", "shift+tab", "focus_pane_delta(-1)", "Previous pane",
             palette=False),
-    KeySpec("pane.alerts", "1", "focus_pane(0)", "Focus Alerts"),
-    KeySpec("pane.timeline", "2", "focus_pane(1)", "Focus Python Execution Timeline"),
-    KeySpec("pane.graph_executions", "3", "focus_pane(2)", "Focus Graph Executions"),
-    KeySpec("pane.graph_structure", "4", "focus_pane(3)", "Focus Graph Structure"),
-    KeySpec("pane.source", "5", "focus_pane(4)", "Focus Source Code"),
-    KeySpec("pane.stack", "6", "focus_pane(5)", "Focus Stack Trace"),
+)
+
+# Keys that work from any pane (bound on the main screen).
+ACTION_KEYS: tuple[KeySpec, ...] = (
     KeySpec("alert.next", "n", "next_alert(1)", "Next alert (and follow it)",
-            footer=True, label="next alert", key_display="n/N"),
+            footer=True, label="next alert", shown_with="alert.previous"),
     KeySpec("alert.previous", "N", "next_alert(-1)", "Previous alert (and follow it)"),
     KeySpec("alert.origin", "o", "jump_origin", "Jump to where the selected alert's NaN/∞ was "
             "born (diagnosis)", footer=True, label="origin"),
     KeySpec("tensor.values", "v", "inspect_values", "Inspect the selected tensor's values",
             footer=True, label="values"),
     KeySpec("list.filter", "slash", "filter", "Filter the focused list (regex on op name/type)",
-            footer=True, label="filter", key_display="/"),
+            footer=True, label="filter"),
     KeySpec("list.only_bad", "a", "toggle_only_bad", "Only rows with NaN/∞ (toggle)",
             footer=True, label="NaN only"),
     KeySpec("list.goto", "g", "goto", "Go to an index", footer=True, label="go to"),
     KeySpec("pane.zoom", "z", "zoom", "Zoom the focused pane (toggle)", footer=True, label="zoom"),
-    KeySpec("app.help", "question_mark", "help", "Help: every key", footer=True, label="help",
-            key_display="?"),
+    KeySpec("app.help", "question_mark", "help", "Help: every key", footer=True, label="help"),
     KeySpec("app.quit", "q", "quit", "Quit", footer=True, label="quit"),
 )
 
@@ -82,34 +81,22 @@ SOURCE_KEYS: tuple[KeySpec, ...] = (
     KeySpec("source.page_down", "pagedown", "page_down", "Page down", palette=False),
     KeySpec("source.first", "home", "scroll_home", "Top of file", palette=False),
     KeySpec("source.last", "end", "scroll_end", "End of file", palette=False),
-    KeySpec("source.center", "enter", "center", "Re-centre the highlighted line"),
+    KeySpec("source.center", "enter", "center", "Re-centre the highlighted line",
+            palette=False),
 )
 
-ALL_GROUPS: tuple[tuple[str, tuple[KeySpec, ...]], ...] = (
-    ("Everywhere", GLOBAL_KEYS),
-    ("In lists (Alerts, Timeline, Graph Executions, Graph Structure, Stack Trace)", LIST_KEYS),
-    ("Stack Trace", STACK_KEYS),
-    ("Source Code", SOURCE_KEYS),
-)
+# Every spec by id (pane focus keys aside): for keymap checks and paired key displays.
+SPECS_BY_ID: dict[str, KeySpec] = {
+    s.id: s for s in (*NAV_KEYS, *ACTION_KEYS, *LIST_KEYS, *STACK_KEYS, *SOURCE_KEYS)}
 
 
 def to_bindings(specs: tuple[KeySpec, ...]) -> list[Binding]:
     """Textual `Binding`s for a table of specs."""
     return [
         Binding(s.keys, s.action, s.label or s.description, show=s.footer,
-                key_display=s.key_display, tooltip=s.description, id=s.id)
+                tooltip=s.description, id=s.id)
         for s in specs
     ]
-
-
-def display_keys(spec: KeySpec) -> str:
-    """How a spec's keys read in help text ("up / k", "?")."""
-    if spec.key_display:
-        return spec.key_display
-    names = {"question_mark": "?", "slash": "/", "pageup": "PgUp", "pagedown": "PgDn",
-             "shift+tab": "Shift+Tab", "tab": "Tab", "enter": "Enter", "home": "Home",
-             "end": "End", "up": "↑", "down": "↓"}
-    return " / ".join(names.get(k, k) for k in spec.keys.split(","))
 
 
 LIST_BINDINGS = to_bindings(LIST_KEYS)

@@ -1,7 +1,8 @@
 """Small modal screens: the one-line prompt (`/` filter, `g` go to) and the help screen.
 
 The help screen is generated from the bindings of the live widgets (main screen, lists,
-Stack Trace, Source Code), so it can never disagree with what the keys actually do.
+the panes' own keys) with the user's keymap applied, and shows keys the way the footer does
+(`App.get_key_display`), so it can never disagree with what the keys actually do.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import ClassVar
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.dom import DOMNode
@@ -22,7 +23,6 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from tfdbg_tui.core.textutil import lit
-from tfdbg_tui.ui.bindings import display_keys
 
 Validator = Callable[[str], str | None]
 
@@ -99,19 +99,24 @@ class PromptBar(Horizontal):
         self._close(None)
 
 
-def bindings_table(nodes: list[tuple[str, DOMNode]], extra: list[tuple[str, str]]) -> Table:
-    """A table of every binding of `nodes` (section title, live node), in declaration order."""
+def bindings_table(app: App[object], nodes: list[tuple[str, DOMNode]],
+                   extra: list[tuple[str, str]], keymap: dict[str, str]) -> Table:
+    """A table of every binding of `nodes` (section title, live node), in declaration order,
+    with `keymap` (binding id → keys) applied as Textual applies it to key presses."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold #ffd75f", no_wrap=True)
     table.add_column()
     seen: set[tuple[str, str]] = set()
     for title, node in nodes:
         rows = []
-        for key, bindings in node._bindings.key_to_bindings.items():
+        bindings_map = node._bindings.copy()
+        if keymap:
+            bindings_map.apply_keymap(keymap)
+        for bindings in bindings_map.key_to_bindings.values():
             for b in bindings:
                 if b.system:
                     continue
-                label = b.key_display or display_keys_for(key)
+                label = app.get_key_display(b)
                 desc = b.tooltip or b.description
                 if (desc, title) in seen:
                     continue
@@ -136,12 +141,6 @@ def bindings_table(nodes: list[tuple[str, DOMNode]], extra: list[tuple[str, str]
     return table
 
 
-def display_keys_for(key: str) -> str:
-    from tfdbg_tui.ui.bindings import KeySpec
-
-    return display_keys(KeySpec("", key, "", ""))
-
-
 class HelpScreen(ModalScreen[None]):
     """Every key, read from the live bindings."""
 
@@ -153,9 +152,10 @@ class HelpScreen(ModalScreen[None]):
         border: round $accent; background: $panel; padding: 0 1; }
     """
 
-    def __init__(self, nodes: list[tuple[str, DOMNode]], extra: list[tuple[str, str]]) -> None:
+    def __init__(self, app: App[object], nodes: list[tuple[str, DOMNode]],
+                 extra: list[tuple[str, str]], keymap: dict[str, str]) -> None:
         super().__init__()
-        self.table = bindings_table(nodes, extra)
+        self.table = bindings_table(app, nodes, extra, keymap)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():

@@ -1,14 +1,17 @@
-"""The main screen: six panes, the header line, and the coordination between panes.
+"""The main screen: the registered panes, the header line, and the coordination between panes.
 
-Panes post requests (`ShowTrace`, `ShowExecution`, `ShowFrame`, `FollowAlert`); this screen
-turns each into the full "follow": select the tensor, show its op's structure, its stack
-with the user frame selected, and that frame's line in Source Code. Cursor moves are
-debounced so scrolling through a million rows only redraws the list.
+The panes come from the registry (`panes.registry`): their layout areas, focus keys, tab
+line and help sections are built from it. Panes post requests (`ShowTrace`,
+`ShowExecution`, `ShowFrame`, `FollowAlert`); this screen turns each into the full
+"follow": select the tensor, show its op's structure, its stack with the user frame
+selected, and that frame's line in Source Code. Cursor moves are debounced so scrolling
+through a million rows only redraws the list.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import ClassVar, TypeVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,15 +21,15 @@ from textual.dom import DOMNode
 from textual.events import Resize
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widget import Widget
 from textual.widgets import Footer, ProgressBar, Static
 
 from reader import EAGER, GRAPH, ReaderError
 from reader.index.frames import Frame
 from tfdbg_tui.core.model import AppState
 from tfdbg_tui.core.textutil import lit
-from tfdbg_tui.ui.bindings import GLOBAL_KEYS, to_bindings
+from tfdbg_tui.ui.bindings import ACTION_KEYS, NAV_KEYS, KeySpec, to_bindings
 from tfdbg_tui.ui.dialogs import HelpScreen, PromptBar
+from tfdbg_tui.ui.inspector.inspector import ValueInspector
 from tfdbg_tui.ui.panes.alerts import AlertsPane, origin_of
 from tfdbg_tui.ui.panes.base import (
     FollowAlert,
@@ -39,19 +42,25 @@ from tfdbg_tui.ui.panes.base import (
 )
 from tfdbg_tui.ui.panes.graph_executions import GraphExecutionsPane
 from tfdbg_tui.ui.panes.graph_structure import GraphStructurePane
+from tfdbg_tui.ui.panes.registry import LAYOUT, focus_keys, registered_panes
 from tfdbg_tui.ui.panes.source import SourcePane
 from tfdbg_tui.ui.panes.stack import StackPane
 from tfdbg_tui.ui.panes.timeline import TimelinePane
+from tfdbg_tui.ui.vlist import VirtualList
 
 DEBOUNCE = 0.12  # seconds a cursor must rest before the other panes follow it
 NARROW_WIDTH, NARROW_HEIGHT = 120, 32
+PANES = registered_panes()
+# Every key bound on the main screen, in help order; the palette offers them too.
+SCREEN_KEYS: tuple[KeySpec, ...] = (*NAV_KEYS, *focus_keys(PANES), *ACTION_KEYS)
+P = TypeVar("P", bound=Pane)
 
 
 class MainScreen(Screen[None]):
     """Alerts, Timeline over Graph Structure, Graph Executions; Source Code and Stack Trace."""
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
-        *to_bindings(GLOBAL_KEYS)]
+        *to_bindings(SCREEN_KEYS)]
     ALLOW_IN_MAXIMIZED_VIEW = "#top-bar, Footer"
 
     def __init__(self, state: AppState, display_path: str) -> None:
@@ -59,17 +68,39 @@ class MainScreen(Screen[None]):
         self.state = state
         self.display_path = display_path
         self.zoomed = False
-        self._pending: ShowTrace | ShowExecution | ShowFrame | None = None
+        # a debounced request: (is it a frame?, what to do when the cursor rests)
+        self._pending: tuple[bool, Callable[[], None]] | None = None
         self._timer: Timer | None = None
-        self.ge = GraphExecutionsPane(state, id="graph-executions")
-        self.alerts = AlertsPane(state, id="alerts")
-        self.timeline = TimelinePane(state, id="timeline")
-        self.structure = GraphStructurePane(state, id="graph-structure")
-        self.source = SourcePane(state, id="source")
-        self.stack = StackPane(state, id="stack")
-        self.panes: list[Pane] = [self.alerts, self.timeline, self.ge, self.structure,
-                                  self.source, self.stack]
+        self.panes: list[Pane] = [spec.widget(state, id=spec.dom_id) for spec in PANES]
         self._alerted_once = False
+
+    def pane_of(self, kind: type[P]) -> P:
+        """The pane of class `kind` (the panes this screen coordinates by name)."""
+        return next(p for p in self.panes if isinstance(p, kind))
+
+    @property
+    def alerts(self) -> AlertsPane:
+        return self.pane_of(AlertsPane)
+
+    @property
+    def timeline(self) -> TimelinePane:
+        return self.pane_of(TimelinePane)
+
+    @property
+    def ge(self) -> GraphExecutionsPane:
+        return self.pane_of(GraphExecutionsPane)
+
+    @property
+    def structure(self) -> GraphStructurePane:
+        return self.pane_of(GraphStructurePane)
+
+    @property
+    def source(self) -> SourcePane:
+        return self.pane_of(SourcePane)
+
+    @property
+    def stack(self) -> StackPane:
+        return self.pane_of(StackPane)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="top-bar"):
@@ -79,15 +110,13 @@ class MainScreen(Screen[None]):
                 yield PromptBar(id="prompt")
             yield Static(Text(""), id="pane-tabs", markup=False)
         with Vertical(id="panes"):
-            with Horizontal(id="top"):
-                yield self.alerts
-                with Vertical(id="middle"):
-                    yield self.timeline
-                    yield self.structure
-                yield self.ge
-            with Horizontal(id="bottom"):
-                yield self.source
-                yield self.stack
+            for row, areas in LAYOUT:
+                with Horizontal(id=row):
+                    for area in areas:
+                        members = [p for p in self.panes if p.SPEC.area == area]
+                        if members:
+                            with Vertical(id=area, classes="area"):
+                                yield from members
         yield Footer()
 
     @property
@@ -111,30 +140,30 @@ class MainScreen(Screen[None]):
         first_alerts = not len(self.alerts.alerts) and len(self.state.snapshot.alerts)
         for pane in self.panes:
             pane.on_data()
-        if final:
-            for pane in (self.alerts, self.timeline, self.ge):
-                pane.vlist.invalidate()
+        if final:  # op types resolved late may change rows already drawn
+            for pane in self.panes:
+                pane.on_indexed()
         if first_alerts and self.alerts.selected is None:
             self.alerts.vlist.select_index(0)
         self._update_header()
 
     def _update_header(self) -> None:
-        L, snap = self.state.logdir, self.state.snapshot
+        logdir, snap = self.state.logdir, self.state.snapshot
         narrow = self.has_class("-narrow")
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append("tfdbg-tui ", "bold")
         t.append(lit(self.display_path), "bold #5fd7ff")
-        t.append(f"  run {lit(L.run_id) or '?'}", "")
+        t.append(f"  run {lit(logdir.run_id) or '?'}", "")
         if not narrow:
-            t.append(f"  TF {lit(L.tensorflow_version) or '?'}", "dim")
-        modes = ", ".join(L.tensor_debug_modes) or "mode ?"
+            t.append(f"  TF {lit(logdir.tensorflow_version) or '?'}", "dim")
+        modes = ", ".join(logdir.tensor_debug_modes) or "mode ?"
         t.append(f"  {lit(modes)}", "bold")
         if narrow:
             t.append(f"  {snap.executions:,} exec · {snap.traces:,} traces · ", "")
         else:
             t.append(f"  {snap.executions:,} executions · {snap.traces:,} graph tensors · ", "")
         t.append(f"{len(snap.alerts):,} alerts", "bold #ff5f5f" if len(snap.alerts) else "green")
-        warnings = len(L.all_warnings()) if not snap.indexing else 0
+        warnings = len(logdir.all_warnings()) if not snap.indexing else 0
         if warnings:
             t.append(f"  ⚠ {warnings}", "bold yellow")
         if snap.indexing:
@@ -174,20 +203,22 @@ class MainScreen(Screen[None]):
             node = node.parent
         return node if isinstance(node, Pane) else None
 
-    def focus_pane_number(self, k: int) -> None:
-        pane = self.panes[k % len(self.panes)]
+    def focus_pane(self, pane: Pane) -> None:
         if self.maximized is not None:
             self.maximize(pane, container=False)
         pane.focus_target.focus()
         self._update_tabs()
 
-    def action_focus_pane(self, k: int) -> None:
-        self.focus_pane_number(k)
+    def action_focus_pane(self, number: int) -> None:
+        """Focus the pane registered under `number` (its key)."""
+        pane = next((p for p in self.panes if p.number == number), None)
+        if pane is not None:
+            self.focus_pane(pane)
 
     def action_focus_pane_delta(self, delta: int) -> None:
         cur = self.current_pane()
         k = self.panes.index(cur) if cur in self.panes else 0
-        self.focus_pane_number(k + delta)
+        self.focus_pane(self.panes[(k + delta) % len(self.panes)])
 
     def action_zoom(self) -> None:
         self.zoomed = not self.zoomed
@@ -234,38 +265,38 @@ class MainScreen(Screen[None]):
         else:
             self.show_execution(index, select=True)
 
-    def _debounce(self, message: ShowTrace | ShowExecution | ShowFrame) -> None:
-        self._pending = message
+    def _debounce(self, action: Callable[[], None], *, frame: bool = False) -> None:
+        """Run `action` once the cursor rests. A frame request never replaces a pending
+        trace or execution request (which shows a frame of its own)."""
+        if frame and self._pending is not None and not self._pending[0]:
+            return
+        self._pending = (frame, action)
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.set_timer(DEBOUNCE, self._fire)
 
     def _fire(self) -> None:
-        message, self._pending = self._pending, None
-        if isinstance(message, ShowTrace):
-            self.show_trace(message.index, select=message.select)
-        elif isinstance(message, ShowExecution):
-            self.show_execution(message.index, select=message.select)
-        elif isinstance(message, ShowFrame):
-            self.source.show_frame(message.frame)
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending[1]()
 
     def on_show_trace(self, message: ShowTrace) -> None:
         if message.immediate:
             self.show_trace(message.index, select=message.select, focus=message.focus)
         else:
-            self._debounce(message)
+            self._debounce(lambda: self.show_trace(message.index, select=message.select))
 
     def on_show_execution(self, message: ShowExecution) -> None:
         if message.immediate:
             self.show_execution(message.index, select=message.select)
         else:
-            self._debounce(message)
+            self._debounce(lambda: self.show_execution(message.index, select=message.select))
 
     def on_show_frame(self, message: ShowFrame) -> None:
         if message.immediate:
             self.source.show_frame(message.frame)
-        elif not (self._pending and not isinstance(self._pending, ShowFrame)):
-            self._debounce(message)
+        else:
+            self._debounce(lambda: self.source.show_frame(message.frame), frame=True)
 
     def show_trace(self, index: int, *, select: bool = True, focus: bool = False) -> None:
         """Graph trace `index` everywhere: Graph Executions, Structure, Stack, Source."""
@@ -273,15 +304,15 @@ class MainScreen(Screen[None]):
             self._timer.stop()
         if select and not self.ge.goto(index):
             return
-        L = self.state.logdir
+        logdir = self.state.logdir
         self.structure.show_trace(index)
         self.ge.mark_inputs(self.structure.input_traces())
-        op = L.op_of_trace(index)
-        frames = L.op_stack(op) if op is not None else []
-        frame = self.stack.show_frames(frames, f"created {L.trace_name(index)}")
+        op = logdir.op_of_trace(index)
+        frames = logdir.op_stack(op) if op is not None else []
+        frame = self.stack.show_frames(frames, f"created {logdir.trace_name(index)}")
         self._show_source(frame)
         if focus:
-            self.focus_pane_number(2)
+            self.focus_pane(self.ge)
 
     def show_execution(self, index: int, *, select: bool = True) -> None:
         """Eager execution `index` everywhere: Timeline, Structure, Stack, Source."""
@@ -289,15 +320,15 @@ class MainScreen(Screen[None]):
             self._timer.stop()
         if select and not self.timeline.goto(index):
             return
-        L = self.state.logdir
+        logdir = self.state.logdir
         self.structure.show_execution(index)
         self.ge.mark_inputs(frozenset())
         try:
-            record = L.read_execution(index)
+            record = logdir.read_execution(index)
         except ReaderError as exc:
             self.notify(lit(str(exc)), severity="error", markup=False)
             return
-        frames = L.stack(record.stack_frame_ids)
+        frames = logdir.stack(record.stack_frame_ids)
         frame = self.stack.show_frames(frames, f"ran {record.op_type}")
         self._show_source(frame)
 
@@ -326,34 +357,26 @@ class MainScreen(Screen[None]):
 
     def action_jump_origin(self) -> None:
         d = self.alerts.diagnosis
-        origin = origin_of(d) if d is not None else None
-        if origin is None:
+        if d is None:
             self.notify("no diagnosis for the selected alert (yet)", markup=False)
             return
-        self.follow(*origin)
+        self.follow(*origin_of(d))
 
     def selected_tensor(self) -> tuple[int, int, int] | None:
         """(kind, index, slot) of the tensor under the cursor (Timeline or Graph Executions)."""
-        L = self.state.logdir
         if self.current_pane() is self.timeline and self.timeline.selected is not None:
-            i = self.timeline.selected
-            return EAGER, i, 0  # the first output (slot 0) when it has any
+            return EAGER, self.timeline.selected, 0  # the first output (slot 0) if any
         if self.current_pane() is self.alerts and self.alerts.selected_alert():
             return self.alerts.selected_alert()
         if self.ge.selected is not None:
             i = self.ge.selected
-            return GRAPH, i, int(L.traces.slot[i])
+            return GRAPH, i, int(self.state.logdir.traces.slot[i])
         return None
 
     def action_inspect_values(self) -> None:
         target = self.selected_tensor()
         if target is None:
             self.notify("select a tensor first (Graph Executions or Timeline)", markup=False)
-            return
-        try:
-            from tfdbg_tui.ui.inspector.inspector import ValueInspector
-        except ImportError:
-            self.notify("the value inspector is not available in this build", markup=False)
             return
         self.app.push_screen(ValueInspector(self.state.logdir, *target))
 
@@ -400,14 +423,14 @@ class MainScreen(Screen[None]):
 
     def action_help(self) -> None:
         nodes: list[tuple[str, DOMNode]] = [("Everywhere", self)]
-        nodes.append(("In lists", self.ge.vlist))
-        nodes.append(("Stack Trace", self.stack))
-        nodes.append(("Source Code", self.source.view))
+        lists = self.query(VirtualList)
+        if lists:
+            nodes.append(("In lists", lists.first()))
+        nodes.extend((p.TITLE, p.help_node) for p in self.panes if p.SPEC.keys)
         extra = [(self.app.COMMAND_PALETTE_BINDING, "Command palette: search every action")]
-        self.app.push_screen(HelpScreen(nodes, extra))
+        user = getattr(self.app, "user_keymap", None)  # TfdbgApp's (see core.keymap)
+        self.app.push_screen(HelpScreen(self.app, nodes, extra,
+                                        user.keys if user is not None else {}))
 
     def action_quit(self) -> None:
         self.app.exit()
-
-    def pane_widgets(self) -> list[Widget]:
-        return list(self.panes)

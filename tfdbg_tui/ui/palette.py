@@ -1,41 +1,52 @@
 """The command palette (ctrl+p): every action of the bindings table, searchable by name.
 
 Why: keys are fast once known; the palette is how they are discovered. It is built from the
-same `bindings` table as the footer and help, so it offers exactly what the keys do.
+same tables as the footer and help (the screen's keys, and each registered pane's own), so
+it offers exactly what the keys do, and shows the keys as the user's keymap binds them.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.widget import Widget
 
-from tfdbg_tui.ui.bindings import GLOBAL_KEYS, STACK_KEYS, KeySpec, display_keys
+from tfdbg_tui.ui.bindings import KeySpec
+from tfdbg_tui.ui.main_screen import PANES, SCREEN_KEYS
 
 
 class TfdbgCommands(Provider):
-    """Commands for the main screen's actions."""
+    """Commands for the main screen's actions and the panes' own keys."""
 
-    def _specs(self) -> list[KeySpec]:
-        return [s for s in (*GLOBAL_KEYS, *STACK_KEYS) if s.palette]
+    def _commands(self) -> list[tuple[KeySpec, str | None]]:
+        """(spec, DOM id of the pane that runs it, None for the screen)."""
+        out: list[tuple[KeySpec, str | None]] = [(s, None) for s in SCREEN_KEYS if s.palette]
+        for pane in PANES:
+            out.extend((s, pane.dom_id) for s in pane.keys if s.palette)
+        return out
 
-    def _run(self, spec: KeySpec) -> None:
-        screen = self.screen
-        if spec in STACK_KEYS:
-            pane = screen.query_one("#stack")
-            self.app.call_later(pane.run_action, spec.action)
-            return
-        self.app.call_later(screen.run_action, spec.action)
+    def _run(self, spec: KeySpec, pane_id: str | None) -> None:
+        target: Widget = self.screen if pane_id is None else self.screen.query_one(f"#{pane_id}")
+        self.app.call_later(target.run_action, spec.action)
+
+    def _keys(self, spec: KeySpec) -> str:
+        user = getattr(self.app, "user_keymap", None)  # TfdbgApp's (see core.keymap)
+        keys = user.keys.get(spec.id, spec.keys) if user is not None else spec.keys
+        return " / ".join(self.app.get_key_display(Binding(k, spec.action, id=spec.id))
+                          for k in keys.split(","))
 
     async def discover(self) -> Hits:
-        for spec in self._specs():
-            yield DiscoveryHit(spec.description, partial(self._run, spec),
-                               help=f"key: {display_keys(spec)}")
+        for spec, pane_id in self._commands():
+            yield DiscoveryHit(spec.description, partial(self._run, spec, pane_id),
+                               help=f"key: {self._keys(spec)}")
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for spec in self._specs():
+        for spec, pane_id in self._commands():
             score = matcher.match(spec.description)
             if score > 0:
-                yield Hit(score, matcher.highlight(spec.description), partial(self._run, spec),
-                          text=spec.description, help=f"key: {display_keys(spec)}")
+                yield Hit(score, matcher.highlight(spec.description),
+                          partial(self._run, spec, pane_id), text=spec.description,
+                          help=f"key: {self._keys(spec)}")

@@ -3,13 +3,15 @@
 Why not DataTable/OptionList: they build an object per row. Here a pane supplies a count, an
 optional *view* (a numpy array of row indices that pass the filter) and a function that draws
 one row; only the visible lines are ever drawn (`render_line` → `Strip`), and drawn lines are
-kept in an LRU cache keyed by what they depend on. The cursor tracks a row *index*, not a
-screen position, so rows appended by live updates or a changed filter never make it jump.
+kept in an LRU cache keyed by what they depend on (and cleared when styles change). The cursor
+tracks a row *index*, not a screen position, so rows appended by live updates or a changed
+filter never make it jump.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -43,25 +45,23 @@ class VirtualList(ScrollView, can_focus=True):
     VirtualList > .vlist--marked { background: $secondary 20%; }
     """
 
+    @dataclass
     class Highlighted(Message):
         """The cursor moved to row `index` (None: the list is empty)."""
 
-        def __init__(self, vlist: VirtualList, index: int | None) -> None:
-            super().__init__()
-            self.vlist = vlist
-            self.index = index
+        vlist: VirtualList
+        index: int | None
 
         @property
         def control(self) -> VirtualList:
             return self.vlist
 
+    @dataclass
     class Selected(Message):
         """Enter (or a click on the cursor row) on row `index`."""
 
-        def __init__(self, vlist: VirtualList, index: int) -> None:
-            super().__init__()
-            self.vlist = vlist
-            self.index = index
+        vlist: VirtualList
+        index: int
 
         @property
         def control(self) -> VirtualList:
@@ -143,6 +143,16 @@ class VirtualList(ScrollView, can_focus=True):
         self._epoch += 1
         self._cache.clear()
         self.refresh()
+
+    def notify_style_update(self) -> None:
+        """Styles changed (a theme switch, focus styles): drawn lines carry the old colours.
+
+        Cached strips hold resolved colours (the background, the cursor's component style),
+        so they are forgotten here, as Textual's own `Log` does.
+        """
+        super().notify_style_update()
+        self._epoch += 1
+        self._cache.clear()
 
     # ------------------------------------------------------------------ cursor
     def _set_cursor_position(self, pos: int, *, announce: bool = True, scroll: bool = True,

@@ -1,14 +1,11 @@
 """Alerts: every NaN/∞ event, earliest first, with a one-line diagnosis of the selected one.
 
 Enter follows an alert (trace or eager op, structure, stack, source). The diagnosis comes
-from `reader.diagnosis.diagnose` (issue 5) when it exists; it runs in a worker because it
-may walk many rows, and a stale result is dropped if the selection moved on.
+from `reader.diagnosis.diagnose`; it runs in a worker because it may walk many rows, and a
+stale result is dropped if the selection moved on.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 from rich.text import Text
@@ -17,60 +14,31 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from reader import EAGER, GRAPH
+from reader import GRAPH, Alerts
+from reader.diagnosis import Diagnosis, diagnose
 from tfdbg_tui.core import model
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.panes.base import FollowAlert, ListPane
+from tfdbg_tui.ui.panes.registry import register_pane
 from tfdbg_tui.ui.render import alert_row
 from tfdbg_tui.ui.vlist import VirtualList
 
-DIAGNOSE: Callable[..., Any] | None
-try:  # issue 5 provides the diagnosis; without it the pane says so
-    from reader.diagnosis import diagnose as DIAGNOSE
-except ImportError:  # pragma: no cover - depends on the colleague's module
-    DIAGNOSE = None
+
+def origin_of(diagnosis: Diagnosis) -> tuple[int, int]:
+    """(kind, index) of a diagnosis' origin."""
+    return diagnosis.origin_kind, diagnosis.origin_index
 
 
-def origin_of(diagnosis: Any) -> tuple[int, int] | None:
-    """(kind, index) of a diagnosis' origin, whatever shape the origin takes."""
-    if getattr(diagnosis, "origin_index", None) is not None:
-        return int(diagnosis.origin_kind), int(diagnosis.origin_index)
-    origin = getattr(diagnosis, "origin", None)
-    if origin is None:
-        return None
-    if isinstance(origin, tuple) and len(origin) >= 2:
-        return int(origin[0]), int(origin[1])
-    if isinstance(origin, dict):
-        return int(origin["kind"]), int(origin["index"])
-    kind, index = getattr(origin, "kind", None), getattr(origin, "index", None)
-    if kind is None or index is None:
-        return None
-    if isinstance(kind, str):
-        kind = EAGER if kind.lower().startswith("eager") else GRAPH
-    return int(kind), int(index)
-
-
-def explanation_of(diagnosis: Any) -> str:
-    for name in ("explanation", "sentence", "summary"):
-        value = getattr(diagnosis, name, None)
-        if isinstance(value, str) and value:
-            return value
-    return str(diagnosis)
-
-
+@register_pane(1, "alerts", "Alerts", short="Alerts", area="top-left")
 class AlertsPane(ListPane):
     """The alert list, a summary line above it and the diagnosis line below it."""
-
-    TITLE = "Alerts"
-    SHORT = "Alerts"
-    number = 1
 
     def __init__(self, state: model.AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self._alerts = model.empty_alerts()
         self._view: np.ndarray | None = None
         self._t0 = 0.0
-        self.diagnosis: Any = None
+        self.diagnosis: Diagnosis | None = None
         self._diagnosed: int | None = None
 
     def compose(self) -> ComposeResult:
@@ -80,7 +48,7 @@ class AlertsPane(ListPane):
         yield Static(Text(""), id="alerts-diagnosis", markup=False)
 
     @property
-    def alerts(self) -> Any:
+    def alerts(self) -> Alerts:
         return self._alerts
 
     def _row(self, pos: int, width: int) -> Text:
@@ -120,28 +88,27 @@ class AlertsPane(ListPane):
         self._summary()
 
     def _first_wall(self) -> float:
-        L = self.state.logdir
+        logdir = self.state.logdir
         snap = self.state.snapshot
         walls = []
         if snap.traces:
-            walls.append(float(L.traces.wall_time[0]))
+            walls.append(float(logdir.traces.wall_time[0]))
         if snap.executions:
-            walls.append(float(L.executions.wall_time[0]))
+            walls.append(float(logdir.executions.wall_time[0]))
         return min(walls) if walls else 0.0
 
     def _compute_view(self) -> np.ndarray | None:
         if self.matcher is None:
             return None
-        a, L = self._alerts, self.state.logdir
+        a, logdir = self._alerts, self.state.logdir
         ids = self.matcher.ids()
         graph = a.kind == GRAPH
-        idx = a.index
         keep = np.zeros(len(a), dtype=bool)
-        gi = idx[graph]
-        keep[graph] = (np.isin(L.traces.op_name[gi], ids)
-                       | np.isin(L.traces.op_type[gi], ids))
-        ei = idx[~graph]
-        keep[~graph] = np.isin(L.executions.op_type[ei], ids)
+        gi = a.index[graph]
+        keep[graph] = (np.isin(logdir.traces.op_name[gi], ids)
+                       | np.isin(logdir.traces.op_type[gi], ids))
+        ei = a.index[~graph]
+        keep[~graph] = np.isin(logdir.executions.op_type[ei], ids)
         return np.flatnonzero(keep)
 
     def refilter(self) -> None:
@@ -169,7 +136,7 @@ class AlertsPane(ListPane):
         event.stop()
         self.post_message(FollowAlert(event.index))
 
-    # ------------------------------------------------------------------ diagnosis hook
+    # ------------------------------------------------------------------ diagnosis
     def _diagnose(self) -> None:
         line = self.query_one("#alerts-diagnosis", Static)
         alert = self.selected_alert()
@@ -177,26 +144,23 @@ class AlertsPane(ListPane):
         if alert is None:
             line.update(Text(""))
             return
-        if DIAGNOSE is None:
-            line.update(Text("diagnosis: not available in this build (reader.diagnosis)",
-                             style="dim"))
-            return
         line.update(Text("diagnosing…", style="dim italic"))
         self._run_diagnosis(alert, self.selected)
 
     @work(thread=True, exclusive=True, group="diagnosis")
     def _run_diagnosis(self, alert: tuple[int, int, int], position: int | None) -> None:
         worker = get_current_worker()
+        result: Diagnosis | None
         try:
-            assert DIAGNOSE is not None
-            result = DIAGNOSE(self.state.logdir, *alert)
-            message = explanation_of(result)
+            found = diagnose(self.state.logdir, *alert)
+            result, message = found, found.explanation
         except Exception as exc:  # a diagnosis bug must not take the debugger down
             result, message = None, f"diagnosis failed: {type(exc).__name__}: {exc}"
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show_diagnosis, position, result, message)
 
-    def _show_diagnosis(self, position: int | None, result: Any, message: str) -> None:
+    def _show_diagnosis(self, position: int | None, result: Diagnosis | None,
+                        message: str) -> None:
         if position != self.selected:
             return  # the selection moved on; its own diagnosis is on the way
         self.diagnosis = result

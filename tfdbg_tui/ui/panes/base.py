@@ -9,56 +9,67 @@ screen coordinates them.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import ClassVar
 
+import numpy as np
 from rich.text import Text
 from textual.containers import Vertical
+from textual.dom import DOMNode
 from textual.message import Message
 
 from reader.index.frames import Frame
 from tfdbg_tui.core.model import AppState, StringMatcher, compile_filter
 from tfdbg_tui.core.textutil import lit
+from tfdbg_tui.ui.panes.registry import PaneSpec
 from tfdbg_tui.ui.vlist import VirtualList
 
 
+@dataclass
 class ShowTrace(Message):
     """Select graph trace `index` in Graph Executions and show its op, stack and source."""
 
-    def __init__(self, index: int, *, select: bool = True, immediate: bool = True,
-                 focus: bool = False) -> None:
-        super().__init__()
-        self.index, self.select, self.immediate, self.focus = index, select, immediate, focus
+    index: int
+    select: bool = True
+    immediate: bool = True
+    focus: bool = False
 
 
+@dataclass
 class ShowExecution(Message):
     """Select eager execution `index` in the Timeline and show its stack and source."""
 
-    def __init__(self, index: int, *, select: bool = True, immediate: bool = True) -> None:
-        super().__init__()
-        self.index, self.select, self.immediate = index, select, immediate
+    index: int
+    select: bool = True
+    immediate: bool = True
 
 
+@dataclass
 class ShowFrame(Message):
     """Show a stack frame's line in Source Code."""
 
-    def __init__(self, frame: Frame, *, immediate: bool = True) -> None:
-        super().__init__()
-        self.frame, self.immediate = frame, immediate
+    frame: Frame
+    immediate: bool = True
 
 
+@dataclass
 class FollowAlert(Message):
     """Follow alert number `position` (in the sorted alert list)."""
 
-    def __init__(self, position: int) -> None:
-        super().__init__()
-        self.position = position
+    position: int
 
 
 class Pane(Vertical):
-    """A bordered pane with a fixed title; `number` is its 1–6 key."""
+    """A bordered pane with a fixed title; `number` is its focus key.
 
-    TITLE = ""
-    SHORT = ""  # the pane's name in the narrow layout's tab line
-    number = 0
+    Subclasses register with `@register_pane(...)` (see `registry`), which sets `SPEC` and
+    the `TITLE`, `SHORT` and `number` read here.
+    """
+
+    SPEC: ClassVar[PaneSpec]
+    TITLE: ClassVar[str] = ""
+    SHORT: ClassVar[str] = ""  # the pane's name in the narrow layout's tab line
+    number: ClassVar[int] = 0
     ALLOW_MAXIMIZE = True
 
     def __init__(self, state: AppState, *, id: str | None = None) -> None:
@@ -71,8 +82,16 @@ class Pane(Vertical):
         """The widget that takes focus when the pane is chosen."""
         return self
 
+    @property
+    def help_node(self) -> DOMNode:
+        """The node whose bindings are this pane's own keys (the help screen lists them)."""
+        return self
+
     def on_data(self) -> None:
         """The snapshot grew (indexing progress or live follow): show the new rows."""
+
+    def on_indexed(self) -> None:
+        """The first full read is done: op types resolved late may change rows drawn."""
 
     def set_status(self, status: str) -> None:
         self.border_subtitle = Text(lit(status))
@@ -96,6 +115,9 @@ class ListPane(Pane):
     @property
     def focus_target(self) -> VirtualList:
         return self.vlist
+
+    def on_indexed(self) -> None:
+        self.vlist.invalidate()
 
     def set_filter(self, pattern: str) -> None:
         """Filter rows by regex; raises `re.error` for a bad pattern."""
@@ -132,6 +154,60 @@ class ListPane(Pane):
             return True
         self.clear_filters()
         return vl.select_index(index)
+
+
+class TableListPane(ListPane):
+    """A list over one growing table of the index (graph traces, eager executions).
+
+    Live rows arrive in order, so the filtered view is extended incrementally: only the new
+    rows are matched. Subclasses say how many rows there are and which of a range match.
+    """
+
+    supports_only_bad = True
+    NOUN: ClassVar[str] = "rows"  # "12 of 40 <noun>" in the status line
+
+    def __init__(self, state: AppState, *, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self._shown = 0  # rows covered by the current view
+        self._view: np.ndarray | None = None
+
+    def total(self) -> int:
+        """Rows in the current snapshot."""
+        raise NotImplementedError
+
+    def matching(self, start: int, stop: int) -> np.ndarray:
+        """Indices in [start, stop) that pass the filter and the NaN/∞ toggle."""
+        raise NotImplementedError
+
+    def grew(self, old: int, new: int) -> bool:
+        """The table grew from `old` to `new` rows; True when drawn rows must be redrawn."""
+        return False
+
+    def on_data(self) -> None:
+        n = self.total()
+        if n == self._shown:
+            return
+        redraw = self.grew(self._shown, n)
+        if self.pattern or self.only_bad:
+            fresh = self.matching(self._shown, n)
+            base = self._view if self._view is not None else np.zeros(0, dtype=np.int64)
+            self._view = np.concatenate([base, fresh])
+        self._shown = n
+        self.vlist.set_rows(n, self._view, content_changed=redraw)
+        self._status()
+
+    def refilter(self) -> None:
+        n = self.total()
+        self._shown = n
+        self._view = self.matching(0, n) if self.pattern or self.only_bad else None
+        self.vlist.set_rows(n, self._view)
+        self._status()
+
+    def _status(self) -> None:
+        n, shown = self.total(), self.vlist.row_count
+        text = f"{n:,} {self.NOUN}" if shown == n else f"{shown:,} of {n:,} {self.NOUN}"
+        extra = self.filter_status()
+        self.set_status(f"{text} · {extra}" if extra else text)
 
 
 def valid_regex(pattern: str) -> str | None:

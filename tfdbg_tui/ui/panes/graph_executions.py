@@ -12,23 +12,22 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from tfdbg_tui.core import model
-from tfdbg_tui.ui.panes.base import ListPane, ShowTrace
+from tfdbg_tui.ui.panes.base import ShowTrace, TableListPane
+from tfdbg_tui.ui.panes.registry import register_pane
 from tfdbg_tui.ui.render import trace_row
 from tfdbg_tui.ui.vlist import VirtualList
 
 
-class GraphExecutionsPane(ListPane):
+@register_pane(3, "graph_executions", "Graph Executions", short="Graph Executions",
+               area="top-right")
+class GraphExecutionsPane(TableListPane):
     """The list of graph execution traces."""
 
-    TITLE = "Graph Executions"
-    SHORT = "Graph Executions"
-    number = 3
-    supports_only_bad = True
+
+    NOUN = "tensors"
 
     def __init__(self, state: model.AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
-        self._shown = 0  # traces covered by the current view
-        self._view: np.ndarray | None = None
         self._inputs: frozenset[int] = frozenset()
 
     def compose(self) -> ComposeResult:
@@ -48,36 +47,14 @@ class GraphExecutionsPane(ListPane):
         self.vlist.set_marked(rows)
         self.vlist.invalidate()
 
-    def on_data(self) -> None:
-        n = self.state.snapshot.traces
-        if n == self._shown:
-            return
-        if self.pattern or self.only_bad:
-            fresh = model.trace_rows(self.state.logdir, self._shown, n, self.matcher,
-                                     self.only_bad)
-            base = self._view if self._view is not None else np.zeros(0, dtype=np.int64)
-            self._view = np.concatenate([base, fresh])
-        grew_digits = len(str(max(n - 1, 0))) != len(str(max(self._shown - 1, 0)))
-        self._shown = n
-        self.vlist.set_rows(n, self._view, content_changed=grew_digits)
-        self._status()
+    def total(self) -> int:
+        return self.state.snapshot.traces
 
-    def refilter(self) -> None:
-        n = self.state.snapshot.traces
-        self._shown = n
-        if self.pattern or self.only_bad:
-            self._view = model.trace_rows(self.state.logdir, 0, n, self.matcher, self.only_bad)
-        else:
-            self._view = None
-        self.vlist.set_rows(n, self._view)
-        self._status()
+    def matching(self, start: int, stop: int) -> np.ndarray:
+        return model.trace_rows(self.state.logdir, start, stop, self.matcher, self.only_bad)
 
-    def _status(self) -> None:
-        n = self.state.snapshot.traces
-        shown = self.vlist.row_count
-        text = f"{n:,} tensors" if shown == n else f"{shown:,} of {n:,} tensors"
-        extra = self.filter_status()
-        self.set_status(f"{text} · {extra}" if extra else text)
+    def grew(self, old: int, new: int) -> bool:
+        return len(str(max(new - 1, 0))) != len(str(max(old - 1, 0)))  # index column widens
 
     def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
         event.stop()

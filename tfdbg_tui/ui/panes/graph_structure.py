@@ -17,6 +17,7 @@ from reader.index.graphs import Op
 from tfdbg_tui.core import model
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.panes.base import ListPane, ShowTrace
+from tfdbg_tui.ui.panes.registry import register_pane
 from tfdbg_tui.ui.render import DIM, WARN
 from tfdbg_tui.ui.vlist import VirtualList
 
@@ -30,17 +31,15 @@ class Row:
     kind: str = ""  # "input", "consumer", "op" or "" (a heading)
 
 
+@register_pane(4, "graph_structure", "Graph Structure", short="Structure",
+               area="top-middle")
 class GraphStructurePane(ListPane):
     """Inputs, the op, and consumers of the op behind the selected trace."""
-
-    TITLE = "Graph Structure"
-    SHORT = "Structure"
-    number = 4
 
     def __init__(self, state: model.AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.rows: list[Row] = []
-        self.inputs: list[model.Link] = []
+        self.inputs: list[model.OpLink] = []
         self.trace: int | None = None
 
     def compose(self) -> ComposeResult:
@@ -56,13 +55,13 @@ class GraphStructurePane(ListPane):
 
     def show_trace(self, trace: int) -> None:
         """Show the op of graph trace `trace`."""
-        L, n = self.state.logdir, self.state.snapshot.traces
-        op = L.op_of_trace(trace)
+        logdir, n = self.state.logdir, self.state.snapshot.traces
+        op = logdir.op_of_trace(trace)
         self.trace = trace
         rows: list[Row] = []
-        name = lit(L.trace_name(trace))
+        name = lit(logdir.trace_name(trace))
         head = Text(no_wrap=True)
-        head.append(lit(L.op_type_of_trace(trace)), "bold cyan")
+        head.append(lit(logdir.op_type_of_trace(trace)), "bold cyan")
         head.append(f"  {name}  #{trace}", "bold")
         rows.append(Row(head))
         if op is None:
@@ -73,7 +72,7 @@ class GraphStructurePane(ListPane):
         rows.append(Row(Text(f"in {lit(self._graph_path(op))}", style=DIM)))
         if op.device:
             rows.append(Row(Text(lit(op.device), style=DIM)))
-        self.inputs = model.input_links(L, n, trace, op)
+        self.inputs = model.input_links(logdir, n, trace, op)
         rows.append(Row(Text(f"── inputs ({len(self.inputs)})", style="bold")))
         first = len(rows) if self.inputs else None
         for link in self.inputs:
@@ -84,7 +83,7 @@ class GraphStructurePane(ListPane):
         me.append(f"  {lit(op.op_type)}  #{trace}", DIM)
         rows.append(Row(Text("── op", style="bold")))
         rows.append(Row(me, trace, "op"))
-        consumers = model.consumer_links(L, n, trace, op)
+        consumers = model.consumer_links(logdir, n, trace, op)
         rows.append(Row(Text(f"── consumers ({len(consumers)})", style="bold")))
         for link in consumers:
             rows.append(Row(self._link_text("→ ", link, "first after"), link.trace, "consumer"))
@@ -94,14 +93,11 @@ class GraphStructurePane(ListPane):
 
     def show_execution(self, index: int) -> None:
         """An eager op has no graph; a tf.function call names its graph."""
-        L = self.state.logdir
-        e = L.executions
-        gid = int(e.graph_id[index])
-        rows = [Row(Text(f"{lit(L.strings[int(e.op_type[index])])}  #{index}",
-                         style="bold magenta"))]
-        if gid >= 0:
-            g = L.graph(L.strings[gid])
-            name = g.name if g and g.name else L.strings[gid]
+        ex = self.state.logdir.execution(index)
+        rows = [Row(Text(f"{lit(ex.op_type)}  #{index}", style="bold magenta"))]
+        if ex.graph_id is not None:
+            g = self.state.logdir.graph(ex.graph_id)
+            name = g.name if g and g.name else ex.graph_id
             n_ops = len(g.ops) if g else 0
             rows.append(Row(Text(f"tf.function call of graph {lit(name)} ({n_ops} ops)",
                                  style=DIM)))
@@ -113,7 +109,7 @@ class GraphStructurePane(ListPane):
         self.trace = None
         self._set(rows, [], None)
 
-    def _set(self, rows: list[Row], inputs: list[model.Link], first: int | None) -> None:
+    def _set(self, rows: list[Row], inputs: list[model.OpLink], first: int | None) -> None:
         self.rows = rows
         vl = self.vlist
         vl.set_rows(len(rows), content_changed=True)
@@ -121,16 +117,16 @@ class GraphStructurePane(ListPane):
         self.set_status(f"{len(inputs)} inputs" if self.trace is not None else "")
 
     def _graph_path(self, op: Op) -> str:
-        L = self.state.logdir
+        logdir = self.state.logdir
         names = []
-        for gid in reversed(L.graphs.graph_chain(op.graph_id)):
-            g = L.graph(gid)
+        for gid in reversed(logdir.graphs.graph_chain(op.graph_id)):
+            g = logdir.graph(gid)
             if g is not None and g.name:
                 names.append(g.name)
         return " ⊂ ".join(names) or op.graph_id
 
-    def _link_text(self, arrow: str, link: model.Link, where: str) -> Text:
-        L = self.state.logdir
+    def _link_text(self, arrow: str, link: model.OpLink, where: str) -> Text:
+        logdir = self.state.logdir
         t = Text(no_wrap=True)
         t.append(arrow, "bold")
         t.append(lit(link.label), "bold")
@@ -139,12 +135,12 @@ class GraphStructurePane(ListPane):
         if link.trace is None:
             t.append("  (not traced)", DIM)
             return t
-        bad = int(L.traces.bad[link.trace]) == 1
+        bad = int(logdir.traces.bad[link.trace]) == 1
         if link.argument:
-            t.append(f"  = {lit(L.trace_name(link.trace))} #{link.trace}", WARN if bad else "")
+            t.append(f"  = {lit(logdir.trace_name(link.trace))} #{link.trace}", WARN if bad else "")
             t.append("  (function argument: the caller's tensor)", DIM)
         elif link.inferred:
-            t.append(f"  ≈ {lit(L.trace_name(link.trace))} #{link.trace}", WARN if bad else "")
+            t.append(f"  ≈ {lit(logdir.trace_name(link.trace))} #{link.trace}", WARN if bad else "")
             t.append("  (function argument, guessed: caller's tensor)", DIM)
         else:
             t.append(f"  #{link.trace}", WARN if bad else "")

@@ -30,6 +30,7 @@ from tfdbg_tui.core.sanitize import literal
 from tfdbg_tui.core.textutil import fit_left, lit
 from tfdbg_tui.ui.bindings import SOURCE_KEYS, to_bindings
 from tfdbg_tui.ui.panes.base import Pane
+from tfdbg_tui.ui.panes.registry import register_pane
 
 _CACHE_FILES = 8
 MAX_DISK_BYTES = 8 << 20
@@ -141,12 +142,10 @@ class SourceView(ScrollView, can_focus=True):
         return Strip(segments, width).crop_extend(0, width, base)
 
 
+@register_pane(5, "source", "Source Code", short="Source", area="bottom-left",
+               keys=SOURCE_KEYS)
 class SourcePane(Pane):
     """The Source Code pane: a `SourceView` plus loading in a worker."""
-
-    TITLE = "Source Code"
-    SHORT = "Source"
-    number = 5
 
     def __init__(self, state: AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
@@ -162,6 +161,10 @@ class SourcePane(Pane):
 
     @property
     def focus_target(self) -> SourceView:  # type: ignore[override]
+        return self.view
+
+    @property
+    def help_node(self) -> SourceView:
         return self.view
 
     @property

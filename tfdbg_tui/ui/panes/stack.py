@@ -18,16 +18,16 @@ from tfdbg_tui.core.model import AppState
 from tfdbg_tui.core.textutil import fit, fit_left, lit
 from tfdbg_tui.ui.bindings import STACK_KEYS, to_bindings
 from tfdbg_tui.ui.panes.base import ListPane, ShowFrame
+from tfdbg_tui.ui.panes.registry import register_pane
 from tfdbg_tui.ui.render import DIM
 from tfdbg_tui.ui.vlist import VirtualList
 
 
+@register_pane(6, "stack", "Stack Trace", short="Stack", area="bottom-right",
+               keys=STACK_KEYS)
 class StackPane(ListPane):
     """The frames of one stack, outermost first, as Python prints tracebacks."""
 
-    TITLE = "Stack Trace"
-    SHORT = "Stack"
-    number = 6
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
         *to_bindings(STACK_KEYS)]
 

@@ -11,24 +11,23 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from tfdbg_tui.core import model
-from tfdbg_tui.ui.panes.base import ListPane, ShowExecution, ShowTrace
+from tfdbg_tui.ui.panes.base import ShowExecution, ShowTrace, TableListPane
+from tfdbg_tui.ui.panes.registry import register_pane
 from tfdbg_tui.ui.render import execution_row
 from tfdbg_tui.ui.vlist import VirtualList
 
 
-class TimelinePane(ListPane):
+@register_pane(2, "timeline", "Python Execution Timeline", short="Timeline",
+               area="top-middle")
+class TimelinePane(TableListPane):
     """The list of eager executions."""
 
-    TITLE = "Python Execution Timeline"
-    SHORT = "Timeline"
-    number = 2
-    supports_only_bad = True
+
+    NOUN = "executions"
 
     def __init__(self, state: model.AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
-        self._shown = 0
         self._bad = np.zeros(0, dtype=bool)
-        self._view: np.ndarray | None = None
 
     def compose(self) -> ComposeResult:
         yield VirtualList(self._row, empty="no eager executions (yet)", id="tl-list")
@@ -42,37 +41,17 @@ class TimelinePane(ListPane):
     def selected(self) -> int | None:
         return self.vlist.cursor_index
 
-    def on_data(self) -> None:
+    def total(self) -> int:
+        return self.state.snapshot.executions
+
+    def matching(self, start: int, stop: int) -> np.ndarray:
+        return model.execution_rows(self.state.logdir, start, stop,
+                                    self.state.snapshot.outputs, self.matcher, self.only_bad)
+
+    def grew(self, old: int, new: int) -> bool:
         snap = self.state.snapshot
-        if snap.executions == self._shown:
-            return
         self._bad = model.execution_bad(self.state.logdir, snap.executions, snap.outputs)
-        if self.pattern or self.only_bad:
-            fresh = model.execution_rows(self.state.logdir, self._shown, snap.executions,
-                                         snap.outputs, self.matcher, self.only_bad)
-            base = self._view if self._view is not None else np.zeros(0, dtype=np.int64)
-            self._view = np.concatenate([base, fresh])
-        self._shown = snap.executions
-        self.vlist.set_rows(snap.executions, self._view)
-        self._status()
-
-    def refilter(self) -> None:
-        snap = self.state.snapshot
-        self._shown = snap.executions
-        if self.pattern or self.only_bad:
-            self._view = model.execution_rows(self.state.logdir, 0, snap.executions,
-                                              snap.outputs, self.matcher, self.only_bad)
-        else:
-            self._view = None
-        self.vlist.set_rows(snap.executions, self._view)
-        self._status()
-
-    def _status(self) -> None:
-        n = self.state.snapshot.executions
-        shown = self.vlist.row_count
-        text = f"{n:,} executions" if shown == n else f"{shown:,} of {n:,} executions"
-        extra = self.filter_status()
-        self.set_status(f"{text} · {extra}" if extra else text)
+        return False
 
     def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
         event.stop()
@@ -88,6 +67,6 @@ class TimelinePane(ListPane):
             self.post_message(ShowTrace(first, focus=True))
         else:
             self.post_message(ShowExecution(event.index, select=False))
-            if int(self.state.logdir.executions.graph_id[event.index]) >= 0:
+            if self.state.logdir.graph_of_execution(event.index) is not None:
                 self.notify("this tf.function call produced no graph traces "
                             "(not instrumented, or not written yet)", markup=False)
