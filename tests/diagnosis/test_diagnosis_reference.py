@@ -1,4 +1,4 @@
-"""The reference bug (JOURNEY.md), `report --json` carrying the diagnosis, and speed at scale.
+"""The reference bug (`tfdbg-tui demo`), `report --json` carrying the diagnosis, and speed at scale.
 
 The reference program (tests/programs/tf_program.py, kind `mlp`) computes
 `probs = softmax(logits)` in the tf.function `train_step` and passes it to the tf.function

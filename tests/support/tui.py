@@ -2,7 +2,7 @@
 
 Why not TensorFlow here: snapshot tests need the same bytes every run (fixed run id, host,
 file timestamp, wall times and source paths), and the live and hostile-text tests need to
-write records while the app runs. The shape mirrors the reference bug of JOURNEY.md: a
+write records while the app runs. The shape mirrors the reference bug (`tfdbg-tui demo`): a
 tf.function `train_step` calls `cross_entropy`, whose `Log` of a softmax with a zero gives −∞.
 """
 

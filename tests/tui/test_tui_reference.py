@@ -1,4 +1,4 @@
-"""Pilot tests of the app on a real TensorFlow logdir of the reference bug (JOURNEY.md).
+"""Pilot tests of the app on a real TensorFlow logdir of the reference bug (`tfdbg-tui demo`).
 
 The logdir is written by TensorFlow itself (`reference_logdir` fixture: a tf.function
 `cross_entropy` whose `tf.math.log(probs)` produces −∞). Every assertion is about what a user
