@@ -1,0 +1,107 @@
+"""Compare two runs and find the first tensor where they diverge (`tfdbg-tui diff A B`).
+
+Textual- and Rich-free, on the reader's queries and columns only. The steps:
+1. `graphs` — pair the graphs (by name, by name less its numeric suffix, by structure) and
+   number each run's ops and tensors;
+2. `opmatch` — pair the ops of each graph pair (by name with a dataflow sanity check, then by
+   op-type sequence alignment, then by role), giving tensor pairs;
+3. `rows` — pair the rows: graph traces by (tensor pair, occurrence), eager outputs by aligning
+   the two timelines; vectorised, so a million rows cost a few numpy sorts;
+4. `checks` then `values` — decide equal or different per pair on what both runs recorded
+   (health columns vectorised; FULL_TENSOR values and SHAPE dimensions from the records);
+5. `result.Comparison` — counts, the first divergence in run A's order, summaries, and
+   per-row status arrays for the TUI.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reader import EAGER, GRAPH, DebugLogdir
+from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
+from tfdbg_tui.core.compare.checks import column_checks, gather, needs_records
+from tfdbg_tui.core.compare.graphs import GraphPair, Tokens, op_table, pair_graphs
+from tfdbg_tui.core.compare.opmatch import pair_ops
+from tfdbg_tui.core.compare.pairs import (
+    BY_NAME,
+    DIFFERENT,
+    EQUAL,
+    HOW_NAMES,
+    REASON_NAMES,
+    SKIPPED,
+    UNMATCHED,
+    Pairs,
+)
+from tfdbg_tui.core.compare.result import Comparison, TensorGroup
+from tfdbg_tui.core.compare.rows import eager_rows, graph_rows
+from tfdbg_tui.core.compare.seqalign import DEFAULT_BUDGET, Budget
+from tfdbg_tui.core.compare.values import Outcome, RecordReader, Tolerance, compare_records
+
+__all__ = [
+    "BY_NAME",
+    "DIFFERENT",
+    "EQUAL",
+    "HOW_NAMES",
+    "REASON_NAMES",
+    "SKIPPED",
+    "UNMATCHED",
+    "Comparison",
+    "GraphPair",
+    "Outcome",
+    "RecordReader",
+    "TensorGroup",
+    "Tolerance",
+    "compare",
+    "compare_records",
+]
+
+
+_SHAPED = frozenset({FULL_HEALTH, SHAPE, FULL_TENSOR})  # modes recording dtype, rank, size
+
+
+def _timeline_order(logdir: DebugLogdir, pairs: Pairs) -> np.ndarray:
+    """Pair ids by run A's wall time (graph before eager at a tie, then file order)."""
+    wall = np.empty(len(pairs))
+    g, e = pairs.of_kind(GRAPH), pairs.of_kind(EAGER)
+    wall[g] = logdir.traces.wall_time[pairs.a_row[g]]
+    wall[e] = logdir.executions.wall_time[logdir.outputs.execution[pairs.a_row[e]]]
+    return np.lexsort((pairs.b_row, pairs.a_row, pairs.kind, wall)).astype(np.int64)
+
+
+def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
+            budget_tokens: int = DEFAULT_BUDGET) -> Comparison:
+    """Align run A with run B and judge every aligned pair of tensors."""
+    tol = tolerance or Tolerance()
+    budget = Budget(budget_tokens, budget_tokens)
+    ops_a, ops_b = op_table(a), op_table(b)
+    tokens = Tokens(bool(a.modes | b.modes) and (a.modes | b.modes) <= _SHAPED)
+    graph_pairs = pair_graphs(a, b, ops_a, ops_b, tokens)
+    tensors = pair_ops(a, b, ops_a, ops_b, graph_pairs, tokens, budget)
+    ga, gb, ghow = graph_rows(a, b, ops_a, ops_b, tensors)
+    ea, eb, ehow = eager_rows(a, b, graph_pairs, budget)
+    kind = np.concatenate([np.full(len(ga), GRAPH), np.full(len(ea), EAGER)])
+    pairs = Pairs.build(kind, np.concatenate([ga, ea]), np.concatenate([gb, eb]),
+                        np.concatenate([ghow, ehow]))
+    pairs.order = _timeline_order(a, pairs)
+    column_checks(a, b, pairs, tol.rtol)
+    notes = list(budget.notes)
+    todo = _record_todo(a, b, pairs)
+    if len(todo):
+        from tfdbg_tui.core.compare.values import record_checks
+
+        record_checks(a, b, pairs, todo, tol, notes.append)
+    return Comparison(a, b, tol, pairs, graph_pairs, ops_a, ops_b, notes)
+
+
+def _record_todo(a: DebugLogdir, b: DebugLogdir, pairs: Pairs) -> np.ndarray:
+    """Pairs whose records must be read, in run A's order: those still equal on the columns
+    that need them, and every FULL_TENSOR pair (its errors are worth showing either way)."""
+    need = np.zeros(len(pairs), bool)
+    for kind in (GRAPH, EAGER):
+        sel = pairs.of_kind(kind)
+        if len(sel):
+            ma = gather(a, kind, pairs.a_row[sel])["mode"]
+            mb = gather(b, kind, pairs.b_row[sel])["mode"]
+            both_ft = (ma == FULL_TENSOR) & (mb == FULL_TENSOR)
+            need[sel] = needs_records(ma, mb) & ((pairs.status[sel] == EQUAL) | both_ft)
+    return pairs.order[need[pairs.order]]

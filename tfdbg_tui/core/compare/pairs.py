@@ -1,0 +1,65 @@
+"""The aligned tensor rows of two runs, as parallel numpy arrays (one entry per pair).
+
+A pair joins a row of run A with a row of run B of the same kind: graph traces (row = trace
+index) or eager outputs (row = row of the output table; its execution and slot come from the
+reader). Everything the comparison learns about a pair — how it was aligned, equal or not and
+why, the errors — is a column here, so a million pairs cost a few dozen megabytes and no
+Python objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from reader import GRAPH
+
+# how a pair was aligned
+BY_NAME, BY_STRUCTURE, BY_ROLE = 0, 1, 2
+HOW_NAMES = {BY_NAME: "name", BY_STRUCTURE: "structure", BY_ROLE: "structure"}
+
+# status of a pair, and of a row on its own side (UNMATCHED: no partner)
+EQUAL, DIFFERENT, UNMATCHED, SKIPPED = 0, 1, 2, 3
+
+# why a pair differs (the first that applies, in this order of precedence)
+R_NONE, R_DTYPE, R_SHAPE, R_NONFINITE, R_NONFINITE_COUNT, R_COUNTS, R_VALUES, R_OP_TYPE = range(8)
+R_UNREADABLE = 8
+REASON_NAMES = {R_NONE: "equal", R_DTYPE: "dtype", R_SHAPE: "shape",
+                R_NONFINITE: "nan_or_inf_one_side", R_NONFINITE_COUNT: "nan_or_inf_count",
+                R_COUNTS: "counts", R_VALUES: "values", R_OP_TYPE: "op_type",
+                R_UNREADABLE: "unreadable"}
+
+
+@dataclass
+class Pairs:
+    """Parallel arrays over the pairs; `order` lists pair ids in run A's timeline order."""
+
+    kind: np.ndarray  # int8: GRAPH or EAGER (both sides have the same kind)
+    a_row: np.ndarray  # int64
+    b_row: np.ndarray  # int64
+    how: np.ndarray  # int8: BY_NAME / BY_STRUCTURE / BY_ROLE
+    status: np.ndarray  # int8: EQUAL / DIFFERENT / SKIPPED
+    reason: np.ndarray  # int8: R_*
+    max_abs: np.ndarray  # float64, NaN where no values were compared
+    max_rel: np.ndarray  # float64
+    worst: np.ndarray  # int64 flat index of the worst element, -1 if none
+    order: np.ndarray  # int64 pair ids, earliest in run A first
+
+    @classmethod
+    def build(cls, kind: np.ndarray, a_row: np.ndarray, b_row: np.ndarray,
+              how: np.ndarray) -> Pairs:
+        n = len(kind)
+        return cls(kind.astype(np.int8), a_row.astype(np.int64), b_row.astype(np.int64),
+                   how.astype(np.int8), np.zeros(n, np.int8), np.zeros(n, np.int8),
+                   np.full(n, np.nan), np.full(n, np.nan), np.full(n, -1, np.int64),
+                   np.arange(n, dtype=np.int64))
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+    def of_kind(self, kind: int) -> np.ndarray:
+        return np.flatnonzero(self.kind == kind)
+
+    def is_graph(self, p: int) -> bool:
+        return int(self.kind[p]) == GRAPH

@@ -1,0 +1,104 @@
+"""From paired tensors and paired executions to paired rows, vectorised.
+
+Graph traces: a row is (tensor, occurrence): the k-th time op `MatMul` wrote output 0. Rows
+pair when their tensors are paired (`opmatch`) and their occurrences are equal. A tensor can
+sit in two pairs (an inserted op shares its input's partner), so rows are expanded per pair
+before matching — almost always a no-op.
+
+Eager outputs: executions have no names, so the two timelines are aligned as token streams
+(op type, or the paired graph for a tf.function call) by `seqalign`; identical timelines take
+the numpy fast path. Outputs of paired executions pair slot by slot.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reader import DebugLogdir
+from tfdbg_tui.core.compare.graphs import GraphPair, OpTable
+from tfdbg_tui.core.compare.keys import match, occurrence
+from tfdbg_tui.core.compare.opmatch import TensorPairs
+from tfdbg_tui.core.compare.pairs import BY_NAME, BY_STRUCTURE
+from tfdbg_tui.core.compare.seqalign import Budget, align
+
+Rows = tuple[np.ndarray, np.ndarray, np.ndarray]  # rows of A, rows of B, how
+
+
+def _row_tensors(logdir: DebugLogdir, ops: OpTable) -> np.ndarray:
+    slot = logdir.traces.slot.astype(np.int64)
+    return np.where(slot >= 0, ops.first_tensor[ops.row_op] + slot, -1)
+
+
+def _expand(row_t: np.ndarray, pair_t: np.ndarray, n_tensors: int
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """(row, pair id) for every pair each row's tensor belongs to."""
+    order = np.argsort(pair_t, kind="stable")
+    counts = np.bincount(pair_t, minlength=n_tensors)
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    valid = row_t >= 0
+    per_row = np.where(valid, counts[np.where(valid, row_t, 0)], 0)
+    rows = np.repeat(np.arange(len(row_t), dtype=np.int64), per_row)
+    within = np.arange(len(rows), dtype=np.int64) - np.repeat(np.cumsum(per_row) - per_row,
+                                                             per_row)
+    return rows, order[start[row_t[rows]] + within]
+
+
+def graph_rows(a: DebugLogdir, b: DebugLogdir, ops_a: OpTable, ops_b: OpTable,
+               tensors: TensorPairs) -> Rows:
+    """Paired graph-trace rows (A rows, B rows, how each tensor pair was made)."""
+    empty = np.zeros(0, np.int64)
+    if not tensors.a or not len(a.traces) or not len(b.traces):
+        return empty, empty, empty
+    pa, pb = np.asarray(tensors.a, np.int64), np.asarray(tensors.b, np.int64)
+    how = np.asarray(tensors.how, np.int8)
+    ta, tb = _row_tensors(a, ops_a), _row_tensors(b, ops_b)
+    occ_a, occ_b = occurrence(ta), occurrence(tb)
+    rows_a, pair_a = _expand(ta, pa, ops_a.n_tensors)
+    rows_b, pair_b = _expand(tb, pb, ops_b.n_tensors)
+    ia, ib = match(pair_a, occ_a[rows_a], pair_b, occ_b[rows_b])
+    return rows_a[ia], rows_b[ib], how[pair_a[ia]]
+
+
+def _timeline_tokens(logdir: DebugLogdir, graph_key: dict[str, str],
+                     vocab: dict[str, int]) -> np.ndarray:
+    """One int per execution: its op type, or for a tf.function call the (paired) graph."""
+    e = logdir.executions
+    width = len(logdir.strings) + 1
+    combo = (e.graph_id.astype(np.int64) + 1) * width + e.op_type.astype(np.int64)
+    uniq, inverse = np.unique(combo, return_inverse=True)
+    lut = np.empty(len(uniq), np.int64)
+    for k, u in enumerate(uniq.tolist()):
+        gsid, tsid = u // width - 1, u % width
+        if gsid >= 0:
+            gid = logdir.strings[gsid]
+            key = "fn:" + graph_key.get(gid, "?" + gid)
+        else:
+            key = "op:" + logdir.strings[tsid]
+        lut[k] = vocab.setdefault(key, len(vocab))
+    return lut[inverse] if len(combo) else np.zeros(0, np.int64)
+
+
+def eager_rows(a: DebugLogdir, b: DebugLogdir, graph_pairs: list[GraphPair],
+               budget: Budget) -> Rows:
+    """Paired eager output rows: timelines aligned, then outputs slot by slot."""
+    empty = np.zeros(0, np.int64)
+    if not len(a.outputs) or not len(b.outputs):
+        return empty, empty, empty
+    vocab: dict[str, int] = {}
+    tok_a = _timeline_tokens(a, {gp.a: gp.b for gp in graph_pairs}, vocab)
+    tok_b = _timeline_tokens(b, {gp.b: gp.b for gp in graph_pairs}, vocab)
+    got = align(tok_a, tok_b, budget, "eager timeline")
+    same_occ = occurrence(tok_a)[got.a] == occurrence(tok_b)[got.b]
+    exec_how = np.where(got.same & same_occ, BY_NAME, BY_STRUCTURE).astype(np.int8)
+    pair_of_a = np.full(len(tok_a), -1, np.int64)
+    pair_of_b = np.full(len(tok_b), -1, np.int64)
+    pair_of_a[got.a] = np.arange(len(got.a))
+    pair_of_b[got.b] = np.arange(len(got.b))
+    ea, eb = a.outputs.execution.astype(np.int64), b.outputs.execution.astype(np.int64)
+    sa, sb = a.outputs.slot.astype(np.int64), b.outputs.slot.astype(np.int64)
+    ga, gb = pair_of_a[ea], pair_of_b[eb]
+    width = int(max(sa.max(initial=0), sb.max(initial=0))) + 1
+    ga = np.where((ga >= 0) & (sa >= 0), ga * width + sa, -1)
+    gb = np.where((gb >= 0) & (sb >= 0), gb * width + sb, -1)
+    ia, ib = match(ga, np.zeros(len(ga), np.int64), gb, np.zeros(len(gb), np.int64))
+    return ia, ib, exec_how[pair_of_a[ea[ia]]]

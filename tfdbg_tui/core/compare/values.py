@@ -1,0 +1,182 @@
+"""Comparisons that need the records: FULL_TENSOR values and SHAPE dimensions.
+
+Values follow `numpy.testing.assert_allclose`: an element is close when
+`|a − b| ≤ atol + rtol·|b|` (b is run B, the reference, as `desired` is in numpy); infinities
+are close only to the same infinity; NaN is never close to a number. NaN at the same position
+in both runs counts as equal (numpy's default, `equal_nan=True`): the question is where the
+runs part, and a NaN both runs share is not where they part. Integers, booleans and strings
+must be equal. Two floating dtypes compare by value (float32 against float16 is a question of
+tolerance); other dtype changes are divergences.
+
+Errors are reported as numpy does: the largest |a − b| and |a − b| / |b| over the elements
+where both are finite (and b ≠ 0 for the relative one), and the index of the element that
+breaks the tolerance most (or of the first NaN/∞ mismatch when only those break it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from reader import GRAPH, DebugLogdir, ReaderError
+from reader.index.health import shape_from_vector
+from reader.index.tensors import FLOAT_DTYPES, TensorValue
+from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
+from tfdbg_tui.core.compare.pairs import (
+    DIFFERENT,
+    EQUAL,
+    R_COUNTS,
+    R_DTYPE,
+    R_NONE,
+    R_SHAPE,
+    R_UNREADABLE,
+    R_VALUES,
+    SKIPPED,
+    Pairs,
+)
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """assert_allclose's tolerances (its defaults: rtol 1e-7, atol 0)."""
+
+    rtol: float = 1e-7
+    atol: float = 0.0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    reason: int
+    max_abs: float = float("nan")
+    max_rel: float = float("nan")
+    worst: int = -1  # flat index
+    mismatched: int = 0
+    total: int = 0
+
+
+class RecordReader:
+    """Full debug tensors of one run's rows; an eager record is read once for all its slots."""
+
+    def __init__(self, logdir: DebugLogdir) -> None:
+        self.logdir = logdir
+        self._last: tuple[int, tuple[TensorValue | None, ...]] | None = None
+
+    def mode(self, kind: int, row: int) -> int:
+        if kind == GRAPH:
+            return int(self.logdir.traces.mode[row])
+        return int(self.logdir.executions.mode[int(self.logdir.outputs.execution[row])])
+
+    def signs(self, kind: int, row: int) -> tuple[int, int, int]:
+        """The row's recorded (negative, zero, positive) counts; -1 where not recorded."""
+        t = self.logdir.traces if kind == GRAPH else self.logdir.outputs
+        return int(t.neg[row]), int(t.zero[row]), int(t.pos[row])
+
+    def tensor(self, kind: int, row: int) -> TensorValue | None:
+        """The FULL_TENSOR value or the summary vector of a row (ReaderError if damaged)."""
+        if kind == GRAPH:
+            return self.logdir.read_trace(row).value
+        execution = int(self.logdir.outputs.execution[row])
+        slot = int(self.logdir.outputs.slot[row])
+        if self._last is None or self._last[0] != execution:
+            self._last = (execution, self.logdir.read_execution(execution).debug_tensors)
+        tensors = self._last[1]
+        return tensors[slot] if 0 <= slot < len(tensors) else None
+
+
+def _shape(tv: TensorValue | None, mode: int) -> tuple[int, ...] | None:
+    if tv is None:
+        return None
+    if mode == SHAPE:
+        return shape_from_vector(np.asarray(tv.values, np.float64).reshape(-1))
+    return tv.shape if len(tv.shape) <= 6 else tv.shape[-6:]
+
+
+def compare_values(va: TensorValue, vb: TensorValue, tol: Tolerance) -> Outcome:
+    """assert_allclose on two full tensors (see the module docstring)."""
+    total = int(vb.values.size)
+    floats = va.dtype in FLOAT_DTYPES and vb.dtype in FLOAT_DTYPES
+    if va.dtype != vb.dtype and not floats:
+        return Outcome(R_DTYPE, total=total)
+    if va.shape != vb.shape:
+        return Outcome(R_SHAPE, total=total)
+    x, y = va.values.reshape(-1), vb.values.reshape(-1)
+    if x.dtype.kind not in "fciub" or y.dtype.kind not in "fciub":
+        bad = np.asarray(x != y, bool)
+        n = int(np.count_nonzero(bad))
+        return Outcome(R_VALUES if n else R_NONE, worst=int(np.argmax(bad)) if n else -1,
+                       mismatched=n, total=total)
+    wide = np.complex128 if "c" in (x.dtype.kind, y.dtype.kind) else np.float64
+    x, y = x.astype(wide), y.astype(wide)
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.abs(x - y)
+        allowed = tol.atol + tol.rtol * np.abs(y)
+        close = (diff <= allowed) | (x == y) | (np.isnan(x) & np.isnan(y))
+        finite = np.isfinite(x) & np.isfinite(y)
+        fd = diff[finite]
+        max_abs = float(fd.max()) if len(fd) else float("nan")
+        ay = np.abs(y[finite])
+        rel = fd[ay > 0] / ay[ay > 0]
+        max_rel = float(rel.max()) if len(rel) else (0.0 if len(fd) else float("nan"))
+    bad = ~close
+    n = int(np.count_nonzero(bad))
+    if not n:
+        return Outcome(R_NONE, max_abs, max_rel, -1, 0, total)
+    excess = np.where(bad & finite, diff - allowed, -np.inf)
+    worst = int(np.argmax(excess)) if np.isfinite(excess.max()) else int(np.argmax(bad))
+    return Outcome(R_VALUES, max_abs, max_rel, worst, n, total)
+
+
+def _finite_signs(tv: TensorValue) -> tuple[int, int, int] | None:
+    v = tv.values
+    if tv.dtype not in FLOAT_DTYPES or v.dtype.kind != "f":
+        return None
+    finite = v[np.isfinite(v)]
+    return (int(np.count_nonzero(finite < 0)), int(np.count_nonzero(finite == 0)),
+            int(np.count_nonzero(finite > 0)))
+
+
+def compare_records(ra: RecordReader, rb: RecordReader, kind: int, row_a: int, row_b: int,
+                    tol: Tolerance) -> Outcome:
+    """Compare one pair on what its records give (ReaderError if one is damaged)."""
+    ma, mb = ra.mode(kind, row_a), rb.mode(kind, row_b)
+    va, vb = ra.tensor(kind, row_a), rb.tensor(kind, row_b)
+    if ma == FULL_TENSOR and mb == FULL_TENSOR:
+        if va is None or vb is None:
+            return Outcome(R_NONE if va is vb else R_VALUES)
+        return compare_values(va, vb, tol)
+    if FULL_TENSOR in (ma, mb) and FULL_HEALTH in (ma, mb):
+        ft, fh = (va, (rb, row_b)) if ma == FULL_TENSOR else (vb, (ra, row_a))
+        signs = _finite_signs(ft) if ft is not None else None
+        if signs is None:
+            return Outcome(R_NONE)
+        other = fh[0].signs(kind, fh[1])
+        if min(other) < 0:
+            return Outcome(R_NONE)
+        a_counts, b_counts = (signs, other) if ma == FULL_TENSOR else (other, signs)
+        off = any(abs(p - q) > tol.rtol * abs(q) for p, q in zip(a_counts, b_counts,
+                                                                strict=True))
+        return Outcome(R_COUNTS if off else R_NONE)
+    sa, sb = _shape(va, ma), _shape(vb, mb)
+    if sa is None or sb is None or sa == sb:
+        return Outcome(R_NONE)
+    return Outcome(R_SHAPE)
+
+
+def record_checks(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, todo: np.ndarray,
+                  tol: Tolerance, warn: Callable[[str], None]) -> None:
+    """Read and compare the pairs `todo` (in run A's order), updating `pairs` in place."""
+    ra, rb = RecordReader(a), RecordReader(b)
+    for p in todo.tolist():
+        kind, row_a, row_b = int(pairs.kind[p]), int(pairs.a_row[p]), int(pairs.b_row[p])
+        try:
+            got = compare_records(ra, rb, kind, row_a, row_b, tol)
+        except ReaderError as exc:
+            pairs.status[p], pairs.reason[p] = SKIPPED, R_UNREADABLE
+            warn(f"not compared: {exc}")
+            continue
+        pairs.max_abs[p], pairs.max_rel[p], pairs.worst[p] = got.max_abs, got.max_rel, got.worst
+        if got.reason != R_NONE and pairs.reason[p] == R_NONE:
+            pairs.reason[p] = got.reason
+        pairs.status[p] = EQUAL if pairs.reason[p] == R_NONE else DIFFERENT
