@@ -5,11 +5,10 @@ graphs, millions of graph traces — without paying TensorFlow's import and inst
 cost. Everything written here loads in TensorFlow's `DebugDataReader` (tests check it).
 
 Rare records (metadata, source files, frames, graphs, ops, devices) are built with the
-committed `tfdbg_tui.wire` protos. The two hot records, executions and graph traces, are
-encoded by hand from cached byte templates (field order and encodings as protobuf's own
-serializer emits them), because protobuf object construction would dominate the cost of
-synthesizing a million traces. `add_graph_traces` writes a whole batch of one tensor's
-traces in a tight loop.
+compiled protos of `reader.proto`. The two hot records, executions and graph traces, are
+encoded by hand (`dumper.encode`) from cached byte templates, because protobuf object
+construction would dominate the cost of synthesizing a million traces. `add_graph_traces`
+writes a whole batch of one tensor's traces in a tight loop.
 """
 
 from __future__ import annotations
@@ -19,22 +18,22 @@ import socket
 import struct
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from types import TracebackType
 from typing import Any, BinaryIO
 
 import numpy as np
 
-from dumper.errors import DumperError
-from dumper.tensors import (
-    VECTOR_MODES,
-    _len_field,
-    _varint,
-    encode_shape,
-    encode_tensor_proto,
-    mode_number,
-    vector_proto_header,
+from dumper.encode import (
+    NO_TENSOR_PROTO,
+    debug_tensor_proto,
+    execution_payload,
+    str_field,
+    trace_payload,
+    trace_template,
 )
+from dumper.errors import DumperError
+from dumper.tensors import VECTOR_MODES, _varint, mode_number, vector_proto_header
 from reader.io.tfrecord import masked_crc32c
 from reader.modes import NO_TENSOR, VECTOR_LEN
 from reader.proto import tfdbg_events_pb2 as pb
@@ -46,19 +45,6 @@ DEFAULT_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 _BUFFER = 1 << 20
 _PACK_Q = struct.Struct("<Q").pack
 _PACK_I = struct.Struct("<I").pack
-_PACK_D = struct.Struct("<d").pack
-# NO_TENSOR graph traces carry an empty float32 vector, shape [0], as TensorFlow writes.
-_NO_TENSOR_PROTO = b"\x08\x01" + _len_field(0x12, encode_shape((0,)))
-
-
-def _str_field(tag: int, value: str) -> bytes:
-    return _len_field(tag, value.encode("utf-8")) if value else b""
-
-
-def _packed(tag: int, values: Iterable[int]) -> bytes:
-    body = b"".join(_varint(int(v)) for v in values)
-    return _len_field(tag, body) if body else b""
-
 
 class LogdirWriter:
     """Writes one tfdbg2 file set (six files sharing a prefix) into `logdir`.
@@ -218,7 +204,7 @@ class LogdirWriter:
             unknown = [f for f in key if f not in self._frame_ids]
             if unknown:
                 raise DumperError(f"unknown stack frame id {unknown[0]!r}")
-            body = _str_field(0x0A, self.hostname) + b"".join(_str_field(0x12, f) for f in key)
+            body = str_field(0x0A, self.hostname) + b"".join(str_field(0x12, f) for f in key)
             cached = self._code_locations[key] = body
         return cached
 
@@ -294,34 +280,14 @@ class LogdirWriter:
             raise DumperError(f"unknown graph {graph_id!r}")
         if num_outputs is None:
             num_outputs = len(output_tensor_ids) or len(debug_tensors)
-        parts = [_str_field(0x0A, op_type)]
-        if num_outputs:
-            parts.append(b"\x10" + _varint(num_outputs))
-        parts += [
-            _str_field(0x1A, graph_id),
-            _packed(0x22, input_tensor_ids),
-            _packed(0x2A, output_tensor_ids),
-            b"\x30" + _varint(number),
-        ]
-        if number != 1:
-            parts += [_len_field(0x3A, self._debug_tensor_proto(number, t)) for t in debug_tensors]
-        parts.append(_len_field(0x42, self._code_location(stack_frame_ids)))
-        parts.append(_packed(0x4A, output_tensor_device_ids))
-        body = b"".join(parts)
         wall = time.time() if wall_time is None else wall_time
-        payload = b"\x09" + _PACK_D(wall) + b"\x4a" + _varint(len(body)) + body
+        payload = execution_payload(wall, op_type, num_outputs, graph_id, input_tensor_ids,
+                                    output_tensor_ids, number, debug_tensors,
+                                    self._code_location(stack_frame_ids),
+                                    output_tensor_device_ids)
         self._exec_f.write(self._frame(payload))
         self.num_executions += 1
         return self.num_executions - 1
-
-    @staticmethod
-    def _debug_tensor_proto(number: int, tensor: Any) -> bytes:
-        if tensor is None:
-            return b""
-        if number in VECTOR_MODES:
-            vec = np.asarray(tensor, dtype="<f8").reshape(-1)
-            return vector_proto_header(vec.size) + vec.tobytes()
-        return encode_tensor_proto(tensor)
 
     def _trace_template(
         self, graph_id: str, op_name: str, output_slot: int, number: int, device_name: str
@@ -334,11 +300,8 @@ class LogdirWriter:
                 raise DumperError(f"op {op_name!r} was not added to graph {graph_id!r}")
             if not 0 <= output_slot < max(op[1], 1):
                 raise DumperError(f"op {op_name!r} has no output slot {output_slot}")
-            prefix = _str_field(0x0A, graph_id) + _str_field(0x12, op_name)
-            if output_slot:
-                prefix += b"\x18" + _varint(output_slot)
-            prefix += b"\x20" + _varint(number) + b"\x2a"
-            template = self._trace_templates[key] = (prefix, _str_field(0x32, device_name))
+            template = self._trace_templates[key] = trace_template(
+                graph_id, op_name, output_slot, number, device_name)
         return template
 
     def add_graph_trace(
@@ -361,15 +324,11 @@ class LogdirWriter:
         number = mode_number(mode)
         prefix, suffix = self._trace_template(graph_id, op_name, output_slot, number, device_name)
         if number == NO_TENSOR:
-            proto = _NO_TENSOR_PROTO
-        elif debug_tensor is None:
-            proto = b""
+            proto = NO_TENSOR_PROTO
         else:
-            proto = self._debug_tensor_proto(number, debug_tensor)
-        body = prefix + _varint(len(proto)) + proto + suffix
+            proto = debug_tensor_proto(number, debug_tensor)
         wall = time.time() if wall_time is None else wall_time
-        payload = b"\x09" + _PACK_D(wall) + b"\x52" + _varint(len(body)) + body
-        self._trace_f.write(self._frame(payload))
+        self._trace_f.write(self._frame(trace_payload(wall, prefix, proto, suffix)))
         self.num_graph_traces += 1
 
     def add_graph_traces(

@@ -84,8 +84,6 @@ def main(args: Sequence[str]) -> int:
     if "--no-open" in opts:
         print(logdir)
         return 0
-    try:
-        from tfdbg_tui.commands.open import main as open_main
-    except ImportError:
-        return _fail(f"the debugger UI is not available; the demo logdir is {logdir}")
+    from tfdbg_tui.commands.open import main as open_main  # Textual only when opening
+
     return open_main([logdir])

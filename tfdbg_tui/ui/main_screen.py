@@ -29,6 +29,7 @@ from tfdbg_tui.core.model import AppState
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.bindings import ACTION_KEYS, NAV_KEYS, KeySpec, to_bindings
 from tfdbg_tui.ui.dialogs import HelpScreen, PromptBar
+from tfdbg_tui.ui.header import header_line
 from tfdbg_tui.ui.inspector.inspector import ValueInspector
 from tfdbg_tui.ui.panes.alerts import AlertsPane, origin_of
 from tfdbg_tui.ui.panes.base import (
@@ -38,7 +39,6 @@ from tfdbg_tui.ui.panes.base import (
     ShowExecution,
     ShowFrame,
     ShowTrace,
-    valid_regex,
 )
 from tfdbg_tui.ui.panes.graph_executions import GraphExecutionsPane
 from tfdbg_tui.ui.panes.graph_structure import GraphStructurePane
@@ -149,30 +149,8 @@ class MainScreen(Screen[None]):
 
     def _update_header(self) -> None:
         logdir, snap = self.state.logdir, self.state.snapshot
-        narrow = self.has_class("-narrow")
-        t = Text(no_wrap=True, overflow="ellipsis")
-        t.append("tfdbg-tui ", "bold")
-        t.append(lit(self.display_path), "bold #5fd7ff")
-        t.append(f"  run {lit(logdir.run_id) or '?'}", "")
-        if not narrow:
-            t.append(f"  TF {lit(logdir.tensorflow_version) or '?'}", "dim")
-        modes = ", ".join(logdir.tensor_debug_modes) or "mode ?"
-        t.append(f"  {lit(modes)}", "bold")
-        if narrow:
-            t.append(f"  {snap.executions:,} exec · {snap.traces:,} traces · ", "")
-        else:
-            t.append(f"  {snap.executions:,} executions · {snap.traces:,} graph tensors · ", "")
-        t.append(f"{len(snap.alerts):,} alerts", "bold #ff5f5f" if len(snap.alerts) else "green")
-        warnings = len(logdir.all_warnings()) if not snap.indexing else 0
-        if warnings:
-            t.append(f"  ⚠ {warnings}", "bold yellow")
-        if snap.indexing:
-            pct = (100 * snap.done_bytes // snap.total_bytes) if snap.total_bytes else 0
-            t.append(f"  indexing {pct}%", "bold yellow")
-        elif getattr(self.app, "follow", True):
-            t.append("  ● live", "bold green")
-        else:
-            t.append("  ● read", "bold green")
+        follow = bool(getattr(self.app, "follow", True))
+        t = header_line(logdir, snap, self.display_path, self.has_class("-narrow"), follow)
         self.query_one("#header-line", Static).update(t)
         bar = self.query_one("#progress", ProgressBar)
         bar.set_class(not snap.indexing, "-done")
@@ -387,15 +365,7 @@ class MainScreen(Screen[None]):
         return self.ge
 
     def action_filter(self) -> None:
-        pane = self._list_target()
-
-        def done(value: str | None) -> None:
-            if value is not None:
-                pane.set_filter(value.strip())
-                pane.focus_target.focus()
-
-        self.prompt.ask(f"/ Filter {pane.TITLE} (regex on op name or type; empty clears)",
-                        pane.pattern, "e.g. Log|Softmax", valid_regex, done)
+        self._list_target().ask_filter(self.prompt)
 
     def action_toggle_only_bad(self) -> None:
         pane = self._list_target(need_only_bad=True)
@@ -403,23 +373,7 @@ class MainScreen(Screen[None]):
         self.notify(f"{pane.TITLE}: {'only NaN/∞ rows' if on else 'all rows'}", markup=False)
 
     def action_goto(self) -> None:
-        pane = self._list_target()
-        is_alerts = pane is self.alerts
-        what = "alert number" if is_alerts else "row index"
-
-        def check(value: str) -> str | None:
-            return None if value.strip().lstrip("#").isdigit() else f"type a {what}"
-
-        def done(value: str | None) -> None:
-            if value is None:
-                return
-            n = int(value.strip().lstrip("#")) - (1 if is_alerts else 0)
-            if not pane.goto(n):
-                self.notify(f"no {what} {value.strip()}", markup=False)
-                return
-            pane.focus_target.focus()
-
-        self.prompt.ask(f"g Go to {what} in {pane.TITLE}", "", "", check, done)
+        self._list_target().ask_goto(self.prompt)
 
     def action_help(self) -> None:
         nodes: list[tuple[str, DOMNode]] = [("Everywhere", self)]

@@ -33,6 +33,9 @@ def origin_of(diagnosis: Diagnosis) -> tuple[int, int]:
 class AlertsPane(ListPane):
     """The alert list, a summary line above it and the diagnosis line below it."""
 
+    GOTO_WHAT = "alert number"
+    GOTO_FIRST = 1  # alerts are numbered from 1 on screen
+
     def __init__(self, state: model.AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self._alerts = model.empty_alerts()

@@ -21,6 +21,7 @@ from textual.message import Message
 from reader.index.frames import Frame
 from tfdbg_tui.core.model import AppState, StringMatcher, compile_filter
 from tfdbg_tui.core.textutil import lit
+from tfdbg_tui.ui.dialogs import PromptBar
 from tfdbg_tui.ui.panes.registry import PaneSpec
 from tfdbg_tui.ui.vlist import VirtualList
 
@@ -101,6 +102,8 @@ class ListPane(Pane):
     """A pane around one `VirtualList` with a `/` filter and an "only NaN/∞" toggle."""
 
     supports_only_bad = False
+    GOTO_WHAT: ClassVar[str] = "row index"  # what `g` asks for
+    GOTO_FIRST: ClassVar[int] = 0  # the number the user types for the first row
 
     def __init__(self, state: AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
@@ -154,6 +157,34 @@ class ListPane(Pane):
             return True
         self.clear_filters()
         return vl.select_index(index)
+
+    def ask_filter(self, prompt: PromptBar) -> None:
+        """`/`: ask for a regex in the prompt, then filter (empty clears)."""
+
+        def done(value: str | None) -> None:
+            if value is not None:
+                self.set_filter(value.strip())
+                self.focus_target.focus()
+
+        prompt.ask(f"/ Filter {self.TITLE} (regex on op name or type; empty clears)",
+                   self.pattern, "e.g. Log|Softmax", valid_regex, done)
+
+    def ask_goto(self, prompt: PromptBar) -> None:
+        """`g`: ask for a row (`GOTO_WHAT`, counted from `GOTO_FIRST`), then go there."""
+        what = self.GOTO_WHAT
+
+        def check(value: str) -> str | None:
+            return None if value.strip().lstrip("#").isdigit() else f"type a {what}"
+
+        def done(value: str | None) -> None:
+            if value is None:
+                return
+            if not self.goto(int(value.strip().lstrip("#")) - self.GOTO_FIRST):
+                self.notify(f"no {what} {value.strip()}", markup=False)
+                return
+            self.focus_target.focus()
+
+        prompt.ask(f"g Go to {what} in {self.TITLE}", "", "", check, done)
 
 
 class TableListPane(ListPane):
