@@ -20,6 +20,7 @@ import numpy as np
 from reader import EAGER, GRAPH, DebugLogdir
 from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
 from tfdbg_tui.core.compare.checks import column_checks, gather, needs_records
+from tfdbg_tui.core.compare.explain import Detail, explain
 from tfdbg_tui.core.compare.graphs import GraphPair, Tokens, op_table, pair_graphs
 from tfdbg_tui.core.compare.opmatch import pair_ops
 from tfdbg_tui.core.compare.pairs import (
@@ -46,6 +47,7 @@ __all__ = [
     "SKIPPED",
     "UNMATCHED",
     "Comparison",
+    "Detail",
     "GraphPair",
     "Outcome",
     "RecordReader",
@@ -53,6 +55,7 @@ __all__ = [
     "Tolerance",
     "compare",
     "compare_records",
+    "explain",
 ]
 
 

@@ -54,6 +54,8 @@ class Outcome:
     worst: int = -1  # flat index
     mismatched: int = 0
     total: int = 0
+    shapes: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    at_worst: tuple[object, object] | None = None  # the two values there
 
 
 class RecordReader:
@@ -97,16 +99,18 @@ def compare_values(va: TensorValue, vb: TensorValue, tol: Tolerance) -> Outcome:
     """assert_allclose on two full tensors (see the module docstring)."""
     total = int(vb.values.size)
     floats = va.dtype in FLOAT_DTYPES and vb.dtype in FLOAT_DTYPES
+    shapes = (va.shape, vb.shape)
     if va.dtype != vb.dtype and not floats:
-        return Outcome(R_DTYPE, total=total)
+        return Outcome(R_DTYPE, total=total, shapes=shapes)
     if va.shape != vb.shape:
-        return Outcome(R_SHAPE, total=total)
+        return Outcome(R_SHAPE, total=total, shapes=shapes)
     x, y = va.values.reshape(-1), vb.values.reshape(-1)
     if x.dtype.kind not in "fciub" or y.dtype.kind not in "fciub":
         bad = np.asarray(x != y, bool)
         n = int(np.count_nonzero(bad))
-        return Outcome(R_VALUES if n else R_NONE, worst=int(np.argmax(bad)) if n else -1,
-                       mismatched=n, total=total)
+        at = int(np.argmax(bad)) if n else -1
+        return Outcome(R_VALUES if n else R_NONE, worst=at, mismatched=n, total=total,
+                       shapes=shapes, at_worst=(x[at], y[at]) if n else None)
     wide = np.complex128 if "c" in (x.dtype.kind, y.dtype.kind) else np.float64
     x, y = x.astype(wide), y.astype(wide)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -122,10 +126,12 @@ def compare_values(va: TensorValue, vb: TensorValue, tol: Tolerance) -> Outcome:
     bad = ~close
     n = int(np.count_nonzero(bad))
     if not n:
-        return Outcome(R_NONE, max_abs, max_rel, -1, 0, total)
+        return Outcome(R_NONE, max_abs, max_rel, -1, 0, total, shapes)
     excess = np.where(bad & finite, diff - allowed, -np.inf)
     worst = int(np.argmax(excess)) if np.isfinite(excess.max()) else int(np.argmax(bad))
-    return Outcome(R_VALUES, max_abs, max_rel, worst, n, total)
+    raw_a, raw_b = va.values.reshape(-1), vb.values.reshape(-1)
+    return Outcome(R_VALUES, max_abs, max_rel, worst, n, total, shapes,
+                   (raw_a[worst].item(), raw_b[worst].item()))
 
 
 def _finite_signs(tv: TensorValue) -> tuple[int, int, int] | None:
@@ -159,9 +165,9 @@ def compare_records(ra: RecordReader, rb: RecordReader, kind: int, row_a: int, r
                                                                 strict=True))
         return Outcome(R_COUNTS if off else R_NONE)
     sa, sb = _shape(va, ma), _shape(vb, mb)
-    if sa is None or sb is None or sa == sb:
+    if sa is None or sb is None:
         return Outcome(R_NONE)
-    return Outcome(R_SHAPE)
+    return Outcome(R_NONE if sa == sb else R_SHAPE, shapes=(sa, sb))
 
 
 def record_checks(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, todo: np.ndarray,

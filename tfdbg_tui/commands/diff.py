@@ -1,0 +1,197 @@
+"""`tfdbg-tui diff A B`: the first tensor where two runs diverge, for humans or for CI.
+
+This module is the command: arguments, loading both logdirs (in parallel), the JSON-able
+result and the exit status — 0 equivalent within tolerance, 1 they diverge (or nothing could
+be aligned), 2 bad input. The comparison itself is `tfdbg_tui.core.compare`; tensors are
+described by the report's `tensor_entry`, so `a`/`b` read exactly as `report --json`'s alerts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from reader import GRAPH, DebugLogdir, ReaderError
+from tfdbg_tui.commands.report.build import tensor_entry
+from tfdbg_tui.core.compare import Comparison, TensorGroup, Tolerance, compare, explain
+
+PROG = "tfdbg-tui diff"
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _UsageError(message)
+
+
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number ≥ 0: {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be ≥ 0: {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=PROG, description="Find the first tensor where two runs diverge.")
+    p.add_argument("a", metavar="A", help="logdir of run A (the one under test)")
+    p.add_argument("b", metavar="B", help="logdir of run B (the reference)")
+    p.add_argument("--run-a", help="run id (or unique prefix) in A when it holds several")
+    p.add_argument("--run-b", help="run id (or unique prefix) in B when it holds several")
+    p.add_argument("--rtol", type=_tolerance, default=Tolerance.rtol,
+                   help="relative tolerance, as assert_allclose: |a−b| ≤ atol + rtol·|b| "
+                        "(default %(default)g)")
+    p.add_argument("--atol", type=_tolerance, default=Tolerance.atol,
+                   help="absolute tolerance (default %(default)g)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--limit", type=_count, default=10,
+                   help="how many divergences, tensors and unmatched ops to list")
+    return p
+
+
+def _load(path: str, run: str | None) -> DebugLogdir:
+    logdir = DebugLogdir(path, run)
+    logdir.update()
+    return logdir
+
+
+def load_pair(a: str, b: str, run_a: str | None, run_b: str | None
+              ) -> tuple[DebugLogdir, DebugLogdir]:
+    """Both logdirs, read side by side (the reader's hot loops release the GIL)."""
+    with ThreadPoolExecutor(2) as pool:
+        fa, fb = pool.submit(_load, a, run_a), pool.submit(_load, b, run_b)
+        errors = []
+        loaded = []
+        for side, path, fut in (("A", a, fa), ("B", b, fb)):
+            try:
+                loaded.append(fut.result())
+            except ReaderError as exc:
+                errors.append(f"{side}: {exc}")
+            except OSError as exc:
+                errors.append(f"{side}: {path}: {exc.strerror}")
+    if errors:
+        raise ReaderError(errors[0])
+    for side, path, logdir in (("A", a, loaded[0]), ("B", b, loaded[1])):
+        if not len(logdir.traces) and not len(logdir.outputs):
+            why = f": {logdir.warnings[0]}" if logdir.warnings else ""
+            raise ReaderError(f"{side}: no tensors recorded in {path}{why}")
+    return loaded[0], loaded[1]
+
+
+# ---------------------------------------------------------------------- the JSON result
+def _side(logdir: DebugLogdir) -> dict[str, Any]:
+    return {"logdir": logdir.path, "run": logdir.run_id, "modes": logdir.tensor_debug_modes,
+            "graph_traces": len(logdir.traces), "eager_outputs": len(logdir.outputs)}
+
+
+def _brief(logdir: DebugLogdir, kind: int, row: int) -> dict[str, Any]:
+    """A tensor group's row in words (no stack): kind, index, op, graph, slot."""
+    if kind == GRAPH:
+        graph = logdir.graph(logdir.graph_of_trace(row))
+        return {"kind": "graph", "index": row, "op_type": logdir.op_type_of_trace(row),
+                "op_name": logdir.op_name_of_trace(row),
+                "graph_name": (graph.name or None) if graph else None,
+                "output_slot": int(logdir.traces.slot[row])}
+    execution = int(logdir.outputs.execution[row])
+    ex = logdir.execution(execution)
+    graph = logdir.graph(ex.graph_id) if ex.graph_id is not None else None
+    return {"kind": "eager", "index": execution, "op_type": ex.op_type, "op_name": None,
+            "graph_name": (graph.name or None) if graph else None,
+            "output_slot": int(logdir.outputs.slot[row])}
+
+
+def _divergence(c: Comparison, p: int, full: bool) -> dict[str, Any]:
+    d = explain(c, p)
+    a = tensor_entry(c.a, d.kind, d.a_index, d.a_slot)
+    b = tensor_entry(c.b, d.kind, d.b_index, d.b_slot)
+    if not full:
+        a.pop("stack", None)
+        b.pop("stack", None)
+    return {"a": a, "b": b, "max_abs_error": d.max_abs, "max_rel_error": d.max_rel,
+            "reason": d.reason, "reason_code": d.reason_code, "worst_index": d.worst_index,
+            "aligned_by": d.aligned_by, "occurrence": d.occurrence}
+
+
+def _group(c: Comparison, side: str, g: TensorGroup) -> dict[str, Any]:
+    entry = _brief(c.a if side == "a" else c.b, g.kind, g.row)
+    entry["rows"] = g.count
+    return entry
+
+
+def build_result(c: Comparison, limit: int) -> dict[str, Any]:
+    """The `--json` output; its first six keys are the contract CI jobs read."""
+    divergences = c.divergences(limit)
+    first = _divergence(c, divergences[0], True) if divergences else None
+    return {
+        "equivalent": c.equivalent,
+        "compared": c.compared,
+        "different": c.different,
+        "unmatched_a": c.unmatched("a"),
+        "unmatched_b": c.unmatched("b"),
+        "first_divergence": first,
+        "tolerance": {"rtol": c.tolerance.rtol, "atol": c.tolerance.atol},
+        "a": _side(c.a),
+        "b": _side(c.b),
+        "aligned": {"by_name": c.by_name, "by_structure": c.by_structure},
+        "skipped": c.skipped,
+        "graphs": [{"a": gp.name_a, "b": gp.name_b,
+                    "aligned_by": "name" if gp.how == 0 else "structure"}
+                   for gp in c.graph_pairs],
+        "divergences": [_divergence(c, p, False) for p in divergences[1:]],
+        "divergent_tensors": [{**_group(c, "a", g), "compared": g.total}
+                              for g in c.divergent_tensors(limit)],
+        "aligned_by_structure": [{"a": _brief(c.a, g.kind, g.row),
+                                  "b": _brief(c.b, g.kind, g.partner_row), "rows": g.count}
+                                 for g in c.structure_tensors(limit)],
+        "unmatched": {side: [_group(c, side, g) for g in c.unmatched_tensors(side, limit)]
+                      for side in ("a", "b")},
+        "notes": c.notes,
+        "warnings": {"a": c.a.all_warnings(), "b": c.b.all_warnings()},
+    }
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run the diff command; returns the exit status (0 equivalent, 1 diverge, 2 error)."""
+    try:
+        opts = build_parser().parse_args(list(argv))
+    except _UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        a, b = load_pair(opts.a, opts.b, opts.run_a, opts.run_b)
+    except ReaderError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    comparison = compare(a, b, Tolerance(opts.rtol, opts.atol))
+    result = build_result(comparison, opts.limit)
+    if opts.json:
+        json.dump(result, sys.stdout, indent=1, allow_nan=False, default=str)
+        sys.stdout.write("\n")
+    else:
+        from tfdbg_tui.commands.diff_text import print_result
+
+        print_result(result)
+    return 0 if result["equivalent"] else 1
+
+
+__all__ = ["build_result", "load_pair", "main"]

@@ -1,0 +1,147 @@
+"""One differing pair in words and numbers: why it differs, by how much, and where.
+
+Only the pairs that are shown (the first divergence and the first few after it) get here, so
+this re-reads FULL_TENSOR records freely to find the worst element and its two values.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from reader import GRAPH, ReaderError
+from reader.index.tensors import dtype_name
+from tfdbg_tui.core.compare.pairs import (
+    HOW_NAMES,
+    R_COUNTS,
+    R_DTYPE,
+    R_NONFINITE,
+    R_NONFINITE_COUNT,
+    R_OP_TYPE,
+    R_SHAPE,
+    R_UNREADABLE,
+    R_VALUES,
+    REASON_NAMES,
+)
+from tfdbg_tui.core.compare.result import Comparison
+from tfdbg_tui.core.compare.values import Outcome, RecordReader, compare_records
+
+_LABELS = {"nan": "NaN", "neg_inf": "−∞", "pos_inf": "+∞"}
+_SIGNS = {"neg": "negative", "zero": "zero", "pos": "positive"}
+
+
+@dataclass(frozen=True)
+class Detail:
+    """A differing pair, described. `index` is a trace index (graph) or an execution index
+    (eager, with `slot` the output); `occurrence` counts earlier rows of the same tensor in A."""
+
+    pair: int
+    kind: int
+    a_index: int
+    a_slot: int
+    b_index: int
+    b_slot: int
+    aligned_by: str
+    reason_code: str
+    reason: str
+    max_abs: float | None
+    max_rel: float | None
+    worst_index: list[int] | None
+    occurrence: int
+
+
+def _where(c: Comparison, side: str, kind: int, row: int) -> tuple[int, int]:
+    logdir = c.a if side == "a" else c.b
+    if kind == GRAPH:
+        return row, int(logdir.traces.slot[row])
+    return int(logdir.outputs.execution[row]), int(logdir.outputs.slot[row])
+
+
+def _occurrence(c: Comparison, kind: int, row: int) -> int:
+    tensors = c.tensor_of("a", kind, np.arange(row + 1, dtype=np.int64))
+    return int(np.count_nonzero(tensors == tensors[-1])) - 1
+
+
+def _number(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def explain(c: Comparison, p: int) -> Detail:
+    """Describe pair `p` (normally a differing one)."""
+    pairs = c.pairs
+    kind, row_a, row_b = int(pairs.kind[p]), int(pairs.a_row[p]), int(pairs.b_row[p])
+    a_index, a_slot = _where(c, "a", kind, row_a)
+    b_index, b_slot = _where(c, "b", kind, row_b)
+    code = int(pairs.reason[p])
+    outcome: Outcome | None = None
+    try:
+        outcome = compare_records(RecordReader(c.a), RecordReader(c.b), kind, row_a, row_b,
+                                  c.tolerance)
+    except ReaderError:
+        outcome = None
+    worst = None
+    if outcome is not None and outcome.worst >= 0 and outcome.shapes is not None:
+        shape = outcome.shapes[0] or (1,)
+        worst = [int(i) for i in np.unravel_index(outcome.worst, shape)]
+    return Detail(p, kind, a_index, a_slot, b_index, b_slot, HOW_NAMES[int(pairs.how[p])],
+                  REASON_NAMES[code], _reason(c, p, code, outcome, worst),
+                  _number(float(pairs.max_abs[p])), _number(float(pairs.max_rel[p])), worst,
+                  _occurrence(c, kind, row_a))
+
+
+def _health(c: Comparison, side: str, kind: int, row: int) -> dict[str, int]:
+    logdir = c.a if side == "a" else c.b
+    t = logdir.traces if kind == GRAPH else logdir.outputs
+    names = ("dtype", "rank", "size", "nan", "neg_inf", "pos_inf", "neg", "zero", "pos", "bad")
+    return {n: int(getattr(t, n)[row]) for n in names}
+
+
+def _reason(c: Comparison, p: int, code: int, outcome: Outcome | None,
+            worst: list[int] | None) -> str:
+    kind = int(c.pairs.kind[p])
+    ha = _health(c, "a", kind, int(c.pairs.a_row[p]))
+    hb = _health(c, "b", kind, int(c.pairs.b_row[p]))
+    tol = c.tolerance
+    if code == R_VALUES and outcome is not None:
+        text = (f"values differ in {outcome.mismatched:,} of {outcome.total:,} elements "
+                f"(|a − b| > {tol.atol:g} + {tol.rtol:g}·|b|)")
+        if math.isfinite(outcome.max_abs):
+            text += f"; max abs error {outcome.max_abs:.6g}, max rel error {outcome.max_rel:.6g}"
+        if worst is not None and outcome.at_worst is not None:
+            text += f"; worst at {worst}: A {outcome.at_worst[0]!r}, B {outcome.at_worst[1]!r}"
+        return text
+    if code == R_NONFINITE:
+        return _nonfinite(ha, hb)
+    if code in (R_NONFINITE_COUNT, R_COUNTS):
+        names = ("nan", "neg_inf", "pos_inf") if code == R_NONFINITE_COUNT else tuple(_SIGNS)
+        diffs = [f"{_LABELS.get(n) or _SIGNS[n]} {ha[n]:,} vs {hb[n]:,}" for n in names
+                 if ha[n] >= 0 and hb[n] >= 0 and ha[n] != hb[n]]
+        if not diffs:
+            return "−/0/+ counts differ (one side's from its FULL_TENSOR values)"
+        return "counts differ beyond rtol: " + ", ".join(diffs)
+    if code == R_DTYPE:
+        return f"dtype {dtype_name(ha['dtype'])} vs {dtype_name(hb['dtype'])}"
+    if code == R_SHAPE:
+        if outcome is not None and outcome.shapes is not None:
+            return f"shape {list(outcome.shapes[0])} vs {list(outcome.shapes[1])}"
+        return (f"shape: rank {ha['rank']}, {ha['size']:,} elements vs rank {hb['rank']}, "
+                f"{hb['size']:,} elements")
+    if code == R_OP_TYPE:
+        return "op type differs (nothing else recorded to compare)"
+    if code == R_UNREADABLE:
+        return "a record could not be read"
+    return "equal"
+
+
+def _nonfinite(ha: dict[str, int], hb: dict[str, int]) -> str:
+    parts = []
+    for n, label in _LABELS.items():
+        if ha[n] >= 0 and hb[n] >= 0 and (ha[n] > 0) != (hb[n] > 0):
+            side, h = ("A", ha) if ha[n] > 0 else ("B", hb)
+            parts.append(f"{label} in {side} only ({h[n]:,} of {h['size']:,} elements)")
+    if parts:
+        return "; ".join(parts)
+    side = "A" if ha["bad"] > 0 else "B"
+    return f"NaN/∞ in {side} only (this mode records only a flag)"
