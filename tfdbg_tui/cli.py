@@ -1,4 +1,5 @@
-"""The `tfdbg-tui` command: dispatches to `report`, `run`, `demo` or opens the TUI on a logdir.
+"""The `tfdbg-tui` command: dispatches to a subcommand (`report`, `diff`, `run`, …) or opens
+the TUI on a logdir.
 
 Each subcommand lives in its own module and is imported lazily, so `report` never pays for
 Textual and `run` never pays for the reader's UI. Every failure the user can cause (bad path,
@@ -13,13 +14,15 @@ from collections.abc import Sequence
 USAGE = """\
 usage: tfdbg-tui LOGDIR [--run ID]          open the terminal debugger on a tfdbg2 logdir
        tfdbg-tui report LOGDIR [--json] [--run ID] [--limit N] [--values]
+       tfdbg-tui diff A B [--run-a ID] [--run-b ID] [--rtol R] [--atol A] [--json] [--limit N]
+                                          the first tensor where two runs diverge
        tfdbg-tui run [--logdir DIR] [--mode MODE] [--buffer N] [--op-regex RE]
                      [--overwrite] [--stop-at-nan] -- SCRIPT.py ARGS | -m MODULE ARGS
        tfdbg-tui demo                     record the built-in NaN example and open it
        tfdbg-tui cache [clear]            show (or clear) the index cache of big logdirs
 """
 
-SUBCOMMANDS = ("report", "run", "demo", "open", "cache")
+SUBCOMMANDS = ("report", "diff", "run", "demo", "open", "cache")
 
 
 def _fail(message: str) -> int:
@@ -45,6 +48,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tfdbg_tui.commands.report import main as report_main
 
             return report_main(rest)
+        if command == "diff":
+            from tfdbg_tui.commands.diff import main as diff_main
+
+            return diff_main(rest)
         if command == "run":
             from tfdbg_tui.commands.run import main as run_main
 
