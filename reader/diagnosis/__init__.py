@@ -11,83 +11,16 @@ the big tables is a `searchsorted` on an index cached per logdir (`reader.diagno
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
-from reader.diagnosis.explain import In, explain_origin, explain_step
+from reader.diagnosis.conclude import conclude
+from reader.diagnosis.explain import In
 from reader.diagnosis.index import Health, Ref, diag_index
+from reader.diagnosis.result import Diagnosis, InputHealth
+from reader.diagnosis.trail import find_origin, in_of, op_type
 from reader.diagnosis.walk import Link, Walker
 from reader.errors import ReaderError
 from reader.index.frames import Frame
 from reader.index.logdir import DebugLogdir
 from reader.index.schema import EAGER, GRAPH
-
-MAX_STEPS = 10_000
-
-
-@dataclass(frozen=True)
-class InputHealth:
-    """One input of the origin op, as the diagnosis saw it (None = not recorded)."""
-
-    name: str
-    source: str | None  # the recorded tensor that holds its value, when it differs from name
-    size: int | None
-    nan: int | None
-    neg_inf: int | None
-    pos_inf: int | None
-    zero: int | None
-    negative: int | None
-    positive: int | None
-    note: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "source": self.source, "nan": self.nan,
-                "neg_inf": self.neg_inf, "pos_inf": self.pos_inf, "zero": self.zero,
-                "negative": self.negative, "positive": self.positive, "size": self.size}
-
-
-@dataclass(frozen=True)
-class Diagnosis:
-    """Where a NaN/∞ was born and why. `origin_*` identify the tensor (`kind` GRAPH/EAGER)."""
-
-    origin_kind: int
-    origin_index: int
-    origin_slot: int
-    origin_op_type: str
-    origin_op_name: str | None  # None for eager ops
-    origin_graph_name: str | None
-    explanation: str
-    inputs: list[InputHealth]
-    path: list[str]  # tensor names from the starting tensor back to the origin
-    steps: list[str] = field(default_factory=list)  # where ∞ turned into NaN on the way
-    origin_frames: list[Frame] = field(default_factory=list)  # creation / execution stack
-    origin_user_frame: Frame | None = None
-    origin_code: str | None = None  # the user frame's line of code
-    start_bad: bool = True  # False when the starting tensor held no NaN/∞
-
-    def to_json(self) -> dict[str, Any]:
-        uf = self.origin_user_frame
-        return {
-            "origin": {
-                "kind": "graph" if self.origin_kind == GRAPH else "eager",
-                "index": self.origin_index, "slot": self.origin_slot,
-                "op_type": self.origin_op_type, "op_name": self.origin_op_name,
-                "graph_name": self.origin_graph_name,
-                "user_frame": ({"file": uf.file, "line": uf.line, "function": uf.function,
-                                "code": (self.origin_code or "").strip()} if uf else None),
-            },
-            "explanation": self.explanation,
-            "inputs": [i.to_json() for i in self.inputs],
-            "path": list(self.path),
-            "steps": list(self.steps),
-        }
-
-
-def _in(walker: Walker, link: Link, need_values: bool) -> In:
-    health = walker.idx.health(link.ref, need_values) if link.ref is not None else None
-    if health is not None and health.bad == -1 and health.size is None:
-        health = None  # recorded without any health (NO_TENSOR, SHAPE)
-    return In(link.name, health, link.note)
 
 
 def _input_health(walker: Walker, link: Link, x: In) -> InputHealth:
@@ -115,55 +48,6 @@ def _validate(L: DebugLogdir, kind: int, index: int, slot: int) -> Ref:
     raise ReaderError(f"unknown tensor kind {kind}")
 
 
-def _walk(walker: Walker, start: Ref) -> tuple[Ref, list[Link], list[str], list[str], str]:
-    """Follow bad inputs back to the origin. Returns origin, its inputs, path, steps, note."""
-    idx = walker.idx
-    cur = start
-    path = [walker.name(start)]
-    steps: list[str] = []
-    seen = {start}
-    for _ in range(MAX_STEPS):
-        hop = walker.passthrough(cur)
-        if hop is not None:
-            if hop.ref is not None and hop.ref not in seen and idx.is_bad(hop.ref) == 1:
-                path.extend(hop.via)
-                path.append(walker.name(hop.ref))
-                seen.add(hop.ref)
-                cur = hop.ref
-                continue
-            note = hop.note or ("its feeder " + walker.name(hop.ref) + " held no NaN/∞"
-                                if hop.ref is not None else "")
-            return cur, [], path, steps, note
-        links = walker.inputs(cur)
-        bad = [(lk, lk.ref) for lk in links if lk.ref is not None and lk.ref not in seen
-               and idx.is_bad(lk.ref) == 1]
-        if not bad:
-            return cur, links, path, steps, ""
-        step = _step(walker, cur, links)
-        if step:
-            steps.append(step)
-        nxt, ref = min(bad, key=lambda p: (idx.wall(p[1]), p[1].kind, p[1].index))
-        path.extend(nxt.via)
-        path.append(walker.name(ref))
-        seen.add(ref)
-        cur = ref
-    return cur, [], path, steps, "the walk was cut short"
-
-
-def _op_type(walker: Walker, ref: Ref) -> str:
-    L = walker.L
-    if ref.kind == GRAPH:
-        return L.op_type_of_trace(ref.index)
-    return L.strings[int(L.executions.col("op_type")[ref.index])]
-
-
-def _step(walker: Walker, ref: Ref, links: list[Link]) -> str | None:
-    out = walker.idx.health(ref)
-    ins = [_in(walker, lk, False) for lk in links]
-    text = explain_step(_op_type(walker, ref), out, ins)
-    return f"{walker.name(ref)}: {text}" if text else None
-
-
 def _frames(L: DebugLogdir, ref: Ref) -> list[Frame]:
     try:
         return L.alert_stack(ref.kind, ref.index)
@@ -184,18 +68,16 @@ def diagnose(logdir: DebugLogdir, kind: int, index: int, slot: int = 0) -> Diagn
         start = _validate(logdir, kind, index, slot)
         walker = Walker(idx)
         start_bad = idx.is_bad(start) == 1
-        origin, links, path, steps, note = _walk(walker, start)
-        op_type = _op_type(walker, origin)
-        ins = [_in(walker, lk, True) for lk in links]
-        out = idx.health(origin, True)
-        if not start_bad and idx.is_bad(start) != 1:
-            explanation = (f"{walker.name(start)} holds no NaN/∞"
-                           + (" (this mode cannot tell)" if idx.is_bad(start) == -1 else "")
-                           + "; there is nothing to diagnose.")
-        else:
-            explanation = explain_origin(op_type, out, ins, note)
+        trail = find_origin(walker, start)
+        origin = trail.origin
+        verdict = conclude(walker, trail)
+        if not start_bad:
+            verdict.cause, verdict.fix = "none", None
+            verdict.explanation = (f"{walker.name(start)} holds no NaN/∞"
+                                   + (" (this mode cannot tell)" if idx.is_bad(start) == -1
+                                      else "") + "; there is nothing to diagnose.")
         if origin.kind == GRAPH:
-            op_name: str | None = logdir.strings[int(logdir.traces.col("op_name")[origin.index])]
+            op_name: str | None = logdir.op_name_of_trace(origin.index)
             graph = logdir.graph(logdir.graph_of_trace(origin.index))
         else:
             op_name = None
@@ -203,14 +85,19 @@ def diagnose(logdir: DebugLogdir, kind: int, index: int, slot: int = 0) -> Diagn
             graph = logdir.graph(gid) if gid is not None else None
         frames = _frames(logdir, origin)
         uf = logdir.user_frame(frames)
+        ins = [in_of(walker, lk, True) for lk in trail.links]
         return Diagnosis(
             origin_kind=origin.kind, origin_index=origin.index, origin_slot=origin.slot,
-            origin_op_type=op_type, origin_op_name=op_name,
+            origin_op_type=op_type(walker, origin), origin_op_name=op_name,
             origin_graph_name=(graph.name or None) if graph else None,
-            explanation=explanation,
-            inputs=[_input_health(walker, lk, x) for lk, x in zip(links, ins, strict=True)],
-            path=path, steps=steps, origin_frames=frames, origin_user_frame=uf,
+            explanation=verdict.explanation,
+            inputs=[_input_health(walker, lk, x) for lk, x in zip(trail.links, ins, strict=True)],
+            path=trail.path, steps=trail.steps, origin_frames=frames, origin_user_frame=uf,
             origin_code=logdir.code_line(uf) if uf else None, start_bad=start_bad,
+            cause=verdict.cause, fix=verdict.fix, forward=verdict.forward,
+            write=verdict.write, source=verdict.source, inferred=verdict.inferred,
+            origin_device=verdict.origin.device if verdict.origin else None,
+            notes=verdict.notes,
         )
 
 

@@ -244,6 +244,10 @@ class DiagIndex:
         k = int(self._exec_graph[i])
         return self._gids[k] if k >= 0 else None
 
+    def calls_between(self, lo: int, hi: int) -> np.ndarray:
+        """Per execution in [lo, hi): True for tf.function calls."""
+        return self._exec_graph[lo:hi] >= 0
+
     def executions_of_graph(self, graph_id: str) -> np.ndarray:
         """Indices of the eager executions that called this graph (tf.function calls)."""
         gid = self._gid_index.get(graph_id, -1)

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 
 from reader.diagnosis.functions import backward_graphs_of, captured_name, placeholders_in_order
 from reader.diagnosis.index import DiagIndex, Ref, first_tid
+from reader.diagnosis.nested import CONTROL_FLOW_PREFIXES, NestedCalls
 from reader.diagnosis.source import call_site_origin, caller_op_on_lines
+from reader.diagnosis.variables import last_write
 from reader.errors import ReaderError
-from reader.index.frames import Frame
 from reader.index.graphs import Graph, Op
 from reader.index.schema import EAGER, GRAPH
 
@@ -31,7 +32,6 @@ LOOK_THROUGH = frozenset({"Identity", "Enter", "Exit", "NextIteration", "Switch"
                           "Snapshot", "Merge"})
 WHILE_OPS = frozenset({"While", "StatelessWhile"})
 IF_OPS = frozenset({"If", "StatelessIf", "Case", "StatelessCase"})
-_CONTROL_FLOW_PREFIXES = ("while_body", "while_cond", "cond_true", "cond_false", "case_branch")
 ASSIGN_OPS = frozenset({"AssignVariableOp", "AssignSubVariableOp", "AssignAddVariableOp"})
 MAX_HOPS = 64
 
@@ -52,7 +52,7 @@ class Walker:
     def __init__(self, idx: DiagIndex) -> None:
         self.idx = idx
         self.L = idx.L
-        self._frames: dict[str, tuple[tuple[str, int, str], ...]] = {}
+        self.nested = NestedCalls(idx.L)
 
     # ------------------------------------------------------------------ names
     def graph_name(self, graph_id: str) -> str:
@@ -82,9 +82,12 @@ class Walker:
             links = [self._resolve(op.graph_id, n, s, row, wall, op, 0, (), f"{n}:{s}")
                      for n, s in op.inputs]
             if op.op_type == "ReadVariableOp" and op.inputs:
-                links.extend(self._assignments(op, row, wall))
+                links.extend(self._assignments(op, row, wall) or self.write_links(ref))
             return links
-        return self._eager_inputs(ref.index)
+        links = self._eager_inputs(ref.index)
+        if self.L.op_type_of_execution(ref.index) == "ReadVariableOp":
+            links.extend(self.write_links(ref))
+        return links
 
     def passthrough(self, ref: Ref) -> Link | None:
         """For a tensor that only carries another's value, that other tensor.
@@ -129,6 +132,31 @@ class Walker:
                     best = link
         return [best] if best is not None else []
 
+    def write_links(self, ref: Ref) -> list[Link]:
+        """The value the last write before read `ref` put into the variable (any graph or
+        eager; see `reader.diagnosis.variables`)."""
+        w = last_write(self.idx, ref)
+        if w is None:
+            return []
+        if w.kind == EAGER and w.index is not None:
+            name = f"value written by {w.op_type} (eager #{w.index})"
+            if w.value_tid is None:
+                return []
+            p = self.idx.eager_producer(w.value_tid, w.index)
+            if p is None:
+                return [Link(name, None, (), "made outside any recorded op (e.g. numpy or a "
+                             "Python value)")]
+            return [Link(name, p)]
+        if w.graph is None or w.op is None:
+            return []
+        g, op = w.graph, w.op
+        row = ref.index if w.index is None and ref.kind == GRAPH else None
+        wall = self.idx.wall(Ref(EAGER, w.index)) if w.index is not None else self.idx.wall(ref)
+        pairs = [w.value] if w.value is not None else op.inputs[1:]
+        return [self._resolve(g.graph_id, n, s, row, wall, op, 0, (),
+                              f"value written by {op.op_name} ({self.graph_name(g.graph_id)})")
+                for n, s in pairs]
+
     # ------------------------------------------------------------------ eager
     def _eager_inputs(self, i: int) -> list[Link]:
         try:
@@ -159,7 +187,7 @@ class Walker:
         if g is None:
             return Link(shown, None, via, "its graph was not recorded")
         if op is None:  # the output of a nested tf.function call, whose op is never recorded
-            callee = self._called_graph(g, consumer, op_name, row)
+            callee = self.nested.called_graph(g, consumer, op_name, row)
             if callee is None:
                 return Link(shown, None, via, f"{op_name} (a function call) was not recorded")
             return self._function_output(callee, slot, row, wall, depth + 1, shown, (*via, here))
@@ -289,7 +317,7 @@ class Walker:
         return Link(shown, ref, via)
 
     def _control_flow_op(self, outer: Graph, inner: Graph) -> Op | None:
-        if not inner.name.startswith(_CONTROL_FLOW_PREFIXES):
+        if not inner.name.startswith(CONTROL_FLOW_PREFIXES):
             return None
         for op in outer.ops.values():
             if op.op_type in WHILE_OPS | IF_OPS:
@@ -347,85 +375,3 @@ class Walker:
                 return self._resolve(g.graph_id, base, 0, row, wall, ph, depth + 1, via, shown)
             g = self.L.graph(g.outer_id) if g.outer_id else None
         return Link(shown, None, via, "a function input whose caller was not recorded")
-
-    # ------------------------------------------------------------------ nested calls
-    def _called_graph(self, g: Graph, consumer: Op | None, call_name: str,
-                      row: int | None) -> Graph | None:
-        """The nested function whose (unrecorded) call op `call_name` feeds `consumer` in `g`.
-
-        Candidates are function graphs traced under `g` before the consumer was created. The
-        best share the longest prefix of user frames with the consumer (the call line); ties
-        go by the call op's number (`StatefulPartitionedCall_1` is the second call created).
-        """
-        cands = [d for d in self._descendants(g) if d.ops
-                 and not d.name.startswith(_CONTROL_FLOW_PREFIXES)]
-        limit = first_tid(consumer) if consumer is not None else 1 << 62
-        cands = sorted((d for d in cands if self._graph_tid(d) < limit), key=self._graph_tid)
-        if not cands:  # a function traced elsewhere and reused: it ran just before us
-            return self._ran_just_before(g, row)
-        if consumer is not None:
-            mine = _user_chain(self.L.op_stack(consumer))
-            scores = [_common_prefix(mine, self._graph_chain(d)) for d in cands]
-            top = max(scores)
-            cands = [d for d, sc in zip(cands, scores, strict=True) if sc == top]
-        number = call_name.rsplit("_", 1)[-1]
-        n = int(number) if "_" in call_name and number.isdigit() else 0
-        return cands[min(n, len(cands) - 1)]
-
-    def _ran_just_before(self, g: Graph, row: int | None, window: int = 4096) -> Graph | None:
-        """The function graph whose traces come last before `row` (its call ran just then)."""
-        if row is None or row <= 0:
-            return None
-        L = self.L
-        gids = L.traces.col("graph_id")[max(0, row - window):row]
-        own = L.strings.lookup(g.graph_id)
-        for sid in gids[::-1]:
-            if int(sid) == own:
-                continue
-            cand = L.graph(L.strings[int(sid)])
-            while cand is not None and cand.name.startswith(_CONTROL_FLOW_PREFIXES):
-                cand = L.graph(cand.outer_id) if cand.outer_id else None
-            if cand is not None and cand.graph_id != g.graph_id:
-                return cand
-        return None
-
-    def _graph_tid(self, g: Graph) -> int:
-        return min(first_tid(op) for op in g.ops.values())
-
-    def _descendants(self, g: Graph) -> list[Graph]:
-        out: list[Graph] = []
-        stack = list(g.inner_ids)
-        seen: set[str] = set()
-        while stack:
-            gid = stack.pop()
-            if gid in seen:
-                continue
-            seen.add(gid)
-            inner = self.L.graph(gid)
-            if inner is not None:
-                out.append(inner)
-                stack.extend(inner.inner_ids)
-        return out
-
-    def _graph_chain(self, g: Graph) -> tuple[tuple[str, int, str], ...]:
-        """User frames of the stack that created the graph's first op: ends at the call site."""
-        hit = self._frames.get(g.graph_id)
-        if hit is None:
-            first = min(g.ops.values(), key=first_tid)
-            hit = _user_chain(self.L.op_stack(first))
-            self._frames[g.graph_id] = hit
-        return hit
-
-
-def _user_chain(frames: list[Frame]) -> tuple[tuple[str, int, str], ...]:
-    return tuple((f.file, f.line, f.function) for f in frames
-                 if f.resolved and not f.is_framework)
-
-
-def _common_prefix(a: tuple[object, ...], b: tuple[object, ...]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n

@@ -28,10 +28,22 @@ from reader.diagnosis.explain.arith import (
     _sqrt,
 )
 from reader.diagnosis.explain.common import In, plural, produced
+from reader.diagnosis.explain.gradient import (
+    GradRule,
+    div_grad,
+    inverse_trig_grad,
+    log1p_grad,
+    log_grad,
+    pow_grad,
+    reciprocal_grad,
+    rsqrt_grad,
+    sqrt_grad,
+)
+from reader.diagnosis.gradients import GRAD_TYPES
 from reader.diagnosis.index import Health
 from reader.modes import CURT_HEALTH
 
-__all__ = ["In", "explain_origin", "explain_step", "produced"]
+__all__ = ["In", "explain_gradient", "explain_origin", "explain_step", "produced"]
 
 _RULES: dict[str, Callable[[str, Health, list[In]], str]] = {
     **dict.fromkeys(("Log", "Log1p"), _log),
@@ -91,3 +103,32 @@ def explain_step(op_type: str, out: Health, ins: list[In]) -> str | None:
         op_type, "an operation on ∞ gave NaN")
     descs = "; ".join(inf_desc(x) for x in known)
     return f"{op_type} turned ∞ into NaN in {plural(out.nan, 'element')} ({law}): {descs}."
+
+
+GRADIENT_RULES: dict[str, GradRule] = {
+    "Sqrt": sqrt_grad,
+    "Rsqrt": rsqrt_grad,
+    **dict.fromkeys(("Reciprocal", "Inv"), reciprocal_grad),
+    "Log": log_grad,
+    "Log1p": log1p_grad,
+    "Acos": inverse_trig_grad("Acos"),
+    "Asin": inverse_trig_grad("Asin"),
+    "Atanh": inverse_trig_grad("Atanh"),
+    "Pow": pow_grad,
+    **dict.fromkeys(("RealDiv", "Div"), div_grad),
+}
+
+
+def explain_gradient(grad_type: str, fwd_type: str, fwd_name: str, out: Health,
+                     ins: list[In]) -> str:
+    """A gradient op's NaN/∞ in words: the forward op's derivative at the recorded values."""
+    head = f"{produced(grad_type, out)} in the gradient of {fwd_type} ({fwd_name})"
+    rule = GRADIENT_RULES.get(fwd_type)
+    if rule is not None and fwd_type in GRAD_TYPES.get(grad_type, frozenset()):
+        sentence = f"{head}: {rule(grad_type, fwd_name, out, ins)}"
+    else:
+        primitive = explain_origin(grad_type, out, ins).rstrip(".")
+        sentence = f"{head}: {primitive.split(': ', 1)[-1]}"
+    if out.mode == CURT_HEALTH and "CURT_HEALTH" not in sentence:
+        sentence += " (CURT_HEALTH records only a NaN/∞ flag per tensor, no counts)"
+    return sentence.rstrip("; ") + "."

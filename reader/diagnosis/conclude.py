@@ -1,0 +1,180 @@
+"""From the origin the walk found to the cause, the explanation and the line to fix.
+
+The walk (`reader.diagnosis.trail`) finds where the NaN/∞ was born; this decides what kind of
+bug that is and where the user must change their code. `HANDLERS` is tried in order; the
+first that recognises the origin answers, else the op's arithmetic rule does (`explain`):
+- a gradient op (traced in a graph, or executed eagerly by `tape.gradient`) is fixed in the
+  forward op it differentiates (`reader.diagnosis.gradients`);
+- an eager tf.function call whose ops were not traced is explained from the inside when the
+  recorded forward values allow it, else says what is unknown (`reader.diagnosis.calls`);
+- NaN made from deliberate ±∞ constants is fixed where NaN appears, naming the constants;
+- data (an iterator's output, a fed Placeholder) is fixed where the data enters the program;
+- a variable that already held NaN/∞ names the write that put it there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from reader.diagnosis import data, variables
+from reader.diagnosis.calls import call_graph, singular_candidates
+from reader.diagnosis.explain import In, explain_gradient, explain_origin
+from reader.diagnosis.explain.cause import (
+    deliberate_infinity,
+    function_call,
+    untraced_gradient,
+)
+from reader.diagnosis.gradients import eager_forward, forward_of, gradient_hint, where_guard
+from reader.diagnosis.index import DiagIndex, Health, Ref
+from reader.diagnosis.places import Place, place_of_op, place_of_ref
+from reader.diagnosis.trail import Trail, in_of, op_type
+from reader.diagnosis.walk import Walker
+from reader.index.schema import GRAPH
+
+
+@dataclass
+class Case:
+    """The origin as the handlers see it."""
+
+    walker: Walker
+    trail: Trail
+    op_type: str
+    out: Health
+    ins: list[In]
+    place: Place
+
+    @property
+    def idx(self) -> DiagIndex:
+        return self.walker.idx
+
+    @property
+    def origin(self) -> Ref:
+        return self.trail.origin
+
+
+@dataclass
+class Verdict:
+    """A handler's answer (see `reader.diagnosis.result.Diagnosis` for the fields)."""
+
+    cause: str
+    explanation: str
+    fix: Place | None
+    forward: Place | None = None
+    write: Place | None = None
+    source: Place | None = None
+    inferred: Place | None = None
+    notes: list[str] = field(default_factory=list)
+    origin: Place | None = None  # the origin itself (set by `conclude`)
+
+
+def _graph_gradient(c: Case) -> Verdict | None:
+    if c.origin.kind != GRAPH:
+        return None
+    L = c.idx.L
+    g = L.graph(L.graph_of_trace(c.origin.index))
+    op = L.op_of_trace(c.origin.index)
+    if g is None or op is None:
+        return None
+    fwd = forward_of(L, g, op, gradient_hint(c.place.frames))
+    if fwd is None:
+        return None
+    row = c.idx.latest_trace(fwd.graph.graph_id, fwd.op.op_name, 0, c.origin.index)
+    forward = place_of_op(c.idx, fwd.graph, fwd.op, row)
+    text = explain_gradient(c.op_type, fwd.op.op_type, fwd.op.op_name, c.out, c.ins)
+    guard = where_guard(L, fwd.graph, fwd.op)
+    notes = []
+    if guard is not None:
+        text = text.rstrip(".") + "; " + guard + "."
+        notes.append(guard)
+    return Verdict("gradient", text, forward, forward=forward, notes=notes)
+
+
+def _eager_gradient(c: Case) -> Verdict | None:
+    if c.origin.kind == GRAPH or call_graph(c.idx, c.origin) is not None:
+        return None
+    hint = gradient_hint(c.place.frames)
+    if hint is None:
+        return None
+    ref = eager_forward(c.idx, c.origin.index, hint)
+    if ref is None:
+        return None
+    forward = place_of_ref(c.idx, ref)
+    text = explain_gradient(c.op_type, forward.op_type, f"eager #{ref.index}", c.out, c.ins)
+    return Verdict("gradient", text, forward, forward=forward)
+
+
+def _untraced_call(c: Case) -> Verdict | None:
+    g = call_graph(c.idx, c.origin)
+    if g is None:
+        return None
+    cands = singular_candidates(c.idx, g, c.origin.index)
+    if cands or g.name.startswith("__backward_"):
+        text, chosen = untraced_gradient(c.op_type, g.name, c.out, c.ins, cands)
+        if chosen is None:
+            return Verdict("gradient", text, None)
+        row = c.idx.latest_trace(chosen.forward_graph.graph_id, chosen.forward.op_name, 0,
+                                 at_or_before_wall=c.idx.wall(c.origin))
+        forward = place_of_op(c.idx, chosen.forward_graph, chosen.forward, row)
+        inferred = place_of_op(c.idx, g, chosen.gradient)
+        return Verdict("gradient", text, forward, forward=forward, inferred=inferred)
+    return Verdict("function", function_call(c.op_type, g.name, c.out, c.ins, c.trail.note),
+                   c.place)
+
+
+def _deliberate(c: Case) -> Verdict | None:
+    if not c.trail.infinities:
+        return None
+    consts = [place_of_ref(c.idx, r) for r in c.trail.infinities]
+    text = deliberate_infinity(c.op_type, c.out, c.ins, consts)
+    return Verdict("forward", text, c.place, source=consts[0])
+
+
+def _data(c: Case) -> Verdict | None:
+    found = data.data_origin(c.walker, c.origin, c.op_type, c.out)
+    if found is None:
+        return None
+    text, source = found
+    return Verdict("data", text, source or c.place, source=source)
+
+
+def _variable(c: Case) -> Verdict | None:
+    if c.op_type not in variables.READ_OPS:
+        return None
+    found = variables.last_write(c.idx, c.origin)
+    write = variables.write_place(c.idx, found) if found is not None else None
+    written = [lk for lk in c.trail.links if lk.name.startswith("value written by")]
+    note = ""
+    if written and written[0].ref is None:
+        note = "was not recorded" + (f" ({written[0].note})" if written[0].note else "")
+    elif written:
+        note = f"({written[0].name}) held no NaN/∞"
+    text = variables.explain_read(c.op_type, c.out, write, note)
+    return Verdict("variable", text, write or c.place, write=write)
+
+
+HANDLERS: tuple[Callable[[Case], Verdict | None], ...] = (
+    _graph_gradient, _eager_gradient, _untraced_call, _deliberate, _data, _variable,
+)
+
+
+def conclude(walker: Walker, trail: Trail) -> Verdict:
+    """The verdict for the origin `trail` found (its explanation never claims more than the
+    records show)."""
+    idx = walker.idx
+    origin = trail.origin
+    case = Case(walker, trail, op_type(walker, origin),
+                idx.health(origin, True), _inputs(walker, trail), place_of_ref(idx, origin))
+    for handler in HANDLERS:
+        verdict = handler(case)
+        if verdict is not None:
+            break
+    else:
+        verdict = Verdict("forward", explain_origin(case.op_type, case.out, case.ins,
+                                                    trail.note), case.place)
+    verdict.origin = case.place
+    return verdict
+
+
+def _inputs(walker: Walker, trail: Trail) -> list[In]:
+    return [in_of(walker, lk, True) for lk in trail.links]

@@ -1,0 +1,134 @@
+"""NaN/∞ that the data carries: say so, and point at where the data enters the program.
+
+The loop that iterates over a dataset is not the place to fix a NaN in the data; the line
+that makes the dataset is (or the data it is made from). So for an iterator's output
+(`IteratorGetNext`, eager or inside a tf.function) the dataset is followed back through the
+recorded eager ops by tensor id: the iterator handle → the `MakeIterator` that bound it to a
+dataset → that dataset's input dataset … → the first dataset op (`TensorSliceDataset`,
+`TensorDataset`, a generator…), whose user frame is the `tf.data.Dataset…` line.
+
+In a TF1 Session program data comes in through fed Placeholders: their traces hold what was
+fed; the Session.run line is not recorded, so the Placeholder's creation line is named.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reader.diagnosis.explain.common import produced
+from reader.diagnosis.index import DiagIndex, Health, Ref
+from reader.diagnosis.places import Place, place_of_ref
+from reader.diagnosis.walk import Walker
+from reader.errors import ReaderError
+from reader.index.schema import EAGER, GRAPH
+
+ITERATOR_OPS = frozenset({"IteratorGetNext", "IteratorGetNextSync", "OptionalGetValue",
+                          "MultiDeviceIteratorGetNextFrom", "IteratorGetNextAsOptional"})
+MAX_CHAIN = 64
+MAX_SCAN = 4096
+
+
+def _is_dataset(op_type: str) -> bool:
+    return "Dataset" in op_type and op_type not in ("DatasetCardinality", "DatasetToGraphV2")
+
+
+def data_origin(walker: Walker, ref: Ref, op_type: str,
+                out: Health) -> tuple[str, Place | None] | None:
+    """(explanation, where the data enters) when the origin is data; None otherwise."""
+    idx = walker.idx
+    if op_type in ITERATOR_OPS:
+        source = dataset_source(walker, ref)
+        return _iterator_text(op_type, out, source), source
+    if op_type == "Placeholder" and ref.kind == GRAPH and not len(idx.L.executions):
+        place = place_of_ref(idx, ref)
+        name = idx.L.op_name_of_trace(ref.index)
+        return (f"{produced(op_type, out)}: the data fed to the placeholder {name} carries it "
+                "(a value passed in Session.run's feed_dict); the line that feeds it is not "
+                "recorded, so the placeholder is where this data enters the program"), place
+    return None
+
+
+def _iterator_text(op_type: str, out: Health, source: Place | None) -> str:
+    head = (f"{produced(op_type, out)}: the data carries it — {op_type} only hands out the "
+            "next batch of the input pipeline, it computes nothing")
+    if source is None:
+        return head + "; where the dataset was created was not recorded"
+    uf = source.user_frame
+    at = f" at {uf.file.rsplit('/', 1)[-1]}:{uf.line}" if uf else ""
+    return (f"{head}; the dataset is made by {source.op_type}{at}: clean or filter the data "
+            "it is made from (e.g. dataset.filter, or np.nan_to_num on the arrays)")
+
+
+def dataset_source(walker: Walker, ref: Ref) -> Place | None:
+    """The first dataset op of the pipeline an iterator output came from, or None."""
+    idx = walker.idx
+    handle = _iterator_handle(walker, ref)
+    if handle is None:
+        return None
+    it_ref = idx.eager_producer(handle[0], handle[1])
+    if it_ref is None:
+        return None
+    ds = _bound_dataset(idx, handle[0], it_ref.index)
+    if ds is None:
+        return None
+    root = _root_dataset(idx, ds)
+    return place_of_ref(idx, root) if root is not None else None
+
+
+def _iterator_handle(walker: Walker, ref: Ref) -> tuple[int, int] | None:
+    """(iterator tensor id, execution before which it existed) of an iterator op's input."""
+    idx = walker.idx
+    L = idx.L
+    if ref.kind == EAGER:
+        try:
+            tids = L.read_execution(ref.index).input_tensor_ids
+        except ReaderError as exc:
+            L.warn(str(exc))
+            return None
+        return (int(tids[0]), ref.index) if tids else None
+    links = walker.inputs(ref)  # a graph op: its iterator input is a function argument
+    for lk in links[:1]:
+        if lk.ref is not None and lk.ref.kind == EAGER:
+            try:
+                out_tids = L.read_execution(lk.ref.index).output_tensor_ids
+            except ReaderError:
+                return None
+            if lk.ref.slot < len(out_tids):
+                return int(out_tids[lk.ref.slot]), lk.ref.index + 1
+    return None
+
+
+def _bound_dataset(idx: DiagIndex, iterator: int, made: int) -> int | None:
+    """The dataset tensor id that `MakeIterator` bound to iterator `iterator`."""
+    L = idx.L
+    sid = L.strings.lookup("MakeIterator")
+    if sid < 0:
+        return None
+    types = L.executions.col("op_type")
+    hi = min(len(types), made + MAX_SCAN)
+    for e in np.flatnonzero(types[made:hi] == sid) + made:
+        try:
+            tids = L.read_execution(int(e)).input_tensor_ids
+        except ReaderError:
+            continue
+        if len(tids) > 1 and int(tids[1]) == iterator:
+            return int(tids[0])
+    return None
+
+
+def _root_dataset(idx: DiagIndex, dataset: int) -> Ref | None:
+    """Follow a dataset's input datasets back to the first one."""
+    L = idx.L
+    ref = idx.eager_producer(dataset, len(L.executions))
+    for _ in range(MAX_CHAIN):
+        if ref is None:
+            return None
+        try:
+            tids = L.read_execution(ref.index).input_tensor_ids
+        except ReaderError:
+            return ref
+        up = idx.eager_producer(int(tids[0]), ref.index) if tids else None
+        if up is None or not _is_dataset(L.op_type_of_execution(up.index)):
+            return ref
+        ref = up
+    return ref

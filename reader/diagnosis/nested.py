@@ -1,0 +1,106 @@
+"""Which nested tf.function a call op inside another function ran (the call is unrecorded).
+
+TensorFlow's dumping callback never records the call op of a tf.function called inside
+another (`StatefulPartitionedCall` is skipped), so its output names an op the graph does not
+hold. The callee is one of the function graphs traced under the caller; the one whose
+creation stack shares the longest prefix of user frames with the consumer (the call line)
+wins, ties by the call op's number. A function traced elsewhere and reused ran just before.
+"""
+
+from __future__ import annotations
+
+from reader.diagnosis.index import first_tid
+from reader.index.frames import Frame
+from reader.index.graphs import Graph, Op
+from reader.index.logdir import DebugLogdir
+
+CONTROL_FLOW_PREFIXES = ("while_body", "while_cond", "cond_true", "cond_false", "case_branch")
+
+
+class NestedCalls:
+    """Finds callee graphs of unrecorded nested calls, for one logdir (caches stacks)."""
+
+    def __init__(self, logdir: DebugLogdir) -> None:
+        self.L = logdir
+        self._frames: dict[str, tuple[tuple[str, int, str], ...]] = {}
+
+    def called_graph(self, g: Graph, consumer: Op | None, call_name: str,
+                      row: int | None) -> Graph | None:
+        """The nested function whose (unrecorded) call op `call_name` feeds `consumer` in `g`.
+
+        Candidates are function graphs traced under `g` before the consumer was created. The
+        best share the longest prefix of user frames with the consumer (the call line); ties
+        go by the call op's number (`StatefulPartitionedCall_1` is the second call created).
+        """
+        cands = [d for d in self._descendants(g) if d.ops
+                 and not d.name.startswith(CONTROL_FLOW_PREFIXES)]
+        limit = first_tid(consumer) if consumer is not None else 1 << 62
+        cands = sorted((d for d in cands if self._graph_tid(d) < limit), key=self._graph_tid)
+        if not cands:  # a function traced elsewhere and reused: it ran just before us
+            return self._ran_just_before(g, row)
+        if consumer is not None:
+            mine = _user_chain(self.L.op_stack(consumer))
+            scores = [_common_prefix(mine, self._graph_chain(d)) for d in cands]
+            top = max(scores)
+            cands = [d for d, sc in zip(cands, scores, strict=True) if sc == top]
+        number = call_name.rsplit("_", 1)[-1]
+        n = int(number) if "_" in call_name and number.isdigit() else 0
+        return cands[min(n, len(cands) - 1)]
+
+    def _ran_just_before(self, g: Graph, row: int | None, window: int = 4096) -> Graph | None:
+        """The function graph whose traces come last before `row` (its call ran just then)."""
+        if row is None or row <= 0:
+            return None
+        L = self.L
+        gids = L.traces.col("graph_id")[max(0, row - window):row]
+        own = L.strings.lookup(g.graph_id)
+        for sid in gids[::-1]:
+            if int(sid) == own:
+                continue
+            cand = L.graph(L.strings[int(sid)])
+            while cand is not None and cand.name.startswith(CONTROL_FLOW_PREFIXES):
+                cand = L.graph(cand.outer_id) if cand.outer_id else None
+            if cand is not None and cand.graph_id != g.graph_id:
+                return cand
+        return None
+
+    def _graph_tid(self, g: Graph) -> int:
+        return min(first_tid(op) for op in g.ops.values())
+
+    def _descendants(self, g: Graph) -> list[Graph]:
+        out: list[Graph] = []
+        stack = list(g.inner_ids)
+        seen: set[str] = set()
+        while stack:
+            gid = stack.pop()
+            if gid in seen:
+                continue
+            seen.add(gid)
+            inner = self.L.graph(gid)
+            if inner is not None:
+                out.append(inner)
+                stack.extend(inner.inner_ids)
+        return out
+
+    def _graph_chain(self, g: Graph) -> tuple[tuple[str, int, str], ...]:
+        """User frames of the stack that created the graph's first op: ends at the call site."""
+        hit = self._frames.get(g.graph_id)
+        if hit is None:
+            first = min(g.ops.values(), key=first_tid)
+            hit = _user_chain(self.L.op_stack(first))
+            self._frames[g.graph_id] = hit
+        return hit
+
+
+def _user_chain(frames: list[Frame]) -> tuple[tuple[str, int, str], ...]:
+    return tuple((f.file, f.line, f.function) for f in frames
+                 if f.resolved and not f.is_framework)
+
+
+def _common_prefix(a: tuple[object, ...], b: tuple[object, ...]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n

@@ -1,0 +1,154 @@
+"""The walk from a bad tensor back to where the NaN/∞ was born (uses the edges of `walk`).
+
+Rules of the walk, each for a reason:
+- follow the earliest bad input (ties by file order) until an op whose inputs were all finite
+  (or not recorded): that op made the NaN/∞;
+- a tensor that only carries another's value (a traced Placeholder, an eager tf.function
+  call's output) is crossed to the tensor it carries;
+- an eager tf.function call is never an origin while its own traces show where inside it
+  the NaN/∞ appeared: the earliest bad trace of that call is followed instead (a call is not
+  a primitive op, see `reader.diagnosis.calls`);
+- an ∞ that a constant holds on purpose (a −∞ mask) is not a bug: when NaN first appears at
+  an op whose only bad inputs hold such deliberate ∞ (0 × −∞, ∞ − ∞, softmax of a row of
+  −∞), the walk stops there and the constants are named as where the ∞ came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from reader.diagnosis.calls import call_graph, first_bad_trace
+from reader.diagnosis.explain import In, explain_step
+from reader.diagnosis.index import Ref
+from reader.diagnosis.walk import Link, Walker
+from reader.index.schema import GRAPH
+
+MAX_STEPS = 10_000
+# eager ops that only place or move values: ∞ coming out of them was put in on purpose
+VALUE_OPS = frozenset({"Fill", "Const", "SelectV2", "Select", "BroadcastTo", "Tile", "Reshape",
+                       "Identity", "Pack", "ConcatV2", "Cast", "ExpandDims", "OnesLike",
+                       "ZerosLike", "MatrixBandPart", "MatrixSetDiag", "Where", "Transpose",
+                       "StridedSlice", "GatherV2", "ScatterNd", "TensorScatterUpdate"})
+
+
+@dataclass
+class Trail:
+    """What the walk found: the origin, its inputs, and how it got there."""
+
+    origin: Ref
+    links: list[Link]
+    path: list[str]
+    steps: list[str] = field(default_factory=list)
+    note: str = ""
+    infinities: list[Ref] = field(default_factory=list)  # deliberate ±∞ sources of the NaN
+    entered_call: Ref | None = None  # the eager tf.function call the walk went into
+
+
+def op_type(walker: Walker, ref: Ref) -> str:
+    L = walker.L
+    if ref.kind == GRAPH:
+        return L.op_type_of_trace(ref.index)
+    return L.op_type_of_execution(ref.index)
+
+
+def in_of(walker: Walker, link: Link, need_values: bool) -> In:
+    health = walker.idx.health(link.ref, need_values) if link.ref is not None else None
+    if health is not None and health.bad == -1 and health.size is None:
+        health = None  # recorded without any health (NO_TENSOR, SHAPE)
+    return In(link.name, health, link.note)
+
+
+def _step(walker: Walker, ref: Ref, links: list[Link]) -> str | None:
+    out = walker.idx.health(ref)
+    ins = [in_of(walker, lk, False) for lk in links]
+    text = explain_step(op_type(walker, ref), out, ins)
+    return f"{walker.name(ref)}: {text}" if text else None
+
+
+def find_origin(walker: Walker, start: Ref, deliberate_check: bool = True) -> Trail:
+    """Follow bad inputs back from `start` to the origin (see the module docstring)."""
+    idx = walker.idx
+    cur = start
+    trail = Trail(start, [], [walker.name(start)])
+    seen = {start}
+
+    def go(ref: Ref, via: tuple[str, ...] = ()) -> None:
+        nonlocal cur
+        trail.path.extend(via)
+        trail.path.append(walker.name(ref))
+        seen.add(ref)
+        cur = ref
+
+    for _ in range(MAX_STEPS):
+        hop = walker.passthrough(cur)
+        if hop is not None:
+            if hop.ref is not None and hop.ref not in seen and idx.is_bad(hop.ref) == 1:
+                go(hop.ref, hop.via)
+                continue
+            inside = _inside_call(walker, cur, seen)
+            if inside is not None:
+                trail.entered_call = trail.entered_call or cur
+                go(inside)
+                continue
+            trail.origin = cur
+            trail.note = hop.note or ("its feeder " + walker.name(hop.ref) + " held no NaN/∞"
+                                      if hop.ref is not None else "")
+            return trail
+        links = walker.inputs(cur)
+        bad = [(lk, lk.ref) for lk in links if lk.ref is not None and lk.ref not in seen
+               and idx.is_bad(lk.ref) == 1]
+        if not bad:
+            trail.origin, trail.links = cur, links
+            return trail
+        if deliberate_check:
+            consts = _deliberate_infinities(walker, cur, [r for _, r in bad])
+            if consts:
+                trail.origin, trail.links, trail.infinities = cur, links, consts
+                return trail
+        step = _step(walker, cur, links)
+        if step:
+            trail.steps.append(step)
+        nxt, ref = min(bad, key=lambda p: (idx.wall(p[1]), p[1].kind, p[1].index))
+        go(ref, nxt.via)
+    trail.origin, trail.note = cur, "the walk was cut short"
+    return trail
+
+
+def _inside_call(walker: Walker, ref: Ref, seen: set[Ref]) -> Ref | None:
+    """For an eager tf.function call, the earliest bad trace of that very call."""
+    g = call_graph(walker.idx, ref)
+    if g is None:
+        return None
+    first = first_bad_trace(walker.idx, ref.index, g)
+    return first if first is not None and first not in seen else None
+
+
+def _deliberate_infinities(walker: Walker, cur: Ref, bad: list[Ref]) -> list[Ref]:
+    """The constants behind `cur`'s ∞ inputs, when NaN is born at `cur` from them alone."""
+    idx = walker.idx
+    out = idx.health(cur)
+    if not out.nan:
+        return []
+    found: list[Ref] = []
+    for ref in bad:
+        h = idx.health(ref)
+        if h.nan is None or h.nan:  # NaN came in (or unknown): not born here
+            return []
+        sub = find_origin(walker, ref, deliberate_check=False)
+        if not _is_deliberate(walker, sub):
+            return []
+        found.append(sub.origin)
+    return found
+
+
+def _is_deliberate(walker: Walker, sub: Trail) -> bool:
+    """An ∞ that is written in the program: a graph Const, or an eager op that only placed a
+    value that came from outside any recorded op (a Python or numpy −inf)."""
+    ref = sub.origin
+    h = walker.idx.health(ref)
+    if h.nan is None or h.nan:
+        return False
+    kind = op_type(walker, ref)
+    if ref.kind == GRAPH:
+        return kind == "Const"
+    return kind in VALUE_OPS and (not sub.links or any(lk.ref is None for lk in sub.links))

@@ -1,0 +1,177 @@
+"""A variable that already holds NaN/∞ when it is read: which write put it there.
+
+A variable has no value record of its own; what the logdir has is its reads (ReadVariableOp,
+traced or eager) and its writes (Assign/AssignAdd/AssignSub and the fused optimizer updates,
+eager executions or ops inside a tf.function). The variable is identified by its resource
+handle: an eager tensor id (the VarHandleOp's output), passed into each tf.function that uses
+it as an argument — or, in one graph (TF1, or a write in the same tf.function), the same
+handle op. The last write before the read, with the value it wrote, is what the walk follows
+back (to the gradient that went NaN, usually) and what the diagnosis names when the value
+written was not recorded (a NaN assigned from numpy, a restored checkpoint).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from reader.diagnosis.explain.common import produced
+from reader.diagnosis.index import DiagIndex, Health, Ref
+from reader.diagnosis.places import Place, place_of_op, place_of_ref
+from reader.errors import ReaderError
+from reader.index.graphs import Graph, Op
+from reader.index.schema import EAGER, GRAPH
+
+READ_OPS = frozenset({"ReadVariableOp"})
+WRITE_OPS = frozenset({"AssignVariableOp", "AssignSubVariableOp", "AssignAddVariableOp"})
+APPLY_PREFIX = "ResourceApply"  # fused optimizer updates (TF1 optimizers): the value is computed
+MAX_SCAN = 4096  # executions looked at backwards for an eager write
+
+
+@dataclass(frozen=True)
+class Write:
+    """A write to the variable: the op (eager execution or graph op) and its value input."""
+
+    kind: int  # EAGER (execution `index`) or GRAPH (op `op` of graph `graph`, in call `index`)
+    index: int | None
+    op_type: str
+    graph: Graph | None = None
+    op: Op | None = None
+    value_tid: int | None = None  # eager: the written tensor's id
+    value: tuple[str, int] | None = None  # graph: the written tensor's name
+
+
+def is_write(op_type: str) -> bool:
+    return op_type in WRITE_OPS or op_type.startswith(APPLY_PREFIX)
+
+
+def handle_of_read(idx: DiagIndex, ref: Ref) -> tuple[int | None, Graph | None, str | None]:
+    """(eager handle tensor id, graph, handle op name) of the variable a read reads."""
+    L = idx.L
+    if ref.kind == EAGER:
+        try:
+            tids = L.read_execution(ref.index).input_tensor_ids
+        except ReaderError as exc:
+            L.warn(str(exc))
+            return None, None, None
+        return (int(tids[0]) if tids else None), None, None
+    op = L.op_of_trace(ref.index)
+    g = L.graph(op.graph_id) if op else None
+    if op is None or g is None or not op.inputs:
+        return None, g, None
+    name = op.inputs[0][0]
+    return _placeholder_tid(idx, g, name, float(L.traces.col("wall_time")[ref.index])), g, name
+
+
+def _placeholder_tid(idx: DiagIndex, g: Graph, name: str, wall: float) -> int | None:
+    """The eager tensor a top-level tf.function's Placeholder was called with."""
+    ph = g.ops.get(name)
+    if ph is None or ph.op_type != "Placeholder":
+        return None
+    k = next((i for i, p in enumerate(idx.placeholders(g)) if p.op_name == name), -1)
+    e = idx.calling_execution(g.graph_id, wall)
+    if e is None or k < 0:
+        return None
+    try:
+        tids = idx.L.read_execution(e).input_tensor_ids
+    except ReaderError:
+        return None
+    return int(tids[k]) if k < len(tids) else None
+
+
+def last_write(idx: DiagIndex, ref: Ref) -> Write | None:
+    """The last write to the variable read by `ref` before that read, or None."""
+    L = idx.L
+    tid, g, handle = handle_of_read(idx, ref)
+    if ref.kind == GRAPH and g is not None and handle is not None and tid is None:
+        return _same_graph_write(g, handle)
+    if tid is None:
+        return None
+    before = _read_execution(idx, ref)
+    if before is None:
+        return None
+    types = L.executions.col("op_type")
+    write_ids = [L.strings.lookup(t) for t in WRITE_OPS]
+    lo = max(0, before - MAX_SCAN)
+    window = types[lo:before]
+    calls = idx.calls_between(lo, before)
+    cand = np.flatnonzero(np.isin(window, write_ids) | calls)[::-1] + lo
+    for e in cand:
+        w = _write_in(idx, int(e), tid)
+        if w is not None:
+            return w
+    return None
+
+
+def _read_execution(idx: DiagIndex, ref: Ref) -> int | None:
+    """The execution index the read belongs to (itself, or the call whose trace it is)."""
+    if ref.kind == EAGER:
+        return ref.index
+    L = idx.L
+    gid = L.graph_of_trace(ref.index)
+    chain = L.graphs.graph_chain(gid)
+    top = chain[1] if len(chain) > 1 else gid
+    return idx.calling_execution(top, float(L.traces.col("wall_time")[ref.index]))
+
+
+def _write_in(idx: DiagIndex, e: int, tid: int) -> Write | None:
+    """A write to handle `tid` done by execution `e` (an eager write, or inside its call)."""
+    L = idx.L
+    try:
+        rec = L.read_execution(e)
+    except ReaderError as exc:
+        L.warn(str(exc))
+        return None
+    ins = [int(t) for t in rec.input_tensor_ids]
+    if tid not in ins:
+        return None
+    gid = idx.exec_graph(e)
+    if gid is None:
+        if rec.op_type in WRITE_OPS and ins and ins[0] == tid:
+            return Write(EAGER, e, rec.op_type, value_tid=ins[1] if len(ins) > 1 else None)
+        return None
+    g = L.graph(gid)
+    if g is None:
+        return None
+    phs = idx.placeholders(g)
+    k = ins.index(tid)
+    if k >= len(phs):
+        return None
+    return _same_graph_write(g, phs[k].op_name, e)
+
+
+def _same_graph_write(g: Graph, handle: str, call: int | None = None) -> Write | None:
+    """The last-created write op in `g` whose resource input is `handle`."""
+    best: Op | None = None
+    for op in g.ops.values():  # creation order: the last one written is the last created
+        if is_write(op.op_type) and op.inputs and op.inputs[0][0] == handle:
+            best = op
+    if best is None:
+        return None
+    value = best.inputs[1] if len(best.inputs) > 1 and best.op_type in WRITE_OPS else None
+    return Write(GRAPH, call, best.op_type, g, best, value=value)
+
+
+def write_place(idx: DiagIndex, w: Write) -> Place:
+    """The write as a place of the program (an eager execution, or an op of a graph)."""
+    if w.kind == EAGER and w.index is not None:
+        return place_of_ref(idx, Ref(EAGER, w.index))
+    assert w.graph is not None and w.op is not None
+    return place_of_op(idx, w.graph, w.op)
+
+
+def explain_read(op_type: str, out: Health, write: Place | None, value_note: str) -> str:
+    """A read of a variable that already held NaN/∞: name the write that put it there."""
+    head = produced(op_type, out)
+    if write is None:
+        return (f"{head}: the variable already held it when read, and no write to it was "
+                "recorded (it was restored or assigned before dumping started, or in another "
+                "thread)")
+    uf = write.user_frame
+    at = f" at {uf.file.rsplit('/', 1)[-1]}:{uf.line}" if uf else ""
+    where = f" in {write.graph_name}" if write.graph_name else (
+        f" (eager #{write.index})" if write.index is not None else "")
+    return (f"{head}: the variable already held it when read; the last write to it was "
+            f"{write.op_type}{where}{at}" + (f", and the value it wrote {value_note}"
+                                               if value_note else ""))
