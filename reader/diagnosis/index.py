@@ -167,6 +167,33 @@ class DiagIndex:
             rows = rows[walls <= at_or_before_wall]
         return int(rows[-1]) if len(rows) else None
 
+    def call_window(self, row: int) -> tuple[float, float]:
+        """(after, up to) wall times of the eager call trace `row` ran in; (0, 0) if none."""
+        L = self.L
+        chain = L.graphs.graph_chain(L.graph_of_trace(row))
+        if len(chain) < 2:
+            return 0.0, 0.0
+        e = self.calling_execution(chain[1], float(L.traces.col("wall_time")[row]))
+        if e is None:
+            return 0.0, 0.0
+        walls = L.executions.col("wall_time")
+        return (float(walls[e - 1]) if e > 0 else -np.inf), float(walls[e])
+
+    def trace_in_window(self, graph_id: str, op_name: str, slot: int, row: int,
+                        window: tuple[float, float]) -> int | None:
+        """The latest trace of a tensor before `row` within a wall-time window, else the
+        first after it within the window."""
+        rows = self.trace_rows(graph_id, op_name, slot)
+        if not len(rows):
+            return None
+        walls = self.L.traces.col("wall_time")[rows]
+        inside = rows[(walls > window[0]) & (walls <= window[1])]
+        before = inside[inside < row]
+        if len(before):
+            return int(before[-1])
+        after = inside[inside > row]
+        return int(after[0]) if len(after) else None
+
     # ------------------------------------------------------------------ eager
     def eager_producer(self, tensor_id: int, before_exec: int) -> Ref | None:
         """The eager output with this tensor id produced latest before execution `before_exec`."""

@@ -15,6 +15,7 @@ It is a heuristic; the path shown to the user names every hop so it can be check
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -30,6 +31,43 @@ class Origin:
     op_name: str
     lines: tuple[int, int]  # the source lines that computed it (inclusive)
     is_parameter: bool
+
+
+_SUFFIX = re.compile(r"_\d+$")
+
+
+def call_frame_in(frames: list[Frame], caller: str) -> Frame | None:
+    """The frame executing the call inside the caller's Python function, innermost first.
+
+    The caller graph is named after its Python function (AutoGraph runs it as `tf__name`),
+    so that function's innermost frame is the one on the call line — even when the call goes
+    through wrappers (Keras calls its train step through one), where the innermost user
+    frame would be the `fit` line instead.
+    """
+    if not caller:
+        return None
+    for f in reversed(frames):
+        if f.resolved and f.function in (caller, f"tf__{caller}"):
+            return f
+    return None
+
+
+def flat_position(placeholders: list[Op], ph: Op) -> tuple[int, int]:
+    """(argument position, element) of a callee Placeholder.
+
+    A tuple argument `data` becomes Placeholders `data`, `data_1`, … (one per element), so
+    Placeholders are grouped by name without the `_N` suffix, in order.
+    """
+    position, element, last = -1, 0, None
+    for p in placeholders:
+        base = _SUFFIX.sub("", p.op_name)
+        if base != last:
+            position, element, last = position + 1, 0, base
+        else:
+            element += 1
+        if p.op_name == ph.op_name:
+            return position, element
+    return -1, 0
 
 
 @lru_cache(maxsize=32)
@@ -114,7 +152,7 @@ def call_site_origin(L: DebugLogdir, callee: Graph, position: int, placeholder: 
     call = _find_call(func, call_frame.line, callee.name)
     if call is None:
         return None
-    arg = _argument(call, position, placeholder.op_name)
+    arg = _argument(call, position, _SUFFIX.sub("", placeholder.op_name))
     if arg is None:
         return None
     if isinstance(arg, ast.Name):

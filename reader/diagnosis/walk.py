@@ -21,7 +21,12 @@ from dataclasses import dataclass
 from reader.diagnosis.functions import backward_graphs_of, captured_name, placeholders_in_order
 from reader.diagnosis.index import DiagIndex, Ref, first_tid
 from reader.diagnosis.nested import CONTROL_FLOW_PREFIXES, NestedCalls
-from reader.diagnosis.source import call_site_origin, caller_op_on_lines
+from reader.diagnosis.source import (
+    call_frame_in,
+    call_site_origin,
+    caller_op_on_lines,
+    flat_position,
+)
 from reader.diagnosis.variables import last_write
 from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
@@ -53,6 +58,8 @@ class Walker:
         self.idx = idx
         self.L = idx.L
         self.nested = NestedCalls(idx.L)
+        self._windows: dict[int, tuple[float, float]] = {}
+        self._windowed = True  # off while resolving a variable's write (an earlier call)
 
     # ------------------------------------------------------------------ names
     def graph_name(self, graph_id: str) -> str:
@@ -82,7 +89,11 @@ class Walker:
             links = [self._resolve(op.graph_id, n, s, row, wall, op, 0, (), f"{n}:{s}")
                      for n, s in op.inputs]
             if op.op_type == "ReadVariableOp" and op.inputs:
-                links.extend(self._assignments(op, row, wall) or self.write_links(ref))
+                self._windowed = False
+                try:
+                    links.extend(self._assignments(op, row, wall) or self.write_links(ref))
+                finally:
+                    self._windowed = True
             return links
         links = self._eager_inputs(ref.index)
         if self.L.op_type_of_execution(ref.index) == "ReadVariableOp":
@@ -201,12 +212,32 @@ class Walker:
                                  (*via, here), shown)
         if op.op_type in WHILE_OPS | IF_OPS:
             return self._control_flow_output(g, op, slot, row, wall, depth, (*via, here), shown)
-        r = self.idx.latest_trace(graph_id, op_name, slot, row, wall)
+        r = self._in_same_call(graph_id, op_name, slot, row)
+        if r is None:
+            r = self.idx.latest_trace(graph_id, op_name, slot, row, wall)
         if r is not None:
             return Link(shown, Ref(GRAPH, r, slot), via)
         if op.op_type == "Placeholder":
             return self._feeder(op, row, wall, depth + 1, (*via, here), shown)
         return Link(shown, None, via, "not recorded (not a float tensor, or not instrumented)")
+
+    def _in_same_call(self, graph_id: str, op_name: str, slot: int, row: int | None
+                      ) -> int | None:
+        """The trace of a tensor made in the same tf.function call as trace `row`.
+
+        Trace records are written by debug ops that TensorFlow schedules as it likes: a
+        producer's trace can come after its consumer's (Keras' iterator output is traced
+        after the train step that used it). Within one call the latest trace before `row`
+        is right if there is one, else the first after it; None outside any recorded call.
+        """
+        if row is None or not self._windowed:
+            return None
+        window = self._windows.get(row)
+        if window is None:
+            window = self._windows[row] = self.idx.call_window(row)
+        if window == (0.0, 0.0):
+            return None
+        return self.idx.trace_in_window(graph_id, op_name, slot, row, window)
 
     def _function_output(self, g: Graph, k: int, row: int | None, wall: float | None,
                          depth: int, shown: str, via: tuple[str, ...] = ()) -> Link:
@@ -274,8 +305,8 @@ class Walker:
         k = next((i for i, p in enumerate(idx.placeholders(g)) if p.op_name == ph.op_name), -1)
         if len(idx.executions_of_graph(g.graph_id)):
             link = self._eager_feeder(g, k, row, wall, via, shown)
-            if link.ref is not None or not g.outer_id:
-                return link
+            if link.ref is not None or not g.outer_id or link.note.startswith("argument"):
+                return link  # found, or the call was found and its argument is unrecorded
         outer = L.graph(g.outer_id) if g.outer_id else None
         if outer is None:
             return Link(shown, None, via, "a graph input whose feeder was not recorded")
@@ -347,10 +378,11 @@ class Walker:
                           wall: float | None, depth: int, via: tuple[str, ...],
                           shown: str) -> Link | None:
         frames = self.L.op_stack(ph)
-        call_frame = self.L.user_frame(frames)
+        call_frame = call_frame_in(frames, outer.name) or self.L.user_frame(frames)
         if call_frame is None or k < 0:
             return None
-        origin = call_site_origin(self.L, callee, k, ph, call_frame)
+        position, element = flat_position(self.idx.placeholders(callee), ph)
+        origin = call_site_origin(self.L, callee, position, ph, call_frame)
         if origin is None:
             return None
         if origin.is_parameter and origin.op_name in outer.ops:
@@ -360,7 +392,8 @@ class Walker:
                                  origin.lines, first_tid(ph))
         if src is None:
             return None
-        return self._resolve(outer.graph_id, src.op_name, 0, row, wall, ph, depth + 1, via,
+        slot = element if element < src.num_outputs else 0  # a tuple argument, flattened
+        return self._resolve(outer.graph_id, src.op_name, slot, row, wall, ph, depth + 1, via,
                              shown)
 
     def _capture_feeder(self, outer: Graph, ph: Op, row: int | None, wall: float | None,

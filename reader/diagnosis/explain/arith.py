@@ -96,7 +96,8 @@ def _inverse_trig(op: str, out: Health, ins: list[In]) -> str:
         return f"{unrecorded(x)}; {law}"
     over = count(x.health, lambda v: np.abs(v) > 1)
     if over is not None:
-        return f"its input {x.name} holds {plural(over, 'value')} with |x| > 1 ({law})"
+        return (f"its input {x.name} holds {plural(over, 'value')} outside [−1, 1], where "
+                f"{op.lower()} is not defined ({law})")
     return f"its input {x.name} must hold values outside [−1, 1] ({law})"
 
 
