@@ -1,0 +1,60 @@
+"""Short names people read: devices, graphs, what kind of run this is.
+
+Why: TensorFlow's full device names (`/job:localhost/replica:0/task:0/device:CPU:1`) do not
+fit a list row, yet on a MirroredStrategy run the device is the only thing telling replica
+traces apart; a TF1 program's outermost graph has no name, only a UUID; and a TF1 Session
+run records no eager executions at all, which is not "nothing yet". Plain strings here; the
+panes pass them through the sanitizer (`textutil.lit`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from reader import DebugLogdir
+
+SESSION_GRAPH = "(Session graph)"
+GRAPH_MODE_TIMELINE = "graph mode (TF1 Session): no eager executions are recorded"
+_DEVICE = re.compile(r"(?:^|/)device:([^/]+)$", re.IGNORECASE)
+_TASK = re.compile(r"/job:([^/]+)/(?:replica:\d+/)?task:(\d+)")
+
+
+def short_device(device: str | None) -> str:
+    """`/job:localhost/replica:0/task:0/device:CPU:1` → `CPU:1` (the task too when not 0)."""
+    if not device:
+        return ""
+    m = _DEVICE.search(device)
+    if m is None:
+        return device
+    short = m.group(1)
+    task = _TASK.search(device)
+    if task is not None and (task.group(1) != "localhost" or task.group(2) != "0"):
+        return f"{task.group(1)}:{task.group(2)}/{short}"
+    return short
+
+
+def trace_device(logdir: DebugLogdir, index: int) -> str:
+    """The full device name of graph trace `index` ("" when not recorded)."""
+    try:
+        return logdir.strings[int(logdir.traces.device[index])] or ""
+    except (IndexError, KeyError, ValueError):
+        return ""
+
+
+def graph_label(logdir: DebugLogdir, graph_id: str | None) -> str:
+    """A graph's name for people: its name, or "(Session graph)" for the unnamed outermost
+    graph of a TF1 program, or the id when nothing better is known."""
+    if not graph_id:
+        return SESSION_GRAPH
+    g = logdir.graph(graph_id)
+    if g is not None and g.name:
+        return g.name
+    if g is not None and not g.outer_id:
+        return SESSION_GRAPH
+    return graph_id
+
+
+def graph_mode_run(logdir: DebugLogdir, executions: int, traces: int) -> bool:
+    """True for a run with graph traces and no eager execution (TF1 `Session.run`): a TF2
+    program records every tf.function call as an execution."""
+    return executions == 0 and traces > 0
