@@ -15,7 +15,13 @@ from reader.diagnosis.conclude import conclude
 from reader.diagnosis.explain import In
 from reader.diagnosis.index import Health, Ref, diag_index
 from reader.diagnosis.result import Diagnosis, InputHealth
-from reader.diagnosis.trail import find_origin, in_of, op_type
+from reader.diagnosis.trail import (
+    find_origin,
+    in_of,
+    is_deliberate_origin,
+    nan_from_infinity,
+    op_type,
+)
 from reader.diagnosis.walk import Link, Walker
 from reader.errors import ReaderError
 from reader.index.frames import Frame
@@ -69,6 +75,8 @@ def diagnose(logdir: DebugLogdir, kind: int, index: int, slot: int = 0) -> Diagn
         walker = Walker(idx)
         start_bad = idx.is_bad(start) == 1
         trail = find_origin(walker, start)
+        if start_bad and trail.origin == start and is_deliberate_origin(walker, trail):
+            trail = nan_from_infinity(walker, start) or trail  # the ∞ is not the bug
         origin = trail.origin
         verdict = conclude(walker, trail)
         if not start_bad:

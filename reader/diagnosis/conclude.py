@@ -29,7 +29,7 @@ from reader.diagnosis.gradients import eager_forward, forward_of, gradient_hint,
 from reader.diagnosis.index import DiagIndex, Health, Ref
 from reader.diagnosis.places import Place, place_of_op, place_of_ref
 from reader.diagnosis.trail import Trail, in_of, op_type
-from reader.diagnosis.walk import Walker
+from reader.diagnosis.walk import Link, Walker
 from reader.index.schema import GRAPH
 
 
@@ -41,8 +41,9 @@ class Case:
     trail: Trail
     op_type: str
     out: Health
-    ins: list[In]
+    ins: list[In]  # the data inputs (integer index/shape inputs left out, see INDEX_INPUTS)
     place: Place
+    links: list[Link] = field(default_factory=list)  # the links of `ins`, in the same order
 
     @property
     def idx(self) -> DiagIndex:
@@ -138,10 +139,18 @@ def _data(c: Case) -> Verdict | None:
     return Verdict("data", text, source or c.place, source=source)
 
 
+def _argument(c: Case) -> Verdict | None:
+    found = data.argument_data(c.walker, c.op_type, c.out, c.links, c.ins)
+    if found is None:
+        return None
+    text, call, placeholder = found
+    return Verdict("data", text, call, source=call, inferred=placeholder)
+
+
 def _variable(c: Case) -> Verdict | None:
     if c.op_type not in variables.READ_OPS:
         return None
-    found = variables.last_write(c.idx, c.origin)
+    found = c.walker.variable_write(c.origin)
     write = variables.write_place(c.idx, found) if found is not None else None
     written = [lk for lk in c.trail.links if lk.name.startswith("value written by")]
     note = ""
@@ -154,7 +163,8 @@ def _variable(c: Case) -> Verdict | None:
 
 
 HANDLERS: tuple[Callable[[Case], Verdict | None], ...] = (
-    _graph_gradient, _eager_gradient, _untraced_call, _deliberate, _data, _variable,
+    _graph_gradient, _eager_gradient, _untraced_call, _deliberate, _data, _argument,
+    _variable,
 )
 
 
@@ -163,8 +173,10 @@ def conclude(walker: Walker, trail: Trail) -> Verdict:
     records show)."""
     idx = walker.idx
     origin = trail.origin
-    case = Case(walker, trail, op_type(walker, origin),
-                idx.health(origin, True), _inputs(walker, trail), place_of_ref(idx, origin))
+    kind = op_type(walker, origin)
+    links = data_links(kind, trail.links)
+    case = Case(walker, trail, kind, idx.health(origin, True),
+                [in_of(walker, lk, True) for lk in links], place_of_ref(idx, origin), links)
     for handler in HANDLERS:
         verdict = handler(case)
         if verdict is not None:
@@ -176,5 +188,20 @@ def conclude(walker: Walker, trail: Trail) -> Verdict:
     return verdict
 
 
-def _inputs(walker: Walker, trail: Trail) -> list[In]:
-    return [in_of(walker, lk, True) for lk in trail.links]
+# input positions that hold integers (axes, shapes, indices): never NaN, never traced in the
+# health modes, so "not recorded" says nothing about them (negative: from the end)
+INDEX_INPUTS: dict[str, tuple[int, ...]] = {
+    **dict.fromkeys(("Mean", "Sum", "Max", "Min", "Prod", "ArgMax", "ArgMin", "Cumsum",
+                     "Cumprod", "Reshape", "Tile", "Transpose", "ExpandDims", "BroadcastTo",
+                     "Pad", "PadV2", "MirrorPad", "TopKV2", "ResourceGather",
+                     "ResourceGatherNd", "EuclideanNorm", "ReduceLogSumExp"), (1,)),
+    "GatherV2": (1, 2), "StridedSlice": (1, 2, 3), "Slice": (1, 2), "Fill": (0,),
+    "ConcatV2": (-1,), "OneHot": (0, 1), "UnsortedSegmentSum": (1, 2), "SplitV": (1, 2),
+    "Split": (0,), "SparseSoftmaxCrossEntropyWithLogits": (1,), "Range": (0, 1, 2),
+}
+
+
+def data_links(op: str, links: list[Link]) -> list[Link]:
+    """The inputs that can carry NaN: integer inputs are dropped when they were not recorded."""
+    positions = {p % len(links) for p in INDEX_INPUTS.get(op, ())} if links else set()
+    return [lk for i, lk in enumerate(links) if not (i in positions and lk.ref is None)]

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from reader.diagnosis.explain.common import produced
+from reader.diagnosis.explain.common import In, produced
 from reader.diagnosis.index import DiagIndex, Health, Ref
-from reader.diagnosis.places import Place, place_of_ref
-from reader.diagnosis.walk import Walker
+from reader.diagnosis.places import Place, place_of_op, place_of_ref
+from reader.diagnosis.walk import Link, Walker
 from reader.errors import ReaderError
 from reader.index.schema import EAGER, GRAPH
 
@@ -132,3 +132,51 @@ def _root_dataset(idx: DiagIndex, dataset: int) -> Ref | None:
             return ref
         ref = up
     return ref
+
+
+# ops that cannot make NaN out of finite inputs (short of overflowing to ∞ first)
+CARRIERS = frozenset({
+    "MatMul", "BatchMatMulV2", "BatchMatMulV3", "Add", "AddV2", "AddN", "Sub", "Mul", "BiasAdd",
+    "Relu", "Relu6", "Elu", "Selu", "LeakyRelu", "Tanh", "Sigmoid", "Softmax", "Conv2D",
+    "Conv1D", "DepthwiseConv2dNative", "Sum", "Mean", "Max", "Min", "Maximum", "Minimum",
+    "Neg", "Abs", "Reshape", "Transpose", "Cast", "ConcatV2", "Pack", "GatherV2",
+    "StridedSlice", "Squeeze", "ExpandDims", "MaxPool", "AvgPool", "Tile", "Square",
+    "SquaredDifference", "FusedBatchNormV3", "Round", "Floor", "Ceil", "Sign", "Einsum",
+})
+
+
+def argument_data(walker: Walker, op_type: str, out: Health, links: list[Link],
+                  ins: list[In]) -> tuple[str, Place, Place | None] | None:
+    """NaN that came in with a tf.function argument made outside TensorFlow (numpy data).
+
+    Its values were never recorded, so this is a deduction, said as one: the op that first
+    shows NaN cannot make NaN from finite values (short of an overflow to ∞ first, which
+    leaves ∞ behind too) and its other inputs were recorded finite. Returns (explanation,
+    the call that passed the data, the Placeholder it arrived in).
+    """
+    if op_type not in CARRIERS or not out.nan or out.pos_inf or out.neg_inf:
+        return None
+    args = [lk for lk in links if lk.ref is None and lk.call is not None]
+    others = [x for lk, x in zip(links, ins, strict=True) if lk not in args]
+    if len(args) != 1 or any(x.health is None or x.health.bad != 0 for x in others):
+        return None
+    lk = args[0]
+    idx = walker.idx
+    assert lk.call is not None
+    call = place_of_ref(idx, Ref(EAGER, lk.call))
+    ph: Place | None = None
+    if lk.arg is not None:
+        g = idx.L.graph(lk.arg[0])
+        op = g.ops.get(lk.arg[1]) if g else None
+        if g is not None and op is not None:
+            ph = place_of_op(idx, g, op)
+    name = lk.arg[1] if lk.arg else lk.name
+    uf = call.user_frame
+    at = f" at {uf.file.rsplit('/', 1)[-1]}:{uf.line}" if uf else ""
+    fn = ph.graph_name if ph and ph.graph_name else "the function"
+    text = (f"{produced(op_type, out)}: the data carries it — the argument {name} of {fn} was "
+            f"fed from outside TensorFlow (numpy or Python data) by the call{at}, so its values "
+            f"were not recorded; {op_type} cannot make NaN from finite inputs and its other "
+            "inputs were finite, so the NaN came in with that input data (check the arrays "
+            "passed to the call, e.g. with np.isnan)")
+    return text, call, ph

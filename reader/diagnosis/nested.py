@@ -9,6 +9,8 @@ wins, ties by the call op's number. A function traced elsewhere and reused ran j
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from reader.diagnosis.index import first_tid
 from reader.index.frames import Frame
 from reader.index.graphs import Graph, Op
@@ -23,6 +25,26 @@ class NestedCalls:
     def __init__(self, logdir: DebugLogdir) -> None:
         self.L = logdir
         self._frames: dict[str, tuple[tuple[str, int, str], ...]] = {}
+
+    def lifted_capture(self, outer: Graph, callee: Graph | None, ph: Op,
+                       placeholders: Callable[[Graph], list[Op]]) -> Op | None:
+        """The caller's Placeholder that a nested function's captured input was lifted to.
+
+        When a nested function captures a tensor of an outer function's caller (a variable's
+        handle, say), TensorFlow adds one Placeholder per capture to the caller when the
+        call is made, in the callee's capture order, after everything of the callee was
+        traced; the callee's captures are its last Placeholders. So they pair up from the end.
+        """
+        if callee is None or callee.outer_id != outer.graph_id or not callee.ops:
+            return None
+        inner = placeholders(callee)
+        last = max(first_tid(op) for op in callee.ops.values() if op.output_tensor_ids)
+        lifted = [p for p in placeholders(outer) if first_tid(p) > last]
+        if not lifted or len(lifted) > len(inner):
+            return None
+        i = next((j for j, p in enumerate(inner) if p.op_name == ph.op_name), -1)
+        offset = len(inner) - len(lifted)
+        return lifted[i - offset] if i >= offset else None
 
     def called_graph(self, g: Graph, consumer: Op | None, call_name: str,
                       row: int | None) -> Graph | None:

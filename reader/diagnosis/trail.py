@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from reader.diagnosis.calls import call_graph, first_bad_trace
 from reader.diagnosis.explain import In, explain_step
 from reader.diagnosis.index import Ref
@@ -152,3 +154,35 @@ def _is_deliberate(walker: Walker, sub: Trail) -> bool:
     if ref.kind == GRAPH:
         return kind == "Const"
     return kind in VALUE_OPS and (not sub.links or any(lk.ref is None for lk in sub.links))
+
+
+def is_deliberate_origin(walker: Walker, trail: Trail) -> bool:
+    """True when the walk ended at an ∞ that is written in the program (a −∞ mask)."""
+    return _is_deliberate(walker, trail)
+
+
+def nan_from_infinity(walker: Walker, start: Ref, limit: int = 64) -> Trail | None:
+    """For an alert on a deliberate ±∞ constant: where NaN first appears from such ∞.
+
+    The constant's alert stays in the list, but what to fix is downstream: the first later
+    alert holding NaN whose walk stops at NaN made from deliberate ∞ (0 × −∞, ∞ − ∞…).
+    """
+    idx = walker.idx
+    alerts = idx.L.alerts()
+    wall = idx.wall(start)
+    first = int(np.searchsorted(alerts.wall_time, wall, "left"))
+    tried = 0
+    for k in range(first, len(alerts)):
+        ref = Ref(int(alerts.kind[k]), int(alerts.index[k]), int(alerts.slot[k]))
+        if ref == start:
+            continue
+        nan = idx.health(ref).nan
+        if nan == 0:
+            continue
+        tried += 1
+        if tried > limit:
+            break
+        t = find_origin(walker, ref)
+        if t.infinities:
+            return t
+    return None

@@ -23,7 +23,7 @@ from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
 from reader.index.schema import EAGER, GRAPH
 
-READ_OPS = frozenset({"ReadVariableOp"})
+READ_OPS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd"})
 WRITE_OPS = frozenset({"AssignVariableOp", "AssignSubVariableOp", "AssignAddVariableOp"})
 APPLY_PREFIX = "ResourceApply"  # fused optimizer updates (TF1 optimizers): the value is computed
 MAX_SCAN = 4096  # executions looked at backwards for an eager write
@@ -46,48 +46,19 @@ def is_write(op_type: str) -> bool:
     return op_type in WRITE_OPS or op_type.startswith(APPLY_PREFIX)
 
 
-def handle_of_read(idx: DiagIndex, ref: Ref) -> tuple[int | None, Graph | None, str | None]:
-    """(eager handle tensor id, graph, handle op name) of the variable a read reads."""
+def last_write(idx: DiagIndex, ref: Ref, tid: int | None) -> Write | None:
+    """The last write before read `ref` to the variable whose eager handle is tensor `tid`.
+
+    Without an eager handle (TF1: one graph, no executions) the graph's own last write op on
+    the same handle op is the answer.
+    """
     L = idx.L
-    if ref.kind == EAGER:
-        try:
-            tids = L.read_execution(ref.index).input_tensor_ids
-        except ReaderError as exc:
-            L.warn(str(exc))
-            return None, None, None
-        return (int(tids[0]) if tids else None), None, None
-    op = L.op_of_trace(ref.index)
-    g = L.graph(op.graph_id) if op else None
-    if op is None or g is None or not op.inputs:
-        return None, g, None
-    name = op.inputs[0][0]
-    return _placeholder_tid(idx, g, name, float(L.traces.col("wall_time")[ref.index])), g, name
-
-
-def _placeholder_tid(idx: DiagIndex, g: Graph, name: str, wall: float) -> int | None:
-    """The eager tensor a top-level tf.function's Placeholder was called with."""
-    ph = g.ops.get(name)
-    if ph is None or ph.op_type != "Placeholder":
-        return None
-    k = next((i for i, p in enumerate(idx.placeholders(g)) if p.op_name == name), -1)
-    e = idx.calling_execution(g.graph_id, wall)
-    if e is None or k < 0:
-        return None
-    try:
-        tids = idx.L.read_execution(e).input_tensor_ids
-    except ReaderError:
-        return None
-    return int(tids[k]) if k < len(tids) else None
-
-
-def last_write(idx: DiagIndex, ref: Ref) -> Write | None:
-    """The last write to the variable read by `ref` before that read, or None."""
-    L = idx.L
-    tid, g, handle = handle_of_read(idx, ref)
-    if ref.kind == GRAPH and g is not None and handle is not None and tid is None:
-        return _same_graph_write(g, handle)
     if tid is None:
-        return None
+        op = L.op_of_trace(ref.index) if ref.kind == GRAPH else None
+        g = L.graph(op.graph_id) if op is not None else None
+        if g is None or op is None or not op.inputs:
+            return None
+        return _same_graph_write(g, op.inputs[0][0])
     before = _read_execution(idx, ref)
     if before is None:
         return None

@@ -27,7 +27,7 @@ from reader.diagnosis.source import (
     caller_op_on_lines,
     flat_position,
 )
-from reader.diagnosis.variables import last_write
+from reader.diagnosis.variables import READ_OPS, Write, last_write
 from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
 from reader.index.schema import EAGER, GRAPH
@@ -49,6 +49,9 @@ class Link:
     ref: Ref | None
     via: tuple[str, ...] = ()  # pass-through tensors crossed to reach `ref`
     note: str = ""  # why `ref` is None
+    call: int | None = None  # a function argument from outside: the calling execution
+    arg: tuple[str, str] | None = None  # … and its Placeholder (graph id, op name)
+    tid: int | None = None  # the eager tensor id a function argument was called with
 
 
 class Walker:
@@ -60,6 +63,7 @@ class Walker:
         self.nested = NestedCalls(idx.L)
         self._windows: dict[int, tuple[float, float]] = {}
         self._windowed = True  # off while resolving a variable's write (an earlier call)
+        self._writes: dict[Ref, Write | None] = {}
 
     # ------------------------------------------------------------------ names
     def graph_name(self, graph_id: str) -> str:
@@ -88,7 +92,7 @@ class Walker:
             wall = float(self.L.traces.col("wall_time")[row])
             links = [self._resolve(op.graph_id, n, s, row, wall, op, 0, (), f"{n}:{s}")
                      for n, s in op.inputs]
-            if op.op_type == "ReadVariableOp" and op.inputs:
+            if op.op_type in READ_OPS and op.inputs:
                 self._windowed = False
                 try:
                     links.extend(self._assignments(op, row, wall) or self.write_links(ref))
@@ -96,7 +100,7 @@ class Walker:
                     self._windowed = True
             return links
         links = self._eager_inputs(ref.index)
-        if self.L.op_type_of_execution(ref.index) == "ReadVariableOp":
+        if self.L.op_type_of_execution(ref.index) in READ_OPS:
             links.extend(self.write_links(ref))
         return links
 
@@ -143,10 +147,41 @@ class Walker:
                     best = link
         return [best] if best is not None else []
 
+    def variable_write(self, ref: Ref) -> Write | None:
+        """The last write before read `ref` to the variable it reads (cached per read)."""
+        if ref in self._writes:
+            return self._writes[ref]
+        tid: int | None = None
+        if ref.kind == EAGER:
+            try:
+                tids = self.L.read_execution(ref.index).input_tensor_ids
+                tid = int(tids[0]) if tids else None
+            except ReaderError as exc:
+                self.L.warn(str(exc))
+        else:
+            op = self.op_of(ref)
+            if op is not None and op.inputs:  # the handle: a function argument, resolved
+                n, s = op.inputs[0]
+                wall = float(self.L.traces.col("wall_time")[ref.index])
+                link = self._resolve(op.graph_id, n, s, ref.index, wall, op, 0, (), n)
+                tid = link.tid if link.tid is not None else (
+                    self._output_tid(link.ref) if link.ref is not None else None)
+        w = self._writes[ref] = last_write(self.idx, ref, tid)
+        return w
+
+    def _output_tid(self, ref: Ref) -> int | None:
+        if ref.kind != EAGER:
+            return None
+        try:
+            tids = self.L.read_execution(ref.index).output_tensor_ids
+        except ReaderError:
+            return None
+        return int(tids[ref.slot]) if ref.slot < len(tids) else None
+
     def write_links(self, ref: Ref) -> list[Link]:
         """The value the last write before read `ref` put into the variable (any graph or
         eager; see `reader.diagnosis.variables`)."""
-        w = last_write(self.idx, ref)
+        w = self.variable_write(ref)
         if w is None:
             return []
         if w.kind == EAGER and w.index is not None:
@@ -304,7 +339,7 @@ class Walker:
             return Link(shown, None, via, "its graph was not recorded")
         k = next((i for i, p in enumerate(idx.placeholders(g)) if p.op_name == ph.op_name), -1)
         if len(idx.executions_of_graph(g.graph_id)):
-            link = self._eager_feeder(g, k, row, wall, via, shown)
+            link = self._eager_feeder(g, k, row, wall, via, shown, ph.op_name)
             if link.ref is not None or not g.outer_id or link.note.startswith("argument"):
                 return link  # found, or the call was found and its argument is unrecorded
         outer = L.graph(g.outer_id) if g.outer_id else None
@@ -319,7 +354,7 @@ class Walker:
         return self._capture_feeder(outer, ph, row, wall, depth, via, shown)
 
     def _eager_feeder(self, g: Graph, k: int, row: int | None, wall: float | None,
-                      via: tuple[str, ...], shown: str) -> Link:
+                      via: tuple[str, ...], shown: str, ph: str | None = None) -> Link:
         L, idx = self.L, self.idx
         if wall is None and row is not None:
             wall = float(L.traces.col("wall_time")[row])
@@ -340,12 +375,13 @@ class Walker:
         if ref is None:
             return Link(shown, None, via, f"argument {k} of {g.name or 'the function'} "
                         f"(eager #{e}) was made outside any recorded op (e.g. tf.constant, "
-                        "numpy or a Python value)")
+                        "numpy or a Python value)", call=e,
+                        arg=(g.graph_id, ph) if ph else None, tid=tid)
         if self.idx.exec_graph(ref.index) is not None:  # another call's output: its graph tensor
             hop = self.passthrough(ref)
             if hop is not None and hop.ref is not None:
-                return Link(shown, hop.ref, (*via, self.name(ref), *hop.via))
-        return Link(shown, ref, via)
+                return Link(shown, hop.ref, (*via, self.name(ref), *hop.via), tid=tid)
+        return Link(shown, ref, via, tid=tid)
 
     def _control_flow_op(self, outer: Graph, inner: Graph) -> Op | None:
         if not inner.name.startswith(CONTROL_FLOW_PREFIXES):
@@ -407,4 +443,10 @@ class Walker:
             if base in g.ops:
                 return self._resolve(g.graph_id, base, 0, row, wall, ph, depth + 1, via, shown)
             g = self.L.graph(g.outer_id) if g.outer_id else None
+        callee = self.L.graph(ph.graph_id)
+        lifted = self.nested.lifted_capture(outer, callee, ph, self.idx.placeholders)
+        if lifted is not None:
+            return self._resolve(outer.graph_id, lifted.op_name, 0, row, wall, ph, depth + 1,
+                                 (*via, f"{lifted.op_name}:0 ({self.graph_name(outer.graph_id)})"),
+                                 shown)
         return Link(shown, None, via, "a function input whose caller was not recorded")

@@ -8,6 +8,7 @@ import numpy as np
 from reader.diagnosis.explain.common import (
     DTYPE_MAX,
     EXP_LIMIT,
+    SMALLEST,
     In,
     count,
     counts_known,
@@ -127,11 +128,22 @@ def _div(op: str, out: Health, ins: list[In]) -> str:
                 f"divisors make huge results{tiny}")
     numer = f" and the numerator {x.name} holds {plural(x.health.zero, 'zero')}" if (
         x.health is not None and x.health.zero is not None) else ""
-    return f"its divisor {y.name} holds {plural(hy.zero, 'zero')}{numer} ({law})"
+    return f"its divisor {y.name} holds {plural(hy.zero, 'zero')}{numer} ({law}){_tiny(hy)}"
+
+
+def _tiny(h: Health) -> str:
+    """For half-precision divisors: small constants (epsilons) round to 0 there."""
+    smallest = SMALLEST.get(h.dtype or 0)
+    if h.dtype not in (19, 14) or smallest is None:
+        return ""
+    return (f"; in {dtype_name(h.dtype)} any value below ≈{smallest:.2g} rounds to 0 — an "
+            "epsilon such as 1e-8 added to the divisor is lost")
 
 
 def _pow(op: str, out: Health, ins: list[In]) -> str:
-    if len(ins) < 2 or ins[0].health is None:
+    if len(ins) >= 2 and ins[0].health is None:
+        return _pow_unrecorded_base(out, ins[0], ins[1])
+    if len(ins) < 2:
         return _generic(op, out, ins)
     x, y = ins[0], ins[1]
     hx = x.health
@@ -155,6 +167,17 @@ def _pow(op: str, out: Health, ins: list[In]) -> str:
     return (f"its base {x.name} holds {plural(hx.zero, 'zero')} and "
             f"{plural(hx.negative or 0, 'negative value')}{exp_neg} "
             f"({law}; large results overflow)")
+
+
+def _pow_unrecorded_base(out: Health, x: In, y: In) -> str:
+    """The base was not recorded: say what the output and the exponent leave possible."""
+    law = "0 to a negative power = ∞, a negative base to a fractional power = NaN"
+    hy = y.health
+    if out.nan and hy is not None and hy.nan == 0 and not hy.pos_inf and not hy.neg_inf:
+        return (f"{unrecorded(x)}; with a finite exponent {y.name}, pow gives NaN only for a "
+                "negative base raised to a fractional power (or a NaN base), so the base must "
+                f"hold negative values (or NaN) ({law})")
+    return f"{unrecorded(x)} ({law}; large results overflow)"
 
 
 def _overflow(op: str, out: Health, ins: list[In]) -> str:

@@ -89,7 +89,9 @@ def deliberate_infinity(op: str, out: Health, ins: list[In], consts: list[Place]
     for c in consts:
         uf = c.user_frame
         at = f" at {uf.file.rsplit('/', 1)[-1]}:{uf.line}" if uf else ""
-        where.append(f"{c.op_name or c.op_type}{at}")
+        text = f"{c.op_name or c.op_type}{at}"
+        if text not in where:
+            where.append(text)
     infs = [x for x in ins if x.health is not None and (x.health.pos_inf or x.health.neg_inf)]
     counts = "; ".join(
         f"{x.name} holds " + ", ".join(b for b in (

@@ -22,7 +22,9 @@ from reader.modes import mode_name
 
 # exp(x) overflows above log(max) of the dtype; max finite magnitude per dtype
 EXP_LIMIT = {1: 88.72, 2: 709.78, 19: 11.09, 14: 88.72}
-DTYPE_MAX = {1: 3.4028235e38, 2: 1.7976931348623157e308, 19: 65504.0, 14: 3.39e38}
+DTYPE_MAX = {1: 3.4028235e38, 2: 1.7976931348623157e308, 19: 65504.0, 14: 3.3895e38}
+# smallest positive (subnormal) value per dtype: anything smaller rounds to 0
+SMALLEST = {1: 1.4e-45, 2: 4.9e-324, 19: 5.96e-8, 14: 9.2e-41}
 
 
 @dataclass(frozen=True)
