@@ -8,7 +8,7 @@ import inspect
 import pkgutil
 
 import pytest
-from support.tui import settle, sync, write_reference
+from support.tui import settle, sync, workers_done, write_reference
 
 from reader import DebugLogdir
 from tfdbg_tui.ui import panes
@@ -70,3 +70,23 @@ async def test_number_keys_and_tab_line_follow_the_registry(
         tabs = str(s.query_one("#pane-tabs").render())
         assert tabs.split() == [w for spec in specs for w in (str(spec.number),
                                                                *spec.short.split())]
+
+
+@sync
+async def test_palette_runs_a_panes_own_key_on_that_pane(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    path = tmp_path_factory.mktemp("palette") / "logdir"
+    write_reference(path)
+    app = TfdbgApp(DebugLogdir(str(path)), follow=False)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        s = app.main
+        assert s is not None and not s.stack.hide_framework
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"framework frames")
+        await workers_done(app)  # the palette searches in a worker
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert s.stack.hide_framework
