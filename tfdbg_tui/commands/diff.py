@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load(path: str, run: str | None) -> DebugLogdir:
-    logdir = DebugLogdir(path, run)
+    logdir = DebugLogdir(path, run, cache=True)  # as `report`: big logdirs reopen fast
     logdir.update()
     return logdir
 

@@ -22,6 +22,7 @@ import numpy as np
 from tfdbg_tui.core.compare.keys import first_mismatch, match, occurrence
 
 WINDOW = 2000
+_MIN_WINDOW = 16
 DEFAULT_BUDGET = 2_000_000  # tokens given to difflib over the whole comparison
 
 
@@ -96,9 +97,10 @@ def align(a: np.ndarray, b: np.ndarray, budget: Budget, what: str,
                 f"tokens; the last {ie - i:,} / {je - j:,} were paired by op type and "
                 "occurrence only")
             break
-        di, dj = _window(a[i:min(i + window, ie)], b[j:min(j + window, je)], i, j,
-                         i + window >= ie and j + window >= je, out)
-        budget.spend(min(window, ie - i) + min(window, je - j))
+        w = max(_MIN_WINDOW, min(window, budget.left // 2))  # never far past the budget
+        di, dj = _window(a[i:min(i + w, ie)], b[j:min(j + w, je)], i, j,
+                         i + w >= ie and j + w >= je, out)
+        budget.spend(min(w, ie - i) + min(w, je - j))
         i, j = i + di, j + dj
     return out.result()
 

@@ -105,7 +105,7 @@ def compare_values(va: TensorValue, vb: TensorValue, tol: Tolerance) -> Outcome:
     if va.shape != vb.shape:
         return Outcome(R_SHAPE, total=total, shapes=shapes)
     x, y = va.values.reshape(-1), vb.values.reshape(-1)
-    if x.dtype.kind not in "fciub" or y.dtype.kind not in "fciub":
+    if x.dtype.kind not in "fc" or y.dtype.kind not in "fc":  # ints, bools, strings: exact
         bad = np.asarray(x != y, bool)
         n = int(np.count_nonzero(bad))
         at = int(np.argmax(bad)) if n else -1
@@ -116,8 +116,9 @@ def compare_values(va: TensorValue, vb: TensorValue, tol: Tolerance) -> Outcome:
     with np.errstate(invalid="ignore", over="ignore"):
         diff = np.abs(x - y)
         allowed = tol.atol + tol.rtol * np.abs(y)
-        close = (diff <= allowed) | (x == y) | (np.isnan(x) & np.isnan(y))
         finite = np.isfinite(x) & np.isfinite(y)
+        # an infinity is close only to itself (rtol·∞ would otherwise let −∞ match +∞)
+        close = np.where(finite, diff <= allowed, x == y) | (np.isnan(x) & np.isnan(y))
         fd = diff[finite]
         max_abs = float(fd.max()) if len(fd) else float("nan")
         ay = np.abs(y[finite])
@@ -127,7 +128,8 @@ def compare_values(va: TensorValue, vb: TensorValue, tol: Tolerance) -> Outcome:
     n = int(np.count_nonzero(bad))
     if not n:
         return Outcome(R_NONE, max_abs, max_rel, -1, 0, total, shapes)
-    excess = np.where(bad & finite, diff - allowed, -np.inf)
+    with np.errstate(invalid="ignore"):
+        excess = np.where(bad & finite, diff - allowed, -np.inf)
     worst = int(np.argmax(excess)) if np.isfinite(excess.max()) else int(np.argmax(bad))
     raw_a, raw_b = va.values.reshape(-1), vb.values.reshape(-1)
     return Outcome(R_VALUES, max_abs, max_rel, worst, n, total, shapes,

@@ -1,0 +1,128 @@
+"""The comparison engine's parts on their own: keys, sequence alignment, value semantics.
+
+No TensorFlow here. Value comparisons are checked against numpy's own
+`np.testing.assert_allclose` (the semantics `diff` promises), alignments against sequences
+whose true correspondence is known by construction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from reader.index.tensors import TensorValue
+from tfdbg_tui.core.compare.keys import match, occurrence
+from tfdbg_tui.core.compare.pairs import R_DTYPE, R_NONE, R_SHAPE, R_VALUES
+from tfdbg_tui.core.compare.seqalign import Budget, align
+from tfdbg_tui.core.compare.values import Tolerance, compare_values
+
+DTYPE_IDS = {np.dtype("float32"): 1, np.dtype("float64"): 2, np.dtype("int32"): 3,
+             np.dtype("float16"): 19}
+
+
+def tv(values: np.ndarray | list) -> TensorValue:
+    arr = np.asarray(values)
+    return TensorValue(DTYPE_IDS[arr.dtype], str(arr.dtype), arr.shape, arr)
+
+
+def test_occurrence_counts_earlier_rows_of_the_same_group() -> None:
+    groups = np.array([5, 3, 5, 5, 3, 7])
+    assert occurrence(groups).tolist() == [0, 0, 1, 2, 1, 0]
+
+
+def test_match_pairs_equal_group_and_occurrence_only() -> None:
+    ga, gb = np.array([1, 1, 2, -1, 3]), np.array([2, 1, 1, 1, -1])
+    ia, ib = match(ga, occurrence(ga), gb, occurrence(gb))
+    got = sorted(zip(ia.tolist(), ib.tolist(), strict=True))
+    assert got == [(0, 1), (1, 2), (2, 0)]  # group 1 twice in order, group 2; -1 never
+
+
+def _truth(n: int, inserted_every: int) -> tuple[np.ndarray, np.ndarray, dict[int, int]]:
+    """A token stream, and the same stream with a new token inserted every k; a → b."""
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 12, n)  # few distinct tokens, like op types
+    b, where = [], {}
+    for i, t in enumerate(a.tolist()):
+        if i and i % inserted_every == 0:
+            b.append(99)
+        where[i] = len(b)
+        b.append(t)
+    return a, np.array(b), where
+
+
+@pytest.mark.parametrize("window", [64, 2000])
+def test_alignment_skips_inserted_tokens_across_windows(window: int) -> None:
+    a, b, where = _truth(3000, 37)
+    got = align(a, b, Budget(10**8, 10**8), "test", window=window)
+    pairs = dict(zip(got.a.tolist(), got.b.tolist(), strict=True))
+    right = sum(pairs.get(i) == j for i, j in where.items())
+    assert right >= 0.98 * len(a)
+    assert not np.isin(got.b, np.flatnonzero(b == 99)).any()  # inserted tokens stay unmatched
+
+
+def test_a_replaced_token_keeps_its_place() -> None:
+    got = align(np.array([1, 2, 3, 4, 5]), np.array([1, 2, 8, 4, 5]), Budget(), "test")
+    assert got.a.tolist() == got.b.tolist() == [0, 1, 2, 3, 4]
+    assert got.same.tolist() == [True, True, False, True, True]
+
+
+def test_exhausted_budget_says_so_and_still_pairs() -> None:
+    a, b, _ = _truth(5000, 50)
+    budget = Budget(100, 100)
+    got = align(a, b, budget, "the timeline", window=64)
+    assert budget.notes and "the timeline" in budget.notes[0] and "budget" in budget.notes[0]
+    assert len(got.a) > 0.9 * len(a)
+
+
+CASES = [
+    ([1.0, 2.0, 3.0], [1.0, 2.0, 3.0]),
+    ([1.0, 2.0, 3.0], [1.0, 2.0 + 1e-6, 3.0]),
+    ([1.0, np.nan, 3.0], [1.0, np.nan, 3.0]),
+    ([1.0, np.nan, 3.0], [1.0, 2.0, 3.0]),
+    ([np.inf, -np.inf], [np.inf, -np.inf]),
+    ([np.inf, 1.0], [-np.inf, 1.0]),
+    ([0.0, 1e-9], [0.0, 0.0]),
+    ([100.0, 1.0], [100.001, 1.0]),
+    ([100.001, 1.0], [100.0, 1.0]),
+]
+
+
+@pytest.mark.parametrize("rtol, atol", [(1e-7, 0.0), (1e-5, 0.0), (0.0, 1e-8), (1e-5, 1e-3)])
+@pytest.mark.parametrize("x, y", CASES)
+def test_values_follow_numpy_assert_allclose(x: list, y: list, rtol: float, atol: float) -> None:
+    a, b = np.array(x, np.float64), np.array(y, np.float64)
+    try:
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+        numpy_says_close = True
+    except AssertionError:
+        numpy_says_close = False
+    got = compare_values(tv(a), tv(b), Tolerance(rtol, atol))
+    assert (got.reason == R_NONE) == numpy_says_close
+
+
+def test_errors_and_worst_element() -> None:
+    a = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    b = a.copy()
+    b[1, 0] = 3.5
+    b[0, 1] = 2.01
+    got = compare_values(tv(a), tv(b), Tolerance())
+    assert got.reason == R_VALUES and got.mismatched == 2 and got.total == 4
+    assert got.max_abs == pytest.approx(0.5)
+    assert got.max_rel == pytest.approx(0.5 / 3.5)
+    assert got.worst == 2 and got.at_worst == (3.0, 3.5)
+
+
+def test_nan_against_a_number_is_never_close_whatever_the_tolerance() -> None:
+    got = compare_values(tv([np.nan]), tv([1.0]), Tolerance(rtol=1e9, atol=1e9))
+    assert got.reason == R_VALUES
+
+
+def test_dtypes_and_shapes() -> None:
+    f32 = np.arange(6, dtype=np.float32)
+    assert compare_values(tv(f32), tv(f32.astype(np.float16)), Tolerance()).reason == R_NONE
+    assert compare_values(tv(f32), tv(f32.astype(np.int32)), Tolerance()).reason == R_DTYPE
+    assert compare_values(tv(f32.reshape(2, 3)), tv(f32.reshape(3, 2)),
+                          Tolerance()).reason == R_SHAPE
+    ints = np.array([1, 2, 3], np.int32)
+    off = np.array([1, 2, 4], np.int32)
+    assert compare_values(tv(ints), tv(off), Tolerance(rtol=1.0)).reason == R_VALUES
