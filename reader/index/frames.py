@@ -6,7 +6,8 @@ that list, so frames are resolved per file set. Source text is read on demand by
 `.source_files` is often megabytes of TensorFlow's own code that nobody looks at.
 
 The user frame is what the panes and the report lead with: the innermost frame whose file is
-not TensorFlow's, Keras', the standard library's, another installed package's or ours.
+not TensorFlow's, Keras', the standard library's, another installed package's or ours — nor
+AutoGraph's generated code (`reader.index.autograph` maps those frames back to the user's).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ _FRAMEWORK_PATTERNS = re.compile(
       | [/\\]tensorflow[/\\](python|core|compiler)[/\\]   # a TensorFlow source tree
       | [/\\]keras[/\\]src[/\\]
       | [/\\]tfdbg_tui[/\\]|[/\\]dumper[/\\](?!examples[/\\])   # our own wrapper
+      | __autograph_generated_file[^/\\]*\.py$   # AutoGraph's generated code (see autograph.py)
     )""",
     re.VERBOSE,
 )
