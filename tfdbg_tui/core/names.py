@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from reader import DebugLogdir
+from reader import GRAPH, DebugLogdir, ReaderError
 
 SESSION_GRAPH = "(Session graph)"
 GRAPH_MODE_TIMELINE = "graph mode (TF1 Session): no eager executions are recorded"
@@ -58,3 +58,16 @@ def graph_mode_run(logdir: DebugLogdir, executions: int, traces: int) -> bool:
     """True for a run with graph traces and no eager execution (TF1 `Session.run`): a TF2
     program records every tf.function call as an execution."""
     return executions == 0 and traces > 0
+
+
+def tensor_device(logdir: DebugLogdir, kind: int, index: int, slot: int = 0) -> str:
+    """The full device name of a graph trace (kind GRAPH) or an eager output ("" unknown)."""
+    if kind == GRAPH:
+        return trace_device(logdir, index)
+    try:
+        ids = logdir.read_execution(index).output_device_ids
+    except ReaderError:
+        return ""
+    if 0 <= slot < len(ids):
+        return logdir.graphs.devices.get(int(ids[slot]), "")
+    return ""

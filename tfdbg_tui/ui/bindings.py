@@ -49,6 +49,12 @@ ACTION_KEYS: tuple[KeySpec, ...] = (
     KeySpec("list.only_bad", "a", "toggle_only_bad", "Only rows with NaN/∞ (toggle)",
             footer=True, label="NaN only"),
     KeySpec("list.goto", "g", "goto", "Go to an index", footer=True, label="go to"),
+    KeySpec("source.edit", "e", "edit_source", "Open the source line (Source Code, Stack "
+            "Trace) in $VISUAL/$EDITOR", label="edit"),
+    KeySpec("source.save", "w", "save_source", "Write the logdir's copy of that file to "
+            "./tfdbg-sources/ (or $TFDBG_TUI_SAVE_DIR)"),
+    KeySpec("app.copy", "y", "copy", "Copy file:line (Source Code, Stack Trace) or the "
+            "selected op/tensor name to the clipboard", label="copy"),
     KeySpec("pane.zoom", "z", "zoom", "Zoom the focused pane (toggle)", footer=True, label="zoom"),
     KeySpec("app.help", "question_mark", "help", "Help: every key", footer=True, label="help"),
     KeySpec("app.quit", "q", "quit", "Quit", footer=True, label="quit"),

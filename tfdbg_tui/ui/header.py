@@ -9,6 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from reader import DebugLogdir
+from tfdbg_tui.core.liveness import activity, last_growth
 from tfdbg_tui.core.model import Snapshot
 from tfdbg_tui.core.textutil import lit
 
@@ -36,7 +37,8 @@ def header_line(logdir: DebugLogdir, snap: Snapshot, display_path: str, narrow: 
         pct = (100 * snap.done_bytes // snap.total_bytes) if snap.total_bytes else 0
         t.append(f"  indexing {pct}%", "bold yellow")
     elif follow:
-        t.append("  ● live", "bold green")
+        words, live = activity(last_growth(logdir))
+        t.append(f"  {words}", "bold green" if live else "dim")
     else:
         t.append("  ● read", "bold green")
     return t

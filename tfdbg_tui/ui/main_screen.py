@@ -29,6 +29,7 @@ from tfdbg_tui.core.model import AppState
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.bindings import ACTION_KEYS, NAV_KEYS, KeySpec, to_bindings
 from tfdbg_tui.ui.dialogs import HelpScreen, PromptBar
+from tfdbg_tui.ui.fix_actions import FixActions
 from tfdbg_tui.ui.header import header_line
 from tfdbg_tui.ui.inspector.inspector import ValueInspector
 from tfdbg_tui.ui.panes.alerts import AlertsPane, origin_of
@@ -48,6 +49,7 @@ from tfdbg_tui.ui.panes.stack import StackPane
 from tfdbg_tui.ui.panes.timeline import TimelinePane
 from tfdbg_tui.ui.vlist import VirtualList
 
+ACTIVITY_EVERY = 5.0  # seconds between checks of whether the logdir still grows
 DEBOUNCE = 0.12  # seconds a cursor must rest before the other panes follow it
 NARROW_WIDTH, NARROW_HEIGHT = 120, 32
 PANES = registered_panes()
@@ -56,7 +58,7 @@ SCREEN_KEYS: tuple[KeySpec, ...] = (*NAV_KEYS, *focus_keys(PANES), *ACTION_KEYS)
 P = TypeVar("P", bound=Pane)
 
 
-class MainScreen(Screen[None]):
+class MainScreen(FixActions, Screen[None]):
     """Alerts, Timeline over Graph Structure, Graph Executions; Source Code and Stack Trace."""
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
@@ -127,6 +129,7 @@ class MainScreen(Screen[None]):
         self.alerts.focus_target.focus()
         self._update_header()
         self._check_narrow()
+        self.set_interval(ACTIVITY_EVERY, self._update_header)  # "live" → "last grew …"
         # a snapshot published before we were mounted (a tiny logdir indexes that fast)
         snap = self.state.snapshot
         if snap.traces or snap.executions or not snap.indexing:
@@ -236,6 +239,7 @@ class MainScreen(Screen[None]):
             return
         kind, index = int(a.kind[position]), int(a.index[position])
         self.follow(kind, index)
+        self.want_fix(position)  # then Source Code on the line to change (the diagnosis')
 
     def follow(self, kind: int, index: int) -> None:
         if kind == GRAPH:
@@ -273,7 +277,7 @@ class MainScreen(Screen[None]):
     def on_show_frame(self, message: ShowFrame) -> None:
         if message.immediate:
             self.source.show_frame(message.frame)
-        else:
+        elif not self.stale_frame_request(message.frame):
             self._debounce(lambda: self.source.show_frame(message.frame), frame=True)
 
     def show_trace(self, index: int, *, select: bool = True, focus: bool = False) -> None:

@@ -71,8 +71,10 @@ def columns(width: int, n_rows: int) -> tuple[int, int, int, int]:
     return idx_w, name_w, type_w, health_w
 
 
-def trace_row(logdir: DebugLogdir, i: int, width: int, n_rows: int, marker: str = " ") -> Text:
-    """One Graph Executions row: index, op name:slot, op type, health."""
+def trace_row(logdir: DebugLogdir, i: int, width: int, n_rows: int, marker: str = " ",
+              device: str = "") -> Text:
+    """One Graph Executions row: index, op name:slot, op type, health, and the (short)
+    device when the run has several (replicas of a MirroredStrategy differ only there)."""
     t = logdir.traces
     idx_w, name_w, type_w, _ = columns(width, n_rows)
     strings = logdir.strings
@@ -87,6 +89,8 @@ def trace_row(logdir: DebugLogdir, i: int, width: int, n_rows: int, marker: str 
         row.append(pad(lit(strings[int(t.op_type[i])] or "?"), type_w), "cyan")
         row.append(" ")
     row.append_text(health_chips(t.health(i), compact=width < 110))
+    if device:
+        row.append(f"  {lit(device)}", MARK_STYLE)
     return row
 
 

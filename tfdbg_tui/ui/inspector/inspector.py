@@ -40,6 +40,7 @@ from reader.values import (
     parse_index,
     save_npy,
 )
+from tfdbg_tui.core.names import short_device, tensor_device
 from tfdbg_tui.core.sanitize import literal
 from tfdbg_tui.core.values import STAGES, Loaded, load
 from tfdbg_tui.ui.inspector.grid import ValueGrid, cell_width, formatter_for
@@ -150,6 +151,9 @@ class ValueInspector(Screen[None]):
         title = Text(literal(t.name), style="bold")
         title.append(f"  ·  {literal(t.op_type)}  ·  {t.where}  ·  ", style="dim")
         title.append(mode_name(t.mode), style="bold cyan")
+        device = short_device(tensor_device(self.logdir, self.kind, self.index, self.slot))
+        if device:
+            title.append(f"  ·  on {literal(device)}", style="bold #5fd7ff")
         return title
 
     def _show_error(self, message: str) -> None:

@@ -18,6 +18,7 @@ from reader import GRAPH, Alerts
 from reader.diagnosis import Diagnosis, diagnose
 from tfdbg_tui.core import model
 from tfdbg_tui.core.textutil import lit
+from tfdbg_tui.ui.fix_actions import DiagnosisReady
 from tfdbg_tui.ui.panes.base import FollowAlert, ListPane
 from tfdbg_tui.ui.panes.registry import register_pane
 from tfdbg_tui.ui.render import alert_row
@@ -42,13 +43,14 @@ class AlertsPane(ListPane):
         self._view: np.ndarray | None = None
         self._t0 = 0.0
         self.diagnosis: Diagnosis | None = None
-        self._diagnosed: int | None = None
+        self.diagnosed: int | None = None  # the alert position `diagnosis` belongs to
 
     def compose(self) -> ComposeResult:
         yield Static(Text("indexing…", style="dim"), id="alerts-summary", markup=False)
         yield VirtualList(self._row, empty="no NaN/∞ found (yet)",
                           announce_initial=True, id="alerts-list")
         yield Static(Text(""), id="alerts-diagnosis", markup=False)
+        yield Static(Text(""), id="alerts-warnings", markup=False)
 
     @property
     def alerts(self) -> Alerts:
@@ -126,10 +128,21 @@ class AlertsPane(ListPane):
             text = f"indexing… {text}" if len(self._alerts) else "indexing…"
         self.query_one("#alerts-summary", Static).update(
             Text(lit(text), style="bold #ff5f5f" if len(self._alerts) else "green"))
+        self._warnings(snap.indexing)
         n, shown = len(self._alerts), self.vlist.row_count
         status = f"{n:,} alerts" if shown == n else f"{shown:,} of {n:,} alerts"
         extra = self.filter_status()
         self.set_status(f"{status} · {extra}" if extra else status)
+
+    def _warnings(self, indexing: bool) -> None:
+        """The reader's warnings (a full circular buffer, nothing recorded, damaged files):
+        they can explain an empty or misleading alert list, so they are shown here."""
+        found = [] if indexing else self.state.logdir.all_warnings()
+        box = self.query_one("#alerts-warnings", Static)
+        box.display = bool(found)
+        if found:
+            more = f" (+{len(found) - 1} more)" if len(found) > 1 else ""
+            box.update(Text(f"⚠ {lit(found[0])}{more}", style="yellow"))
 
     def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
         event.stop()
@@ -143,7 +156,7 @@ class AlertsPane(ListPane):
     def _diagnose(self) -> None:
         line = self.query_one("#alerts-diagnosis", Static)
         alert = self.selected_alert()
-        self.diagnosis = None
+        self.diagnosis, self.diagnosed = None, None
         if alert is None:
             line.update(Text(""))
             return
@@ -166,6 +179,9 @@ class AlertsPane(ListPane):
                         message: str) -> None:
         if position != self.selected:
             return  # the selection moved on; its own diagnosis is on the way
-        self.diagnosis = result
+        self.diagnosis, self.diagnosed = result, position
         line = self.query_one("#alerts-diagnosis", Static)
-        line.update(Text(lit(message), style="italic"))
+        notes = " ".join(result.notes) if result is not None and result.notes else ""
+        line.update(Text(lit(f"{message} {notes}" if notes else message), style="italic"))
+        if position is not None:
+            self.post_message(DiagnosisReady(position, result))

@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from tfdbg_tui.core import model
+from tfdbg_tui.core.names import short_device
 from tfdbg_tui.ui.panes.base import ShowTrace, TableListPane
 from tfdbg_tui.ui.panes.registry import register_pane
 from tfdbg_tui.ui.render import trace_row
@@ -29,13 +30,18 @@ class GraphExecutionsPane(TableListPane):
     def __init__(self, state: model.AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self._inputs: frozenset[int] = frozenset()
+        self._devices: set[int] = set()  # device string ids seen in the rows so far
 
     def compose(self) -> ComposeResult:
         yield VirtualList(self._row, empty="no graph executions (yet)", id="ge-list")
 
     def _row(self, i: int, width: int) -> Text:
         marker = "›" if i in self._inputs else " "
-        return trace_row(self.state.logdir, i, width, self.state.snapshot.traces, marker)
+        logdir = self.state.logdir
+        device = ""
+        if len(self._devices) > 1:
+            device = short_device(logdir.strings[int(logdir.traces.device[i])])
+        return trace_row(logdir, i, width, self.state.snapshot.traces, marker, device)
 
     @property
     def selected(self) -> int | None:
@@ -54,7 +60,11 @@ class GraphExecutionsPane(TableListPane):
         return model.trace_rows(self.state.logdir, start, stop, self.matcher, self.only_bad)
 
     def grew(self, old: int, new: int) -> bool:
-        return len(str(max(new - 1, 0))) != len(str(max(old - 1, 0)))  # index column widens
+        before = len(self._devices)
+        if new > old:
+            self._devices.update(np.unique(self.state.logdir.traces.device[old:new]).tolist())
+        several = before < 2 <= len(self._devices)  # a device column appears
+        return several or len(str(max(new - 1, 0))) != len(str(max(old - 1, 0)))
 
     def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
         event.stop()

@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 
 from reader.index.graphs import Op
 from tfdbg_tui.core import model
+from tfdbg_tui.core.names import graph_label, trace_device
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.panes.base import ListPane, ShowTrace
 from tfdbg_tui.ui.panes.registry import register_pane
@@ -70,8 +71,9 @@ class GraphStructurePane(ListPane):
             self._set(rows, [], first=None)
             return
         rows.append(Row(Text(f"in {lit(self._graph_path(op))}", style=DIM)))
-        if op.device:
-            rows.append(Row(Text(lit(op.device), style=DIM)))
+        device = trace_device(logdir, trace) or op.device  # where this trace ran
+        if device:
+            rows.append(Row(Text(lit(device), style=DIM)))
         self.inputs = model.input_links(logdir, n, trace, op)
         rows.append(Row(Text(f"── inputs ({len(self.inputs)})", style="bold")))
         first = len(rows) if self.inputs else None
@@ -97,7 +99,7 @@ class GraphStructurePane(ListPane):
         rows = [Row(Text(f"{lit(ex.op_type)}  #{index}", style="bold magenta"))]
         if ex.graph_id is not None:
             g = self.state.logdir.graph(ex.graph_id)
-            name = g.name if g and g.name else ex.graph_id
+            name = graph_label(self.state.logdir, ex.graph_id)
             n_ops = len(g.ops) if g else 0
             rows.append(Row(Text(f"tf.function call of graph {lit(name)} ({n_ops} ops)",
                                  style=DIM)))
@@ -118,12 +120,9 @@ class GraphStructurePane(ListPane):
 
     def _graph_path(self, op: Op) -> str:
         logdir = self.state.logdir
-        names = []
-        for gid in reversed(logdir.graphs.graph_chain(op.graph_id)):
-            g = logdir.graph(gid)
-            if g is not None and g.name:
-                names.append(g.name)
-        return " ⊂ ".join(names) or op.graph_id
+        names = [graph_label(logdir, gid)
+                 for gid in reversed(logdir.graphs.graph_chain(op.graph_id))]
+        return " ⊂ ".join(names) or graph_label(logdir, op.graph_id)
 
     def _link_text(self, arrow: str, link: model.OpLink, where: str) -> Text:
         logdir = self.state.logdir
@@ -146,6 +145,16 @@ class GraphStructurePane(ListPane):
             t.append(f"  #{link.trace}", WARN if bad else "")
             t.append(f" ({where})", DIM)
         return t
+
+    def selected_name(self) -> str | None:
+        """The name of the tensor or op under the cursor (what `y` copies)."""
+        pos = self.vlist.cursor_index
+        row = self.rows[pos] if pos is not None and pos < len(self.rows) else None
+        if row is None:
+            return None
+        if row.trace is not None:
+            return self.state.logdir.trace_name(row.trace)
+        return row.text.plain.strip() or None
 
     def input_traces(self) -> frozenset[int]:
         return frozenset(link.trace for link in self.inputs if link.trace is not None)

@@ -72,6 +72,14 @@ class StackPane(ListPane):
         target = self.user_index if self.user_index is not None else len(frames) - 1
         return self._select(target)
 
+    def select_frame(self, frame: Frame) -> bool:
+        """Select the frame at `frame`'s file and line if it is in the stack (shown)."""
+        for k, f in enumerate(self.frames):
+            if (f.file, f.line) == (frame.file, frame.line) and k in self.shown:
+                self._select(k)
+                return True
+        return False
+
     def _layout(self) -> None:
         hide = self.hide_framework and self.user_index is not None
         self.shown = [k for k, f in enumerate(self.frames)

@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from tfdbg_tui.core import model
+from tfdbg_tui.core.names import GRAPH_MODE_TIMELINE, graph_mode_run
 from tfdbg_tui.ui.panes.base import ShowExecution, ShowTrace, TableListPane
 from tfdbg_tui.ui.panes.registry import register_pane
 from tfdbg_tui.ui.render import execution_row
@@ -52,6 +53,13 @@ class TimelinePane(TableListPane):
         snap = self.state.snapshot
         self._bad = model.execution_bad(self.state.logdir, snap.executions, snap.outputs)
         return False
+
+    def on_indexed(self) -> None:
+        super().on_indexed()
+        snap = self.state.snapshot
+        if graph_mode_run(self.state.logdir, snap.executions, snap.traces):
+            self.vlist.empty_text = GRAPH_MODE_TIMELINE  # not "(yet)": TF1 never records any
+            self.vlist.refresh()
 
     def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
         event.stop()
