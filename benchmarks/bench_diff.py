@@ -1,0 +1,99 @@
+"""Diff benchmark: `tfdbg-tui diff` of two 1M-trace FULL_HEALTH logdirs vs one `report`.
+
+The bar (issue: compare two runs) is diff ≤ 2× report. Run B is a copy of run A, so every
+one of the 1.25M tensor rows aligns by name and is compared — the most work a diff of two
+such runs can do. Both commands run as fresh processes, each timed cold (a new, empty index
+cache) and warm (its cache filled by the cold run), median of `repeats`.
+
+Usage: python -m benchmarks.bench_diff LOGDIR [--repeats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bench_reader import run_measured
+
+
+def _copy_of(logdir: Path) -> Path:
+    """Run B: a copy of the logdir next to it (made once, kept with the benchmark data)."""
+    copy = logdir.parent / (logdir.name + "-copy")
+    marker = copy / ".complete-copy"
+    if not marker.exists():
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(logdir, copy, ignore=shutil.ignore_patterns(".complete*"))
+        marker.write_text("copy\n")
+    return copy
+
+
+def _timed(cmd: list[str], repeats: int) -> dict[str, Any]:
+    """Cold and warm wall times (medians) and the peak RSS of a command."""
+    cold, warm, rss, out = [], [], 0, ""
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as cache:
+            os.environ["TFDBG_TUI_CACHE_DIR"] = cache
+            try:
+                for bucket in (cold, warm):
+                    wall, peak, out, status = run_measured(cmd)
+                    if status not in (0, 1):
+                        raise SystemExit(f"{' '.join(cmd)} failed with status {status}")
+                    bucket.append(wall)
+                    rss = max(rss, peak)
+            finally:
+                del os.environ["TFDBG_TUI_CACHE_DIR"]
+    return {"cold": statistics.median(cold), "warm": statistics.median(warm), "rss": rss,
+            "cold_runs": cold, "out": out}
+
+
+def main(logdir: str, repeats: int = 3) -> tuple[str, dict[str, Any]]:
+    """Run the benchmark; returns (Markdown section, raw numbers)."""
+    a = Path(logdir)
+    b = _copy_of(a)
+    report = _timed([sys.executable, "-m", "tfdbg_tui", "report", "--json", str(a)], repeats)
+    diff = _timed([sys.executable, "-m", "tfdbg_tui", "diff", "--json", str(a), str(b)],
+                  repeats)
+    result = json.loads(diff["out"])
+    rows = [
+        ("`tfdbg-tui report --json A`", report),
+        ("`tfdbg-tui diff --json A B`", diff),
+    ]
+    ratio_cold, ratio_warm = diff["cold"] / report["cold"], diff["warm"] / report["warm"]
+    lines = [
+        "## Diff: two runs vs one report",
+        "",
+        f"Run A: {result['a']['graph_traces']:,} graph traces + {result['a']['eager_outputs']:,}"
+        f" eager outputs (FULL_HEALTH, the reader benchmark's logdir); run B: a copy. "
+        f"{result['compared']:,} tensor pairs compared, {result['different']:,} different, "
+        f"{result['unmatched_a']:,} / {result['unmatched_b']:,} unmatched "
+        f"(equivalent: {'yes' if result['equivalent'] else 'NO'}).",
+        "",
+        "| what | cold (empty index cache) | warm (cache filled) | peak RSS |",
+        "|---|---:|---:|---:|",
+        *[f"| {name} | {r['cold']:.2f} s | {r['warm']:.2f} s | {r['rss'] / 2**20:.0f} MiB |"
+          for name, r in rows],
+        "",
+        f"- diff / report: **{ratio_cold:.2f}×** cold, **{ratio_warm:.2f}×** warm "
+        "(bar: ≤ 2×).",
+        f"- Cold runs: report {', '.join(f'{w:.2f}' for w in report['cold_runs'])} s; diff "
+        f"{', '.join(f'{w:.2f}' for w in diff['cold_runs'])} s (medians shown).",
+    ]
+    raw = {"report": {k: v for k, v in report.items() if k != "out"},
+           "diff": {k: v for k, v in diff.items() if k != "out"},
+           "ratio_cold": ratio_cold, "ratio_warm": ratio_warm}
+    return "\n".join(lines) + "\n", raw
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(prog="python -m benchmarks.bench_diff")
+    p.add_argument("logdir")
+    p.add_argument("--repeats", type=int, default=3)
+    args = p.parse_args()
+    print(main(args.logdir, args.repeats)[0])
