@@ -1,6 +1,6 @@
 """`make bench`: build the big logdir once, run every benchmark, write BENCHMARKS.md.
 
-Usage: python -m benchmarks.run [--traces N] [--executions N] [--only reader,tui,dumper]
+Usage: python -m benchmarks.run [--traces N] [--executions N] [--only reader,diff,tui,dumper]
 Data lives in ./bench-data (git-ignored) and is reused between runs.
 """
 
@@ -34,7 +34,7 @@ def main() -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.run")
     p.add_argument("--traces", type=int, default=1_000_000)
     p.add_argument("--executions", type=int, default=250_000)
-    p.add_argument("--only", default="reader,tui,dumper")
+    p.add_argument("--only", default="reader,diff,tui,dumper")
     p.add_argument("--output", default=str(ROOT / "BENCHMARKS.md"))
     args = p.parse_args()
     wanted = set(args.only.split(","))
@@ -48,6 +48,9 @@ def main() -> int:
         from benchmarks.bench_reader import main as bench_reader
 
         sections.append(bench_reader(str(big))[0])
+    if "diff" in wanted:
+        say("diff: two 1M-trace runs against one report, cold and warm cache")
+        sections.append(_in_fresh_process("benchmarks.bench_diff", str(big)))
     if "tui" in wanted:
         say("tui: first paint and key-to-repaint on the big logdir")
         sections.append(_in_fresh_process("benchmarks.bench_tui", str(big)))
