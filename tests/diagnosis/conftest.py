@@ -14,11 +14,16 @@ from zoo_support import ZOO, ZooRun, run_program
 
 
 @pytest.fixture(scope="session")
-def zoo_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ZooRun]:
-    """name → ZooRun for every zoo program (all run on first use, two at a time)."""
+def zoo_runs(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+             ) -> dict[str, ZooRun]:
+    """name → ZooRun for the zoo programs the selected tests use (all run on first use, two
+    at a time), so `-k <program>` runs only that program."""
     pytest.importorskip("tensorflow")
     base = tmp_path_factory.mktemp("zoo")
-    programs = sorted(ZOO.glob("*.py"))
+    wanted = {item.callspec.params["prog"].name for item in request.session.items
+              if hasattr(item, "callspec") and "prog" in item.callspec.params
+              and "zoo_runs" in getattr(item, "fixturenames", ())}
+    programs = [p for p in sorted(ZOO.glob("*.py")) if p.stem in wanted]
     with ThreadPoolExecutor(max_workers=2) as pool:
         runs = list(pool.map(lambda p: run_program(p, base / p.stem), programs))
     return {r.program.stem: r for r in runs}

@@ -51,7 +51,8 @@ and `diagnosis.explanation` names the cause in words (each program's `cause` wor
 
 Cases the tool does not get right yet are strict xfails whose reason says what the report
 says today against what it should say; the diagnosis work flips them to passes (a strict
-xfail that passes fails the run, so the mark must then be removed).
+xfail that passes fails the run, so the mark must then be removed); a case whose recorded
+trace order varies between runs is a non-strict xfail (RACY).
 """
 
 from __future__ import annotations
@@ -63,7 +64,17 @@ from zoo_support import ZooProgram, ZooRun, problems, summary, zoo_programs
 pytestmark = [pytest.mark.tf, pytest.mark.timeout(1800)]
 
 # name → what is wrong today (report vs expectation); cleared as the diagnosis learns.
-XFAIL: dict[str, str] = {}
+XFAIL: dict[str, str] = {
+    "c5_data_map_preprocess": (
+        "origin Log at the preprocess line is right, but the explanation pairs it with the "
+        "wrong trace of the map function's argument: 'its input args_0:0 holds 0 zeros "
+        "(log 0 = −∞)'. In a dataset function TensorFlow records the argument args_0 after "
+        "the Log that consumes it (TF's reader: Log #4 with one −∞, then args_0 #5 with one "
+        "zero); it should say args_0 holds 1 zero"),
+}
+# Cases whose recorded trace order varies from run to run, so today's wrong answer is only
+# usually wrong: a non-strict xfail (an XPASS shows up in the summary, never fails the run).
+RACY = {"c5_data_map_preprocess"}  # args_0 is traced after its Log in about 3 runs of 4
 
 PROGRAMS = zoo_programs()
 
@@ -73,7 +84,8 @@ def _params() -> list[object]:
     for prog in PROGRAMS:
         marks = []
         if prog.name in XFAIL:
-            marks.append(pytest.mark.xfail(strict=True, reason=f"issue 9: {XFAIL[prog.name]}"))
+            marks.append(pytest.mark.xfail(strict=prog.name not in RACY,
+                                           reason=f"issue 9: {XFAIL[prog.name]}"))
         out.append(pytest.param(prog, id=prog.name, marks=marks))
     return out
 

@@ -10,7 +10,8 @@ Header keys (one per line, in the program's first lines):
                         an fnmatch pattern (only where TensorFlow itself leaves it ambiguous)
     cause               words a correct explanation must contain: `,` separates required
                         terms, `|` alternatives within a term; case-insensitive, with
-                        "−" read as "-" and "∞" as "inf" on both sides
+                        "−" read as "-" and "∞" as "inf" on both sides; an occurrence right
+                        after "0", "no", "not", "without" or "never" does not count
     kind                forward | gradient | data | variable
     forward_op          (gradient) the forward op whose derivative failed
     write_op            (variable) the op type of the write that put the NaN in the variable
@@ -136,6 +137,21 @@ def norm(s: str) -> str:
     return s.lower().replace("\u2212", "-").replace("\u221e", "inf")
 
 
+_NEGATIONS = {"0", "no", "not", "without", "never"}
+
+
+def affirms(text: str, word: str) -> bool:
+    """`word` occurs in `text` at least once not right after a negation ("holds 0 zeros",
+    "no zero" do not say that there are zeros)."""
+    start = text.find(word)
+    while start >= 0:
+        before = text[:start].split()
+        if not before or before[-1] not in _NEGATIONS:
+            return True
+        start = text.find(word, start + 1)
+    return False
+
+
 def headline_alert(report: dict[str, Any]) -> dict[str, Any] | None:
     """The alert the user is sent to first: the first of `first_alerts`."""
     alerts = report.get("first_alerts") or []
@@ -181,7 +197,7 @@ def problems(prog: ZooProgram, report: dict[str, Any]) -> list[str]:
             out.append(f"origin.fix_frame.code is {fix.get('code')!r}, want {prog.fix_code!r}")
     explanation = norm(str(diag.get("explanation") or ""))
     for term in prog.causes:
-        if not any(a in explanation for a in term):
+        if not any(affirms(explanation, a) for a in term):
             out.append(f"explanation lacks {'|'.join(term)!r}: {diag.get('explanation')!r}")
     if origin.get("cause") != prog.kind:
         out.append(f"origin.cause is {origin.get('cause')!r}, want {prog.kind!r}")

@@ -7,7 +7,7 @@ fine in the forward pass, but the derivative of sqrt at 0 is 1/0 and the gradien
 """
 # EXPECT origin_op: SqrtGrad|__inference___backward_rmse_*
 # EXPECT forward_op: Sqrt
-# EXPECT cause: sqrt, 0|zero
+# EXPECT cause: sqrt, zero|at 0|= 0
 # EXPECT kind: gradient
 
 import sys

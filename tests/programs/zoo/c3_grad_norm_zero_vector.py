@@ -6,7 +6,7 @@ on its center, the norm is 0 and finite, but d/dx sqrt(x) at 0 = 1/0: the gradie
 """
 # EXPECT origin_op: SqrtGrad
 # EXPECT forward_op: Sqrt
-# EXPECT cause: sqrt, 0|zero
+# EXPECT cause: sqrt, zero|at 0|= 0
 # EXPECT kind: gradient
 
 import sys

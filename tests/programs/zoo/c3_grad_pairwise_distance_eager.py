@@ -6,7 +6,7 @@ infinite; the backward pass turns it into NaN and the weights are ruined after o
 """
 # EXPECT origin_op: SqrtGrad
 # EXPECT forward_op: Sqrt
-# EXPECT cause: sqrt, 0|zero
+# EXPECT cause: sqrt, zero|at 0|= 0
 # EXPECT kind: gradient
 
 import sys

@@ -6,7 +6,7 @@ gradient turns into NaN.
 """
 # EXPECT origin_op: Pow
 # EXPECT forward_op: Pow
-# EXPECT cause: gradient|derivative, zero|0
+# EXPECT cause: gradient|derivative, zero|at 0|= 0
 # EXPECT kind: gradient
 
 import sys

@@ -6,7 +6,7 @@ the unselected branch is 0.45 * 0 ** -0.55 = inf, and tf.where's zero times inf 
 """
 # EXPECT origin_op: Pow
 # EXPECT forward_op: Pow
-# EXPECT cause: gradient|derivative, zero|0
+# EXPECT cause: gradient|derivative, zero|at 0|= 0
 # EXPECT kind: gradient
 
 import sys

@@ -5,7 +5,7 @@ A language-model loss sets the log-probabilities of padding positions to -inf on
 multiplication. 0 × -inf is NaN: multiplying by a mask does not remove an infinity.
 """
 # EXPECT origin_op: Mul
-# EXPECT cause: −∞|-inf, 0|zero
+# EXPECT cause: −∞|-inf, 0 ×|0 *|zero
 # EXPECT kind: forward
 # EXPECT deliberate: Const
 
