@@ -19,7 +19,7 @@ import numpy as np
 
 from reader import EAGER, GRAPH, DebugLogdir
 from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
-from tfdbg_tui.core.compare.checks import column_checks, gather, needs_records
+from tfdbg_tui.core.compare.checks import judge, take
 from tfdbg_tui.core.compare.explain import Detail, explain
 from tfdbg_tui.core.compare.graphs import GraphPair, Tokens, op_table, pair_graphs
 from tfdbg_tui.core.compare.opmatch import pair_ops
@@ -63,12 +63,14 @@ _SHAPED = frozenset({FULL_HEALTH, SHAPE, FULL_TENSOR})  # modes recording dtype,
 
 
 def _timeline_order(logdir: DebugLogdir, pairs: Pairs) -> np.ndarray:
-    """Pair ids by run A's wall time (graph before eager at a tie, then file order)."""
+    """Pair ids by run A's wall time; ties keep the pairs' own order, which is graph before
+    eager and then run A's file order (both row builders return pairs sorted so)."""
     wall = np.empty(len(pairs))
     g, e = pairs.of_kind(GRAPH), pairs.of_kind(EAGER)
-    wall[g] = logdir.traces.wall_time[pairs.a_row[g]]
-    wall[e] = logdir.executions.wall_time[logdir.outputs.execution[pairs.a_row[e]]]
-    return np.lexsort((pairs.b_row, pairs.a_row, pairs.kind, wall)).astype(np.int64)
+    wall[g] = take(logdir.traces.wall_time, pairs.a_row[g])
+    wall[e] = take(logdir.executions.wall_time,
+                   take(logdir.outputs.execution, pairs.a_row[e]))
+    return np.argsort(wall, kind="stable").astype(np.int64)
 
 
 def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
@@ -86,25 +88,11 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
     pairs = Pairs.build(kind, np.concatenate([ga, ea]), np.concatenate([gb, eb]),
                         np.concatenate([ghow, ehow]))
     pairs.order = _timeline_order(a, pairs)
-    column_checks(a, b, pairs, tol.rtol)
+    need = judge(a, b, pairs, tol.rtol)
     notes = list(budget.notes)
-    todo = _record_todo(a, b, pairs)
+    todo = pairs.order[need[pairs.order]] if need.any() else np.zeros(0, np.int64)
     if len(todo):
         from tfdbg_tui.core.compare.values import record_checks
 
         record_checks(a, b, pairs, todo, tol, notes.append)
     return Comparison(a, b, tol, pairs, graph_pairs, ops_a, ops_b, notes)
-
-
-def _record_todo(a: DebugLogdir, b: DebugLogdir, pairs: Pairs) -> np.ndarray:
-    """Pairs whose records must be read, in run A's order: those still equal on the columns
-    that need them, and every FULL_TENSOR pair (its errors are worth showing either way)."""
-    need = np.zeros(len(pairs), bool)
-    for kind in (GRAPH, EAGER):
-        sel = pairs.of_kind(kind)
-        if len(sel):
-            ma = gather(a, kind, pairs.a_row[sel])["mode"]
-            mb = gather(b, kind, pairs.b_row[sel])["mode"]
-            both_ft = (ma == FULL_TENSOR) & (mb == FULL_TENSOR)
-            need[sel] = needs_records(ma, mb) & ((pairs.status[sel] == EQUAL) | both_ft)
-    return pairs.order[need[pairs.order]]

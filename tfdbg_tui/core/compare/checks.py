@@ -18,6 +18,8 @@ which pairs `values.py` must still read.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from reader import GRAPH, DebugLogdir
@@ -34,72 +36,126 @@ from tfdbg_tui.core.compare.pairs import (
     Pairs,
 )
 
-_FLOAT_DTYPES = np.array([1, 2, 14, 19])  # float32, float64, bfloat16, float16
-_COLUMNS = ("dtype", "rank", "size", "nan", "neg_inf", "pos_inf", "neg", "zero", "pos", "bad")
+_FLOAT = np.zeros(64, bool)
+_FLOAT[[1, 2, 14, 19]] = True  # float32, float64, bfloat16, float16
+_HEALTH = ("dtype", "rank", "size", "nan", "neg_inf", "pos_inf", "neg", "zero", "pos", "bad")
 _NONFINITE = ("nan", "neg_inf", "pos_inf")
 _FINITE = ("neg", "zero", "pos")
 
 
+def identity(rows: np.ndarray) -> bool:
+    """Whether `rows` is simply 0..n-1 (two runs of one program pair row i with row i)."""
+    n = len(rows)
+    return bool(n and int(rows[0]) == 0 and int(rows[-1]) == n - 1
+                and (n < 3 or np.all(np.diff(rows) == 1)))
+
+
+def take(column: Any, rows: np.ndarray, is_identity: bool | None = None) -> np.ndarray:
+    """`column[rows]`, as a view when `rows` is 0..n-1."""
+    if is_identity is None:
+        is_identity = identity(rows)
+    if is_identity and isinstance(column, np.ndarray) and len(rows) <= len(column):
+        return column[:len(rows)]
+    return np.asarray(column[rows])
+
+
+def _table(logdir: DebugLogdir, kind: int) -> Any:
+    return logdir.traces if kind == GRAPH else logdir.outputs
+
+
 def gather(logdir: DebugLogdir, kind: int, rows: np.ndarray) -> dict[str, np.ndarray]:
-    """The health columns, the mode and the op type (string) of rows of one kind."""
+    """The health columns and the mode of rows of one kind (-1 where not recorded)."""
+    t = _table(logdir, kind)
+    same = identity(rows)
+    bulk = getattr(t, "health_columns", None)  # an index that reads health back in bulk
+    cols = dict(bulk(rows)) if bulk is not None else {c: take(getattr(t, c), rows, same)
+                                                       for c in _HEALTH}
     if kind == GRAPH:
-        t = logdir.traces
-        cols = {c: getattr(t, c)[rows].astype(np.int64) for c in _COLUMNS}
-        cols["mode"] = t.mode[rows].astype(np.int64)
-        types = t.op_type[rows]
+        cols["mode"] = take(t.mode, rows, same)
     else:
-        o, e = logdir.outputs, logdir.executions
-        cols = {c: getattr(o, c)[rows].astype(np.int64) for c in _COLUMNS}
-        execs = o.execution[rows]
-        cols["mode"] = e.mode[execs].astype(np.int64)
-        types = e.op_type[execs]
-    uniq, inverse = np.unique(types, return_inverse=True)
-    names = np.array([logdir.strings[int(u)] for u in uniq] or [""], dtype=object)
-    cols["op_type"] = names[inverse] if len(rows) else np.zeros(0, object)
+        cols["mode"] = take(logdir.executions.mode, take(t.execution, rows, same))
     return cols
 
 
-def column_checks(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, rtol: float) -> None:
-    """Set status and reason of every pair from the columns (first failing check wins)."""
+def op_types(logdir: DebugLogdir, kind: int, rows: np.ndarray) -> np.ndarray:
+    """The op type (string) of some rows."""
+    if kind == GRAPH:
+        ids = take(logdir.traces.op_type, rows)
+    else:
+        ids = take(logdir.executions.op_type, take(logdir.outputs.execution, rows))
+    uniq, inverse = np.unique(ids, return_inverse=True)
+    names = np.array([logdir.strings[int(u)] for u in uniq] or [""], dtype=object)
+    return names[inverse] if len(rows) else np.zeros(0, object)
+
+
+def judge(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, rtol: float) -> np.ndarray:
+    """Set status and reason of every pair from the columns (first failing check wins);
+    returns the mask of pairs whose records must still be read (see `needs_records`)."""
+    todo = np.zeros(len(pairs), bool)
     for kind in np.unique(pairs.kind).tolist():
         sel = pairs.of_kind(kind)
-        ca, cb = gather(a, kind, pairs.a_row[sel]), gather(b, kind, pairs.b_row[sel])
-        reason = _reasons(ca, cb, rtol)
+        rows_a, rows_b = pairs.a_row[sel], pairs.b_row[sel]
+        ca, cb = gather(a, kind, rows_a), gather(b, kind, rows_b)
+        reason, comparable = _reasons(ca, cb, rtol)
+        loose = np.flatnonzero(~comparable)
+        if len(loose):
+            other = op_types(a, kind, rows_a[loose]) != op_types(b, kind, rows_b[loose])
+            reason[loose[other & (reason[loose] == R_NONE)]] = R_OP_TYPE
         pairs.reason[sel] = reason
         pairs.status[sel] = np.where(reason != R_NONE, DIFFERENT, 0)
+        both_ft = (ca["mode"] == FULL_TENSOR) & (cb["mode"] == FULL_TENSOR)
+        todo[sel] = needs_records(ca["mode"], cb["mode"]) & ((reason == R_NONE) | both_ft)
+    return todo
 
 
-def _both(ca: dict[str, np.ndarray], cb: dict[str, np.ndarray], c: str) -> np.ndarray:
-    return (ca[c] >= 0) & (cb[c] >= 0)
+def _is_float(dtype: np.ndarray) -> np.ndarray:
+    return _FLOAT[np.clip(dtype, 0, len(_FLOAT) - 1)]
 
 
 def _reasons(ca: dict[str, np.ndarray], cb: dict[str, np.ndarray],
-             rtol: float) -> np.ndarray:
+             rtol: float) -> tuple[np.ndarray, np.ndarray]:
+    """Reason per pair, and whether anything but the op type could be compared. A column
+    equal on both sides everywhere costs one comparison (two runs of one program)."""
     n = len(ca["mode"])
     reason = np.zeros(n, np.int8)
 
     def flag(mask: np.ndarray, code: int) -> None:
         reason[(reason == R_NONE) & mask] = code
 
-    both_float = np.isin(ca["dtype"], _FLOAT_DTYPES) & np.isin(cb["dtype"], _FLOAT_DTYPES)
-    flag(_both(ca, cb, "dtype") & (ca["dtype"] != cb["dtype"]) & ~both_float, R_DTYPE)
+    def differs(c: str) -> np.ndarray | None:
+        """Where both recorded column `c` and it differs; None if nowhere."""
+        x, y = ca[c], cb[c]
+        ne = x != y
+        if not ne.any():
+            return None
+        return ne & (x >= 0) & (y >= 0)
+
+    off = differs("dtype")
+    if off is not None:
+        flag(off & ~(_is_float(ca["dtype"]) & _is_float(cb["dtype"])), R_DTYPE)
     for c in ("rank", "size"):
-        flag(_both(ca, cb, c) & (ca[c] != cb[c]), R_SHAPE)
-    one_side = np.zeros(n, bool)
+        off = differs(c)
+        if off is not None:
+            flag(off, R_SHAPE)
+    count_checks = []
+    off = differs("bad")
+    if off is not None:
+        flag(off, R_NONFINITE)
     for c in _NONFINITE:
-        one_side |= _both(ca, cb, c) & ((ca[c] > 0) != (cb[c] > 0))
-    one_side |= _both(ca, cb, "bad") & (ca["bad"] != cb["bad"])
-    flag(one_side, R_NONFINITE)
-    for codes, code in ((_NONFINITE, R_NONFINITE_COUNT), (_FINITE, R_COUNTS)):
-        for c in codes:
-            off = np.abs(ca[c] - cb[c]) > rtol * np.abs(cb[c])
-            flag(_both(ca, cb, c) & off, code)
-    comparable = np.zeros(n, bool)
-    for c in _COLUMNS:
-        comparable |= _both(ca, cb, c)
-    comparable |= needs_records(ca["mode"], cb["mode"])
-    flag(~comparable & (ca["op_type"] != cb["op_type"]), R_OP_TYPE)
-    return reason
+        off = differs(c)
+        if off is not None:
+            flag(off & ((ca[c] > 0) != (cb[c] > 0)), R_NONFINITE)
+            count_checks.append((c, off, R_NONFINITE_COUNT))
+    for c in _FINITE:
+        off = differs(c)
+        if off is not None:
+            count_checks.append((c, off, R_COUNTS))
+    for c, off, code in count_checks:  # counts within rtol: |a − b| ≤ rtol·|b|
+        flag(off & (np.abs(ca[c] - cb[c]) > rtol * np.abs(cb[c])), code)
+    comparable = needs_records(ca["mode"], cb["mode"])
+    for c in ("bad", "dtype", "size"):  # every mode that records anything records one
+        comparable |= (ca[c] >= 0) & (cb[c] >= 0)
+    return reason, comparable
 
 
 def needs_records(mode_a: np.ndarray, mode_b: np.ndarray) -> np.ndarray:

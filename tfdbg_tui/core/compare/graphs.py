@@ -86,6 +86,28 @@ class OpTable:
         return int(self.first_tensor[op]) + slot if 0 <= slot < self.n_out[op] else -1
 
 
+_DENSE = 1 << 24  # (graph, op name) grid small enough to count in place of sorting
+
+
+def _combos(graph: np.ndarray, name: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (graph, op name) string-id pairs as `graph·width + name`, and which one
+    each row has. A few graphs × the string table is a small grid, so the rows are counted
+    into it in O(n) rather than sorted."""
+    graphs = np.unique(graph) if len(graph) < 4096 else np.flatnonzero(
+        np.bincount(graph.astype(np.int64) + 1, minlength=width + 1)) - 1
+    if len(graphs) * width > _DENSE or (len(graphs) and graphs[0] < 0):
+        combo = graph.astype(np.int64) * width + name
+        return np.unique(combo, return_inverse=True)
+    dense_of = np.zeros(int(graphs.max(initial=0)) + 1, np.int64)
+    dense_of[graphs] = np.arange(len(graphs))
+    cell = dense_of[graph] * width + name
+    present = np.flatnonzero(np.bincount(cell, minlength=len(graphs) * width))
+    index = np.zeros(len(graphs) * width, np.int64)
+    index[present] = np.arange(len(present))
+    uniq = graphs[present // width].astype(np.int64) * width + present % width
+    return uniq, index[cell]
+
+
 def op_table(logdir: DebugLogdir) -> OpTable:
     """Number the run's ops and map every graph trace to its op (vectorised over rows)."""
     table = OpTable()
@@ -94,9 +116,9 @@ def op_table(logdir: DebugLogdir) -> OpTable:
             table.add(gid, name, op.op_type, op.num_outputs)
     t = logdir.traces
     n = len(t)
+    uniq, inverse = _combos(np.asarray(t.graph_id), np.asarray(t.op_name),
+                            len(logdir.strings) + 1)
     width = len(logdir.strings) + 1
-    combo = t.graph_id.astype(np.int64) * width + t.op_name.astype(np.int64)
-    uniq, inverse = np.unique(combo, return_inverse=True)
     first_row = np.zeros(len(uniq), np.int64)
     first_row[inverse[::-1]] = np.arange(n - 1, -1, -1)
     lut = np.empty(len(uniq), np.int64)
@@ -111,8 +133,10 @@ def op_table(logdir: DebugLogdir) -> OpTable:
             if table.shape[op] == (-1, -1, -1):
                 table.shape[op] = (d, r, z)
     most = np.zeros(len(table.keys), np.int64)
-    if n:
-        np.maximum.at(most, table.row_op, t.slot.astype(np.int64) + 1)
+    slot = np.asarray(t.slot)
+    multi = np.flatnonzero(slot > 0)  # few rows: ops with more than one output
+    if len(multi):
+        np.maximum.at(most, table.row_op[multi], slot[multi].astype(np.int64) + 1)
     table.n_out = [max(k, int(m)) for k, m in zip(table.n_out, most.tolist(), strict=True)]
     table.first_tensor = np.concatenate([[0], np.cumsum(table.n_out)]).astype(np.int64)
     return table

@@ -24,9 +24,6 @@ from tfdbg_tui.core.compare.pairs import (
 )
 from tfdbg_tui.core.compare.values import Tolerance
 
-_SEVERITY = np.array([0, 2, -1, 1], np.int8)  # by status: EQUAL, DIFFERENT, -, SKIPPED
-_STATUS_OF = np.array([EQUAL, SKIPPED, DIFFERENT], np.int8)  # by severity
-
 
 @dataclass(frozen=True)
 class TensorGroup:
@@ -101,11 +98,14 @@ class Comparison:
         key = (side, kind, "status")
         if key not in self._cache:
             sel, rows = self._rows(side, kind)
-            severity = np.full(self.n_rows(side, kind), -1, np.int8)
-            np.maximum.at(severity, rows, _SEVERITY[self.pairs.status[sel]])
-            status = np.full(len(severity), UNMATCHED, np.int8)
-            seen = severity >= 0
-            status[seen] = _STATUS_OF[severity[seen]]
+            status = np.full(self.n_rows(side, kind), UNMATCHED, np.int8)
+            of_pair = self.pairs.status[sel]
+            for s in (EQUAL, SKIPPED, DIFFERENT):  # worst last: a row in two pairs shows it
+                hit = of_pair == s
+                if hit.all():
+                    status[rows] = s
+                elif hit.any():
+                    status[rows[hit]] = s
             self._cache[key] = status
         return self._cache[key]
 
