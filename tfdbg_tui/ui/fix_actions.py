@@ -117,35 +117,50 @@ class FixActions:
     replace the fix line shown after it.
     """
 
-    _fix_for: int | None = None
+    _fix_for: tuple[int, int, int] | None = None  # (alert position, kind, index)
+    _fixed: tuple[int, int, Frame] | None = None  # (kind, index) of a tensor, its fix frame
     _stale_frame: Frame | None = None
 
     @property
     def _s(self) -> MainScreen:
         return cast("MainScreen", self)
 
-    def want_fix(self, position: int) -> None:
-        """After following alert `position`: show its fix line now, or when diagnosed."""
-        self._fix_for = position
+    def want_fix(self, position: int, kind: int, index: int) -> None:
+        """After following alert `position` (tensor `kind`, `index`): show its fix line now,
+        or when its diagnosis arrives."""
+        self._fix_for = (position, kind, index)
         alerts = self._s.alerts
         if alerts.diagnosed == position and alerts.diagnosis is not None:
             self._s.show_fix(alerts.diagnosis)
 
     def on_diagnosis_ready(self, message: DiagnosisReady) -> None:
-        if message.position == self._fix_for and message.diagnosis is not None:
+        if (self._fix_for is not None and message.position == self._fix_for[0]
+                and message.diagnosis is not None):
             self._s.show_fix(message.diagnosis)
 
     def show_fix(self, diagnosis: Diagnosis) -> None:
         """Source Code on the fix frame; the Stack Trace selects it when it is in the stack."""
-        self._fix_for = None
+        wanted, self._fix_for = self._fix_for, None
         frame = diagnosis.fix_frame
-        if frame is None:
+        if frame is None or wanted is None:
             return
+        self._fixed = (wanted[1], wanted[2], frame)
         stack = self._s.stack
         if not stack.select_frame(frame):
             self._stale_frame = stack.selected_frame
             self._s.set_timer(SUPPRESS_SECONDS, self._forget_stale)
         self._s.source.show_frame(frame)
+
+    def fix_or(self, kind: int, index: int, frame: Frame | None) -> Frame | None:
+        """The frame Source Code shows for tensor (`kind`, `index`): its fix line when it is
+        the followed alert's tensor (re-shown as the cursor comes back to it), else `frame`."""
+        if self._fixed is None or self._fixed[:2] != (kind, index):
+            return frame
+        fix = self._fixed[2]
+        if not self._s.stack.select_frame(fix) and frame is not None:
+            self._stale_frame = self._s.stack.selected_frame
+            self._s.set_timer(SUPPRESS_SECONDS, self._forget_stale)
+        return fix
 
     def _forget_stale(self) -> None:
         self._stale_frame = None

@@ -239,7 +239,7 @@ class MainScreen(FixActions, Screen[None]):
             return
         kind, index = int(a.kind[position]), int(a.index[position])
         self.follow(kind, index)
-        self.want_fix(position)  # then Source Code on the line to change (the diagnosis')
+        self.want_fix(position, kind, index)  # then Source Code on the line to change
 
     def follow(self, kind: int, index: int) -> None:
         if kind == GRAPH:
@@ -292,7 +292,7 @@ class MainScreen(FixActions, Screen[None]):
         op = logdir.op_of_trace(index)
         frames = logdir.op_stack(op) if op is not None else []
         frame = self.stack.show_frames(frames, f"created {logdir.trace_name(index)}")
-        self._show_source(frame)
+        self._show_source(self.fix_or(GRAPH, index, frame))
         if focus:
             self.focus_pane(self.ge)
 
@@ -312,7 +312,7 @@ class MainScreen(FixActions, Screen[None]):
             return
         frames = logdir.stack(record.stack_frame_ids)
         frame = self.stack.show_frames(frames, f"ran {record.op_type}")
-        self._show_source(frame)
+        self._show_source(self.fix_or(EAGER, index, frame))
 
     def _show_source(self, frame: Frame | None) -> None:
         if frame is not None:
