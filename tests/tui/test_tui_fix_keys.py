@@ -222,3 +222,20 @@ def test_short_device() -> None:
     assert short_device(CPU.format(1)) == "CPU:1"
     assert short_device("/job:worker/replica:0/task:2/device:GPU:0") == "worker:2/GPU:0"
     assert short_device("") == ""
+
+
+@sync
+async def test_reader_warnings_are_shown_under_the_alerts(tmp_path: Path) -> None:
+    w = LogdirWriter(tmp_path / "logdir", run_id="run-1", hostname="host",
+                     tensorflow_version="2.21.0", file_timestamp=int(T0))
+    gid = "g-1"
+    w.add_graph(gid, "step")
+    w.add_op(gid, "Log", "Log", [])
+    w.add_graph_trace(gid, "Log", 0, "NO_TENSOR", None, wall_time=T0)
+    w.close()
+    app = TfdbgApp(DebugLogdir(str(tmp_path / "logdir")), follow=False)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        box = app.screen.query_one("#alerts-warnings")
+        shown = str(box.render())
+        assert box.display and "NO_TENSOR" in shown and "cannot reveal NaN" in shown, shown
