@@ -31,7 +31,9 @@ launch). Its `diagnosis.origin` carries:
                 function and line, never /tmp/__autograph_generated_file*.py, never a
                 TensorFlow or Keras file:
                   forward  → the op's own user_frame
-                  gradient → forward.user_frame (as PyTorch's anomaly mode)
+                  gradient → forward.user_frame (as PyTorch's anomaly mode), except for
+                             a gradient the user wrote (tf.custom_gradient): then the
+                             gradient op's own user_frame
                   data     → where the data enters the program: the tf.data Dataset's
                              creation, the placeholder's creation, or the call that passes
                              an unrecorded argument to a tf.function
@@ -71,6 +73,13 @@ XFAIL: dict[str, str] = {
         "(log 0 = −∞)'. In a dataset function TensorFlow records the argument args_0 after "
         "the Log that consumes it (TF's reader: Log #4 with one −∞, then args_0 #5 with one "
         "zero); it should say args_0 holds 1 zero"),
+    "c3_custom_gradient_division": (
+        "the line is right (the user's gradient function, line 28) but origin.cause is "
+        "'forward' and origin.forward is missing: the RealDiv 'truediv' was created by "
+        "tape.gradient calling the tf.custom_gradient function (its creation stack runs "
+        "backprop.gradient → custom_gradient.tape_grad_fn → grad), so it is born in the "
+        "backward pass; want cause 'gradient' and forward = the op of stable_norm it "
+        "differentiates"),
 }
 # Cases whose recorded trace order varies from run to run, so today's wrong answer is only
 # usually wrong: a non-strict xfail (an XPASS shows up in the summary, never fails the run).

@@ -17,6 +17,8 @@ Header keys (one per line, in the program's first lines):
     write_op            (variable) the op type of the write that put the NaN in the variable
     eager_alert_origin  the alert of the eager call that returned the NaN is explained by
                         this op inside the function, at the FIX line
+    fix_at              `op`: (gradient) the FIX line is the gradient op's own line, because
+                        the user wrote that gradient (tf.custom_gradient), not the forward op's
     device              the origin ran on this device (origin.device ends with it), e.g.
                         CPU:1 for a replica of a MirroredStrategy
     deliberate          the first alert is a ±∞ constant of this op type put there on
@@ -44,7 +46,7 @@ from support.paths import tf_env
 ZOO = Path(__file__).resolve().parents[1] / "programs" / "zoo"
 KINDS = ("forward", "gradient", "data", "variable")
 _KEYS = {"origin_op", "cause", "kind", "forward_op", "write_op", "eager_alert_origin",
-         "deliberate", "device"}
+         "deliberate", "device", "fix_at"}
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class ZooProgram:
     eager_alert_origin: str | None = None
     deliberate: str | None = None
     device: str | None = None
+    fix_at_op: bool = False
 
     @property
     def name(self) -> str:
@@ -100,6 +103,8 @@ def parse_program(path: Path) -> ZooProgram:
         raise ValueError(f"{path.name}: kind {kind!r} not one of {KINDS}")
     if (kind == "gradient") != ("forward_op" in expect):
         raise ValueError(f"{path.name}: forward_op goes with kind gradient, and only with it")
+    if expect.get("fix_at", "op") != "op" or ("fix_at" in expect and kind != "gradient"):
+        raise ValueError(f"{path.name}: fix_at must be 'op', and only for kind gradient")
     if (kind == "variable") != ("write_op" in expect):
         raise ValueError(f"{path.name}: write_op goes with kind variable, and only with it")
     line = fix_lines[0]
@@ -119,6 +124,7 @@ def parse_program(path: Path) -> ZooProgram:
         eager_alert_origin=expect.get("eager_alert_origin"),
         deliberate=expect.get("deliberate"),
         device=expect.get("device"),
+        fix_at_op=expect.get("fix_at") == "op",
     )
 
 
@@ -201,7 +207,7 @@ def problems(prog: ZooProgram, report: dict[str, Any]) -> list[str]:
             out.append(f"explanation lacks {'|'.join(term)!r}: {diag.get('explanation')!r}")
     if origin.get("cause") != prog.kind:
         out.append(f"origin.cause is {origin.get('cause')!r}, want {prog.kind!r}")
-    if prog.kind == "forward":
+    if prog.kind == "forward" or prog.fix_at_op:
         out += _frame_problems("origin.user_frame", origin.get("user_frame"), prog)
     elif prog.kind == "gradient":
         fwd = origin.get("forward")
@@ -213,9 +219,13 @@ def problems(prog: ZooProgram, report: dict[str, Any]) -> list[str]:
                 out.append(f"origin.forward.op_type is {fop!r}, want {prog.forward_op}")
             if fwd.get("kind") not in ("graph", "eager"):
                 out.append(f"origin.forward.kind is {fwd.get('kind')!r}")
-            elif fwd.get("kind") == "graph" and not (fwd.get("op_name") and fwd.get("graph")):
-                out.append("origin.forward.op_name/graph missing for a graph op")
-            out += _frame_problems("origin.forward.user_frame", fwd.get("user_frame"), prog)
+            elif fwd.get("kind") == "graph" and not fwd.get("op_name"):
+                out.append("origin.forward.op_name missing for a graph op")
+            if "graph" not in fwd:  # null for an eager op and for TF1's unnamed graph
+                out.append("origin.forward.graph missing")
+            if not prog.fix_at_op:
+                out += _frame_problems("origin.forward.user_frame", fwd.get("user_frame"),
+                                       prog)
     elif prog.kind == "variable":
         write = origin.get("write")
         if not isinstance(write, dict):
