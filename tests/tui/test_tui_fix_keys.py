@@ -196,6 +196,10 @@ async def test_device_is_shown_per_trace_and_replicas_differ(tmp_path: Path) -> 
         s.show_trace(1)
         await settle(app, pilot)
         assert any(line.strip() == CPU.format(1) for line in s.structure.lines())
+        await pilot.press("3", "v")  # the value view of the selected trace (#1)
+        await settle(app, pilot)
+        title = str(app.screen.query_one("#vi-title").render())
+        assert "on CPU:1" in title, title
 
 
 def test_editor_argv_styles() -> None:
