@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 from support.paths import PROGRAMS, ROOT, run_tf_program, tf_env
@@ -73,3 +75,24 @@ def _empty_config_home(tmp_path_factory: pytest.TempPathFactory) -> str:
 def _no_user_config(_empty_config_home: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests never read the user's own configuration (a keymap would rebind their keys)."""
     monkeypatch.setenv("XDG_CONFIG_HOME", _empty_config_home)
+
+
+@pytest.fixture(scope="session")
+def zoo_runs(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+             ) -> dict[str, Any]:
+    """name → ZooRun (tests/diagnosis/zoo_support.py) for the zoo programs the selected tests
+    use: each program under tests/programs/zoo/ runs in its own Python process (TensorFlow's
+    dumping state is per process), two at a time, into its own logdir, then `tfdbg-tui report
+    --json` reads it as a user would. Shared by the report's zoo test (tests/diagnosis) and
+    the TUI's (tests/tui), so a full run runs each program once; `-k <program>` runs only it."""
+    pytest.importorskip("tensorflow")
+    from diagnosis.zoo_support import ZOO, run_program
+
+    base = tmp_path_factory.mktemp("zoo")
+    wanted = {item.callspec.params["prog"].name for item in request.session.items
+              if hasattr(item, "callspec") and "prog" in item.callspec.params
+              and "zoo_runs" in getattr(item, "fixturenames", ())}
+    programs = [p for p in sorted(ZOO.glob("*.py")) if p.stem in wanted]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        runs = list(pool.map(lambda p: run_program(p, base / p.stem), programs))
+    return {r.program.stem: r for r in runs}
