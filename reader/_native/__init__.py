@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-from reader.modes import VECTOR_LEN
+from reader.index.batches import VECTOR_RULES
 
 PURE_ENV = "TFDBG_TUI_PURE_PYTHON"
 
@@ -24,7 +24,7 @@ def load() -> ModuleType | None:
         from reader._native import _ingest  # type: ignore[attr-defined]
     except ImportError:
         return None
-    _ingest.configure(dict(VECTOR_LEN))
+    _ingest.configure(VECTOR_RULES)
     return _ingest
 
 

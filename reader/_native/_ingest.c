@@ -262,17 +262,20 @@ static PyTypeObject KeyTableType = {
     .tp_as_sequence = &KeyTable_as_seq,
 };
 
-/* Key of a trace: length-prefixed context id, op name, device name. */
-static inline const Entry *trace_lookup(KeyTable *t, const uint8_t *ctx, size_t nc,
-                                        const uint8_t *op, size_t no, const uint8_t *dev,
-                                        size_t nd, uint8_t *scratch, size_t scratch_len) {
-    size_t len = 24 + nc + no + nd;
+/* Key of a trace kind: file set, slot and mode (int32 each), then the length-prefixed context
+ * id, op name and device name (`drivers.trace_key` builds the same bytes). */
+static inline const Entry *trace_lookup(KeyTable *t, int32_t fsi, int32_t slot, int32_t mode,
+                                        const uint8_t *ctx, size_t nc, const uint8_t *op,
+                                        size_t no, const uint8_t *dev, size_t nd,
+                                        uint8_t *scratch, size_t scratch_len) {
+    size_t len = 36 + nc + no + nd;
     if (len > scratch_len || t->cap == 0) return NULL;
     uint64_t l;
     uint8_t *q = scratch;
-    l = nc; memcpy(q, &l, 8); q += 8; memcpy(q, ctx, nc); q += nc;
-    l = no; memcpy(q, &l, 8); q += 8; memcpy(q, op, no); q += no;
-    l = nd; memcpy(q, &l, 8); q += 8; memcpy(q, dev, nd);
+    memcpy(q, &fsi, 4); memcpy(q + 4, &slot, 4); memcpy(q + 8, &mode, 4); q += 12;
+    l = nc; memcpy(q, &l, 8); q += 8; if (nc) memcpy(q, ctx, nc); q += nc;
+    l = no; memcpy(q, &l, 8); q += 8; if (no) memcpy(q, op, no); q += no;
+    l = nd; memcpy(q, &l, 8); q += 8; if (nd) memcpy(q, dev, nd);
     uint64_t h = hash_bytes(scratch, len, 0xCBF29CE484222325ull);
     Entry *e = kt_find(t, scratch, len, h);
     return (e && e->key) ? e : NULL;
@@ -321,18 +324,64 @@ static int buf_flush(Buf *b, PyObject *dst) {
 
 /* ------------------------------------------------------------------ the canonical summary */
 
-/* mode -> float64 vector length, for the fixed-layout modes (reader.modes.VECTOR_LEN). */
-static int vector_len[16];
+/* Per mode, from Python (`configure`, from reader.index.batches.VECTOR_RULES, which restates
+ * reader.index.health.fill_from_vectors): the float64 summary's length, how `bad` follows from
+ * it, and whether element 0 is the tensor id. */
+enum { RULE_NONE = 0, RULE_NONZERO = 1, RULE_SUM_POSITIVE = 2, RULE_ANY_NONZERO_RAW = 3 };
+typedef struct {
+    int len, rule, ncols, has_tid;
+    int cols[4];
+} ModeRule;
+static ModeRule rules[16];
 
 /* A mode's summary serialized the way TensorFlow does it: dtype=DT_DOUBLE, shape=[L],
  * tensor_content=8L bytes, in field order. Returns the content or NULL. */
 static inline const uint8_t *canonical_vector(int mode, const uint8_t *t, size_t n) {
-    if (mode < 0 || mode >= 16 || !vector_len[mode]) return NULL;
-    int L = vector_len[mode];
+    if (mode < 0 || mode >= 16 || !rules[mode].len) return NULL;
+    int L = rules[mode].len;
     const uint8_t hdr[10] = {0x08, 0x02, 0x12, 0x04, 0x12, 0x02, 0x08, (uint8_t)L, 0x22,
                              (uint8_t)(8 * L)};
     if (n != 10 + 8 * (size_t)L || memcmp(t, hdr, 10) != 0) return NULL;
     return t + 10;
+}
+
+static inline double elem(const uint8_t *v, int i) {
+    double x;
+    memcpy(&x, v + 8 * i, 8);
+    return x;
+}
+
+/* numpy.nan_to_num(x, nan=-1, posinf=-1, neginf=-1) */
+static inline double clean(double x) { return (x != x || x - x != 0) ? -1.0 : x; }
+
+/* What `fill_from_vectors` makes of one summary: `bad` (1, 0 or -1) and the tensor id.
+ * 0 when the tensor id is a float that numpy would cast to an undefined int64 (Python then
+ * decides). */
+static inline int vector_health(int mode, const uint8_t *v, int8_t *bad, int64_t *tid) {
+    const ModeRule *r = &rules[mode];
+    *tid = -1;
+    if (r->has_tid) {
+        double x = clean(elem(v, 0));
+        if (!(x > -9.2e18 && x < 9.2e18)) return 0;
+        *tid = (int64_t)x;
+    }
+    switch (r->rule) {
+    case RULE_NONZERO: *bad = clean(elem(v, r->cols[0])) != 0; break;
+    case RULE_SUM_POSITIVE: {
+        double sum = clean(elem(v, r->cols[0]));
+        for (int i = 1; i < r->ncols; i++) sum = sum + clean(elem(v, r->cols[i]));
+        *bad = sum > 0;
+        break;
+    }
+    case RULE_ANY_NONZERO_RAW: {
+        int any = 0;
+        for (int i = 0; i < r->ncols; i++) any |= elem(v, r->cols[i]) != 0;
+        *bad = (int8_t)any;
+        break;
+    }
+    default: *bad = -1;
+    }
+    return 1;
 }
 
 enum { MODE_NO_TENSOR = 1 };
@@ -389,21 +438,21 @@ static inline int event_head(const uint8_t *p, const uint8_t *e, uint8_t tag, co
 /* ------------------------------------------------------------------ graph traces */
 
 #pragma pack(push, 1)
-typedef struct { /* == ingest._TRACE_ROW "<dqiiiiii" */
+typedef struct { /* == batches.TRACE_ROW "<dqi" */
     uint8_t wall[8];
     int64_t offset;
-    int32_t graph_id, op_name, op_type, slot, mode, device;
+    int32_t kind;
 } TraceRow;
-typedef struct { /* == ingest._EXEC_ROW "<dqqiiiii" */
+typedef struct { /* == batches.EXEC_ROW "<dqqi" */
     uint8_t wall[8];
     int64_t offset, first_output;
-    int32_t op_type, graph_id, num_outputs, mode, n_out;
+    int32_t kind;
 } ExecRow;
 #pragma pack(pop)
 
-/* Decode one canonical trace record; 0 = hand it to Python. */
-static int trace_record(const uint8_t *p, size_t n, KeyTable *keys, TraceRow *r,
-                        const uint8_t **vec, size_t *nvec, uint8_t *scratch, size_t nscratch) {
+/* Decode one canonical trace record of a known kind; 0 = hand it to Python. */
+static int trace_record(const uint8_t *p, size_t n, int32_t fsi, KeyTable *keys, TraceRow *r,
+                        int8_t *bad, uint8_t *scratch, size_t nscratch) {
     const uint8_t *e = p + n, *w, *m;
     size_t nm;
     if (!event_head(p, e, 0x52, &w, &m, &nm)) return 0;
@@ -428,60 +477,41 @@ static int trace_record(const uint8_t *p, size_t n, KeyTable *keys, TraceRow *r,
         default: return 0;
         }
     }
-    const Entry *k = trace_lookup(keys, ctx, nc, op, no, dev, nd, scratch, nscratch);
+    const Entry *k = trace_lookup(keys, fsi, slot, mode, ctx, nc, op, no, dev, nd, scratch,
+                                  nscratch);
     if (!k) return 0;
-    *vec = NULL;
-    *nvec = 0;
+    *bad = -1;
     if (mode != MODE_NO_TENSOR && nt) {
-        *vec = canonical_vector(mode, tp, nt);
-        if (!*vec) return 0;
-        *nvec = 8 * (size_t)vector_len[mode];
+        const uint8_t *v = canonical_vector(mode, tp, nt);
+        int64_t tid;
+        if (!v || !vector_health(mode, v, bad, &tid)) return 0;
     }
-    r->graph_id = k->v[0];
-    r->op_name = k->v[1];
-    r->op_type = k->v[2];
-    r->slot = slot;
-    r->mode = mode;
-    r->device = k->v[3];
+    r->kind = k->v[0];
     return 1;
 }
 
 #define SCRATCH (1 << 16)
 
-typedef struct {
-    Buf rows, vec, vrows, vmodes, oexec, oslot, otid;
-} Out;
-
-static int out_flush(Out *o, PyObject *rows, PyObject *vec, PyObject *vrows, PyObject *vmodes,
-                     PyObject *oexec, PyObject *oslot, PyObject *otid) {
-    int rc = buf_flush(&o->rows, rows) | buf_flush(&o->vec, vec) | buf_flush(&o->vrows, vrows) |
-             buf_flush(&o->vmodes, vmodes);
-    if (oexec) rc |= buf_flush(&o->oexec, oexec) | buf_flush(&o->oslot, oslot) |
-                     buf_flush(&o->otid, otid);
-    return rc;
-}
-
-/* scan_traces(buf, pos, base, keys, row, rows, vec, vec_rows, vec_modes)
- *   -> (pos, status, record_end, row)
- * Consumes intact canonical trace records from buf[pos:], appending packed rows (and the
- * summary vectors with their row numbers and modes). Stops at the end of the data or at a
- * partial record (status END; pos = where to resume), or at a record Python must handle
- * (status PUNT; that record is buf[pos:record_end]). `row` numbers rows within the batch. */
+/* scan_traces(buf, pos, base, fileset, keys, row, rows, bad) -> (pos, status, record_end, row)
+ * Consumes intact canonical trace records of known kinds from buf[pos:], appending packed rows
+ * to `rows` and one `bad` byte per row to `bad`. Stops at the end of the data or at a partial
+ * record (status END; pos = where to resume), or at a record Python must handle (status PUNT;
+ * that record is buf[pos:record_end]). `row` numbers rows within the batch. */
 static PyObject *scan_traces(PyObject *self, PyObject *args) {
     Py_buffer view;
     Py_ssize_t pos0;
     long long base, row;
+    int fsi;
     KeyTable *keys;
-    PyObject *o_rows, *o_vec, *o_vrows, *o_vmodes;
-    if (!PyArg_ParseTuple(args, "y*nLO!LO!O!O!O!", &view, &pos0, &base, &KeyTableType, &keys,
-                          &row, &PyByteArray_Type, &o_rows, &PyByteArray_Type, &o_vec,
-                          &PyByteArray_Type, &o_vrows, &PyByteArray_Type, &o_vmodes))
+    PyObject *o_rows, *o_bad;
+    if (!PyArg_ParseTuple(args, "y*nLiO!LO!O!", &view, &pos0, &base, &fsi, &KeyTableType, &keys,
+                          &row, &PyByteArray_Type, &o_rows, &PyByteArray_Type, &o_bad))
         return NULL;
     const uint8_t *b = view.buf;
     size_t n = (size_t)view.len;
     size_t pos = pos0 < 0 ? 0 : (size_t)pos0 > n ? n : (size_t)pos0, next = pos;
     int status = ST_END, oom = 0;
-    Out o = {0};
+    Buf rows = {0}, bads = {0};
     uint8_t *scratch = PyMem_RawMalloc(SCRATCH);
     if (!scratch) {
         PyBuffer_Release(&view);
@@ -493,19 +523,15 @@ static PyObject *scan_traces(PyObject *self, PyObject *args) {
         int f = frame(b, n, pos, &pl, &next);
         if (f == 0) break;
         TraceRow r;
-        const uint8_t *v;
-        size_t nv;
-        if (f < 0 || !trace_record(pl.p, pl.n, keys, &r, &v, &nv, scratch, SCRATCH)) {
+        int8_t bad;
+        if (f < 0 || !trace_record(pl.p, pl.n, fsi, keys, &r, &bad, scratch, SCRATCH)) {
             status = ST_PUNT;
             break;
         }
         r.offset = (int64_t)(base + (long long)pos);
-        if (buf_put(&o.rows, &r, sizeof r) < 0) { oom = 1; break; }
-        if (nv) {
-            int64_t rr = row;
-            int32_t mm = r.mode;
-            if (buf_put(&o.vec, v, nv) < 0 || buf_put(&o.vrows, &rr, 8) < 0 ||
-                buf_put(&o.vmodes, &mm, 4) < 0) { oom = 1; break; }
+        if (buf_put(&rows, &r, sizeof r) < 0 || buf_put(&bads, &bad, 1) < 0) {
+            oom = 1;
+            break;
         }
         row++;
         pos = next;
@@ -513,8 +539,8 @@ static PyObject *scan_traces(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     PyMem_RawFree(scratch);
     PyBuffer_Release(&view);
-    if (out_flush(&o, o_rows, o_vec, o_vrows, o_vmodes, NULL, NULL, NULL) || oom)
-        return oom ? PyErr_NoMemory() : NULL;
+    int rc = buf_flush(&rows, o_rows) | buf_flush(&bads, o_bad);
+    if (oom || rc) return PyErr_NoMemory();
     return Py_BuildValue("(ninL)", (Py_ssize_t)pos, status,
                          (Py_ssize_t)(status == ST_PUNT ? next : pos), row);
 }
@@ -524,11 +550,20 @@ static PyObject *scan_traces(PyObject *self, PyObject *args) {
 #define MAX_PROTOS 256
 #define MAX_OUTPUTS 4096
 
-/* Decode one canonical execution record and emit its row and output rows; 0 = hand it to
- * Python (nothing emitted). */
-static int exec_record(const uint8_t *p, size_t n, KeyTable *names, ExecRow *r,
-                       const uint8_t **ids, size_t *nids_bytes, size_t *n_ids,
-                       const uint8_t **protos, size_t *proto_len, size_t *n_protos) {
+typedef struct {
+    const uint8_t *ids; /* the packed output tensor ids (validated varints) */
+    size_t nids_bytes, n_ids, n_protos;
+    int32_t n_out;
+    const uint8_t *protos[MAX_PROTOS];
+    size_t proto_len[MAX_PROTOS];
+    int8_t bad[MAX_PROTOS];
+    int64_t vec_tid[MAX_PROTOS];
+    int has_vec[MAX_PROTOS];
+} ExecParts;
+
+/* Decode one canonical execution record of a known kind; 0 = hand it to Python. */
+static int exec_record(const uint8_t *p, size_t n, int32_t fsi, KeyTable *names,
+                       KeyTable *kinds, ExecRow *r, ExecParts *x) {
     const uint8_t *e = p + n, *w, *m;
     size_t nm;
     if (!event_head(p, e, 0x4a, &w, &m, &nm)) return 0;
@@ -537,8 +572,8 @@ static int exec_record(const uint8_t *p, size_t n, KeyTable *names, ExecRow *r,
     size_t nop = 0, ngid = 0;
     int32_t num_outputs = 0, mode = 0;
     int last = 0;
-    *ids = NULL;
-    *nids_bytes = *n_ids = *n_protos = 0;
+    x->ids = NULL;
+    x->nids_bytes = x->n_ids = x->n_protos = 0;
     while (q < qe) {
         uint8_t tag = *q++;
         int field = tag >> 3;
@@ -561,17 +596,17 @@ static int exec_record(const uint8_t *p, size_t n, KeyTable *names, ExecRow *r,
                 if (!varint(&t, te, 10, &v)) return 0;
                 c++;
             }
-            *ids = s;
-            *nids_bytes = k;
-            *n_ids = c;
+            x->ids = s;
+            x->nids_bytes = k;
+            x->n_ids = c;
             break;
         }
         case 6: if (wt != 0 || !int32_field(&q, qe, &mode)) return 0; break;
         case 7:
-            if (wt != 2 || *n_protos >= MAX_PROTOS || !len_field(&q, qe, &s, &k)) return 0;
-            protos[*n_protos] = s;
-            proto_len[*n_protos] = k;
-            (*n_protos)++;
+            if (wt != 2 || x->n_protos >= MAX_PROTOS || !len_field(&q, qe, &s, &k)) return 0;
+            x->protos[x->n_protos] = s;
+            x->proto_len[x->n_protos] = k;
+            x->n_protos++;
             break;
         case 4: case 8: case 9:
             if (!skip_field(&q, qe, wt)) return 0;
@@ -587,48 +622,53 @@ static int exec_record(const uint8_t *p, size_t n, KeyTable *names, ExecRow *r,
         if (!g) return 0;
         gid_id = g->v[0];
     }
-    size_t n_out = *n_ids;
-    if (*n_protos > n_out) n_out = *n_protos;
+    size_t n_out = x->n_ids;
+    if (x->n_protos > n_out) n_out = x->n_protos;
     if ((size_t)num_outputs > n_out) n_out = (size_t)num_outputs;
     if (n_out > MAX_OUTPUTS) return 0;
-    if (mode != MODE_NO_TENSOR)
-        for (size_t i = 0; i < *n_protos; i++)
-            if (proto_len[i] && !canonical_vector(mode, protos[i], proto_len[i])) return 0;
-    r->op_type = t->v[0];
-    r->graph_id = gid_id;
-    r->num_outputs = num_outputs;
-    r->mode = mode;
-    r->n_out = (int32_t)n_out;
+    x->n_out = (int32_t)n_out;
+    for (size_t i = 0; i < x->n_protos; i++) {
+        x->has_vec[i] = 0;
+        x->bad[i] = -1;
+        x->vec_tid[i] = -1;
+        if (mode == MODE_NO_TENSOR || !x->proto_len[i]) continue;
+        const uint8_t *v = canonical_vector(mode, x->protos[i], x->proto_len[i]);
+        if (!v || !vector_health(mode, v, &x->bad[i], &x->vec_tid[i])) return 0;
+        x->has_vec[i] = 1;
+    }
+    int32_t key[6] = {t->v[0], gid_id, num_outputs, mode, (int32_t)n_out, fsi};
+    const Entry *kind = str_lookup(kinds, (const uint8_t *)key, sizeof key);
+    if (!kind) return 0;
+    r->kind = kind->v[0];
     return 1;
 }
 
-/* scan_executions(buf, pos, base, names, row, orow, exec_base, out_base,
- *                 rows, vec, vec_rows, vec_modes, out_exec, out_slot, out_tid)
+/* scan_executions(buf, pos, base, fileset, names, kinds, row, orow, exec_base, out_base,
+ *                 rows, out_exec, out_slot, out_tid, out_bad)
  *   -> (pos, status, record_end, row, orow)
  * As scan_traces, for `.execution` records; `names` maps op type and graph id bytes to their
- * interned ids. Also appends one output row (execution, slot, tensor id) per output. */
+ * interned ids, `kinds` execution kinds (op type, graph, num outputs, mode, outputs, file set)
+ * to kind ids. Also appends one output row (execution, slot, tensor id, bad) per output. */
 static PyObject *scan_executions(PyObject *self, PyObject *args) {
     Py_buffer view;
     Py_ssize_t pos0;
     long long base, row, orow, exec_base, out_base;
-    KeyTable *names;
-    PyObject *o_rows, *o_vec, *o_vrows, *o_vmodes, *o_exec, *o_slot, *o_tid;
-    if (!PyArg_ParseTuple(args, "y*nLO!LLLLO!O!O!O!O!O!O!", &view, &pos0, &base, &KeyTableType,
-                          &names, &row, &orow, &exec_base, &out_base, &PyByteArray_Type, &o_rows,
-                          &PyByteArray_Type, &o_vec, &PyByteArray_Type, &o_vrows,
-                          &PyByteArray_Type, &o_vmodes, &PyByteArray_Type, &o_exec,
-                          &PyByteArray_Type, &o_slot, &PyByteArray_Type, &o_tid))
+    int fsi;
+    KeyTable *names, *kinds;
+    PyObject *o_rows, *o_exec, *o_slot, *o_tid, *o_bad;
+    if (!PyArg_ParseTuple(args, "y*nLiO!O!LLLLO!O!O!O!O!", &view, &pos0, &base, &fsi,
+                          &KeyTableType, &names, &KeyTableType, &kinds, &row, &orow, &exec_base,
+                          &out_base, &PyByteArray_Type, &o_rows, &PyByteArray_Type, &o_exec,
+                          &PyByteArray_Type, &o_slot, &PyByteArray_Type, &o_tid,
+                          &PyByteArray_Type, &o_bad))
         return NULL;
     const uint8_t *b = view.buf;
     size_t n = (size_t)view.len;
     size_t pos = pos0 < 0 ? 0 : (size_t)pos0 > n ? n : (size_t)pos0, next = pos;
     int status = ST_END, oom = 0;
-    Out o = {0};
-    const uint8_t **protos = PyMem_RawMalloc(MAX_PROTOS * sizeof *protos);
-    size_t *proto_len = PyMem_RawMalloc(MAX_PROTOS * sizeof *proto_len);
-    if (!protos || !proto_len) {
-        PyMem_RawFree(protos);
-        PyMem_RawFree(proto_len);
+    Buf rows = {0}, oexec = {0}, oslot = {0}, otid = {0}, obad = {0};
+    ExecParts *x = PyMem_RawMalloc(sizeof *x);
+    if (!x) {
         PyBuffer_Release(&view);
         return PyErr_NoMemory();
     }
@@ -638,34 +678,33 @@ static PyObject *scan_executions(PyObject *self, PyObject *args) {
         int f = frame(b, n, pos, &pl, &next);
         if (f == 0) break;
         ExecRow r;
-        const uint8_t *ids;
-        size_t nids_bytes, n_ids, n_protos;
-        if (f < 0 || !exec_record(pl.p, pl.n, names, &r, &ids, &nids_bytes, &n_ids, protos,
-                                  proto_len, &n_protos)) {
+        if (f < 0 || !exec_record(pl.p, pl.n, fsi, names, kinds, &r, x)) {
             status = ST_PUNT;
             break;
         }
         r.offset = (int64_t)(base + (long long)pos);
         r.first_output = (int64_t)(out_base + orow);
-        if (buf_put(&o.rows, &r, sizeof r) < 0) { oom = 1; break; }
-        const uint8_t *t = ids, *te = ids + nids_bytes;
+        if (buf_put(&rows, &r, sizeof r) < 0) { oom = 1; break; }
+        const uint8_t *t = x->ids, *te = x->ids + x->nids_bytes;
         int64_t exec_index = (int64_t)(exec_base + row);
-        for (int32_t slot = 0; slot < r.n_out; slot++) {
+        for (int32_t slot = 0; slot < x->n_out; slot++) {
             int64_t tid = -1;
-            if ((size_t)slot < n_ids) {
+            int8_t bad = -1;
+            if ((size_t)slot < x->n_ids) {
                 uint64_t v = 0;
                 varint(&t, te, 10, &v); /* validated in exec_record */
                 tid = (int64_t)v;
             }
-            if (buf_put(&o.oexec, &exec_index, 8) < 0 || buf_put(&o.oslot, &slot, 4) < 0 ||
-                buf_put(&o.otid, &tid, 8) < 0) { oom = 1; break; }
-            if ((size_t)slot < n_protos && r.mode != MODE_NO_TENSOR && proto_len[slot]) {
-                int64_t rr = orow;
-                if (buf_put(&o.vec, protos[slot] + 10, proto_len[slot] - 10) < 0 ||
-                    buf_put(&o.vrows, &rr, 8) < 0 || buf_put(&o.vmodes, &r.mode, 4) < 0) {
-                    oom = 1;
-                    break;
-                }
+            if ((size_t)slot < x->n_protos && x->has_vec[slot]) {
+                bad = x->bad[slot];
+                if (tid < 0) tid = x->vec_tid[slot];
+            } else if (tid < 0) {
+                tid = -1;
+            }
+            if (buf_put(&oexec, &exec_index, 8) < 0 || buf_put(&oslot, &slot, 4) < 0 ||
+                buf_put(&otid, &tid, 8) < 0 || buf_put(&obad, &bad, 1) < 0) {
+                oom = 1;
+                break;
             }
             orow++;
         }
@@ -674,11 +713,11 @@ static PyObject *scan_executions(PyObject *self, PyObject *args) {
         pos = next;
     }
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(protos);
-    PyMem_RawFree(proto_len);
+    PyMem_RawFree(x);
     PyBuffer_Release(&view);
-    if (out_flush(&o, o_rows, o_vec, o_vrows, o_vmodes, o_exec, o_slot, o_tid) || oom)
-        return oom ? PyErr_NoMemory() : NULL;
+    int rc = buf_flush(&rows, o_rows) | buf_flush(&oexec, o_exec) | buf_flush(&oslot, o_slot) |
+             buf_flush(&otid, o_tid) | buf_flush(&obad, o_bad);
+    if (oom || rc) return PyErr_NoMemory();
     return Py_BuildValue("(ninLL)", (Py_ssize_t)pos, status,
                          (Py_ssize_t)(status == ST_PUNT ? next : pos), row, orow);
 }
@@ -696,33 +735,71 @@ static PyObject *py_crc32c(PyObject *self, PyObject *args) {
     return PyLong_FromUnsignedLong(c);
 }
 
-/* configure({mode: vector length}): the fixed-layout modes, from reader.modes (one table). */
+/* configure({mode: (vector length, rule, columns, tensor id first)}): the fixed-layout modes
+ * and how `bad` follows from their summary (reader.index.batches.VECTOR_RULES). */
 static PyObject *configure(PyObject *self, PyObject *arg) {
     if (!PyDict_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "configure() takes a dict");
         return NULL;
     }
-    int lens[16] = {0};
+    ModeRule table[16];
+    memset(table, 0, sizeof table);
     PyObject *k, *v;
     Py_ssize_t i = 0;
     while (PyDict_Next(arg, &i, &k, &v)) {
-        long mode = PyLong_AsLong(k), len = PyLong_AsLong(v);
+        long mode = PyLong_AsLong(k);
+        int len, rule, has_tid;
+        PyObject *cols;
         if (PyErr_Occurred()) return NULL;
-        if (mode < 0 || mode >= 16 || len <= 0 || len > 15) {
-            PyErr_SetString(PyExc_ValueError, "mode or vector length out of range");
+        if (!PyArg_ParseTuple(v, "iiO!p", &len, &rule, &PyTuple_Type, &cols, &has_tid))
+            return NULL;
+        Py_ssize_t ncols = PyTuple_GET_SIZE(cols);
+        if (mode < 0 || mode >= 16 || len <= 0 || len > 15 || rule < 0 || rule > 3 ||
+            ncols > 4 || (rule != RULE_NONE && ncols == 0)) {
+            PyErr_SetString(PyExc_ValueError, "bad mode rule");
             return NULL;
         }
-        lens[mode] = (int)len;
+        ModeRule *r = &table[mode];
+        r->len = len;
+        r->rule = rule;
+        r->ncols = (int)ncols;
+        r->has_tid = has_tid;
+        for (Py_ssize_t c = 0; c < ncols; c++) {
+            long col = PyLong_AsLong(PyTuple_GET_ITEM(cols, c));
+            if (PyErr_Occurred()) return NULL;
+            if (col < 0 || col >= len) {
+                PyErr_SetString(PyExc_ValueError, "rule column out of the vector");
+                return NULL;
+            }
+            r->cols[c] = (int)col;
+        }
     }
-    memcpy(vector_len, lens, sizeof lens);
+    memcpy(rules, table, sizeof table);
     Py_RETURN_NONE;
+}
+
+/* vector_health(mode, vector bytes) -> (bad, tensor id) or None: what the loops compute for
+ * one canonical summary (for tests against reader.index.health.fill_from_vectors). */
+static PyObject *py_vector_health(PyObject *self, PyObject *args) {
+    int mode;
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "iy*", &mode, &view)) return NULL;
+    int8_t bad = -1;
+    int64_t tid = -1;
+    int ok = mode >= 0 && mode < 16 && rules[mode].len &&
+             view.len == 8 * (Py_ssize_t)rules[mode].len &&
+             vector_health(mode, view.buf, &bad, &tid);
+    PyBuffer_Release(&view);
+    if (!ok) Py_RETURN_NONE;
+    return Py_BuildValue("(iL)", (int)bad, (long long)tid);
 }
 
 static PyMethodDef methods[] = {
     {"scan_traces", scan_traces, METH_VARARGS, "index canonical graph-trace records"},
     {"scan_executions", scan_executions, METH_VARARGS, "index canonical execution records"},
     {"crc32c", py_crc32c, METH_VARARGS, "CRC-32C (unmasked) of a buffer"},
-    {"configure", configure, METH_O, "set the summary-vector length of each mode"},
+    {"configure", configure, METH_O, "set the summary layout and rules of each mode"},
+    {"vector_health", py_vector_health, METH_VARARGS, "bad and tensor id of one summary"},
     {NULL, NULL, 0, NULL},
 };
 

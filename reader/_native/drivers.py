@@ -1,10 +1,10 @@
 """Feeding whole buffers to the compiled core, and what it declines back to Python.
 
 C takes a record only when it is intact, in the one canonical protobuf layout, and its strings
-were seen (and validated) by the Python loop before - so both give the same row. Each record
-C declines (new strings, damage, anything unusual) is scanned by the Python scanner on that
-record's bytes alone and indexed by the Python loop (`fallback`), which keeps every warning
-and every damaged-input behaviour in one place.
+and kind were seen (and validated) by the Python loop before - so both give the same row. Each
+record C declines (new strings, damage, anything unusual) is scanned by the Python scanner on
+that record's bytes alone and indexed by the Python loop (`fallback`), which keeps every
+warning and every damaged-input behaviour in one place.
 """
 
 from __future__ import annotations
@@ -16,16 +16,21 @@ from types import ModuleType
 from typing import Any
 
 from reader.index.batches import ExecBatch, TraceBatch
+from reader.index.kinds import KindTable
 from reader.io.tfrecord import RecordScan, scan_records
 
 Fallback = Callable[[Iterator[tuple[int, memoryview]]], None]
 _LEN = struct.Struct("<Q")
+_TRACE_HEAD = struct.Struct("<iii")
+_EXEC_KIND = struct.Struct("<iiiiii")
 
 
-def trace_key(context_id: bytes, op_name: bytes, device: bytes) -> bytes:
-    """The compiled core's key of a trace: its three strings, each after its length."""
-    return b"".join((_LEN.pack(len(context_id)), context_id, _LEN.pack(len(op_name)), op_name,
-                     _LEN.pack(len(device)), device))
+def trace_key(fsi: int, slot: int, mode: int, context_id: bytes, op_name: bytes,
+              device: bytes) -> bytes:
+    """The compiled core's key of a trace kind: file set, slot, mode, then its three strings,
+    each after its length (`trace_lookup` in _ingest.c builds the same bytes)."""
+    return b"".join((_TRACE_HEAD.pack(fsi, slot, mode), _LEN.pack(len(context_id)), context_id,
+                     _LEN.pack(len(op_name)), op_name, _LEN.pack(len(device)), device))
 
 
 def _declined(scan: RecordScan, pos: int, end: int) -> RecordScan:
@@ -33,21 +38,16 @@ def _declined(scan: RecordScan, pos: int, end: int) -> RecordScan:
                         scan.name)
 
 
-def native_traces(native: ModuleType, scan: RecordScan, b: TraceBatch, keys: Any,
+def native_traces(native: ModuleType, scan: RecordScan, b: TraceBatch, fsi: int, keys: Any,
                   fallback: Fallback) -> int:
-    """Index a buffer of trace records; `keys` is the C table of known trace keys.
+    """Index a buffer of trace records; `keys` is the C table of known trace kinds.
     Returns how many records C handed back."""
     buf, base, state = scan.buf, scan.base_offset, scan.state
-    hb = b.hb
-    vrows, vmodes = bytearray(), bytearray()
+    bad = b.tensors.bad
     pos = declined = 0
     while True:
-        pos, status, end, b.row = native.scan_traces(buf, pos, base, keys, b.row, b.packed,
-                                                     hb.vec, vrows, vmodes)
-        if vrows:
-            hb.rows.frombytes(vrows)
-            hb.modes.frombytes(vmodes)
-            del vrows[:], vmodes[:]
+        pos, status, end, b.row = native.scan_traces(buf, pos, base, fsi, keys, b.row,
+                                                     b.packed, bad)
         if status == native.END:
             break
         fallback(_declined(scan, pos, end))
@@ -59,23 +59,33 @@ def native_traces(native: ModuleType, scan: RecordScan, b: TraceBatch, keys: Any
     return declined
 
 
-def native_executions(native: ModuleType, scan: RecordScan, b: ExecBatch,
-                      fallback: Fallback) -> int:
+def _sync_kinds(kinds: KindTable, cache: Any) -> None:
+    """Teach C the execution kinds the Python loop made since last time."""
+    n = len(kinds)
+    if n > cache.exec_kinds_synced:
+        cols = [kinds.col(f)[cache.exec_kinds_synced:].tolist() for f in kinds.fields]
+        for i, values in enumerate(zip(*cols, strict=True), start=cache.exec_kinds_synced):
+            cache.native_exec_kinds.add(_EXEC_KIND.pack(*values), i, 0, 0, 0)
+        cache.exec_kinds_synced = n
+
+
+def native_executions(native: ModuleType, scan: RecordScan, b: ExecBatch, fsi: int,
+                      tables: tuple[KindTable, Any], fallback: Fallback) -> int:
     """As `native_traces`, for executions. C learns the op types and graph ids the Python
-    loop interned in this batch (it checks the first record of each op type in full)."""
+    loop interned in this batch (it checks the first record of each op type in full), and
+    the execution kinds it made."""
     buf, base, state = scan.buf, scan.base_offset, scan.state
+    kinds, cache = tables
     names = native.KeyTable()
     synced = 0
-    hb = b.hb
-    vrows, vmodes = bytearray(), bytearray()
     o_exec, o_slot, o_tid = bytearray(), bytearray(), bytearray()
     pos = declined = 0
     while True:
+        _sync_kinds(kinds, cache)
         pos, status, end, b.row, b.orow = native.scan_executions(
-            buf, pos, base, names, b.row, b.orow, b.exec_base, b.out_base, b.packed, hb.vec,
-            vrows, vmodes, o_exec, o_slot, o_tid)
-        for dst, src in ((hb.rows, vrows), (hb.modes, vmodes), (b.o_exec, o_exec),
-                         (b.o_slot, o_slot), (b.o_tid, o_tid)):
+            buf, pos, base, fsi, names, cache.native_exec_kinds, b.row, b.orow, b.exec_base,
+            b.out_base, b.packed, o_exec, o_slot, o_tid, b.tensors.bad)
+        for dst, src in ((b.o_exec, o_exec), (b.o_slot, o_slot), (b.o_tid, o_tid)):
             if src:
                 dst.frombytes(src)
                 del src[:]

@@ -175,13 +175,12 @@ class LogdirCache:
         if not isinstance(strings, list) or not all(isinstance(s, str) for s in strings):
             raise CacheError("bad string table")
         n_strings, n_sets = len(strings), len(saved_sets)
-        rows = {t: desc["rows"][t] for t in (*TABLES, "alerts")}
+        parts = _parts(logdir)
+        rows = {p: desc["rows"][p] for p in (*parts, "alerts")}
         _ints(list(rows.values()), "rows")
-        tables = {}
-        for t in TABLES:
-            table = getattr(logdir, t)
-            tables[t] = {c: load_array(folder / f"{t}.{c}.npy", table.column_dtype(c), rows[t])
-                         for c in table.columns}
+        tables = {p: {c: load_array(folder / f"{p}.{c}.npy", table.column_dtype(c), rows[p])
+                      for c in table.columns}
+                  for p, table in parts.items()}
         alerts = {c: load_array(folder / f"alerts.{c}.npy", dt, rows["alerts"])
                   for c, dt in logdir._alerts.spec().items()}
         _check_tables(tables, alerts, n_strings, n_sets)
@@ -234,27 +233,47 @@ def _key(logdir: DebugLogdir) -> str:
     return h.hexdigest()[:32]
 
 
+def _parts(logdir: DebugLogdir) -> dict[str, Any]:
+    """Every table the cache saves, by name: the three tensor tables, their kinds and the
+    health they keep."""
+    out: dict[str, Any] = {}
+    for t in TABLES:
+        table = getattr(logdir, t)
+        out[t] = table
+        if table.kinds is not None:
+            out[f"{t}.kinds"] = table.kinds.table
+        out[f"{t}.details"] = table.details
+    return out
+
+
 def _check_tables(tables: dict[str, dict[str, np.ndarray]], alerts: dict[str, np.ndarray],
                   n_strings: int, n_sets: int) -> None:
     """Every value the index uses as an index into something else is in range."""
     t, e, o = tables["traces"], tables["executions"], tables["outputs"]
+    tk, ek = tables["traces.kinds"], tables["executions.kinds"]
     for c in ("graph_id", "op_name", "device"):
-        _in_range(t[c], 0, n_strings, f"traces.{c}")
-    _in_range(t["op_type"], -1, n_strings, "traces.op_type")
-    _in_range(e["op_type"], 0, n_strings, "executions.op_type")
-    _in_range(e["graph_id"], -1, n_strings, "executions.graph_id")
-    for table in (t, e):
-        _in_range(table["fileset"], 0, n_sets, "fileset")
+        _in_range(tk[c], 0, n_strings, f"traces.{c}")
+    _in_range(tk["op_type"], -1, n_strings, "traces.op_type")
+    _in_range(ek["op_type"], 0, n_strings, "executions.op_type")
+    _in_range(ek["graph_id"], -1, n_strings, "executions.graph_id")
+    for kinds, table in ((tk, t), (ek, e)):
+        _in_range(kinds["fileset"], 0, n_sets, "fileset")
+        _in_range(table["kind"], 0, len(kinds["fileset"]), "kind")
         _in_range(table["offset"], 0, 1 << 62, "offset")
     n_out = len(o["slot"])
-    _in_range(e["n_outputs"], 0, n_out + 1, "executions.n_outputs")
+    _in_range(ek["n_outputs"], 0, n_out + 1, "executions.n_outputs")
     _in_range(e["first_output"], 0, n_out + 1, "executions.first_output")
-    if len(e["n_outputs"]) and int((e["first_output"] + e["n_outputs"]).max()) > n_out:
+    if len(e["kind"]) and int((e["first_output"] + ek["n_outputs"][e["kind"]]).max()) > n_out:
         raise CacheError("outputs out of range")
-    _in_range(o["execution"], 0, len(e["op_type"]), "outputs.execution")
+    _in_range(o["execution"], 0, len(e["kind"]), "outputs.execution")
+    for name, size in (("traces", len(t["kind"])), ("outputs", n_out)):
+        kept = tables[f"{name}.details"]["row"]
+        _in_range(kept, 0, size, f"{name}.details")
+        if len(kept) > 1 and bool((np.diff(kept) <= 0).any()):
+            raise CacheError("kept rows out of order")
     kind = alerts["kind"]
     _in_range(kind, GRAPH, EAGER + 1, "alerts.kind")
-    for k, size in ((GRAPH, len(t["op_name"])), (EAGER, len(e["op_type"]))):
+    for k, size in ((GRAPH, len(t["kind"])), (EAGER, len(e["kind"]))):
         _in_range(alerts["index"][kind == k], 0, size, "alerts.index")
 
 
@@ -262,7 +281,11 @@ def _adopt(logdir: DebugLogdir, loaded: Loaded) -> None:
     """Put a checked entry in place (nothing here can fail half-way on bad data)."""
     logdir.strings.adopt(loaded.strings)
     for t in TABLES:
-        getattr(logdir, t).adopt(loaded.tables[t], loaded.rows[t])
+        table = getattr(logdir, t)
+        table.adopt(loaded.tables[t], loaded.rows[t])
+        if table.kinds is not None:
+            table.kinds.adopt(loaded.tables[f"{t}.kinds"], loaded.rows[f"{t}.kinds"])
+        table.details.adopt(loaded.tables[f"{t}.details"], loaded.rows[f"{t}.details"])
     logdir._alerts.adopt_sorted(loaded.alerts, loaded.rows["alerts"])
     for g, n, ty in loaded.trace_keys:
         logdir._trace_keys[(loaded.strings[g], loaded.strings[n])] = (g, n, ty)
@@ -284,11 +307,10 @@ def _describe(logdir: DebugLogdir, mark: tuple[int, int, int]
     """The entry for the index as it is now: its description and its columns."""
     arrays: dict[str, np.ndarray] = {}
     rows: dict[str, int] = {}
-    for t in TABLES:
-        table = getattr(logdir, t)
-        rows[t] = len(table)
+    for name, table in _parts(logdir).items():
+        rows[name] = len(table)
         for c in table.columns:
-            arrays[f"{t}.{c}"] = table.col(c)
+            arrays[f"{name}.{c}"] = table.col(c)
     alerts = logdir._alerts.sorted_columns()
     rows["alerts"] = len(logdir._alerts)
     arrays.update({f"alerts.{c}": a for c, a in alerts.items()})

@@ -18,18 +18,24 @@ from google.protobuf.message import DecodeError
 from reader.errors import CorruptRecordError
 from reader.index import health as H
 from reader.index.tensors import decode_tensor, nonfinite_counts
-from reader.modes import FULL_TENSOR, VECTOR_LEN
+from reader.modes import (
+    CONCISE_HEALTH,
+    CURT_HEALTH,
+    FULL_HEALTH,
+    FULL_TENSOR,
+    REDUCE_INF_NAN_THREE_SLOTS,
+    SHAPE,
+    VECTOR_LEN,
+)
 from reader.proto import tfdbg_events_pb2 as pb
 
-# One packed row per trace: a single struct.pack beats eight array appends in the hot loop.
-TRACE_ROW = struct.Struct("<dqiiiiii")
-TRACE_DT = np.dtype([("wall_time", "<f8"), ("offset", "<i8"), ("graph_id", "<i4"),
-                     ("op_name", "<i4"), ("op_type", "<i4"), ("slot", "<i4"), ("mode", "<i4"),
-                     ("device", "<i4")])
-EXEC_ROW = struct.Struct("<dqqiiiii")
+# One packed row per trace / execution: a single struct.pack beats array appends in the hot
+# loop. The kind is the row's repeating fields, interned (`reader.index.kinds`).
+TRACE_ROW = struct.Struct("<dqi")
+TRACE_DT = np.dtype([("wall_time", "<f8"), ("offset", "<i8"), ("kind", "<i4")])
+EXEC_ROW = struct.Struct("<dqqi")
 EXEC_DT = np.dtype([("wall_time", "<f8"), ("offset", "<i8"), ("first_output", "<i8"),
-                    ("op_type", "<i4"), ("graph_id", "<i4"), ("num_outputs", "<i4"),
-                    ("mode", "<i4"), ("n_outputs", "<i4")])
+                    ("kind", "<i4")])
 
 
 def _canonical_header(mode: int) -> tuple[bytes, int, int]:
@@ -45,6 +51,20 @@ def _canonical_header(mode: int) -> tuple[bytes, int, int]:
 
 
 HEADERS = {mode: _canonical_header(mode) for mode in VECTOR_LEN}
+
+# How `bad` follows from each mode's summary, restating `health.fill_from_vectors` for the
+# compiled core (which computes it row by row; a test checks both agree on any vector):
+# mode → (vector length, rule, columns, element 0 is the tensor id). NaN/±∞ elements count
+# as -1 (numpy's nan_to_num as there) except in the "raw" rule.
+RULE_NONE, RULE_NONZERO, RULE_SUM_POSITIVE, RULE_ANY_NONZERO_RAW = range(4)
+VECTOR_RULES: dict[int, tuple[int, int, tuple[int, ...], bool]] = {
+    CURT_HEALTH: (VECTOR_LEN[CURT_HEALTH], RULE_NONZERO, (1,), True),
+    CONCISE_HEALTH: (VECTOR_LEN[CONCISE_HEALTH], RULE_SUM_POSITIVE, (2, 3, 4), True),
+    FULL_HEALTH: (VECTOR_LEN[FULL_HEALTH], RULE_SUM_POSITIVE, (5, 6, 7), True),
+    SHAPE: (VECTOR_LEN[SHAPE], RULE_NONE, (), True),
+    REDUCE_INF_NAN_THREE_SLOTS: (VECTOR_LEN[REDUCE_INF_NAN_THREE_SLOTS], RULE_ANY_NONZERO_RAW,
+                                 (0, 1, 2), False),
+}
 
 
 class HealthBatch:
@@ -123,14 +143,59 @@ def unpack(buf: bytearray, dt: np.dtype) -> dict[str, np.ndarray]:
     return {name: packed[name] for name in dt.names or ()}
 
 
-class TraceBatch:
-    """One batch of trace rows being built: packed rows, health sources, the row count."""
+class Tensors:
+    """The tensor rows of a batch whose health the loops gathered: `bad` for every row, and
+    the full health of the rows decoded from a whole tensor (kept, see `reader.index.detail`).
 
-    __slots__ = ("devices", "hb", "packed", "row")
+    The pure-Python loop leaves the health to `HealthBatch`; the compiled core gives `bad`
+    (and eager tensor ids) itself, row by row, and Python fills in the rows it indexed
+    (`python`, ranges of rows).
+    """
 
-    def __init__(self) -> None:
-        self.packed = bytearray()
+    __slots__ = ("bad", "hb", "python")
+
+    def __init__(self, compiled: bool) -> None:
         self.hb = HealthBatch()
+        self.bad: bytearray | None = bytearray() if compiled else None
+        self.python: list[tuple[int, int]] = []
+
+    def by_python(self, start: int, stop: int) -> None:
+        """Rows [start, stop) were indexed by the Python loop."""
+        if stop > start and self.bad is not None:
+            self.bad += b"\xff" * (stop - start)
+            self.python.append((start, stop))
+
+    def health(self, n: int, tids: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray | None, list[tuple[int, dict[str, int]]]]:
+        """(bad, final tensor ids, kept rows) for n rows. `tids` are the ids the records
+        give (eager outputs, -1 where none): the vector's id fills in where they are < 0."""
+        spans = self.python if self.bad is not None else [(0, n)]
+        h = self.hb.columns(n) if spans else None
+        if self.bad is None:
+            assert h is not None
+            bad = h["bad"]
+        else:
+            bad = np.frombuffer(self.bad, dtype=np.int8).copy()
+            for s, e in spans:
+                bad[s:e] = h["bad"][s:e] if h is not None else -1
+        if tids is not None and h is not None:
+            tids = tids.copy()
+            for s, e in spans:
+                tids[s:e] = np.where(tids[s:e] >= 0, tids[s:e], h["tensor_id"][s:e])
+        kept = [(row, {c: int(h[c][row]) for c in H.HEALTH_COLUMNS})
+                for row, _ in self.hb.slow] if h is not None else []
+        return bad, tids, kept
+
+
+class TraceBatch:
+    """One batch of trace rows being built: packed rows, their tensors, the row count."""
+
+    __slots__ = ("devices", "hb", "packed", "row", "tensors")
+
+    def __init__(self, compiled: bool = False) -> None:
+        self.packed = bytearray()
+        self.tensors = Tensors(compiled)
+        self.hb = self.tensors.hb
         self.row = 0
         self.devices: dict[bytes, int] = {}  # raw device name → string id
 
@@ -139,11 +204,12 @@ class ExecBatch:
     """One batch of executions and their output rows being built."""
 
     __slots__ = ("exec_base", "hb", "interned", "o_exec", "o_slot", "o_tid", "orow",
-                 "out_base", "packed", "row")
+                 "out_base", "packed", "row", "tensors")
 
-    def __init__(self, exec_base: int, out_base: int) -> None:
+    def __init__(self, exec_base: int, out_base: int, compiled: bool = False) -> None:
         self.packed = bytearray()
-        self.hb = HealthBatch()
+        self.tensors = Tensors(compiled)
+        self.hb = self.tensors.hb
         self.o_exec, self.o_slot, self.o_tid = array("q"), array("i"), array("q")
         self.interned: dict[bytes, int] = {}  # op type / graph id bytes → string id
         self.exec_base, self.out_base = exec_base, out_base

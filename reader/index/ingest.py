@@ -29,7 +29,8 @@ from reader.index.batches import (
     TraceBatch,
     unpack,
 )
-from reader.index.columns import StringTable, Table
+from reader.index.columns import StringTable
+from reader.index.schema import RowTable
 from reader.io.tfrecord import RecordScan
 from reader.modes import NO_TENSOR
 from reader.proto import tfdbg_events_pb2 as pb
@@ -44,15 +45,17 @@ class IngestCache:
 
     `trace_keys`: raw (context id, op name) bytes → (graph, op name, op type) string ids, only
     for fully resolved entries. `templates`: byte templates of repeating trace records (see
-    `_Template`), keyed by record length.
+    `_Template`), keyed by file set and record length.
     """
 
     def __init__(self) -> None:
         self.trace_keys: dict[tuple[bytes, bytes], tuple[int, int, int]] = {}
-        self.templates: dict[int, list[tuple[int, int, dict[bytes, Any]]]] = {}
+        self.templates: dict[int, dict[int, list[tuple[int, int, dict[bytes, Any]]]]] = {}
         self.num_templates = 0
-        # the compiled core's copy of the resolved trace keys (with the device), if it is used
+        # the compiled core's tables: raw trace keys → trace kind; execution kinds
         self.native_keys = NATIVE.KeyTable() if NATIVE is not None else None
+        self.native_exec_kinds = NATIVE.KeyTable() if NATIVE is not None else None
+        self.exec_kinds_synced = 0
         self.native_declined = 0  # records the compiled core handed back to Python
 
     def forget_unresolved(self) -> None:
@@ -68,11 +71,11 @@ class IngestTarget(Protocol):
     @property
     def strings(self) -> StringTable: ...
     @property
-    def executions(self) -> Table: ...
+    def executions(self) -> RowTable: ...
     @property
-    def outputs(self) -> Table: ...
+    def outputs(self) -> RowTable: ...
     @property
-    def traces(self) -> Table: ...
+    def traces(self) -> RowTable: ...
     @property
     def ingest_cache(self) -> IngestCache: ...
 
@@ -115,17 +118,17 @@ class _Template:
         self.mode = mode
 
 
-_TAIL = struct.Struct("<iiiiii")  # graph_id, op_name, op_type, slot, mode, device
+_TAIL = struct.Struct("<i")  # the kind
 _OFFSET = struct.Struct("<q")
 MAX_TEMPLATES = 100_000
 
 
-def _make_template(idx: IngestTarget, payload: memoryview, tpb: bytes, ids: tuple[int, int, int],
-                   slot: int, mode: int, dev: int) -> None:
+def _make_template(idx: IngestTarget, fsi: int, payload: memoryview, tpb: bytes, op_type: int,
+                   mode: int, kind: int) -> None:
     """Register the record's template if it has the canonical layout (see `_Template`)."""
     cache = idx.ingest_cache
-    templates = cache.templates
-    if cache.num_templates >= MAX_TEMPLATES or ids[2] < 0 or payload[0] != 0x09:
+    templates = cache.templates.setdefault(fsi, {})
+    if cache.num_templates >= MAX_TEMPLATES or op_type < 0 or payload[0] != 0x09:
         return
     whole = payload.tobytes()
     hdr = HEADERS.get(mode)
@@ -147,8 +150,7 @@ def _make_template(idx: IngestTarget, payload: memoryview, tpb: bytes, ids: tupl
     if shape is None:
         shape = (len(suffix), ce - cs, {})
         shapes.append(shape)
-    shape[2][whole[9:cs]] = _Template(
-        _TAIL.pack(ids[0], ids[1], ids[2], slot, mode, dev), suffix, ce - cs, mode)
+    shape[2][whole[9:cs]] = _Template(_TAIL.pack(kind), suffix, ce - cs, mode)
     cache.num_templates += 1
 
 
@@ -160,26 +162,38 @@ def ingest_traces(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, memo
     every record it cannot index exactly (see `reader._native.drivers`); else `_trace_loop`
     does it all.
     """
-    b = TraceBatch()
-    if NATIVE is not None and isinstance(records, RecordScan):
+    compiled = NATIVE is not None and isinstance(records, RecordScan)
+    b = TraceBatch(compiled)
+    if compiled:
+        assert NATIVE is not None and isinstance(records, RecordScan)
         cache = idx.ingest_cache
-        cache.native_declined += native_traces(NATIVE, records, b, cache.native_keys,
-                                               partial(_trace_loop, idx, b, name=records.name))
+        cache.native_declined += native_traces(
+            NATIVE, records, b, fsi, cache.native_keys,
+            partial(_trace_loop, idx, b, fsi, name=records.name))
     else:
-        _trace_loop(idx, b, records, name)
+        _trace_loop(idx, b, fsi, records, name)
     if b.row == 0:
         return
-    row = b.row
+    first = len(idx.traces)
     batch: dict[str, np.ndarray] = unpack(b.packed, TRACE_DT)
-    batch["fileset"] = np.full(row, fsi, dtype=np.int16)
-    batch.update(b.hb.columns(row))
-    idx.traces.extend(batch)
+    batch["bad"], _, kept = b.tensors.health(b.row)
+    _add_rows(idx, idx.traces, batch, first, kept)
+
+
+def _add_rows(idx: IngestTarget, table: RowTable, batch: dict[str, np.ndarray], first: int,
+              kept: list[tuple[int, dict[str, int]]]) -> None:
+    """Append a batch's rows (and the health kept for some) to a tensor table."""
+    table.extend(batch)
+    if kept:
+        table.details.extend({c: [first + r if c == "row" else h[c] for r, h in kept]
+                              for c in table.details.columns})
+    assert table.kinds is not None
     # rebind, never mutate: the UI thread may be iterating the old set
-    idx.modes = idx.modes | {int(m) for m in np.unique(batch["mode"])}
+    idx.modes = idx.modes | set(table.kinds.col("mode").tolist())
 
 
-def _trace_loop(idx: IngestTarget, b: TraceBatch, records: Iterator[tuple[int, memoryview]],
-                name: str) -> None:
+def _trace_loop(idx: IngestTarget, b: TraceBatch, fsi: int,
+                records: Iterator[tuple[int, memoryview]], name: str) -> None:
     """The pure-Python trace loop.
 
     Most records repeat an earlier record's bytes but for the wall time and the summary
@@ -191,8 +205,12 @@ def _trace_loop(idx: IngestTarget, b: TraceBatch, records: Iterator[tuple[int, m
     pack_offset = _OFFSET.pack
     cache = idx.ingest_cache
     keys = cache.trace_keys
-    templates = cache.templates
-    native_keys = cache.native_keys if NATIVE is not None else None
+    templates = cache.templates.setdefault(fsi, {})
+    native_keys = cache.native_keys if b.tensors.bad is not None else None
+    kinds = idx.traces.kinds
+    assert kinds is not None
+    kind_of = kinds.intern
+    start = b.row
     devices = b.devices
     intern = idx.strings.intern
     hb = b.hb
@@ -242,7 +260,8 @@ def _trace_loop(idx: IngestTarget, b: TraceBatch, records: Iterator[tuple[int, m
             dev = devices[dev_name] = intern(dev_name.decode("utf-8", "replace"))
         mode = t.tensor_debug_mode
         slot = t.output_slot
-        packed += pack(lite.wall_time, offset, ids[0], ids[1], ids[2], slot, mode, dev)
+        kind = kind_of((ids[0], ids[1], ids[2], slot, mode, dev, fsi))
+        packed += pack(lite.wall_time, offset, kind)
         tpb = t.tensor_proto
         if mode != NO_TENSOR:  # NO_TENSOR carries an empty placeholder
             hdr = headers.get(mode)
@@ -254,11 +273,12 @@ def _trace_loop(idx: IngestTarget, b: TraceBatch, records: Iterator[tuple[int, m
                 hb.add_serialized(row, mode, tpb, name, offset, idx.warn)
         if native_keys is not None:
             if ids[2] >= 0:  # only resolved keys: the others are looked up again later
-                native_keys.add(trace_key(k[0], k[1], dev_name), ids[0], ids[1], ids[2], dev)
+                native_keys.add(trace_key(fsi, slot, mode, k[0], k[1], dev_name), kind, 0, 0, 0)
         else:
-            _make_template(idx, payload, tpb, ids, slot, mode, dev)
+            _make_template(idx, fsi, payload, tpb, ids[2], mode, kind)
         row += 1
     b.row = row
+    b.tensors.by_python(start, row)
 
 
 def ingest_executions(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, memoryview]],
@@ -268,33 +288,36 @@ def ingest_executions(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, 
     Parses with the light message (no stack, no inputs: read on demand later); in C when the
     compiled core is there (see `reader._native.drivers` for why that is exact).
     """
-    b = ExecBatch(len(idx.executions), len(idx.outputs))
-    if NATIVE is not None and isinstance(records, RecordScan):
-        idx.ingest_cache.native_declined += native_executions(
-            NATIVE, records, b, partial(_exec_loop, idx, b, name=records.name))
+    compiled = NATIVE is not None and isinstance(records, RecordScan)
+    b = ExecBatch(len(idx.executions), len(idx.outputs), compiled)
+    if compiled:
+        assert NATIVE is not None and isinstance(records, RecordScan)
+        cache = idx.ingest_cache
+        kinds = idx.executions.kinds
+        assert kinds is not None
+        cache.native_declined += native_executions(
+            NATIVE, records, b, fsi, (kinds, cache),
+            partial(_exec_loop, idx, b, fsi, name=records.name))
     else:
-        _exec_loop(idx, b, records, name)
-    row, orow = b.row, b.orow
-    if row == 0:
+        _exec_loop(idx, b, fsi, records, name)
+    if b.row == 0:
         return
-    batch = unpack(b.packed, EXEC_DT)
-    batch["fileset"] = np.full(row, fsi, dtype=np.int16)
-    idx.executions.extend(batch)
-    # rebind, never mutate: the UI thread may be iterating the old set
-    idx.modes = idx.modes | {int(m) for m in np.unique(batch["mode"])}
-    if orow == 0:
+    _add_rows(idx, idx.executions, unpack(b.packed, EXEC_DT), len(idx.executions), [])
+    if b.orow == 0:
         return
-    health = b.hb.columns(orow)
-    tids = np.frombuffer(b.o_tid, dtype=np.int64)
-    # the execution's own output ids are authoritative; fall back to the vector's
-    health["tensor_id"] = np.where(tids >= 0, tids, health["tensor_id"])
-    execs = np.frombuffer(b.o_exec, dtype=np.int64)
-    slots = np.frombuffer(b.o_slot, dtype=np.int32)
-    idx.outputs.extend({"execution": execs, "slot": slots, **health})
+    # the execution's own output ids are authoritative; the vector's fills in
+    bad, tids, kept = b.tensors.health(b.orow, np.frombuffer(b.o_tid, dtype=np.int64))
+    first = len(idx.outputs)
+    idx.outputs.extend({"execution": np.frombuffer(b.o_exec, dtype=np.int64),
+                        "slot": np.frombuffer(b.o_slot, dtype=np.int32), "tensor_id": tids,
+                        "bad": bad})
+    if kept:
+        idx.outputs.details.extend({c: [first + r if c == "row" else h[c] for r, h in kept]
+                                    for c in idx.outputs.details.columns})
 
 
-def _exec_loop(idx: IngestTarget, b: ExecBatch, records: Iterator[tuple[int, memoryview]],
-               name: str) -> None:
+def _exec_loop(idx: IngestTarget, b: ExecBatch, fsi: int,
+               records: Iterator[tuple[int, memoryview]], name: str) -> None:
     """The pure-Python execution loop."""
     packed = b.packed
     pack = EXEC_ROW.pack
@@ -306,6 +329,10 @@ def _exec_loop(idx: IngestTarget, b: ExecBatch, records: Iterator[tuple[int, mem
     parse = ev.ParseFromString
     exec_base, out_base = b.exec_base, b.out_base
     row, orow = b.row, b.orow
+    start = orow
+    kinds = idx.executions.kinds
+    assert kinds is not None
+    kind_of = kinds.intern
     for offset, payload in records:
         try:
             parse(payload)  # type: ignore[arg-type]  # upb takes any buffer
@@ -333,8 +360,8 @@ def _exec_loop(idx: IngestTarget, b: ExecBatch, records: Iterator[tuple[int, mem
                 gid_id = interned[gid] = intern(gid.decode("utf-8", "replace"))
         else:
             gid_id = -1
-        packed += pack(ev.wall_time, offset, out_base + orow, type_id, gid_id, num_outputs,
-                       mode, n_out)
+        kind = kind_of((type_id, gid_id, num_outputs, mode, n_out, fsi))
+        packed += pack(ev.wall_time, offset, out_base + orow, kind)
         exec_index = exec_base + row
         for slot in range(n_out):
             o_exec.append(exec_index)
@@ -345,6 +372,7 @@ def _exec_loop(idx: IngestTarget, b: ExecBatch, records: Iterator[tuple[int, mem
             orow += 1
         row += 1
     b.row, b.orow = row, orow
+    b.tensors.by_python(start, orow)
 
 
 def _is_execution(payload: memoryview) -> bool:

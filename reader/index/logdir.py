@@ -25,6 +25,7 @@ import numpy as np
 from reader.cache.snapshot import LogdirCache
 from reader.index.alerts import AlertLog, Alerts, NewRows
 from reader.index.columns import StringTable, Table
+from reader.index.detail import RecordHealth
 from reader.index.frames import Frame, user_frame_index
 from reader.index.graphs import GraphStore, Op, ingest_graphs
 from reader.index.ingest import IngestCache, ingest_executions, ingest_traces
@@ -96,6 +97,9 @@ class DebugLogdir(TensorQueries):
         self._unresolved_types = False
         self._lock = threading.RLock()
         self._add_filesets(self.run.filesets)
+        # health not kept in memory is read back from the records (reader.index.detail)
+        self.traces.detail = self.outputs.detail = RecordHealth(
+            lambda fsi, suffix: self.filesets[fsi].path(suffix), self.executions)
         # the persistent index cache (reader.cache): reopening skips what was read before
         self._cache = LogdirCache() if cache else None
 
@@ -277,17 +281,19 @@ class DebugLogdir(TensorQueries):
         stale = [k for k, ids in self._trace_keys.items() if ids[2] < 0]
         if not stale:
             return
-        types = self.traces.op_type
-        rows = np.flatnonzero(types < 0)
-        if len(rows) == 0:
+        kinds = self.traces.kinds
+        assert kinds is not None
+        unresolved = np.flatnonzero(kinds.col("op_type") < 0)  # a kind per op output: few
+        if len(unresolved) == 0:
             return
-        gids = self.traces.graph_id[rows]
-        names = self.traces.op_name[rows]
+        gids = kinds.col("graph_id")[unresolved]
+        names = kinds.col("op_name")[unresolved]
         for key in stale:
             ids = self.trace_key(*key)
             if ids[2] >= 0:
-                hit = rows[(gids == ids[0]) & (names == ids[1])]
-                self.traces.set("op_type", hit, ids[2])
+                hit = unresolved[(gids == ids[0]) & (names == ids[1])]
+                if len(hit):
+                    kinds.patch("op_type", hit, ids[2])
 
     # ------------------------------------------------------------------ typed queries
     def alerts(self) -> Alerts:
@@ -307,13 +313,13 @@ class DebugLogdir(TensorQueries):
     def read_execution(self, i: int) -> ExecutionRecord:
         """The full eager execution `i` (inputs, outputs, stack, debug tensors)."""
         t = self.executions
-        ev = self.read_event(int(t.col("fileset")[i]), "execution", int(t.col("offset")[i]))
+        ev = self.read_event(int(t.lazy("fileset")[i]), "execution", int(t.col("offset")[i]))
         return execution_record(i, ev)
 
     def read_trace(self, i: int) -> TraceRecord:
         """The full graph trace `i`, with its debug vector or FULL_TENSOR value decoded."""
         t = self.traces
-        ev = self.read_event(int(t.col("fileset")[i]), "graph_execution_traces",
+        ev = self.read_event(int(t.lazy("fileset")[i]), "graph_execution_traces",
                              int(t.col("offset")[i]))
         g = ev.graph_execution_trace
         op = self.graphs.op(g.tfdbg_context_id, g.op_name)

@@ -68,7 +68,7 @@ class TensorQueries:
     def tensor_mode(self, kind: int, index: int) -> int:
         """The debug mode a graph trace or an eager execution was recorded in."""
         table = self.traces if kind == GRAPH else self.executions
-        return int(table.col("mode")[index])
+        return int(table.lazy("mode")[index])
 
     def tensor_health(self, kind: int, index: int, slot: int) -> HealthRow | None:
         """The health of a graph trace, or of an eager execution's output; None if no row."""

@@ -3,29 +3,38 @@
 Both the index (`reader.index.logdir`) and the hot loops that fill it (`reader.index.ingest`)
 need these, so they live here, below both. Outside `reader/`, columns are read through the
 typed properties below (`logdir.traces.op_name`), never by a string, so mypy checks them.
-Every property is a read-only view of the rows so far (see `Table.col`).
+Every property is a read-only view of the rows so far: an array for what a row stores, a
+`LazyColumn` (computed for the rows indexed) for what comes from its kind or its record.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from reader.index.columns import Table
 from reader.index.health import HEALTH_COLUMNS
+from reader.index.kinds import KindTable, LazyColumn
 
 # A tensor row is a graph trace (tf.function ops, one record per op output) or an eager
 # execution's output (one execution record, several outputs).
 GRAPH, EAGER = 0, 1
 
-EXEC_SPEC = {"wall_time": "f8", "op_type": "i4", "graph_id": "i4", "num_outputs": "i4",
-             "mode": "i4", "fileset": "i2", "offset": "i8", "first_output": "i8",
-             "n_outputs": "i4"}
-OUTPUT_SPEC = {"execution": "i8", "slot": "i4", **HEALTH_COLUMNS}
-TRACE_SPEC = {"wall_time": "f8", "graph_id": "i4", "op_name": "i4", "op_type": "i4",
-              "slot": "i4", "mode": "i4", "device": "i4", "fileset": "i2", "offset": "i8",
-              **HEALTH_COLUMNS}
+# What each row keeps in memory (about 21 bytes a trace): what repeats from row to row is
+# interned as a kind (see `reader.index.kinds`); the health counts are read back from the
+# record by offset when asked for (`reader.index.detail`), except for FULL_TENSOR rows, whose
+# counts come from decoding the whole tensor and are kept (`DETAIL_SPEC`).
+TRACE_SPEC = {"wall_time": "f8", "offset": "i8", "kind": "i4", "bad": "i1"}
+TRACE_KIND_SPEC = {"graph_id": "i4", "op_name": "i4", "op_type": "i4", "slot": "i4",
+                   "mode": "i4", "device": "i4", "fileset": "i2"}
+EXEC_SPEC = {"wall_time": "f8", "offset": "i8", "first_output": "i8", "kind": "i4"}
+EXEC_KIND_SPEC = {"op_type": "i4", "graph_id": "i4", "num_outputs": "i4", "mode": "i4",
+                  "n_outputs": "i4", "fileset": "i2"}
+OUTPUT_SPEC = {"execution": "i8", "slot": "i4", "tensor_id": "i8", "bad": "i1"}
+DETAIL_SPEC = {"row": "i8", **HEALTH_COLUMNS}
 ALERT_SPEC = {"kind": "i1", "index": "i8", "slot": "i4", "wall_time": "f8"}
 
 
@@ -84,97 +93,155 @@ class ExecutionRow:
     n_outputs: int  # output rows kept (see `DebugLogdir.output_row`)
 
 
-class HealthTable(Table):
+HealthSource = Callable[["RowTable", np.ndarray], dict[str, np.ndarray]]
+
+
+class RowTable(Table):
+    """A table of rows that may share their repeating fields through kinds, and whose
+    health columns not kept in memory are read back from the records (`detail`)."""
+
+    def __init__(self, spec: dict[str, str], kind_spec: dict[str, str] | None = None) -> None:
+        super().__init__(spec)
+        self.kinds = KindTable(kind_spec) if kind_spec else None
+        self.detail: HealthSource | None = None  # set by the index that owns the table
+        self.details = Table(DETAIL_SPEC)  # rows whose health is kept (FULL_TENSOR counts)
+
+    @property
+    def logical_columns(self) -> tuple[str, ...]:
+        """Every column a row has, stored or not."""
+        out = [c for c in self.columns if c != "kind"]
+        if self.kinds is not None:
+            out += list(self.kinds.fields)
+        if isinstance(self, HealthTable):
+            out += [c for c in HEALTH_COLUMNS if c not in out]
+        return tuple(out)
+
+    def col(self, name: str) -> Any:
+        """One column: a read-only array of what is stored, a `LazyColumn` of the rest
+        (which computes the rows it is indexed with, or all of them for array work)."""
+        if name in self._spec:
+            return super().col(name)
+        return self.lazy(name)
+
+    def lazy(self, name: str) -> LazyColumn:
+        """One column as a `LazyColumn`: indexing it computes only the rows asked for."""
+        n = len(self)
+        if name in self._spec:
+            data = super().col(name)
+            return LazyColumn(n, data.dtype, lambda rows: data[rows])
+        if self.kinds is not None and name in self.kinds.fields:
+            kinds = super().col("kind")
+            values = self.kinds.col(name)
+            return LazyColumn(n, values.dtype, lambda rows: values[kinds[rows]])
+        if name in HEALTH_COLUMNS:
+            return LazyColumn(n, np.dtype(HEALTH_COLUMNS[name]),
+                              lambda rows: self.health_columns(rows)[name])
+        raise KeyError(name)
+
+    def health_columns(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """The health columns of `rows`: what is stored, the rest read back."""
+        if self.detail is None:
+            raise LookupError("this table's records cannot be read back")
+        return self.detail(self, rows)
+
+    def kind_of(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """A kind field of some rows (or a stored column)."""
+        return self.lazy(name)[rows]
+
+
+class HealthTable(RowTable):
     """A table whose rows are tensors: the health columns, typed."""
 
     @property
-    def tensor_id(self) -> np.ndarray:
-        return self.col("tensor_id")
+    def tensor_id(self) -> LazyColumn:
+        return self.lazy("tensor_id")
 
     @property
-    def dtype(self) -> np.ndarray:
-        return self.col("dtype")
+    def dtype(self) -> LazyColumn:
+        return self.lazy("dtype")
 
     @property
-    def rank(self) -> np.ndarray:
-        return self.col("rank")
+    def rank(self) -> LazyColumn:
+        return self.lazy("rank")
 
     @property
-    def size(self) -> np.ndarray:
-        return self.col("size")
+    def size(self) -> LazyColumn:
+        return self.lazy("size")
 
     @property
-    def neg_inf(self) -> np.ndarray:
-        return self.col("neg_inf")
+    def neg_inf(self) -> LazyColumn:
+        return self.lazy("neg_inf")
 
     @property
-    def pos_inf(self) -> np.ndarray:
-        return self.col("pos_inf")
+    def pos_inf(self) -> LazyColumn:
+        return self.lazy("pos_inf")
 
     @property
-    def nan(self) -> np.ndarray:
-        return self.col("nan")
+    def nan(self) -> LazyColumn:
+        return self.lazy("nan")
 
     @property
-    def neg(self) -> np.ndarray:
-        return self.col("neg")
+    def neg(self) -> LazyColumn:
+        return self.lazy("neg")
 
     @property
-    def zero(self) -> np.ndarray:
-        return self.col("zero")
+    def zero(self) -> LazyColumn:
+        return self.lazy("zero")
 
     @property
-    def pos(self) -> np.ndarray:
-        return self.col("pos")
+    def pos(self) -> LazyColumn:
+        return self.lazy("pos")
 
     @property
     def bad(self) -> np.ndarray:
+        """1: holds NaN/∞; 0: known clean; -1: the mode cannot tell (always in memory)."""
         return self.col("bad")
 
     def health(self, row: int) -> HealthRow:
         """Row `row`'s health columns as one value."""
-        return HealthRow(*(int(self._data[c][row]) for c in HEALTH_COLUMNS))
+        cols = self.health_columns(np.array([row], dtype=np.int64))
+        return HealthRow(*(int(cols[c][0]) for c in HEALTH_COLUMNS))
 
 
 class TraceTable(HealthTable):
     """Graph traces: one row per traced op output, in file order."""
 
     def __init__(self) -> None:
-        super().__init__(TRACE_SPEC)
+        super().__init__(TRACE_SPEC, TRACE_KIND_SPEC)
 
     @property
     def wall_time(self) -> np.ndarray:
         return self.col("wall_time")
 
     @property
-    def graph_id(self) -> np.ndarray:
+    def graph_id(self) -> LazyColumn:
         """String ids (see `DebugLogdir.strings`) of the graph (tf.function) of each trace."""
-        return self.col("graph_id")
+        return self.lazy("graph_id")
 
     @property
-    def op_name(self) -> np.ndarray:
+    def op_name(self) -> LazyColumn:
         """String ids of the op names."""
-        return self.col("op_name")
+        return self.lazy("op_name")
 
     @property
-    def op_type(self) -> np.ndarray:
+    def op_type(self) -> LazyColumn:
         """String ids of the op types (-1 while the op's creation record is not read yet)."""
-        return self.col("op_type")
+        return self.lazy("op_type")
 
     @property
-    def slot(self) -> np.ndarray:
-        return self.col("slot")
+    def slot(self) -> LazyColumn:
+        return self.lazy("slot")
 
     @property
-    def mode(self) -> np.ndarray:
-        return self.col("mode")
+    def mode(self) -> LazyColumn:
+        return self.lazy("mode")
 
     @property
-    def device(self) -> np.ndarray:
-        return self.col("device")
+    def device(self) -> LazyColumn:
+        return self.lazy("device")
 
 
-class ExecutionTable(Table):
+class ExecutionTable(RowTable):
     """Eager executions (ops and tf.function calls): one row per `.execution` record.
 
     An execution's outputs are `n_outputs` consecutive rows of the output table starting at
@@ -182,35 +249,35 @@ class ExecutionTable(Table):
     """
 
     def __init__(self) -> None:
-        super().__init__(EXEC_SPEC)
+        super().__init__(EXEC_SPEC, EXEC_KIND_SPEC)
 
     @property
     def wall_time(self) -> np.ndarray:
         return self.col("wall_time")
 
     @property
-    def op_type(self) -> np.ndarray:
+    def op_type(self) -> LazyColumn:
         """String ids of the op types (a tf.function call's is its function name)."""
-        return self.col("op_type")
+        return self.lazy("op_type")
 
     @property
-    def graph_id(self) -> np.ndarray:
+    def graph_id(self) -> LazyColumn:
         """String id of the called tf.function's graph, -1 for a plain eager op."""
-        return self.col("graph_id")
+        return self.lazy("graph_id")
 
     @property
-    def num_outputs(self) -> np.ndarray:
+    def num_outputs(self) -> LazyColumn:
         """What the record says the op has (may exceed the output rows kept)."""
-        return self.col("num_outputs")
+        return self.lazy("num_outputs")
 
     @property
-    def n_outputs(self) -> np.ndarray:
+    def n_outputs(self) -> LazyColumn:
         """How many output rows the execution has."""
-        return self.col("n_outputs")
+        return self.lazy("n_outputs")
 
     @property
-    def mode(self) -> np.ndarray:
-        return self.col("mode")
+    def mode(self) -> LazyColumn:
+        return self.lazy("mode")
 
 
 class OutputTable(HealthTable):

@@ -16,8 +16,10 @@ def snapshot(logdir: DebugLogdir) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for tname in ("traces", "executions", "outputs"):
         table = getattr(logdir, tname)
-        for col in table.columns:
-            values = table.col(col)
+        health = (table.health_columns(np.arange(len(table)))  # read back from the records
+                  if tname != "executions" else {})
+        for col in table.logical_columns:
+            values = health[col] if col in health else np.asarray(table.col(col))
             if col in STRING_COLUMNS:
                 values = np.array([logdir.strings[int(i)] for i in values], dtype=object)
             out[f"{tname}.{col}"] = values

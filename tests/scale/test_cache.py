@@ -169,7 +169,7 @@ def _entry_folder(cache_dir: Path) -> Path:
 
 def _damage(cache_dir: Path, how: str) -> None:
     folder = _entry_folder(cache_dir)
-    npy = folder / "traces.op_name.npy"
+    npy = folder / "traces.kinds.op_name.npy"
     (desc_path,) = entries(cache_dir)
     if how == "truncated_column":
         npy.write_bytes(npy.read_bytes()[:-3])

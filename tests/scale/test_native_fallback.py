@@ -21,7 +21,10 @@ from scale_support import assert_same, snapshot
 
 import reader.index.ingest as ingest
 from reader import DebugLogdir, open_logdir
+from reader.index import health as H
+from reader.index.batches import VECTOR_RULES
 from reader.io.tfrecord import ScanState, frame_record, scan_records
+from reader.modes import VECTOR_LEN
 from reader.proto import tfdbg_events_pb2 as pb
 
 LOGDIRS = [("mixed", m) for m in ("NO_TENSOR", "CURT_HEALTH", "CONCISE_HEALTH", "FULL_HEALTH",
@@ -280,3 +283,25 @@ def test_same_index_on_unusual_layouts(make_tf_logdir: Callable[..., str], tmp_p
     compiled, pure = both_ways(monkeypatch, lambda: open_logdir(str(d)))
     assert len(compiled["traces.offset"]) > 60
     assert_same(compiled, pure)
+
+
+@pytest.mark.parametrize("mode", sorted(VECTOR_RULES))
+def test_compiled_health_of_a_summary_is_numpys(mode: int) -> None:
+    """`bad` and the tensor id the compiled core derives from a summary vector are what
+    `health.fill_from_vectors` makes of it, for ordinary and hostile values."""
+    assert ingest.NATIVE is not None
+    rng = np.random.default_rng(mode)
+    width = VECTOR_LEN[mode]
+    specials = np.array([0.0, -0.0, 1.0, -1.0, 2.5, np.nan, np.inf, -np.inf, 1e300, -1e300,
+                         2.0**63, 5e-324, 3.0, 1e18])
+    vecs = np.concatenate([rng.choice(specials, size=(4000, width)),
+                           rng.integers(-3, 1000, size=(1000, width)).astype(np.float64)])
+    h = H.empty_health(len(vecs))
+    with np.errstate(invalid="ignore"):
+        H.fill_from_vectors(h, np.arange(len(vecs)), mode, vecs)
+    for i, vec in enumerate(vecs):
+        got = ingest.NATIVE.vector_health(mode, vec.tobytes())
+        if got is None:  # C declines: Python decides (only for ids numpy cannot cast)
+            assert not abs(np.nan_to_num(vec[0], nan=-1, posinf=-1, neginf=-1)) < 9.2e18
+            continue
+        assert got == (int(h["bad"][i]), int(h["tensor_id"][i])), vec
