@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import time
@@ -35,42 +36,49 @@ def record_template(dest: Path, kind: str = "mixed", mode: str = "FULL_HEALTH") 
     return dest
 
 
-def _events(path: Path) -> list[pb.DebugEvent]:
+def _payloads(path: Path) -> list[bytes]:
     data = path.read_bytes()
-    out = []
-    for _, payload in scan_records(data, 0, ScanState()):
-        ev = pb.DebugEvent()
-        ev.ParseFromString(bytes(payload))
-        out.append(ev)
-    return out
+    return [bytes(payload) for _, payload in scan_records(data, 0, ScanState())]
 
 
 def _replicate(src: Path, dst: Path, target: int) -> int:
-    events = _events(src)
-    if not events:
+    """Write `target` records: the real run's records again and again, each replica's wall
+    times shifted past the previous one's. TensorFlow writes the wall time first (field 1, a
+    fixed64), so the shift patches those 8 bytes of the real record and frames it again; a
+    record laid out otherwise is re-serialized with the shifted time."""
+    payloads = _payloads(src)
+    if not payloads:
         dst.write_bytes(b"")
         return 0
+    events = [pb.DebugEvent.FromString(p) for p in payloads]
     span = (events[-1].wall_time - events[0].wall_time) + 1e-3
+    pack_double = struct.Struct("<d").pack
     written = 0
     replica = 0
     with open(dst, "wb", buffering=8 << 20) as f:
         while written < target:
             shift = replica * span
-            for ev in events:
+            batch = []
+            for payload, ev in zip(payloads, events, strict=True):
                 if written >= target:
                     break
-                copy = pb.DebugEvent()
-                copy.CopyFrom(ev)
-                copy.wall_time = ev.wall_time + shift
-                f.write(frame_record(copy.SerializeToString()))
+                if payload[0] == 0x09 and ev.wall_time == struct.unpack_from("<d", payload, 1)[0]:
+                    new = b"\x09" + pack_double(ev.wall_time + shift) + payload[9:]
+                else:
+                    copy = pb.DebugEvent()
+                    copy.CopyFrom(ev)
+                    copy.wall_time = ev.wall_time + shift
+                    new = copy.SerializeToString()
+                batch.append(frame_record(new))
                 written += 1
+            f.write(b"".join(batch))
             replica += 1
     return written
 
 
 def build_big_logdir(dest: Path, traces: int, executions: int, work: Path) -> Path:
     """A logdir with exactly `traces` graph traces and `executions` executions."""
-    marker = dest / f".complete-{traces}-{executions}"
+    marker = dest / f".complete-v2-{traces}-{executions}"
     if marker.exists():
         return dest
     template = record_template(work / "template")
