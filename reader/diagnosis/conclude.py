@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from reader.diagnosis import data, variables
-from reader.diagnosis.calls import call_graph, singular_candidates
+from reader.diagnosis.calls import call_graph, call_traces, singular_candidates
 from reader.diagnosis.explain import In, explain_gradient, explain_origin
 from reader.diagnosis.explain.cause import (
     deliberate_infinity,
@@ -119,8 +119,11 @@ def _untraced_call(c: Case) -> Verdict | None:
         forward = place_of_op(c.idx, chosen.forward_graph, chosen.forward, row)
         inferred = place_of_op(c.idx, g, chosen.gradient)
         return Verdict("gradient", text, forward, forward=forward, inferred=inferred)
-    return Verdict("function", function_call(c.op_type, g.name, c.out, c.ins, c.trail.note),
-                   c.place)
+    note = c.trail.note
+    if not len(call_traces(c.idx, c.origin.index, g)):
+        note = ("no trace of this call was recorded: a circular buffer dropped them (it "
+                "keeps only the last records), or its ops are not instrumented")
+    return Verdict("function", function_call(c.op_type, g.name, c.out, c.ins, note), c.place)
 
 
 def _deliberate(c: Case) -> Verdict | None:

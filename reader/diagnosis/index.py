@@ -168,15 +168,13 @@ class DiagIndex:
         return int(rows[-1]) if len(rows) else None
 
     def call_window(self, row: int) -> tuple[float, float]:
-        """(after, up to) wall times of the eager call trace `row` ran in; (0, 0) if none."""
-        L = self.L
-        chain = L.graphs.graph_chain(L.graph_of_trace(row))
-        if len(chain) < 2:
+        """(after, up to) wall times of the eager execution trace `row` ran under; (0, 0) if
+        none. A tf.function's traces run under its call; a dataset function's under the
+        eager op that pulled the element (TensorFlow writes the record when it returns)."""
+        walls = self.L.executions.col("wall_time")
+        e = int(np.searchsorted(walls, float(self.L.traces.col("wall_time")[row]), "left"))
+        if e >= len(walls):
             return 0.0, 0.0
-        e = self.calling_execution(chain[1], float(L.traces.col("wall_time")[row]))
-        if e is None:
-            return 0.0, 0.0
-        walls = L.executions.col("wall_time")
         return (float(walls[e - 1]) if e > 0 else -np.inf), float(walls[e])
 
     def trace_in_window(self, graph_id: str, op_name: str, slot: int, row: int,

@@ -67,8 +67,13 @@ class Walker:
 
     # ------------------------------------------------------------------ names
     def graph_name(self, graph_id: str) -> str:
+        """A graph's name for people; never a raw id (TF1's Session graph has no name)."""
         g = self.L.graph(graph_id)
-        return (g.name if g else "") or graph_id[:8]
+        if g is not None and g.name:
+            return g.name
+        if g is not None and not g.outer_id:
+            return "Session graph" if not len(self.L.executions) else "outermost graph"
+        return "unnamed graph"
 
     def name(self, ref: Ref) -> str:
         """A tensor's display name: `op:slot (graph)` or `OpType:slot (eager #i)`."""

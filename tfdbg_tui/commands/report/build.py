@@ -22,7 +22,8 @@ def _frame_dict(f: Frame) -> dict[str, Any]:
 def tensor_entry(logdir: DebugLogdir, kind: int, index: int, slot: int,
                  wall_time: float | None = None) -> dict[str, Any]:
     """One tensor (a graph trace, or output `slot` of an eager execution) as a plain dict:
-    kind, index, op, graph, health counts, stack and the user's own frame with its code line.
+    kind, index, op, graph, device, health counts, stack and the user's own frame with its
+    code line.
     The report's alerts and `diff`'s divergences both describe tensors this way."""
     h = logdir.tensor_health(kind, index, slot)
     health = h.counts("size", "nan", "neg_inf", "pos_inf") if h is not None else {}
@@ -38,6 +39,7 @@ def tensor_entry(logdir: DebugLogdir, kind: int, index: int, slot: int,
             "op_name": logdir.op_name_of_trace(index),
             "output_slot": slot,
             "graph_name": (graph.name or None) if graph else None,
+            "device": logdir.strings[int(logdir.traces.device[index])] or None,
         }
         frames = logdir.op_stack(op) if op else []
     else:
@@ -49,8 +51,12 @@ def tensor_entry(logdir: DebugLogdir, kind: int, index: int, slot: int,
             "op_name": None, "output_slot": slot,
             "graph_name": (graph.name or None) if graph else None,
         }
+        entry["device"] = None
         try:
-            frames = logdir.stack(logdir.read_execution(index).stack_frame_ids)
+            rec = logdir.read_execution(index)
+            frames = logdir.stack(rec.stack_frame_ids)
+            if 0 <= slot < len(rec.output_device_ids):  # devices are numbered per run
+                entry["device"] = logdir.graphs.devices.get(int(rec.output_device_ids[slot]))
         except ReaderError as exc:
             logdir.warn(str(exc))
             frames = []

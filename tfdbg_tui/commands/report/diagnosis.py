@@ -26,21 +26,42 @@ def enrich(logdir: DebugLogdir, entry: dict[str, Any], options: argparse.Namespa
 
 
 def human_lines(entry: dict[str, Any]) -> list[str]:
-    """Lines for the human report: why, and where the origin was written."""
+    """Lines for the human report: why, where it was born, and the line to change."""
     diag = entry.get("diagnosis")
     if not diag:
         return []
     lines = [f"why: {diag['explanation']}"]
     origin = diag["origin"]
-    if (origin["kind"], origin["index"]) == (entry.get("kind"), entry.get("index")):
-        return lines  # the alert is the origin: its frame is printed already
-    where = origin["op_name"] or origin["op_type"]
-    graph = f" in {origin['graph_name']}" if origin.get("graph_name") else ""
-    lines.append(f"born at: {where} ({origin['kind']} #{origin['index']}){graph}")
-    uf = origin.get("user_frame")
-    if uf:
-        lines.append(f"origin at {uf['file']}:{uf['line']} in {uf['function']}")
-        if uf.get("code"):
-            lines.append(f"   {uf['code']}")
-    lines.extend(f"then: {s}" for s in diag.get("steps", [])[:2])
+    if (origin["kind"], origin["index"]) != (entry.get("kind"), entry.get("index")):
+        where = origin["op_name"] or origin["op_type"]
+        graph = f" in {origin['graph_name']}" if origin.get("graph_name") else ""
+        device = f" on {origin['device']}" if origin.get("device") else ""
+        lines.append(f"born at: {where} ({origin['kind']} #{origin['index']}){graph}{device}")
+        uf = origin.get("user_frame")
+        if uf:
+            lines.append(f"origin at {uf['file']}:{uf['line']} in {uf['function']}")
+            if uf.get("code"):
+                lines.append(f"   {uf['code']}")
+        lines.extend(f"then: {s}" for s in diag.get("steps", [])[:2])
+    for key, label in (("forward", "forward op"), ("write", "written by"),
+                       ("source", "comes from")):
+        place = origin.get(key)
+        if place:
+            lines.append(f"{label}: {_place(place)}")
+    fix = origin.get("fix_frame")
+    if fix and fix != origin.get("user_frame"):
+        lines.append(f"fix: {fix['file']}:{fix['line']} in {fix['function']}")
+        if fix.get("code"):
+            lines.append(f"   {fix['code']}")
+    elif not fix and origin.get("cause") not in (None, "none"):
+        lines.append("fix: the line to change is not known from this logdir")
     return lines
+
+
+def _place(place: dict[str, Any]) -> str:
+    name = place.get("op_name") or place.get("op_type")
+    graph = f" in {place['graph']}" if place.get("graph") else ""
+    uf = place.get("user_frame")
+    at = f" at {uf['file']}:{uf['line']}" if uf else ""
+    return f"{place.get('op_type')} {name if name != place.get('op_type') else ''}".strip() \
+        + graph + at
