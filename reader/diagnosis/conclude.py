@@ -25,7 +25,13 @@ from reader.diagnosis.explain.cause import (
     function_call,
     untraced_gradient,
 )
-from reader.diagnosis.gradients import eager_forward, forward_of, gradient_hint, where_guard
+from reader.diagnosis.gradients import (
+    custom_gradient_function,
+    eager_forward,
+    forward_of,
+    gradient_hint,
+    where_guard,
+)
 from reader.diagnosis.index import DiagIndex, Health, Ref
 from reader.diagnosis.places import Place, place_of_op, place_of_ref
 from reader.diagnosis.trail import Trail, in_of, op_type
@@ -89,6 +95,27 @@ def _graph_gradient(c: Case) -> Verdict | None:
         text = text.rstrip(".") + "; " + guard + "."
         notes.append(guard)
     return Verdict("gradient", text, forward, forward=forward, notes=notes)
+
+
+def _custom_gradient(c: Case) -> Verdict | None:
+    """An op of a gradient the user wrote (tf.custom_gradient): fixed where it was written."""
+    fn = custom_gradient_function(c.place.frames)
+    if fn is None:
+        return None
+    text = explain_origin(c.op_type, c.out, c.ins, c.trail.note).rstrip(".")
+    text += (f"; this op is in a gradient function written with tf.custom_gradient "
+             f"({fn.function}), so the backward pass is fixed there.")
+    return Verdict("gradient", text, c.place, forward=_custom_forward(c))
+
+
+def _custom_forward(c: Case) -> Place | None:
+    """The custom gradient's forward op: the IdentityN TensorFlow wraps its outputs in."""
+    if c.origin.kind != GRAPH:
+        return None
+    L = c.idx.L
+    g = L.graph(L.graph_of_trace(c.origin.index))
+    wraps = [op for op in g.ops.values() if op.op_type == "IdentityN"] if g else []
+    return place_of_op(c.idx, g, wraps[0]) if g is not None and len(wraps) == 1 else None
 
 
 def _eager_gradient(c: Case) -> Verdict | None:
@@ -166,8 +193,8 @@ def _variable(c: Case) -> Verdict | None:
 
 
 HANDLERS: tuple[Callable[[Case], Verdict | None], ...] = (
-    _graph_gradient, _eager_gradient, _untraced_call, _deliberate, _data, _argument,
-    _variable,
+    _custom_gradient, _graph_gradient, _eager_gradient, _untraced_call, _deliberate, _data,
+    _argument, _variable,
 )
 
 

@@ -121,6 +121,28 @@ def gradient_hint(frames: list[Frame]) -> str | None:
     return None
 
 
+def custom_gradient_function(frames: list[Frame]) -> Frame | None:
+    """The user's own gradient function (tf.custom_gradient) that created an op, if any.
+
+    Its frames: TensorFlow's backprop (`imperative_grad`, `gradients_util`), then
+    `custom_gradient.py` calling the user's `grad`, and no registered `_<Type>Grad` after.
+    """
+    seen_backprop = False
+    user: Frame | None = None
+    in_custom = False
+    for f in frames:
+        name = f.file.replace("\\", "/")
+        if name.endswith(("eager/imperative_grad.py", "ops/gradients_util.py")):
+            seen_backprop = True
+        elif name.endswith("ops/custom_gradient.py") and seen_backprop:
+            in_custom, user = True, None
+        elif f.is_framework and name.endswith("_grad.py") and _GRAD_FN.match(f.function):
+            in_custom = False
+        elif in_custom and f.resolved and not f.is_framework:
+            user = f
+    return user if in_custom else None
+
+
 def forward_of(L: DebugLogdir, g: Graph, grad: Op, hint: str | None = None) -> Forward | None:
     """The forward op whose gradient `grad` (an op of graph `g`) computes, or None.
 

@@ -177,6 +177,24 @@ class DiagIndex:
             return 0.0, 0.0
         return (float(walls[e - 1]) if e > 0 else -np.inf), float(walls[e])
 
+    def paired_trace(self, graph_id: str, consumer: tuple[str, int], producer: tuple[str, int],
+                     row: int, window: tuple[float, float] | None,
+                     whole_run: bool) -> int | None:
+        """The producer trace of the same invocation as consumer trace `row` (same graph):
+        the k-th of each, when both were traced equally often (see `Walker._in_same_call`)."""
+        crows = self.trace_rows(graph_id, *consumer)
+        prows = self.trace_rows(graph_id, *producer)
+        if not whole_run:
+            if window is None:
+                return None
+            walls = self.L.traces.col("wall_time")
+            crows = crows[(walls[crows] > window[0]) & (walls[crows] <= window[1])]
+            prows = prows[(walls[prows] > window[0]) & (walls[prows] <= window[1])]
+        if not len(crows) or len(crows) != len(prows):
+            return None
+        k = int(np.searchsorted(crows, row, "left"))
+        return int(prows[k]) if k < len(crows) and int(crows[k]) == row else None
+
     def trace_in_window(self, graph_id: str, op_name: str, slot: int, row: int,
                         window: tuple[float, float]) -> int | None:
         """The latest trace of a tensor before `row` within a wall-time window, else the

@@ -263,18 +263,32 @@ class Walker:
 
     def _in_same_call(self, graph_id: str, op_name: str, slot: int, row: int | None
                       ) -> int | None:
-        """The trace of a tensor made in the same tf.function call as trace `row`.
+        """The trace of a tensor made in the same invocation as the consumer trace `row`.
 
         Trace records are written by debug ops that TensorFlow schedules as it likes: a
         producer's trace can come after its consumer's (Keras' iterator output is traced
-        after the train step that used it). Within one call the latest trace before `row`
-        is right if there is one, else the first after it; None outside any recorded call.
+        after the train step that used it; a dataset function's argument after the op that
+        read it). Within one graph, when producer and consumer were traced equally often,
+        the k-th consumer trace pairs with the k-th producer trace (one of each per
+        invocation) — counted within the eager execution they ran under, or over the whole
+        run for graphs no execution calls (dataset functions). Otherwise, within that
+        execution, the latest trace before `row` if there is one, else the first after it.
+        None outside any recorded execution.
         """
         if row is None or not self._windowed:
             return None
         window = self._windows.get(row)
         if window is None:
             window = self._windows[row] = self.idx.call_window(row)
+        L = self.L
+        if L.graph_of_trace(row) == graph_id:
+            called = len(self.idx.executions_of_graph(L.graphs.graph_chain(graph_id)[-1]))
+            paired = self.idx.paired_trace(
+                graph_id, (L.op_name_of_trace(row), int(L.traces.col("slot")[row])),
+                (op_name, slot), row, window if window != (0.0, 0.0) else None,
+                whole_run=not called)
+            if paired is not None:
+                return paired
         if window == (0.0, 0.0):
             return None
         return self.idx.trace_in_window(graph_id, op_name, slot, row, window)
