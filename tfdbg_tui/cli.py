@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 USAGE = """\
-usage: tfdbg-tui LOGDIR [--run ID]          open the terminal debugger on a tfdbg2 logdir
+usage: tfdbg-tui LOGDIR [--run ID] [--compare B]   open the terminal debugger on a tfdbg2 logdir
        tfdbg-tui report LOGDIR [--json] [--run ID] [--limit N] [--values]
        tfdbg-tui diff A B [--run-a ID] [--run-b ID] [--rtol R] [--atol A] [--json] [--limit N]
                                           the first tensor where two runs diverge

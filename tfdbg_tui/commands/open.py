@@ -1,19 +1,21 @@
-"""`tfdbg-tui LOGDIR [--run ID]`: open the terminal debugger.
+"""`tfdbg-tui LOGDIR [--run ID] [--compare B ...]`: open the terminal debugger.
 
 Opening only discovers the logdir's files (fast, and where a bad path is caught with a
 one-line error and exit status 2); reading them happens inside the app, in a worker, so the
-first screen shows at once even for a million traces.
+first screen shows at once even for a million traces. With `--compare B`, run B is read and
+compared once A is (compare mode: `tfdbg_tui.ui.compare_view`).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 
 from reader import LogdirError, ReaderError
 
-USAGE = "tfdbg-tui LOGDIR [--run ID]"
+USAGE = ("tfdbg-tui LOGDIR [--run ID] [--compare B [--run-b ID] [--rtol R] [--atol A]]")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -26,6 +28,10 @@ def main(args: Sequence[str]) -> int:
     parser = _Parser(prog="tfdbg-tui", usage=USAGE, add_help=False)
     parser.add_argument("logdir")
     parser.add_argument("--run", default=None)
+    parser.add_argument("--compare", default=None, metavar="B")
+    parser.add_argument("--run-b", default=None)
+    parser.add_argument("--rtol", type=nonnegative, default=None)
+    parser.add_argument("--atol", type=nonnegative, default=None)
     try:
         ns = parser.parse_args(list(args))
     except ValueError as exc:
@@ -35,13 +41,26 @@ def main(args: Sequence[str]) -> int:
         from reader import DebugLogdir
 
         logdir = DebugLogdir(ns.logdir, ns.run, cache=True)
+        other = DebugLogdir(ns.compare, ns.run_b, cache=True) if ns.compare else None
     except (LogdirError, ReaderError) as exc:
         print(f"tfdbg-tui: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"tfdbg-tui: error: {ns.logdir}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"tfdbg-tui: error: {exc.filename or ns.logdir}: {exc.strerror or exc}",
+              file=sys.stderr)
         return 2
+    from tfdbg_tui.core.compare import Tolerance
     from tfdbg_tui.ui.app import TfdbgApp
 
-    TfdbgApp(logdir, display_path=ns.logdir).run()
+    default = Tolerance()
+    tolerance = Tolerance(default.rtol if ns.rtol is None else ns.rtol,
+                          default.atol if ns.atol is None else ns.atol)
+    TfdbgApp(logdir, display_path=ns.logdir, compare_with=other, tolerance=tolerance).run()
     return 0
+
+
+def nonnegative(text: str) -> float:
+    value = float(text)  # a ValueError is a usage error (see _Parser)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"a tolerance must be a finite number ≥ 0, not {text!r}")
+    return value

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App
@@ -20,6 +21,7 @@ from textual.binding import Binding
 from textual.worker import get_current_worker
 
 from reader import DebugLogdir, ReaderError
+from tfdbg_tui.core.compare import Tolerance
 from tfdbg_tui.core.keymap import load_keymap
 from tfdbg_tui.core.memory import release_freed_memory
 from tfdbg_tui.core.model import AppState, Snapshot
@@ -28,11 +30,15 @@ from tfdbg_tui.ui.bindings import SPECS_BY_ID
 from tfdbg_tui.ui.main_screen import SCREEN_KEYS, MainScreen
 from tfdbg_tui.ui.palette import TfdbgCommands
 
+if TYPE_CHECKING:
+    from tfdbg_tui.ui.compare_view import CompareView
+
 PUBLISH_EVERY = 0.25  # seconds between progress snapshots while indexing
 
 
 class TfdbgApp(App[None]):
-    """tfdbg-tui on one logdir. `follow=False` stops after the first full read (tests)."""
+    """tfdbg-tui on one logdir. `follow=False` stops after the first full read (tests).
+    `compare_with` (run B) turns on compare mode: see `tfdbg_tui.ui.compare_view`."""
 
     CSS_PATH = "tfdbg.tcss"
     TITLE = "tfdbg-tui"
@@ -40,8 +46,12 @@ class TfdbgApp(App[None]):
     ESCAPE_TO_MINIMIZE = False
 
     def __init__(self, logdir: DebugLogdir, *, display_path: str | None = None,
-                 follow: bool = True, poll_interval: float = 1.0) -> None:
+                 follow: bool = True, poll_interval: float = 1.0,
+                 compare_with: DebugLogdir | None = None,
+                 tolerance: Tolerance | None = None) -> None:
         super().__init__()
+        self.compare_with, self.tolerance = compare_with, tolerance
+        self.compared = asyncio.Event()  # set once compare mode's comparison is shown
         release_freed_memory()  # before indexing: its temporaries must not stay resident
         self.state = AppState(logdir)
         self.display_path = display_path if display_path is not None else logdir.path
@@ -99,6 +109,8 @@ class TfdbgApp(App[None]):
         except ReaderError as exc:
             logdir.warn(str(exc))
         self._publish_from_thread(self._snapshot(False), final=True)
+        if self.compare_with is not None:
+            self._compare_from_thread(self.compare_with)
         while self.follow and not worker.is_cancelled:
             if self._stop.wait(self.poll_interval):
                 break
@@ -109,6 +121,26 @@ class TfdbgApp(App[None]):
                 continue
             if stats.changed:
                 self._publish_from_thread(self._snapshot(False), final=False)
+
+    def _compare_from_thread(self, other: DebugLogdir) -> None:
+        """Compare mode: read run B and compare run A with it, then let the screen show it."""
+        from tfdbg_tui.ui.compare_view import compare_runs
+
+        view, error = compare_runs(self.state.logdir, other, self.tolerance)
+        if self._stop.is_set() or not self.is_running:
+            return
+        try:
+            self.call_from_thread(self._compared, view, error)
+        except Exception as exc:
+            if self.is_running:
+                self.log.error(f"publishing the comparison failed: {exc!r}")
+
+    def _compared(self, view: CompareView | None, error: str | None) -> None:
+        try:
+            if self.main is not None and self.main.is_mounted:
+                self.main.on_comparison(view, error)
+        finally:
+            self.compared.set()
 
     def _snapshot(self, indexing: bool, done: int = 0, total: int = 0) -> Snapshot:
         logdir = self.state.logdir

@@ -55,6 +55,13 @@ ACTION_KEYS: tuple[KeySpec, ...] = (
             "./tfdbg-sources/ (or $TFDBG_TUI_SAVE_DIR)"),
     KeySpec("app.copy", "y", "copy", "Copy file:line (Source Code, Stack Trace) or the "
             "selected op/tensor name to the clipboard", label="copy"),
+    KeySpec("compare.next", "d", "next_divergence(1)", "Next tensor that differs from run B "
+            "(with --compare; the first from the top)", label="diverge",
+            shown_with="compare.previous"),
+    KeySpec("compare.previous", "D", "next_divergence(-1)",
+            "Previous tensor that differs from run B"),
+    KeySpec("compare.side", "b", "toggle_side", "Stack Trace and Source Code: run B's side "
+            "of the selected tensor (toggle, with --compare)"),
     KeySpec("pane.zoom", "z", "zoom", "Zoom the focused pane (toggle)", footer=True, label="zoom"),
     KeySpec("app.help", "question_mark", "help", "Help: every key", footer=True, label="help"),
     KeySpec("app.quit", "q", "quit", "Quit", footer=True, label="quit"),

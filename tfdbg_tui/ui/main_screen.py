@@ -28,6 +28,7 @@ from reader.index.frames import Frame
 from tfdbg_tui.core.model import AppState
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.bindings import ACTION_KEYS, NAV_KEYS, KeySpec, to_bindings
+from tfdbg_tui.ui.compare_actions import CompareActions
 from tfdbg_tui.ui.dialogs import HelpScreen, PromptBar
 from tfdbg_tui.ui.fix_actions import FixActions
 from tfdbg_tui.ui.header import header_line
@@ -58,7 +59,7 @@ SCREEN_KEYS: tuple[KeySpec, ...] = (*NAV_KEYS, *focus_keys(PANES), *ACTION_KEYS)
 P = TypeVar("P", bound=Pane)
 
 
-class MainScreen(FixActions, Screen[None]):
+class MainScreen(FixActions, CompareActions, Screen[None]):
     """Alerts, Timeline over Graph Structure, Graph Executions; Source Code and Stack Trace."""
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
@@ -289,10 +290,11 @@ class MainScreen(FixActions, Screen[None]):
         logdir = self.state.logdir
         self.structure.show_trace(index)
         self.ge.mark_inputs(self.structure.input_traces())
-        op = logdir.op_of_trace(index)
-        frames = logdir.op_stack(op) if op is not None else []
-        frame = self.stack.show_frames(frames, f"created {logdir.trace_name(index)}")
-        self._show_source(self.fix_or(GRAPH, index, frame))
+        if not self.show_side(GRAPH, index):  # compare mode can show run B's side instead
+            op = logdir.op_of_trace(index)
+            frames = logdir.op_stack(op) if op is not None else []
+            frame = self.stack.show_frames(frames, f"created {logdir.trace_name(index)}")
+            self._show_source(self.fix_or(GRAPH, index, frame))
         if focus:
             self.focus_pane(self.ge)
 
@@ -305,6 +307,8 @@ class MainScreen(FixActions, Screen[None]):
         logdir = self.state.logdir
         self.structure.show_execution(index)
         self.ge.mark_inputs(frozenset())
+        if self.show_side(EAGER, index):  # compare mode: run B's side
+            return
         try:
             record = logdir.read_execution(index)
         except ReaderError as exc:

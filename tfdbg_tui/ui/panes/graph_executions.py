@@ -7,6 +7,8 @@ incrementally as live rows arrive, and rows feeding the selected tensor are mark
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from rich.text import Text
 from textual.app import ComposeResult
@@ -31,6 +33,7 @@ class GraphExecutionsPane(TableListPane):
         super().__init__(state, id=id)
         self._inputs: frozenset[int] = frozenset()
         self._devices: set[int] = set()  # device string ids seen in the rows so far
+        self._chip: tuple[Callable[[int], Text], int] | None = None  # compare column
 
     def compose(self) -> ComposeResult:
         yield VirtualList(self._row, empty="no graph executions (yet)", id="ge-list")
@@ -41,7 +44,18 @@ class GraphExecutionsPane(TableListPane):
         device = ""
         if len(self._devices) > 1:
             device = short_device(logdir.strings[int(logdir.traces.device[i])])
-        return trace_row(logdir, i, width, self.state.snapshot.traces, marker, device)
+        if self._chip is None:
+            return trace_row(logdir, i, width, self.state.snapshot.traces, marker, device)
+        chip, chip_width = self._chip
+        row = chip(i)
+        row.append_text(trace_row(logdir, i, width - chip_width, self.state.snapshot.traces,
+                                  marker, device))
+        return row
+
+    def set_chip(self, chip: Callable[[int], Text], width: int) -> None:
+        """Draw `chip(row)` (`width` cells) left of every row: the compare column."""
+        self._chip = (chip, width)
+        self.vlist.invalidate()
 
     @property
     def selected(self) -> int | None:

@@ -151,6 +151,7 @@ class SourcePane(Pane):
         super().__init__(state, id=id)
         self._cache: OrderedDict[tuple[str, str], SourceFile] = OrderedDict()
         self.frame: Frame | None = None
+        self.logdir: DebugLogdir = state.logdir  # run B's while compare mode shows its side
 
     def compose(self) -> ComposeResult:
         yield SourceView(id="source-view")
@@ -175,6 +176,13 @@ class SourcePane(Pane):
             return None
         return v.source.plain[v.line - 1]
 
+    def use_logdir(self, logdir: DebugLogdir | None) -> None:
+        """Read files from `logdir`'s copies (None: the app's own run) from now on."""
+        logdir = logdir if logdir is not None else self.state.logdir
+        if logdir is not self.logdir:
+            self.logdir, self.frame = logdir, None
+            self._cache.clear()
+
     def show_frame(self, frame: Frame) -> None:
         """Show `frame`'s file with its line highlighted and centred."""
         if frame == self.frame and self.view.source is not None:
@@ -192,7 +200,7 @@ class SourcePane(Pane):
     @work(thread=True, exclusive=True, group="source")
     def _load(self, frame: Frame) -> None:
         worker = get_current_worker()
-        src = load_source(self.state.logdir, frame.host, frame.file)
+        src = load_source(self.logdir, frame.host, frame.file)
         if not worker.is_cancelled:
             self.app.call_from_thread(self._loaded, frame, src)
 

@@ -1,0 +1,92 @@
+"""The main screen's compare mode: receiving the comparison, `d`/`D`, and `b` (run B's side).
+
+A mixin of `MainScreen`, kept apart so the screen stays short and a run opened without
+`--compare` carries nothing but two attributes. See `compare_view` for what is shown.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+from tfdbg_tui.core.textutil import lit
+from tfdbg_tui.ui.compare_view import CHIP_WIDTH, CompareView, OtherSide, other_side
+
+if TYPE_CHECKING:
+    from tfdbg_tui.ui.main_screen import MainScreen
+
+NO_COMPARISON = "no comparison: open with  tfdbg-tui A --compare B"
+
+
+class CompareActions:
+    """`compare_view` is set once run B is compared; `show_b` is the `b` toggle."""
+
+    compare_view: CompareView | None = None
+    show_b: bool = False
+
+    @property
+    def _s(self) -> MainScreen:
+        return cast("MainScreen", self)
+
+    def on_comparison(self, view: CompareView | None, error: str | None = None) -> None:
+        """The comparison finished (in the indexing worker): show the column and say so."""
+        if view is None:
+            self._s.notify(lit(f"compare: {error}"), severity="error", timeout=10,
+                           markup=False)
+            return
+        self.compare_view = view
+        self._s.ge.set_chip(view.chip, CHIP_WIDTH)
+        self._s.notify(view.summary(), timeout=8, markup=False)
+
+    def action_next_divergence(self, delta: int) -> None:
+        """Select the next (previous) tensor of Graph Executions that differs from run B."""
+        view = self.compare_view
+        if view is None:
+            self._s.notify(NO_COMPARISON if not self._comparing() else
+                           "still comparing with run B…", markup=False)
+            return
+        row = view.next_row(self._s.ge.selected, delta)
+        if row is None:
+            self._s.notify("no more divergences" if delta > 0 else
+                           "this is the first divergence", markup=False)
+            return
+        self._s.show_trace(row, select=True, focus=True)
+
+    def action_toggle_side(self) -> None:
+        """Stack Trace and Source Code: run B's side of the selected tensor, or back to A."""
+        if self.compare_view is None:
+            self._s.notify(NO_COMPARISON, markup=False)
+            return
+        self.show_b = not self.show_b
+        self._s.notify("Stack Trace and Source Code: run B" if self.show_b else
+                       "Stack Trace and Source Code: run A", markup=False)
+        target = self._s.selected_tensor()
+        if target is not None:
+            kind, index, _ = target
+            self._s.follow(kind, index)
+        else:
+            self._s.source.use_logdir(None)
+
+    def show_side(self, kind: int, index: int) -> bool:
+        """With `b` on: show run B's stack and line for tensor (kind, index); False (and
+        Source Code back on run A) otherwise."""
+        s = self._s
+        view = self.compare_view
+        if not self.show_b or view is None:
+            s.source.use_logdir(None)
+            return False
+        got = other_side(view, kind, index)
+        if not isinstance(got, OtherSide):
+            s.stack.show_frames([], got)
+            s.source.use_logdir(None)
+            s.source.view.set_source(None, 0, got)
+            return True
+        s.source.use_logdir(got.logdir)
+        frame = s.stack.show_frames(got.frames, got.what)
+        if frame is not None:
+            s.source.show_frame(frame)
+        else:
+            s.source.view.set_source(None, 0, "no stack recorded for this tensor in run B")
+        return True
+
+    def _comparing(self) -> bool:
+        return getattr(self._s.app, "compare_with", None) is not None

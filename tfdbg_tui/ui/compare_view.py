@@ -1,0 +1,132 @@
+"""Compare mode of the TUI (`tfdbg-tui A --compare B`): the column, the keys, the B side.
+
+Run A is the app's logdir; run B is read and compared (`tfdbg_tui.core.compare`) in the
+indexing worker once A is read. Then:
+- Graph Executions shows, left of every row, `=` (equal), `≠` with the error (or why), or
+  `· A only` (unmatched) — one numpy lookup per drawn row (`CompareView.chip`), so a pane
+  of a million rows stays as fast as without a comparison;
+- `d` / `D` jump to the next / previous divergent row (the first from the top);
+- `b` switches Stack Trace and Source Code to run B's side of the selected tensor (its
+  aligned partner's creation stack and line) and back.
+Rows that arrived after the comparison (a live run) have no chip.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from rich.text import Text
+
+from reader import EAGER, GRAPH, DebugLogdir, ReaderError
+from reader.index.frames import Frame
+from tfdbg_tui.core.compare import (
+    DIFFERENT,
+    EQUAL,
+    REASON_NAMES,
+    SKIPPED,
+    Comparison,
+    Tolerance,
+    compare,
+)
+from tfdbg_tui.core.textutil import lit
+
+CHIP_WIDTH = 10
+_SHORT = {"nan_or_inf_one_side": "NaN/∞", "nan_or_inf_count": "NaN/∞ n", "counts": "counts",
+          "shape": "shape", "dtype": "dtype", "op_type": "op", "values": "values",
+          "unreadable": "unread"}
+
+
+class CompareView:
+    """Per-row status of run A against run B, ready to draw."""
+
+    def __init__(self, comparison: Comparison) -> None:
+        self.c = comparison
+        self.status = comparison.row_status("a", GRAPH)
+        self.pair = comparison.partner_pair("a", GRAPH)
+
+    def chip(self, row: int) -> Text:
+        """`CHIP_WIDTH` cells telling how row `row` of Graph Executions compares."""
+        t = Text(no_wrap=True, end="")
+        if row >= len(self.status):
+            return t.append(" " * CHIP_WIDTH)
+        s = int(self.status[row])
+        if s == EQUAL:
+            t.append("=", "green")
+        elif s == DIFFERENT:
+            p = int(self.pair[row])
+            err = float(self.c.pairs.max_abs[p])
+            why = (f"{err:.1e}" if math.isfinite(err) and err > 0
+                   else _SHORT.get(REASON_NAMES[int(self.c.pairs.reason[p])], "?"))
+            t.append(f"≠ {why}", "bold #ff5f5f")
+        elif s == SKIPPED:
+            t.append("? unread", "yellow")
+        else:
+            t.append("· A only", "dim")
+        t.truncate(CHIP_WIDTH - 1)
+        t.append(" " * (CHIP_WIDTH - t.cell_len))
+        return t
+
+    def summary(self) -> str:
+        c = self.c
+        first = c.first_divergence
+        where = ""
+        if first is not None:
+            kind, row = int(c.pairs.kind[first]), int(c.pairs.a_row[first])
+            where = (f"; first at graph trace #{row}" if kind == GRAPH
+                     else f"; first at eager execution #{int(c.a.outputs.execution[row])}")
+        verdict = (f"{c.different:,} of {c.compared:,} tensor pairs differ{where} (d: jump)"
+                   if c.different else f"equivalent: {c.compared:,} tensor pairs equal")
+        return f"compared with {lit(c.b.path)}: {verdict}"
+
+    def next_row(self, after: int | None, delta: int) -> int | None:
+        """The next (delta > 0) or previous divergent trace row from `after`."""
+        rows = self.c.divergent_rows("a", GRAPH)
+        if delta > 0:
+            return self.c.next_divergence("a", GRAPH, -1 if after is None else after)
+        k = int(np.searchsorted(rows, len(self.status) if after is None else after)) - 1
+        return int(rows[k]) if k >= 0 else None
+
+
+def compare_runs(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None
+                 ) -> tuple[CompareView | None, str | None]:
+    """Read run B and compare run A with it (in a worker thread): the view, or why not."""
+    try:
+        b.update()
+        if not len(b.traces) and not len(b.outputs):
+            return None, f"no tensors recorded in {b.path}"
+        return CompareView(compare(a, b, tolerance)), None
+    except ReaderError as exc:
+        return None, str(exc)
+
+
+@dataclass(frozen=True)
+class OtherSide:
+    """Run B's side of a selected tensor: its stack, a title, and B's logdir."""
+
+    frames: list[Frame]
+    what: str
+    logdir: DebugLogdir
+
+
+def other_side(view: CompareView, kind: int, index: int) -> OtherSide | str:
+    """B's stack for graph trace `index` (kind GRAPH) or eager execution `index` (EAGER);
+    a sentence when the tensor has no partner in B."""
+    c, b = view.c, view.c.b
+    if kind == GRAPH:
+        p = int(view.pair[index]) if index < len(view.pair) else -1
+        if p < 0:
+            return "this tensor has no partner in run B"
+        row = int(c.pairs.b_row[p])
+        op = b.op_of_trace(row)
+        return OtherSide(b.op_stack(op) if op is not None else [],
+                         f"B: created {b.trace_name(row)}", b)
+    rows = c.a.output_rows(index)
+    pairs = c.partner_pair("a", EAGER)
+    found = [int(pairs[r]) for r in rows if r < len(pairs) and pairs[r] >= 0]
+    if not found:
+        return "this execution has no partner in run B"
+    execution = int(b.outputs.execution[int(c.pairs.b_row[found[0]])])
+    record = b.read_execution(execution)
+    return OtherSide(b.stack(record.stack_frame_ids), f"B: ran {record.op_type}", b)
