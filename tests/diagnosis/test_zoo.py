@@ -22,7 +22,8 @@ launch). Its `diagnosis.origin` carries:
                 "gradient"  born in the backward pass (gradient_tape/…, gradients/…,
                             __backward_… functions); the fix is in the forward op
                 "data"      it came into the program with the data: a dataset iterator, a
-                            fed placeholder, an unrecorded argument of a tf.function
+                            fed placeholder, an unrecorded argument of a tf.function, a
+                            checkpoint restored (RestoreV2)
                 "variable"  read from a variable that already held it
                 (issue 9 words this as origin.kind = "data"; origin.kind keeps its row
                 meaning, so the cause is this separate field)
@@ -35,8 +36,8 @@ launch). Its `diagnosis.origin` carries:
                              a gradient the user wrote (tf.custom_gradient): then the
                              gradient op's own user_frame
                   data     → where the data enters the program: the tf.data Dataset's
-                             creation, the placeholder's creation, or the call that passes
-                             an unrecorded argument to a tf.function
+                             creation, the placeholder's creation, the call that passes an
+                             unrecorded argument to a tf.function, the checkpoint restore
                   variable → write.user_frame
                 `function` is the user's function ("focal_loss", not "tf__focal_loss");
                 `code` is that source line
@@ -80,6 +81,12 @@ XFAIL: dict[str, str] = {
         "backprop.gradient → custom_gradient.tape_grad_fn → grad), so it is born in the "
         "backward pass; want cause 'gradient' and forward = the op of stable_norm it "
         "differentiates"),
+    "c7_variable_checkpoint_restore": (
+        "origin RestoreV2 at the ckpt.read line is right, but origin.cause is 'forward' "
+        "(want 'data': the NaN comes in from the checkpoint file) and the explanation says "
+        "'it came in from outside — made outside any recorded op (e.g. tf.constant or "
+        "numpy)' three times over (RestoreV2's string inputs) without naming the "
+        "checkpoint it reads"),
 }
 # Cases whose recorded trace order varies from run to run, so today's wrong answer is only
 # usually wrong: a non-strict xfail (an XPASS shows up in the summary, never fails the run).
