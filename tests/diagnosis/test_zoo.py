@@ -25,6 +25,9 @@ launch). Its `diagnosis.origin` carries:
                             fed placeholder, an unrecorded argument of a tf.function, a
                             checkpoint restored (RestoreV2)
                 "variable"  read from a variable that already held it
+                "divergence" training diverged: values grew step after step until they
+                            overflowed; no op is wrong, the step size is (proposed: the
+                            growth across steps is in the recorded data)
                 (issue 9 words this as origin.kind = "data"; origin.kind keeps its row
                 meaning, so the cause is this separate field)
     fix_frame   {file, line, function, code}: the line the user must change, always in the
@@ -39,6 +42,7 @@ launch). Its `diagnosis.origin` carries:
                              creation, the placeholder's creation, the call that passes an
                              unrecorded argument to a tf.function, the checkpoint restore
                   variable → write.user_frame
+                  divergence → where the learning rate is set (the optimizer's creation)
                 `function` is the user's function ("focal_loss", not "tf__focal_loss");
                 `code` is that source line
     forward     (gradient) {kind, op_type, op_name, graph, user_frame}: the forward op whose
@@ -87,6 +91,12 @@ XFAIL: dict[str, str] = {
         "'it came in from outside — made outside any recorded op (e.g. tf.constant or "
         "numpy)' three times over (RestoreV2's string inputs) without naming the "
         "checkpoint it reads"),
+    "x_learning_rate_divergence": (
+        "reports 'Square produced +∞ … its inputs were finite, so the square overflowed "
+        "float32' at the loss line: true of that op, but the run diverged — the loss grew "
+        "geometrically over 13 steps (1.7e3 → 1.7e30 → inf); want cause 'divergence', the "
+        "explanation naming the learning rate, and fix_frame at the optimizer's creation "
+        "(its learning_rate write is recorded at that line)"),
 }
 # Cases whose recorded trace order varies from run to run, so today's wrong answer is only
 # usually wrong: a non-strict xfail (an XPASS shows up in the summary, never fails the run).
@@ -133,5 +143,5 @@ def test_zoo_diagnosis_names_the_line_and_the_cause(zoo_runs: dict[str, ZooRun],
 
 def test_zoo_has_every_kind_and_enough_programs() -> None:
     kinds = {p.kind for p in PROGRAMS}
-    assert kinds == {"forward", "gradient", "data", "variable"}
+    assert kinds == {"forward", "gradient", "data", "variable", "divergence"}
     assert len(PROGRAMS) >= 24

@@ -12,7 +12,7 @@ Header keys (one per line, in the program's first lines):
                         terms, `|` alternatives within a term; case-insensitive, with
                         "−" read as "-" and "∞" as "inf" on both sides; an occurrence right
                         after "0", "no", "not", "without" or "never" does not count
-    kind                forward | gradient | data | variable
+    kind                forward | gradient | data | variable | divergence
     forward_op          (gradient) the forward op whose derivative failed
     write_op            (variable) the op type of the write that put the NaN in the variable
     eager_alert_origin  the alert of the eager call that returned the NaN is explained by
@@ -44,7 +44,7 @@ from typing import Any
 from support.paths import tf_env
 
 ZOO = Path(__file__).resolve().parents[1] / "programs" / "zoo"
-KINDS = ("forward", "gradient", "data", "variable")
+KINDS = ("forward", "gradient", "data", "variable", "divergence")
 _KEYS = {"origin_op", "cause", "kind", "forward_op", "write_op", "eager_alert_origin",
          "deliberate", "device", "fix_at"}
 
