@@ -169,3 +169,11 @@ def test_human_output_shows_both_lines(pair_runs: dict[str, str]) -> None:
     assert "tf.nn.relu(z)  # line: relu" in out and "tf.nn.relu6(z)  # line: relu6" in out
     code, out, _ = run_diff(pair_runs["base"], pair_runs["base_again"])
     assert code == 0 and "Equivalent within" in out
+
+
+def test_limit_shortens_the_lists_never_the_first_divergence(pair_runs: dict[str, str]) -> None:
+    _, full = diff_json(pair_runs["base"], pair_runs["relu6"])
+    code, r = diff_json(pair_runs["base"], pair_runs["relu6"], "--limit", "0")
+    assert code == 1 and r["first_divergence"] == full["first_divergence"]
+    assert r["divergences"] == r["divergent_tensors"] == r["aligned_by_structure"] == []
+    assert len(full["divergences"]) == 9 and len(full["divergent_tensors"]) == 10

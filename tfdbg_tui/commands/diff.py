@@ -140,8 +140,9 @@ def _group(c: Comparison, side: str, g: TensorGroup) -> dict[str, Any]:
 
 def build_result(c: Comparison, limit: int) -> dict[str, Any]:
     """The `--json` output; its first six keys are the contract CI jobs read."""
-    divergences = c.divergences(limit)
-    first = _divergence(c, divergences[0], True) if divergences else None
+    first_pair = c.first_divergence  # always given, whatever --limit says
+    first = _divergence(c, first_pair, True) if first_pair is not None else None
+    later = c.divergences(limit)[1:]
     return {
         "equivalent": c.equivalent,
         "compared": c.compared,
@@ -157,7 +158,7 @@ def build_result(c: Comparison, limit: int) -> dict[str, Any]:
         "graphs": [{"a": gp.name_a, "b": gp.name_b,
                     "aligned_by": "name" if gp.how == 0 else "structure"}
                    for gp in c.graph_pairs],
-        "divergences": [_divergence(c, p, False) for p in divergences[1:]],
+        "divergences": [_divergence(c, p, False) for p in later],
         "divergent_tensors": [{**_group(c, "a", g), "compared": g.total}
                               for g in c.divergent_tensors(limit)],
         "aligned_by_structure": [{"a": _brief(c.a, g.kind, g.row),
