@@ -24,12 +24,14 @@ import numpy as np
 
 from reader.cache.snapshot import LogdirCache
 from reader.index.alerts import AlertLog, Alerts, NewRows
+from reader.index.autograph import AutographMapper
 from reader.index.columns import StringTable, Table
 from reader.index.detail import RecordHealth
 from reader.index.frames import Frame, user_frame_index
 from reader.index.graphs import GraphStore, Op, ingest_graphs
 from reader.index.ingest import IngestCache, ingest_executions, ingest_traces
 from reader.index.queries import TensorQueries
+from reader.index.recording import buffer_warning, thread_warning
 from reader.index.schema import (
     GRAPH,
     ExecutionTable,
@@ -97,6 +99,7 @@ class DebugLogdir(TensorQueries):
         self._unresolved_types = False
         self._lock = threading.RLock()
         self._add_filesets(self.run.filesets)
+        self._autograph = AutographMapper(self.source_lines, self.source_files)
         # health not kept in memory is read back from the records (reader.index.detail)
         self.traces.detail = self.outputs.detail = RecordHealth(
             lambda fsi, suffix: self.filesets[fsi].path(suffix), self.executions)
@@ -125,6 +128,12 @@ class DebugLogdir(TensorQueries):
         out = list(self.problems.warnings)
         if self.problems.suppressed:
             out.append(f"... and {self.problems.suppressed} more warnings")
+        for check in (thread_warning(list(self.graphs.graphs.values()), len(self.executions),
+                                     len(self.traces)),
+                      buffer_warning(len(self.executions), len(self.traces),
+                                     len(self.filesets))):
+            if check:
+                out.append(check)
         if self.modes and not (self.modes & NAN_REVEALING):
             names = ", ".join(sorted(mode_name(m) for m in self.modes))
             out.append(
@@ -327,8 +336,9 @@ class DebugLogdir(TensorQueries):
 
     # ------------------------------------------------------------------ stacks & sources
     def stack(self, frame_ids: tuple[str, ...] | list[str]) -> list[Frame]:
-        """Resolve frame ids (outermost first, as recorded) to Frames."""
-        return self.sources.stack(frame_ids)
+        """Resolve frame ids (outermost first, as recorded) to Frames; frames in AutoGraph's
+        generated code are mapped back to the user's line (`reader.index.autograph`)."""
+        return self._autograph.map(self.sources.stack(frame_ids))
 
     def op_stack(self, op: Op) -> list[Frame]:
         """Where a graph op was created."""
