@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from reader.diagnosis import data, variables
 from reader.diagnosis.calls import call_graph, call_traces, singular_candidates
+from reader.diagnosis.divergence import divergence
 from reader.diagnosis.explain import In, explain_gradient, explain_origin
 from reader.diagnosis.explain.cause import (
     deliberate_infinity,
@@ -177,6 +178,17 @@ def _argument(c: Case) -> Verdict | None:
     return Verdict("data", text, call, source=call, inferred=placeholder)
 
 
+def _divergence(c: Case) -> Verdict | None:
+    finite = bool(c.ins) and all(x.health is not None and x.health.bad == 0 for x in c.ins)
+    found = divergence(c.walker, c.origin, c.op_type, c.out, finite)
+    if found is None:
+        return None
+    uf = found.weights.user_frame
+    note = (f"the weights grow through {found.weights.op_type}"
+            + (f" at {uf.file.rsplit('/', 1)[-1]}:{uf.line}" if uf else ""))
+    return Verdict("divergence", found.text, found.fix, notes=[note])
+
+
 def _variable(c: Case) -> Verdict | None:
     if c.op_type not in variables.READ_OPS:
         return None
@@ -194,7 +206,7 @@ def _variable(c: Case) -> Verdict | None:
 
 HANDLERS: tuple[Callable[[Case], Verdict | None], ...] = (
     _custom_gradient, _graph_gradient, _eager_gradient, _untraced_call, _deliberate, _data,
-    _argument, _variable,
+    _argument, _variable, _divergence,
 )
 
 

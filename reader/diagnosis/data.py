@@ -32,10 +32,24 @@ def _is_dataset(op_type: str) -> bool:
     return "Dataset" in op_type and op_type not in ("DatasetCardinality", "DatasetToGraphV2")
 
 
+# ops that read values from files: a NaN they output was in the file
+FILE_OPS = {"RestoreV2": "checkpoint", "Restore": "checkpoint", "RestoreSlice": "checkpoint",
+            "ReadFile": "file", "DecodeRaw": "file", "DecodeCSV": "CSV data",
+            "ParseExampleV2": "TFRecord examples", "ParseSingleExample": "TFRecord examples",
+            "ParseSequenceExampleV2": "TFRecord examples"}
+
+
 def data_origin(walker: Walker, ref: Ref, op_type: str,
                 out: Health) -> tuple[str, Place | None] | None:
     """(explanation, where the data enters) when the origin is data; None otherwise."""
     idx = walker.idx
+    if op_type in FILE_OPS:
+        what = FILE_OPS[op_type]
+        extra = (" — most likely saved after a run had already gone NaN; restore an "
+                 "earlier checkpoint" if what == "checkpoint" else "")
+        return (f"{produced(op_type, out)}: the data carries it — {op_type} only loads values "
+                f"from the {what} it reads, so the NaN/∞ is in that {what}{extra}"
+                ), place_of_ref(idx, ref)
     if op_type in ITERATOR_OPS:
         source = dataset_source(walker, ref)
         return _iterator_text(op_type, out, source), source

@@ -2,8 +2,9 @@
 
 The origin is the tensor where the NaN/∞ was born (`origin_*`, kept flat for the panes).
 Around it: `cause` — the kind of bug in one word ("forward", "gradient", "data", "variable",
-"function"); `fix` — the place whose line the user must change, which is not always the
-origin's (a gradient is fixed in the forward code, data where it enters the program);
+"divergence", "function"); `fix` — the place whose line the user must change, which is not
+always the origin's (a gradient is fixed in the forward code, data where it enters the program,
+a divergence where the learning rate is set);
 `forward`, `write`, `source` — the other places the explanation names; `inferred` — true
 when the origin op is deduced rather than recorded (gradient functions TensorFlow does not
 trace), which the explanation then says in words.
@@ -18,7 +19,7 @@ from reader.diagnosis.places import Place
 from reader.index.frames import Frame
 from reader.index.schema import GRAPH
 
-CAUSES = ("forward", "gradient", "data", "variable", "function", "none")
+CAUSES = ("forward", "gradient", "data", "variable", "divergence", "function", "none")
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,7 @@ def explain_origin(op_type: str, out: Health, ins: list[In], where: str = "") ->
     head = produced(op_type, out)
     if op_type == "Placeholder" or (ins and all(x.health is None for x in ins)
                                     and op_type not in _RULES):
-        notes = "; ".join(x.note for x in ins if x.note)
+        notes = "; ".join(dict.fromkeys(x.note for x in ins if x.note))
         reason = where or notes or "its source was not recorded"
         return f"{head}: it came in from outside — {reason}"
     unknown = [x for x in ins if x.health is None]

@@ -1,0 +1,132 @@
+"""Training that diverges: no op is wrong, the step size is.
+
+The most common NaN of all: weights grow a little more every step (a learning rate too large
+for the data's scale) until some product or square overflows, and ∞ then turns into NaN. The
+op that overflows is innocent — the same op was finite in every earlier call of the same
+function, and what changed in between is the weights the optimizer wrote.
+
+The health modes record no magnitudes, so growth itself is not visible; what is visible is
+the shape of the story, and the explanation says it as such:
+- the origin is an overflow (finite inputs, ±∞ out) of an op whose arithmetic cannot
+  explain it otherwise (not a log, a division, an exp of huge inputs…);
+- the same tensor was traced finite in earlier calls of its function;
+- upstream of it, inside that graph, a variable is read that the same graph updates with a
+  gradient (an optimizer step).
+The line to change is where the learning rate is set: the optimizer multiplies the gradient by
+a variable (the learning rate) whose last eager write is the optimizer's creation line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reader.diagnosis.explain.common import DTYPE_MAX, produced
+from reader.diagnosis.index import Health, Ref
+from reader.diagnosis.places import Place, place_of_op, place_of_ref
+from reader.diagnosis.variables import WRITE_OPS, is_write
+from reader.diagnosis.walk import Walker
+from reader.index.graphs import Graph, Op
+from reader.index.schema import EAGER, GRAPH
+from reader.index.tensors import dtype_name
+
+# ops whose overflow from finite inputs is only a matter of magnitude
+GROWING = frozenset({"Square", "Mul", "MatMul", "BatchMatMulV2", "AddV2", "Add", "Sub", "Sum",
+                     "Mean", "AddN", "BiasAdd", "SquaredDifference", "Conv2D", "Einsum",
+                     "Prod"})
+MIN_EARLIER = 2  # finite calls before: a first-call overflow is a scale problem, not divergence
+MAX_DEPTH = 12
+
+
+@dataclass(frozen=True)
+class Divergence:
+    text: str
+    fix: Place | None
+    weights: Place  # the update of the trained variable the overflow depends on
+
+
+def divergence(walker: Walker, origin: Ref, op_type: str, out: Health,
+               inputs_finite: bool) -> Divergence | None:
+    """The divergence story for an overflow, when the records support it (see above)."""
+    if origin.kind != GRAPH or op_type not in GROWING or not inputs_finite:
+        return None
+    if out.nan is None or not (out.pos_inf or out.neg_inf):
+        return None
+    L, idx = walker.L, walker.idx
+    op = L.op_of_trace(origin.index)
+    g = L.graph(op.graph_id) if op is not None else None
+    if op is None or g is None:
+        return None
+    rows = idx.trace_rows(g.graph_id, op.op_name, origin.slot)
+    earlier = rows[rows < origin.index]
+    finite = int((L.traces.col("bad")[earlier] == 0).sum()) if len(earlier) else 0
+    if finite < MIN_EARLIER:
+        return None
+    update = _trained_update(g, op)
+    if update is None:
+        return None
+    weights = place_of_op(idx, g, update)
+    lr = _learning_rate(walker, g, update, origin.index)
+    limit = DTYPE_MAX.get(out.dtype or 0)
+    dt = dtype_name(out.dtype) if out.dtype is not None else "its dtype"
+    read = update.inputs[0][0] if update.inputs else "a variable"
+    where = ""
+    if lr is not None and lr.user_frame is not None:
+        where = (f" (set at {lr.user_frame.file.rsplit('/', 1)[-1]}:{lr.user_frame.line}, "
+                 "where the learning rate is written)")
+    text = (f"{produced(op_type, out)}: its inputs were finite, so it overflowed {dt}"
+            + (f" (largest finite ≈{limit:.3g})" if limit else "")
+            + f" — yet it was finite in the {finite:,} earlier calls of {g.name or 'its graph'}, "
+            f"and it depends on a variable that the same function updates with its gradient "
+            f"every step ({update.op_type} of {read}). The training diverged: each step made "
+            f"the weights larger until they overflowed. Lower the learning rate{where}, or "
+            "normalise the inputs (health modes record no magnitudes; FULL_TENSOR shows the "
+            "growth)")
+    return Divergence(text, lr if lr is not None else weights, weights)
+
+
+def _trained_update(g: Graph, op: Op) -> Op | None:
+    """A write op of `g` that updates a variable `op` reads (upstream, through its inputs)."""
+    handles: set[str] = set()
+    frontier, seen = [op.op_name], {op.op_name}
+    for _ in range(MAX_DEPTH):
+        nxt = []
+        for name in frontier:
+            cur = g.ops.get(name)
+            if cur is None:
+                continue
+            if cur.op_type == "ReadVariableOp" and cur.inputs:
+                handles.add(cur.inputs[0][0])
+                continue
+            for n, _s in cur.inputs:
+                if n not in seen:
+                    seen.add(n)
+                    nxt.append(n)
+        frontier = nxt
+    for w in g.ops.values():
+        if is_write(w.op_type) and w.inputs and w.inputs[0][0] in handles:
+            return w
+    return None
+
+
+def _learning_rate(walker: Walker, g: Graph, update: Op, before: int) -> Place | None:
+    """Where the learning rate the update multiplies the gradient by was last written."""
+    if update.op_type not in WRITE_OPS or len(update.inputs) < 2:
+        return None
+    value = g.ops.get(update.inputs[1][0])
+    if value is None or value.op_type not in ("Mul", "RealDiv"):
+        return None
+    for n, _s in value.inputs:
+        src = g.ops.get(n)
+        while src is not None and src.op_type in ("Cast", "Identity") and src.inputs:
+            src = g.ops.get(src.inputs[0][0])
+        if src is None or src.op_type != "ReadVariableOp":
+            continue
+        row = walker.idx.latest_trace(g.graph_id, src.op_name, 0, before)
+        if row is None:
+            continue
+        w = walker.variable_write(Ref(GRAPH, row, 0))
+        if w is not None and w.kind == EAGER and w.index is not None:
+            return place_of_ref(walker.idx, Ref(EAGER, w.index))
+        if w is not None and w.graph is not None and w.op is not None:
+            return place_of_op(walker.idx, w.graph, w.op)
+    return None
