@@ -71,36 +71,10 @@ from zoo_support import ZooProgram, ZooRun, problems, summary, zoo_programs
 pytestmark = [pytest.mark.tf, pytest.mark.timeout(1800)]
 
 # name → what is wrong today (report vs expectation); cleared as the diagnosis learns.
-XFAIL: dict[str, str] = {
-    "c5_data_map_preprocess": (
-        "origin Log at the preprocess line is right, but the explanation pairs it with the "
-        "wrong trace of the map function's argument: 'its input args_0:0 holds 0 zeros "
-        "(log 0 = −∞)'. In a dataset function TensorFlow records the argument args_0 after "
-        "the Log that consumes it (TF's reader: Log #4 with one −∞, then args_0 #5 with one "
-        "zero); it should say args_0 holds 1 zero"),
-    "c3_custom_gradient_division": (
-        "the line is right (the user's gradient function, line 28) but origin.cause is "
-        "'forward' and origin.forward is missing: the RealDiv 'truediv' was created by "
-        "tape.gradient calling the tf.custom_gradient function (its creation stack runs "
-        "backprop.gradient → custom_gradient.tape_grad_fn → grad), so it is born in the "
-        "backward pass; want cause 'gradient' and forward = the op of stable_norm it "
-        "differentiates"),
-    "c7_variable_checkpoint_restore": (
-        "origin RestoreV2 at the ckpt.read line is right, but origin.cause is 'forward' "
-        "(want 'data': the NaN comes in from the checkpoint file) and the explanation says "
-        "'it came in from outside — made outside any recorded op (e.g. tf.constant or "
-        "numpy)' three times over (RestoreV2's string inputs) without naming the "
-        "checkpoint it reads"),
-    "x_learning_rate_divergence": (
-        "reports 'Square produced +∞ … its inputs were finite, so the square overflowed "
-        "float32' at the loss line: true of that op, but the run diverged — the loss grew "
-        "geometrically over 13 steps (1.7e3 → 1.7e30 → inf); want cause 'divergence', the "
-        "explanation naming the learning rate, and fix_frame at the optimizer's creation "
-        "(its learning_rate write is recorded at that line)"),
-}
+XFAIL: dict[str, str] = {}
 # Cases whose recorded trace order varies from run to run, so today's wrong answer is only
 # usually wrong: a non-strict xfail (an XPASS shows up in the summary, never fails the run).
-RACY = {"c5_data_map_preprocess"}  # args_0 is traced after its Log in about 3 runs of 4
+RACY: set[str] = set()  # the dataset-function argument order is now paired per invocation
 
 PROGRAMS = zoo_programs()
 
