@@ -54,7 +54,6 @@ XFAIL_REPORT: dict[str, str] = {
     "wrong_length_vectors": "debug vectors of the wrong length are dropped silently",
     "absurd_health_counts": "float counts cast to int without bounds: numpy RuntimeWarning",
     "run_ids_escape": "run ids printed raw in the --run error (ESC, newline)",
-    "invisible_names": "the sanitizer misses U+061C, tags, U+180E, U+034F, U+3164, …",
     "op_name_100mb": "the human report lays out a 100 MB string: no length cap",
     "shape_mode_absurd": "SHAPE vector cast to int without bounds: numpy RuntimeWarning",
     "deep_graph_nesting": "diagnosis (nested calls) max() of an empty sequence: ValueError",
@@ -71,7 +70,6 @@ XFAIL_TUI: dict[str, str] = {
     "device_symlinks": XFAIL_REPORT["device_symlinks"],
     "huge_length_header": XFAIL_REPORT["huge_length_header"],
     "wrong_length_vectors": XFAIL_REPORT["wrong_length_vectors"],
-    "invisible_names": XFAIL_REPORT["invisible_names"],
     "deep_graph_nesting": XFAIL_REPORT["deep_graph_nesting"],
 }
 # Items that hang or exhaust memory inside the test process today: not run at all (a hung
