@@ -8,6 +8,7 @@ bad flag, unreadable logdir) ends in one line on stderr and exit status 2, never
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -28,6 +29,15 @@ SUBCOMMANDS = ("report", "diff", "run", "demo", "open", "cache")
 def _fail(message: str) -> int:
     print(f"tfdbg-tui: error: {message}", file=sys.stderr)
     return 2
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -69,5 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return open_main(rest)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (`… | head`): end quietly, as grep does
+        _silence_stdout()
+        return 0
     except ImportError as exc:  # a missing optional dependency, e.g. TensorFlow for `run`
         return _fail(str(exc))

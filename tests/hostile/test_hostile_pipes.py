@@ -13,7 +13,7 @@ from hostile.raw import append, base, trace, vector
 from support.paths import ROOT
 from support.tui import health
 
-XFAIL: dict[str, str] = {"--json": "json.dump to a closed pipe: BrokenPipeError traceback"}
+XFAIL: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

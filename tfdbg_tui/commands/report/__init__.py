@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 from reader import DebugLogdir, ReaderError
 from tfdbg_tui.commands.report.build import build_report
 from tfdbg_tui.commands.report.text import print_report
+from tfdbg_tui.core.sanitize import error_line
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,28 +70,43 @@ def _stderr_console() -> Any:
     return Console(stderr=True)
 
 
+PROG = "tfdbg-tui report: error"
+
+
+def _finite(obj: Any) -> Any:
+    """`obj` with every non-finite float replaced by None (JSON has no NaN or Infinity)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    return obj
+
+
 def main(argv: Sequence[str]) -> int:
     """Run the report command; returns the exit status (0 clean, 1 alerts, 2 error)."""
     try:
         opts = build_parser().parse_args(list(argv))
     except _UsageError as exc:
-        print(f"tfdbg-tui report: error: {exc}", file=sys.stderr)
+        print(error_line(PROG, exc), file=sys.stderr)
         return 2
     try:
         logdir = _load(opts.logdir, opts.run, sys.stderr.isatty() and not opts.json)
     except ReaderError as exc:
-        print(f"tfdbg-tui report: error: {exc}", file=sys.stderr)
+        print(error_line(PROG, exc), file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"tfdbg-tui report: error: {opts.logdir}: {exc.strerror}", file=sys.stderr)
+        print(error_line(PROG, f"{opts.logdir}: {exc.strerror}"), file=sys.stderr)
         return 2
     if _nothing_readable(logdir):
-        print(f"tfdbg-tui report: error: nothing readable in {opts.logdir}: "
-              f"{logdir.warnings[0]}", file=sys.stderr)
+        print(error_line(PROG, f"nothing readable in {opts.logdir}: {logdir.warnings[0]}"),
+              file=sys.stderr)
         return 2
     report = build_report(logdir, opts.limit, opts)
     if opts.json:
-        json.dump(report, sys.stdout, indent=1, allow_nan=False, default=str)
+        # strict JSON: a NaN or ±∞ read from a file (a wall time, say) becomes null
+        json.dump(_finite(report), sys.stdout, indent=1, allow_nan=False, default=str)
         sys.stdout.write("\n")
     else:
         print_report(report)
