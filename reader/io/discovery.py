@@ -118,7 +118,7 @@ def discover(logdir: str) -> list[FileSet]:
         fs = sets.get(stem)
         if fs is None:
             parts = stem[len(PREFIX):].split(".", 1)
-            ts = int(parts[0]) if parts[0].isdigit() else 0
+            ts = int(parts[0]) if parts[0].isascii() and parts[0].isdigit() else 0  # not "²"
             host = parts[1] if len(parts) > 1 else ""
             fs = sets[stem] = FileSet(os.path.join(logdir, stem), host, ts)
         fs.present.add(suffix)

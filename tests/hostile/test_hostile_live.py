@@ -26,9 +26,7 @@ from reader import DebugLogdir, open_logdir
 XFAIL: dict[str, str] = {
     "rewritten_in_place": "cursors keep only an offset: the new content is read from there",
     "replaced_by_rename": "cursors keep only an offset: a new inode is read from there",
-    "unicode_digit_live": "discovery int()s a stamp that passed str.isdigit ('²')",
     "tui_truncation": "the app shows warnings once, after the first read only",
-    "tui_unicode_digit_live": "the follow worker dies of the ValueError; '● live' stays",
     "tui_worker_error": "the worker runs with exit_on_error=False: errors vanish, exit 0",
 }
 
