@@ -273,8 +273,8 @@ def _check_tables(tables: dict[str, dict[str, np.ndarray]], alerts: dict[str, np
             raise CacheError("kept rows out of order")
     kind = alerts["kind"]
     _in_range(kind, GRAPH, EAGER + 1, "alerts.kind")
-    for k, size in ((GRAPH, len(t["kind"])), (EAGER, len(e["kind"]))):
-        _in_range(alerts["index"][kind == k], 0, size, "alerts.index")
+    for k, size in ((GRAPH, len(t["kind"])), (EAGER, n_out)):
+        _in_range(alerts["row"][kind == k], 0, size, "alerts.row")
 
 
 def _adopt(logdir: DebugLogdir, loaded: Loaded) -> None:

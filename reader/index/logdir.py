@@ -94,6 +94,7 @@ class DebugLogdir(TensorQueries):
         self.modes: frozenset[int] | set[int] = frozenset()  # rebound, never mutated
         self.ingest_cache = IngestCache()  # the hot loops' own memory (see reader.index.ingest)
         self._alerts = AlertLog()
+        self._alerts.attach(self.traces, self.executions, self.outputs)
         self._files = FileFollower(self.problems)
         self._trace_keys: dict[tuple[str, str], tuple[int, int, int]] = {}
         self._unresolved_types = False

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from reader.io.discovery import FileSet
 from reader.io.problems import ProblemLog
-from reader.io.tfrecord import ScanState, scan_records
+from reader.io.tfrecord import HEADER_SIZE, ScanState, scan_records
 
 CHUNK = 8 << 20
 # Structure first (traces need op types), then traces, then executions.
@@ -102,21 +102,29 @@ class FileFollower:
         with f:
             f.seek(cur.offset)
             remaining = os.fstat(f.fileno()).st_size - cur.offset
-            pending = b""
+            # One buffer, refilled in place: the unread tail of a chunk (a record cut by the
+            # chunk's end) moves to its front. Consumers copy what they keep of a chunk.
+            buf = bytearray(min(CHUNK, max(remaining, 0) + HEADER_SIZE) or HEADER_SIZE)
+            have = 0
             while True:
-                data = f.read(CHUNK)
-                if not data:
+                if have == len(buf):  # one record longer than the buffer: grow it
+                    buf = buf + bytes(len(buf))
+                with memoryview(buf) as free:
+                    got = f.readinto(free[have:])
+                if not got:
                     break
-                buf = pending + data if pending else data
+                have += got
                 base = cur.offset
                 state = ScanState(resume_offset=base)
-                consume(scan_records(buf, base, state, name))
+                with memoryview(buf) as view:
+                    consume(scan_records(view[:have], base, state, name))
                 for problem in state.problems:
                     self.problems.warn(problem)
                 self.problems.corrupt_records += state.bad_records
                 consumed = state.resume_offset - base
                 cur.offset = state.resume_offset
-                pending = buf[consumed:]
+                buf[: have - consumed] = buf[consumed:have]
+                have -= consumed
                 yield ChunkRead(consumed, remaining)
                 if state.stopped:
                     self.problems.corrupt_records += 1

@@ -25,7 +25,7 @@ def snapshot(logdir: DebugLogdir) -> dict[str, Any]:
             out[f"{tname}.{col}"] = values
     alerts = logdir.alerts()
     for field in ("kind", "index", "slot", "wall_time"):
-        out[f"alerts.{field}"] = getattr(alerts, field)
+        out[f"alerts.{field}"] = np.asarray(getattr(alerts, field))
     out["warnings"] = logdir.all_warnings()
     out["corrupt_records"] = logdir.corrupt_records
     out["modes"] = sorted(logdir.modes)
