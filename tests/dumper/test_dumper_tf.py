@@ -92,12 +92,22 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Done]:
     """All the recordings of this file, made once, three children at a time."""
     tmp = tmp_path_factory.mktemp("dumper")
     jobs = _jobs(tmp)
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        futures = {
-            name: pool.submit(_run_one, cmd, trigger, env, str(tmp / name))
-            for name, (cmd, trigger, env) in jobs.items()
-        }
-        return {name: f.result() for name, f in futures.items()}
+    # Tests started in the background of a non-interactive shell (`make test &`) run with
+    # SIGINT ignored (POSIX); children inherit that, Python then raises no KeyboardInterrupt,
+    # and the "sigint" child would train on until killed. A handler, unlike SIG_IGN, is reset
+    # to the default action at exec, so catching SIGINT here gives the children Python's
+    # usual Ctrl-C, as a user's terminal does.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            futures = {
+                name: pool.submit(_run_one, cmd, trigger, env, str(tmp / name))
+                for name, (cmd, trigger, env) in jobs.items()
+            }
+            return {name: f.result() for name, f in futures.items()}
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _ours(logdir: str) -> tuple[int, int]:
