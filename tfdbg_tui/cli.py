@@ -54,29 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = args[0] if args[0] in SUBCOMMANDS else "open"
     rest = args[1:] if args[0] in SUBCOMMANDS else args
     try:
-        if command == "report":
-            from tfdbg_tui.commands.report import main as report_main
-
-            return report_main(rest)
-        if command == "diff":
-            from tfdbg_tui.commands.diff import main as diff_main
-
-            return diff_main(rest)
-        if command == "run":
-            from tfdbg_tui.commands.run import main as run_main
-
-            return run_main(rest)
-        if command == "demo":
-            from tfdbg_tui.commands.demo import main as demo_main
-
-            return demo_main(rest)
-        if command == "cache":
-            from tfdbg_tui.commands.cache import main as cache_main
-
-            return cache_main(rest)
-        from tfdbg_tui.commands.open import main as open_main
-
-        return open_main(rest)
+        status = _dispatch(command, rest)
+        sys.stdout.flush()  # inside the try, so a reader that left (`… | head`) ends us quietly
+        return status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # the reader went away (`… | head`): end quietly, as grep does
@@ -84,3 +64,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except ImportError as exc:  # a missing optional dependency, e.g. TensorFlow for `run`
         return _fail(str(exc))
+
+
+def _dispatch(command: str, rest: list[str]) -> int:
+    """Run one subcommand (imported lazily: `report` never pays for Textual)."""
+    if command == "report":
+        from tfdbg_tui.commands.report import main as report_main
+
+        return report_main(rest)
+    if command == "diff":
+        from tfdbg_tui.commands.diff import main as diff_main
+
+        return diff_main(rest)
+    if command == "run":
+        from tfdbg_tui.commands.run import main as run_main
+
+        return run_main(rest)
+    if command == "demo":
+        from tfdbg_tui.commands.demo import main as demo_main
+
+        return demo_main(rest)
+    if command == "cache":
+        from tfdbg_tui.commands.cache import main as cache_main
+
+        return cache_main(rest)
+    from tfdbg_tui.commands.open import main as open_main
+
+    return open_main(rest)

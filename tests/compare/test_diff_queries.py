@@ -64,3 +64,23 @@ def test_bad_input_is_one_line_and_status_2(tmp_path: Path, pair_runs: dict[str,
         assert code == 2, (args, out, err)
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, (args, err)
         assert err.startswith("tfdbg-tui diff: error:"), err
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(pair_runs: dict[str, str]) -> None:
+    """`tfdbg-tui diff … --json | head -c 200`: more output than a pipe holds, then EPIPE."""
+    import subprocess
+    import sys
+
+    from support.paths import ROOT, tf_env
+
+    args = [sys.executable, "-m", "tfdbg_tui", "diff", "--json", "--limit", "1000",
+            pair_runs["tf1"], pair_runs["tf2_perturbed"]]
+    full = subprocess.run(args, cwd=ROOT, env=tf_env(), capture_output=True, timeout=300)
+    assert len(full.stdout) > 1 << 17  # a pipe holds 64 KiB: the writer must hit EPIPE
+    proc = subprocess.Popen(args, cwd=ROOT, env=tf_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(200)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=300) in (0, 1) and err == b"", err.decode()[-2000:]
