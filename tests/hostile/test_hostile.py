@@ -79,6 +79,13 @@ NOT_RUN_TUI: dict[str, str] = {
     "sparse_tail_partial": "re-concatenates a 1 GB pending buffer",
     "op_name_100mb": "the app lays out a 100 MB string",
 }
+# Items that hang or crawl in `report` today: not run (each would spend the hang guard twice,
+# minutes of the suite's budget, to learn what the mark already says).
+NOT_RUN_REPORT: dict[str, str] = {
+    n: XFAIL_REPORT[n]
+    for n in ("num_outputs_huge", "input_ids_huge", "fifo_metadata", "six_fifos",
+              "sparse_tail_complete", "sparse_tail_partial", "op_name_100mb")
+}
 # Items whose memory is unbounded today (tracemalloc peak while opening).
 XFAIL_MEMORY: dict[str, str] = {
     "fill_float_nan": "a one-value float_val is expanded to the full shape at ingest",
@@ -115,7 +122,7 @@ def case(name: str, root: Path) -> Case:
     return _CASES[name]
 
 
-@pytest.mark.parametrize("name", _params(list(BUILDERS), XFAIL_REPORT))
+@pytest.mark.parametrize("name", _params(list(BUILDERS), XFAIL_REPORT, NOT_RUN_REPORT))
 def test_report(name: str, corpus_root: Path) -> None:
     c = case(name, corpus_root)
     human = run_report([str(c.logdir), *c.args], c.address_space_mb)
