@@ -70,12 +70,29 @@ def flat_position(placeholders: list[Op], ph: Op) -> tuple[int, int]:
     return -1, 0
 
 
+# Larger program texts are not parsed: a real program is far smaller, and a crafted one must
+# not make the diagnosis spend seconds and hundreds of megabytes in `ast`.
+MAX_PARSED_CHARS = 4 << 20
+
+
 @lru_cache(maxsize=32)
-def _parse(text: str) -> ast.Module | None:
+def _parse(text: str) -> ast.Module | str:
+    """The module's syntax tree, or why it was not analysed (in words, for the explanation).
+
+    CPython's parser raises RecursionError (a few thousand chained `+`) or MemoryError (a
+    long run of unary `-`) on text it could otherwise read: from a logdir, that is data, not
+    a bug of ours, so it is said and the walk goes on without the call site.
+    """
+    if len(text) > MAX_PARSED_CHARS:
+        return f"{len(text):,} characters; at most {MAX_PARSED_CHARS:,} are parsed"
     try:
         return ast.parse(text)
     except (SyntaxError, ValueError):
-        return None
+        return "it is not valid Python"
+    except RecursionError:
+        return "an expression is nested too deeply for Python's parser"
+    except MemoryError:
+        return "Python's parser ran out of memory on it"
 
 
 def _enclosing_function(tree: ast.AST, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -138,14 +155,21 @@ def _last_assignment(func: ast.AST, name: str, before: int) -> tuple[int, int] |
 
 
 def call_site_origin(L: DebugLogdir, callee: Graph, position: int, placeholder: Op,
-                     call_frame: Frame) -> Origin | None:
-    """The caller-side source of argument `position` of a nested tf.function call."""
+                     call_frame: Frame) -> Origin | str | None:
+    """The caller-side source of argument `position` of a nested tf.function call.
+
+    None when the call site does not say; a string when the source file could not be
+    analysed at all ("source not analysed (…)"), for the explanation to say what is unknown.
+    """
     lines = L.source_lines(call_frame.host, call_frame.file)
     if not lines:
         return None
-    tree = _parse("\n".join(lines))
-    if tree is None:
-        return None
+    size = sum(len(line) + 1 for line in lines)
+    tree = (_parse("\n".join(lines)) if size <= MAX_PARSED_CHARS
+            else f"{size:,} characters; at most {MAX_PARSED_CHARS:,} are parsed")
+    if isinstance(tree, str):
+        name = call_frame.file.rsplit("/", 1)[-1]
+        return f"source not analysed ({name}: {tree})"
     func = _enclosing_function(tree, call_frame.line)
     if func is None:
         return None

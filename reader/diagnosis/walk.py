@@ -16,7 +16,7 @@ partly explicit. This module recovers them:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from reader.diagnosis.functions import backward_graphs_of, captured_name, placeholders_in_order
 from reader.diagnosis.index import DiagIndex, Ref, first_tid
@@ -368,9 +368,12 @@ class Walker:
         if cf is not None:
             return self._loop_feeder(outer, g, cf, k, row, wall, depth, via, shown)
         site = self._call_site_feeder(outer, g, ph, k, row, wall, depth, via, shown)
-        if site is not None:
+        if isinstance(site, Link):
             return site
-        return self._capture_feeder(outer, ph, row, wall, depth, via, shown)
+        link = self._capture_feeder(outer, ph, row, wall, depth, via, shown)
+        if site and link.ref is None:  # the call site could not be read: say so
+            link = replace(link, note=f"{link.note}; {site}" if link.note else site)
+        return link
 
     def _eager_feeder(self, g: Graph, k: int, row: int | None, wall: float | None,
                       via: tuple[str, ...], shown: str, ph: str | None = None) -> Link:
@@ -431,15 +434,17 @@ class Walker:
 
     def _call_site_feeder(self, outer: Graph, callee: Graph, ph: Op, k: int, row: int | None,
                           wall: float | None, depth: int, via: tuple[str, ...],
-                          shown: str) -> Link | None:
+                          shown: str) -> Link | str | None:
+        """The caller tensor passed as this argument at the call line; a string when the
+        source file could not be analysed (why), None when the call site does not say."""
         frames = self.L.op_stack(ph)
         call_frame = call_frame_in(frames, outer.name) or self.L.user_frame(frames)
         if call_frame is None or k < 0:
             return None
         position, element = flat_position(self.idx.placeholders(callee), ph)
         origin = call_site_origin(self.L, callee, position, ph, call_frame)
-        if origin is None:
-            return None
+        if origin is None or isinstance(origin, str):
+            return origin
         if origin.is_parameter and origin.op_name in outer.ops:
             return self._resolve(outer.graph_id, origin.op_name, 0, row, wall, ph, depth + 1,
                                  via, shown)

@@ -36,9 +36,6 @@ XFAIL_REPORT: dict[str, str] = {
     "num_outputs_huge": "ingest makes one output row per claimed output (2**31): MemoryError",
     "input_ids_huge": "diagnosis walks 2M eager inputs one by one: no bound, hangs",
     "complex64_odd": "an odd scomplex_val broadcasts into invented values, no warning",
-    "source_minus_100k": "ast.parse of the logdir's source raises MemoryError",
-    "source_plus_200k": "ast.parse of the logdir's source raises RecursionError",
-    "eager_math_no_inputs": "explain rules index ins[0] of an op with no recorded input",
     "orphans_40000": "file set index stored as int16: OverflowError past 32767",
     "fifo_execution": "a FIFO's st_size is 0, so it is skipped without a warning",
     "fifo_metadata": "open() of a FIFO named .metadata blocks forever",
@@ -59,8 +56,6 @@ XFAIL_REPORT: dict[str, str] = {
 XFAIL_TUI: dict[str, str] = {
     "fill_float_nan": "each 58-byte record is expanded to 64 MB at ingest: indexing crawls",
     "complex64_odd": XFAIL_REPORT["complex64_odd"],
-    "source_minus_100k": XFAIL_REPORT["source_minus_100k"],
-    "source_plus_200k": XFAIL_REPORT["source_plus_200k"],
     "orphans_40000": "the indexing worker dies of the int16 overflow, silently",
     "fifo_execution": XFAIL_REPORT["fifo_execution"],
     "device_symlinks": XFAIL_REPORT["device_symlinks"],

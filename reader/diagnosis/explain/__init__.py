@@ -27,7 +27,7 @@ from reader.diagnosis.explain.arith import (
     _source,
     _sqrt,
 )
-from reader.diagnosis.explain.common import In, plural, produced
+from reader.diagnosis.explain.common import NO_INPUTS, In, plural, produced
 from reader.diagnosis.explain.gradient import (
     GradRule,
     div_grad,
@@ -57,6 +57,14 @@ _RULES: dict[str, Callable[[str, Health, list[In]], str]] = {
     **dict.fromkeys(("Const", "ReadVariableOp", "VarHandleOp", "Placeholder"), _source),
 }
 
+# Ops without a rule of their own that always have inputs: with none recorded, the inputs are
+# unknown (an op with no inputs at all, e.g. a constant, is where its value enters).
+_ARITHMETIC = frozenset({
+    "Add", "AddV2", "AddN", "Sub", "Mul", "MatMul", "BatchMatMulV2", "Sum", "Mean", "Prod",
+    "Square", "BiasAdd", "Neg", "Abs", "Tanh", "Sigmoid", "Relu", "Maximum", "Minimum",
+    "Conv2D", "SquaredDifference", "Sin", "Cos", "Tan",
+})
+
 
 def explain_origin(op_type: str, out: Health, ins: list[In], where: str = "") -> str:
     """One sentence: what the origin produced and why, from its inputs' health."""
@@ -66,8 +74,10 @@ def explain_origin(op_type: str, out: Health, ins: list[In], where: str = "") ->
         notes = "; ".join(dict.fromkeys(x.note for x in ins if x.note))
         reason = where or notes or "its source was not recorded"
         return f"{head}: it came in from outside — {reason}"
-    unknown = [x for x in ins if x.health is None]
     rule = _RULES.get(op_type, _generic)
+    if not ins and (rule not in (_generic, _source) or op_type in _ARITHMETIC):
+        ins = [NO_INPUTS]  # a Log, a division… always has inputs: they were not recorded
+    unknown = [x for x in ins if x.health is None]
     if ins and op_type in ("Const", "ReadVariableOp", "VarHandleOp"):
         rule = _source
     sentence = f"{head}: {rule(op_type, out, ins)}"

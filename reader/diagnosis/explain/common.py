@@ -77,7 +77,14 @@ def unknown_counts(x: In) -> str:
             "or negative values")
 
 
+# Stands for the inputs of an op whose record lists none although its arithmetic needs some
+# (an eager Log with no input tensor ids): the rules then say the inputs are unknown.
+NO_INPUTS = In("", None, "the record lists none")
+
+
 def unrecorded(x: In) -> str:
+    if not x.name:
+        return "its inputs were not recorded" + (f" ({x.note})" if x.note else "")
     return f"its input {x.name} was not recorded" + (f" ({x.note})" if x.note else "")
 
 
