@@ -161,6 +161,10 @@ def _pow(op: str, out: Health, ins: list[In]) -> str:
             pass
     if hx.zero is None:
         return f"{unknown_counts(x)} ({law}; large results overflow)"
+    hy = y.health
+    if not out.nan and (hx.zero == 0 or (hy is not None and hy.negative == 0)):
+        # ±∞ without a zero raised to a negative power: the only way left is overflow
+        return _overflow(op, out, ins)
     exp_neg = ""
     if y.health is not None and y.health.negative is not None:
         exp_neg = f", its exponent {y.name} holds {plural(y.health.negative, 'negative value')}"
@@ -194,7 +198,7 @@ def _overflow(op: str, out: Health, ins: list[In]) -> str:
     what = {"MatMul": "the dot products", "BatchMatMulV2": "the dot products",
             "Sum": "the sum", "Mean": "the sum", "Prod": "the product", "Mul": "the product",
             "Square": "the square", "AddV2": "the sum", "Add": "the sum", "Sub": "the difference",
-            "AddN": "the sum", "BiasAdd": "the sum"}.get(op, "the result")
+            "AddN": "the sum", "BiasAdd": "the sum", "Pow": "the power"}.get(op, "the result")
     nan_note = ""
     if out.nan:
         nan_note = "; NaN from finite inputs means an overflow met its opposite (∞ − ∞ or 0 × ∞)"
