@@ -9,7 +9,8 @@ TensorBoard read the result) and adds what a NaN hunt needs around it:
 - on SIGTERM, a handler that closes the dump and then lets the signal end the process as it
   would have (default action: death by SIGTERM); on exit and on an uncaught exception
   (including Ctrl-C's KeyboardInterrupt) an atexit hook closes it;
-- optionally, the stop at the first NaN/∞ (`dumper.stop`).
+- optionally, the stop at the first NaN/∞ (`dumper.stop`);
+- around a fork, the parent's dump is kept out of the child's reach (`dumper.fork`).
 TensorFlow is imported only when `enable()` is called.
 """
 
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, ParamSpec
 
+from dumper import fork
 from dumper.errors import DumperError
 from dumper.tensors import MODE_NAMES, VALUE_MODES, mode_number
 
@@ -50,15 +52,32 @@ class Dump:
     _flusher: threading.Thread | None = field(repr=False, default=None)
     _old_sigterm: Any = field(repr=False, default=None)
     _watcher: Any = field(repr=False, default=None)
+    _pid: int = field(repr=False, default_factory=os.getpid)
+    # The stop message once the NaN watcher stopped the program (`stop_at_nan`).
+    stopped: str | None = None
 
     def flush(self) -> None:
         """Write buffered executions and traces out (with a circular buffer: its content)."""
         self._writer.FlushNonExecutionFiles()
         self._writer.FlushExecutionFiles()
 
+    def enforce_stop(self, on_swallowed: Callable[[str], None] | None) -> None:
+        """Make the stop at NaN hold against a program that catches `StoppedAtNaN`.
+
+        If the program swallows the exception and runs another TensorFlow op, the watcher
+        calls `on_swallowed(message)` there (`run` prints and ends the process). None turns
+        it off again (the stop was handled). Needs `stop_at_nan`.
+        """
+        if self._watcher is not None:
+            self._watcher.on_swallowed = on_swallowed
+            if on_swallowed is None:
+                self._watcher.disarm()
+
 
 _current: Dump | None = None
 _lock = threading.RLock()
+_fork_handlers = False
+_fork_held = False
 # Called with the signal number after the dump was closed because of a signal (`run` uses
 # it to say where the data is before the process dies).
 signal_hooks: list[Callable[[int], None]] = []
@@ -202,6 +221,7 @@ def enable(
         if threading.current_thread() is threading.main_thread():
             dump._old_sigterm = signal.signal(signal.SIGTERM, _on_sigterm)
         atexit.register(disable)
+        _register_fork_handlers()
         return dump
 
 
@@ -209,10 +229,47 @@ def _flush_loop(writer: Any, stop: threading.Event, interval: float) -> None:
     """Periodic flushes: bounds what a hard kill (SIGKILL, OOM killer) can lose."""
     while not stop.wait(interval):
         try:
-            writer.FlushNonExecutionFiles()
-            writer.FlushExecutionFiles()
+            with fork.flush_lock:  # never half-way through a flush when the program forks
+                writer.FlushNonExecutionFiles()
+                writer.FlushExecutionFiles()
         except Exception:  # the writer went away under us (the program disabled dumping)
             return
+
+
+def _register_fork_handlers() -> None:
+    global _fork_handlers
+    if not _fork_handlers and hasattr(os, "register_at_fork"):
+        os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                            after_in_child=_after_fork_in_child)
+        _fork_handlers = True
+
+
+def _before_fork() -> None:
+    global _fork_held
+    dump = _current
+    if dump is not None and dump._pid == os.getpid():
+        fork.before_fork(dump)
+        _fork_held = True
+
+
+def _after_fork_in_parent() -> None:
+    global _fork_held
+    if _fork_held:
+        _fork_held = False
+        fork.after_fork_in_parent()
+
+
+def _after_fork_in_child() -> None:
+    """The child of a recorded process is not recorded, and leaves the dump alone."""
+    global _current, _lock, _fork_held
+    _fork_held = False
+    dump = _current
+    if dump is None or dump._pid == os.getpid():
+        return
+    _current = None
+    _lock = threading.RLock()  # another thread of the parent may have held it
+    signal_hooks.clear()
+    fork.after_fork_in_child(dump, _on_sigterm)
 
 
 def _shutdown(dump: Dump, restore_signal: bool) -> None:

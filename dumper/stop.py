@@ -15,12 +15,19 @@ has no such race. The price: the rest of the tf.function call that produced the 
 is recorded too (its backward pass, say), and only what the dump records can be seen
 (modes CURT_HEALTH, CONCISE_HEALTH, FULL_HEALTH, FULL_TENSOR; ops left out by `op_regex`
 or `dtypes` are invisible).
+
+`StoppedAtNaN` can be caught: a retry loop or a harness with `except BaseException:` eats it
+and the program runs on, unrecorded. With `on_swallowed` set (`tfdbg-tui run` sets it), the
+watcher then stays as a tripwire: at the program's next TensorFlow op, unless the stop is
+still on its way up (the op runs in a `finally:` or `__exit__` it passes through, or in the
+handler itself), it calls `on_swallowed(message)`, which ends the process.
 """
 
 from __future__ import annotations
 
 import glob
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -87,6 +94,9 @@ class NaNWatcher:
         self._traces: _Tail | None = None
         self._executions: _Tail | None = None
         self._installed = False
+        self.on_swallowed: Callable[[str], None] | None = None
+        self._raised: StoppedAtNaN | None = None
+        self._tripwire_on = False
 
     def install(self) -> None:
         from tensorflow.python.framework import op_callbacks
@@ -103,6 +113,38 @@ class NaNWatcher:
                 op_callbacks.remove_op_callback(self.callback)
             except KeyError:
                 pass
+
+    def disarm(self) -> None:
+        """Remove the tripwire laid after a stop (the stop was handled)."""
+        if self._tripwire_on:
+            from tensorflow.python.framework import op_callbacks
+
+            self._tripwire_on = False
+            try:
+                op_callbacks.remove_op_callback(self._tripwire)
+            except KeyError:
+                pass
+
+    def forget(self) -> None:
+        """Stop watching and never stop the program (a forked child: not recorded)."""
+        self.on_swallowed = None
+        self.uninstall()
+        self.disarm()
+
+    def _tripwire(self, *args: Any, **kwargs: Any) -> None:
+        """After a stop: the first op run once the stop is no longer propagating ends it."""
+        exc: BaseException | None = sys.exc_info()[1]
+        seen: set[int] = set()
+        while exc is not None and id(exc) not in seen:
+            if exc is self._raised:
+                return None  # in a `finally:`, `__exit__` or handler on the way up: fine
+            seen.add(id(exc))
+            exc = exc.__context__
+        end = self.on_swallowed
+        self.disarm()
+        if end is not None and self._raised is not None:
+            end(self._raised.message)
+        return None
 
     def _open_tails(self) -> bool:
         if self._traces is None:
@@ -164,7 +206,14 @@ class NaNWatcher:
         message = "stopped at the first NaN/∞: " + describe(op_type, op_name, where, counts)
         self.uninstall()
         self.close()
-        raise StoppedAtNaN(message, self.dump.logdir, op_type, op_name)
+        self.dump.stopped = message
+        self._raised = StoppedAtNaN(message, self.dump.logdir, op_type, op_name)
+        if self.on_swallowed is not None:
+            from tensorflow.python.framework import op_callbacks
+
+            op_callbacks.add_op_callback(self._tripwire)
+            self._tripwire_on = True
+        raise self._raised
 
     def _lookup_op(self, graph_id: str, op_name: str) -> tuple[str, str]:
         """(op type, graph name) of a graph op, read from the .graphs file."""

@@ -11,6 +11,7 @@ by `dumper.enable`, i.e. after the arguments were checked.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import importlib.util
 import os
 import runpy
@@ -37,7 +38,8 @@ Runs a TensorFlow program with tfdbg2 dumping on (nothing to change in the progr
   --buffer N       keep only the last N executions/traces (default -1: keep everything)
   --op-regex RE    record only ops whose type matches RE (re.match)
   --overwrite      replace a run already in DIR
-  --stop-at-nan    stop the program right after the first NaN/∞ is recorded (exit status 3)
+  --stop-at-nan    stop the program right after the first NaN/∞ is recorded (exit status 3;
+                   a program that catches the stop ends at its next TensorFlow op)
 """
 
 
@@ -132,6 +134,20 @@ def _announce(logdir: str, mode: str) -> None:
         file=sys.stderr,
         flush=True,
     )
+
+
+def _end_swallowed_stop(message: str, logdir: str, mode: str) -> None:
+    """The program caught `StoppedAtNaN` and ran another TensorFlow op: end it here.
+
+    The dump was closed at the stop; what the program does after it is not recorded, and
+    raising again would only be caught again. Its own cleanup does not run (os._exit).
+    """
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+    print(f"tfdbg-tui: {message} (the program caught the stop and went on; ended at its "
+          "next TensorFlow op)", file=sys.stderr, flush=True)
+    _announce(logdir, mode)
+    os._exit(STOPPED_AT_NAN_STATUS)
 
 
 def _user_traceback(tb: TracebackType | None) -> TracebackType | None:
@@ -248,17 +264,23 @@ def main(args: Sequence[str]) -> int:
         return _fail(str(exc).replace("overwrite=True", "--overwrite"))
     logdir, mode = dump.logdir, dump.mode
     core.signal_hooks.append(lambda signum: _announce(logdir, mode))
+    if opts.stop_at_nan:
+        dump.enforce_stop(lambda message: _end_swallowed_stop(message, logdir, mode))
 
     status = 0
     interrupted = False
+    stop_shown = False
+    ours = os.getpid()
     try:
         _run_program(opts)
     except SystemExit as exc:
         status = _exit_status(exc.code)
     except dumper.StoppedAtNaN as exc:
+        dump.enforce_stop(None)
         dumper.disable()
         print(f"tfdbg-tui: {exc}", file=sys.stderr)
         status = STOPPED_AT_NAN_STATUS
+        stop_shown = True
     except BaseException as exc:  # the program's own error: show it as Python would
         dumper.disable()
         interrupted = isinstance(exc, KeyboardInterrupt)
@@ -267,10 +289,17 @@ def main(args: Sequence[str]) -> int:
         status = 1
     finally:
         dumper.disable()
+    if os.getpid() != ours:  # a child the program forked ran to its end: not recorded
+        return status
+    dump.enforce_stop(None)
     try:
         sys.stdout.flush()
     except (OSError, ValueError):
         pass
+    if dump.stopped is not None and not stop_shown:
+        print(f"tfdbg-tui: {dump.stopped} (the program caught the stop and ran on to its "
+              "end, unrecorded)", file=sys.stderr)
+        status = STOPPED_AT_NAN_STATUS
     _announce(logdir, mode)
     if interrupted:  # end as an uncaught Ctrl-C ends Python: killed by SIGINT
         signal.signal(signal.SIGINT, signal.SIG_DFL)
