@@ -53,6 +53,10 @@ def data_origin(walker: Walker, ref: Ref, op_type: str,
     if op_type in ITERATOR_OPS:
         source = dataset_source(walker, ref)
         return _iterator_text(op_type, out, source), source
+    if op_type == "Placeholder" and ref.kind == GRAPH:
+        g = idx.L.graph(idx.L.graph_of_trace(ref.index))
+        if g is not None and g.name.startswith("Dataset_"):
+            return _dataset_argument(idx, ref, g.name, out)
     if op_type == "Placeholder" and ref.kind == GRAPH and not len(idx.L.executions):
         place = place_of_ref(idx, ref)
         name = idx.L.op_name_of_trace(ref.index)
@@ -60,6 +64,22 @@ def data_origin(walker: Walker, ref: Ref, op_type: str,
                 "(a value passed in Session.run's feed_dict); the line that feeds it is not "
                 "recorded, so the placeholder is where this data enters the program"), place
     return None
+
+
+def _dataset_argument(idx: DiagIndex, ref: Ref, fn: str, out: Health) -> tuple[str, Place]:
+    """An argument of a tf.data function (map, filter, …: graphs named `Dataset_…`) holds
+    NaN/∞: the element came that way out of the dataset the function is applied to, whose
+    own values are not traced (Keras makes such a pipeline inside model.fit from arrays)."""
+    place = place_of_ref(idx, ref)
+    name = idx.L.op_name_of_trace(ref.index)
+    uf = place.user_frame
+    at = f" (made at {uf.file.rsplit('/', 1)[-1]}:{uf.line})" if uf else ""
+    return (f"{produced('Placeholder', out)}: the data carries it — {name} is an element "
+            f"that the input pipeline hands to its dataset function {fn}{at}, before any op "
+            "of that function ran; the dataset's source values are not recorded, so the "
+            "NaN/∞ was already in the elements it receives: in the data the dataset is made "
+            "from, unless an earlier dataset function made it (check the arrays with "
+            "np.isnan, or drop such elements with dataset.filter)"), place
 
 
 def _iterator_text(op_type: str, out: Health, source: Place | None) -> str:
