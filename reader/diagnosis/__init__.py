@@ -22,7 +22,7 @@ from reader.diagnosis.trail import (
     nan_from_infinity,
     op_type,
 )
-from reader.diagnosis.walk import Link, Walker
+from reader.diagnosis.walk import MAX_EAGER_INPUTS, Link, Walker
 from reader.errors import ReaderError
 from reader.index.frames import Frame
 from reader.index.logdir import DebugLogdir
@@ -94,6 +94,9 @@ def diagnose(logdir: DebugLogdir, kind: int, index: int, slot: int = 0) -> Diagn
         frames = _frames(logdir, origin)
         uf = logdir.user_frame(frames)
         ins = [in_of(walker, lk, True) for lk in trail.links]
+        for e, n in sorted(walker.unexamined.items()):
+            verdict.explanation += (f" Eager #{e} lists {n:,} inputs: only the first "
+                                    f"{MAX_EAGER_INPUTS:,} were examined.")
         return Diagnosis(
             origin_kind=origin.kind, origin_index=origin.index, origin_slot=origin.slot,
             origin_op_type=op_type(walker, origin), origin_op_name=op_name,

@@ -38,7 +38,10 @@ class NestedCalls:
         if callee is None or callee.outer_id != outer.graph_id or not callee.ops:
             return None
         inner = placeholders(callee)
-        last = max(first_tid(op) for op in callee.ops.values() if op.output_tensor_ids)
+        last = max((first_tid(op) for op in callee.ops.values() if op.output_tensor_ids),
+                   default=None)
+        if last is None:  # no op of the callee has a recorded output: nothing to pair with
+            return None
         lifted = [p for p in placeholders(outer) if first_tid(p) > last]
         if not lifted or len(lifted) > len(inner):
             return None
@@ -87,7 +90,7 @@ class NestedCalls:
         return None
 
     def _graph_tid(self, g: Graph) -> int:
-        return min(first_tid(op) for op in g.ops.values())
+        return min((first_tid(op) for op in g.ops.values()), default=1 << 62)
 
     def _descendants(self, g: Graph) -> list[Graph]:
         out: list[Graph] = []

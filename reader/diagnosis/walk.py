@@ -39,6 +39,9 @@ WHILE_OPS = frozenset({"While", "StatelessWhile"})
 IF_OPS = frozenset({"If", "StatelessIf", "Case", "StatelessCase"})
 ASSIGN_OPS = frozenset({"AssignVariableOp", "AssignSubVariableOp", "AssignAddVariableOp"})
 MAX_HOPS = 64
+# Inputs of one eager execution that are followed: a real op has at most a few hundred, a
+# crafted record millions (each a producer lookup); past it the explanation says so.
+MAX_EAGER_INPUTS = 1024
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,8 @@ class Walker:
         self._windows: dict[int, tuple[float, float]] = {}
         self._windowed = True  # off while resolving a variable's write (an earlier call)
         self._writes: dict[Ref, Write | None] = {}
+        # eager executions listing more than MAX_EAGER_INPUTS inputs → how many they list
+        self.unexamined: dict[int, int] = {}
 
     # ------------------------------------------------------------------ names
     def graph_name(self, graph_id: str) -> str:
@@ -216,7 +221,11 @@ class Walker:
             self.L.warn(str(exc))
             return []
         out = []
-        for tid in rec.input_tensor_ids:
+        tids = rec.input_tensor_ids
+        if len(tids) > MAX_EAGER_INPUTS:
+            self.unexamined[i] = len(tids)
+            tids = tids[:MAX_EAGER_INPUTS]
+        for tid in tids:
             ref = self.idx.eager_producer(int(tid), i)
             if ref is None:
                 out.append(Link(f"tensor #{tid}", None, (),

@@ -34,7 +34,6 @@ from reader import DebugLogdir, ReaderError, open_logdir
 # Items that beat `report` today, with the root cause (details in the findings notes).
 XFAIL_REPORT: dict[str, str] = {
     "num_outputs_huge": "ingest makes one output row per claimed output (2**31): MemoryError",
-    "input_ids_huge": "diagnosis walks 2M eager inputs one by one: no bound, hangs",
     "complex64_odd": "an odd scomplex_val broadcasts into invented values, no warning",
     "orphans_40000": "file set index stored as int16: OverflowError past 32767",
     "fifo_execution": "a FIFO's st_size is 0, so it is skipped without a warning",
@@ -50,7 +49,6 @@ XFAIL_REPORT: dict[str, str] = {
     "absurd_health_counts": "float counts cast to int without bounds: numpy RuntimeWarning",
     "op_name_100mb": "the human report lays out a 100 MB string: no length cap",
     "shape_mode_absurd": "SHAPE vector cast to int without bounds: numpy RuntimeWarning",
-    "deep_graph_nesting": "diagnosis (nested calls) max() of an empty sequence: ValueError",
 }
 # Items that beat the terminal app today.
 XFAIL_TUI: dict[str, str] = {
@@ -61,13 +59,11 @@ XFAIL_TUI: dict[str, str] = {
     "device_symlinks": XFAIL_REPORT["device_symlinks"],
     "huge_length_header": XFAIL_REPORT["huge_length_header"],
     "wrong_length_vectors": XFAIL_REPORT["wrong_length_vectors"],
-    "deep_graph_nesting": XFAIL_REPORT["deep_graph_nesting"],
 }
 # Items that hang or exhaust memory inside the test process today: not run at all (a hung
 # thread would take the whole session down with it) until they are fixed.
 NOT_RUN_TUI: dict[str, str] = {
     "num_outputs_huge": "ingest loops over 2**31 claimed outputs",
-    "input_ids_huge": XFAIL_REPORT["input_ids_huge"],
     "fifo_metadata": XFAIL_REPORT["fifo_metadata"],
     "six_fifos": XFAIL_REPORT["six_fifos"],
     "sparse_tail_complete": "reads a 1.2 GB record into memory",
@@ -78,7 +74,7 @@ NOT_RUN_TUI: dict[str, str] = {
 # minutes of the suite's budget, to learn what the mark already says).
 NOT_RUN_REPORT: dict[str, str] = {
     n: XFAIL_REPORT[n]
-    for n in ("num_outputs_huge", "input_ids_huge", "fifo_metadata", "six_fifos",
+    for n in ("num_outputs_huge", "fifo_metadata", "six_fifos",
               "sparse_tail_complete", "sparse_tail_partial", "op_name_100mb")
 }
 # Items whose memory is unbounded today (tracemalloc peak while opening).

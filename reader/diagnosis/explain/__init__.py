@@ -65,6 +65,8 @@ _ARITHMETIC = frozenset({
     "Conv2D", "SquaredDifference", "Sin", "Cos", "Tan",
 })
 
+_NAMED = 5  # unrecorded inputs named one by one; the rest are counted
+
 
 def explain_origin(op_type: str, out: Health, ins: list[In], where: str = "") -> str:
     """One sentence: what the origin produced and why, from its inputs' health."""
@@ -82,8 +84,10 @@ def explain_origin(op_type: str, out: Health, ins: list[In], where: str = "") ->
         rule = _source
     sentence = f"{head}: {rule(op_type, out, ins)}"
     if unknown and rule is not _generic:
-        sentence += "; " + ", ".join(f"{x.name} was not recorded" for x in unknown
-                                     if x.name not in sentence)
+        said = [x.name for x in unknown if x.name not in sentence]
+        sentence += "; " + ", ".join(f"{n} was not recorded" for n in said[:_NAMED])
+        if len(said) > _NAMED:
+            sentence += f", nor {len(said) - _NAMED:,} more inputs"
     if out.mode == CURT_HEALTH and "CURT_HEALTH" not in sentence:
         sentence += " (CURT_HEALTH records only a NaN/∞ flag per tensor, no counts)"
     return sentence.rstrip("; ") + "."

@@ -17,6 +17,7 @@ from reader.diagnosis.explain.common import (
     plural,
     unknown_counts,
     unrecorded,
+    unrecorded_all,
 )
 from reader.diagnosis.index import Health
 from reader.index.tensors import dtype_name
@@ -188,7 +189,7 @@ def _overflow(op: str, out: Health, ins: list[In]) -> str:
     """Finite inputs, non-finite output: an arithmetic overflow (sums, products, dot products)."""
     unknown = [x for x in ins if x.health is None]
     if unknown:
-        notes = "; ".join(unrecorded(x) for x in unknown)
+        notes = unrecorded_all(unknown)
         return (f"{notes} — NaN/∞ may have come in through it; the recorded inputs were "
                 "finite")
     dt = out.dtype if out.dtype is not None else 1
@@ -243,6 +244,6 @@ def _generic(op: str, out: Health, ins: list[In]) -> str:
         return _source(op, out, ins)
     known = [x for x in ins if x.health is not None]
     if not known:
-        notes = "; ".join(unrecorded(x) for x in ins)
+        notes = unrecorded_all(ins)
         return f"{notes}, so the cause cannot be read from this logdir"
     return _overflow(op, out, ins)

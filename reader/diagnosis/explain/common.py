@@ -82,6 +82,15 @@ def unknown_counts(x: In) -> str:
 NO_INPUTS = In("", None, "the record lists none")
 
 
+def unrecorded_all(xs: list[In], named: int = 5) -> str:
+    """`unrecorded` for each of the first `named` inputs; the rest counted (an eager op may
+    list thousands of inputs, and one sentence must stay readable)."""
+    out = "; ".join(unrecorded(x) for x in xs[:named])
+    if len(xs) > named:
+        out += f"; nor were {len(xs) - named:,} more inputs"
+    return out
+
+
 def unrecorded(x: In) -> str:
     if not x.name:
         return "its inputs were not recorded" + (f" ({x.note})" if x.note else "")
