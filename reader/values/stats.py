@@ -146,7 +146,10 @@ def compute_stats(tv: TensorValue | np.ndarray, bins: int = 20,
             finite_vals = flat
         if kind == "complex":
             n_zero = int(np.count_nonzero(finite_vals == 0))
-            finite_vals = np.abs(finite_vals)
+            # |z| of a finite z can exceed float64 (|1.7e308 + 1.7e308j|): such a magnitude
+            # counts as the largest float64 rather than breaking every statistic with ∞.
+            with np.errstate(over="ignore"):
+                finite_vals = np.minimum(np.abs(finite_vals), np.finfo(np.float64).max)
     if n_finite == 0:
         return make(n_finite=0, n_nan=n_nan, n_neg_inf=n_neg_inf, n_pos_inf=n_pos_inf,
                     n_neg=0, n_zero=0, n_pos=0, first_nonfinite=first)
@@ -157,8 +160,7 @@ def compute_stats(tv: TensorValue | np.ndarray, bins: int = 20,
         n_zero = int(np.count_nonzero(finite_vals == 0))
         n_pos = n_finite - n_neg - n_zero
     lo, hi = finite_vals.min(), finite_vals.max()
-    mean = float(np.mean(finite_vals, dtype=np.float64))
-    std = _std(finite_vals, mean)
+    mean, std = _moments(finite_vals, max(abs(float(lo)), abs(float(hi))))
     return make(n_finite=n_finite, n_nan=n_nan, n_neg_inf=n_neg_inf, n_pos_inf=n_pos_inf,
                 n_neg=n_neg, n_zero=n_zero, n_pos=n_pos, min=_py(lo), max=_py(hi), mean=mean,
                 std=std, first_nonfinite=first, histogram=histogram(finite_vals, bins, lo, hi))
@@ -167,13 +169,35 @@ def compute_stats(tv: TensorValue | np.ndarray, bins: int = 20,
 _CHUNK = 1 << 20
 
 
-def _std(values: np.ndarray, mean: float) -> float:
-    """Population std in float64, chunked: np.std would allocate a float64 copy of it all."""
-    total = 0.0
+# Beyond these magnitudes a sum of values or of squared deviations can leave float64 (finite
+# values of 1e300 have an infinite sum), so the values are divided by the largest first.
+_SCALE_ABOVE = 1e140
+_SCALE_BELOW = 1e-140
+
+
+def _moments(values: np.ndarray, largest: float) -> tuple[float, float]:
+    """Mean and population std in float64, chunked (np.std would copy it all to float64).
+
+    `largest` is the largest magnitude; values that large (or that small) are scaled by it,
+    so neither the sum nor the squares overflow (or vanish): a mean of 1e300 and -1e300 is 0.
+    """
+    scale = largest if not _SCALE_BELOW <= largest <= _SCALE_ABOVE and largest > 0 else 1.0
+    if scale == 1.0:
+        mean = float(np.mean(values, dtype=np.float64))
+    else:
+        total = 0.0
+        for start in range(0, values.size, _CHUNK):
+            total += float(np.sum(values[start:start + _CHUNK].astype(np.float64) / scale))
+        mean = total / values.size * scale
+    scaled_mean = mean / scale
+    squares = 0.0
     for start in range(0, values.size, _CHUNK):
-        d = values[start:start + _CHUNK].astype(np.float64) - mean
-        total += float(np.dot(d, d))
-    return float(np.sqrt(total / values.size))
+        d = values[start:start + _CHUNK].astype(np.float64)
+        if scale != 1.0:
+            d /= scale
+        d -= scaled_mean
+        squares += float(np.dot(d, d))
+    return mean, float(np.sqrt(squares / values.size)) * scale
 
 
 def _py(x: Any) -> float:
@@ -201,7 +225,11 @@ def histogram(finite_vals: np.ndarray, bins: int, lo: Any = None, hi: Any = None
     with np.errstate(over="ignore"):  # numpy bins in the array's dtype: can the span overflow?
         span = np.subtract(hi, lo, dtype=finite_vals.dtype) if finite_vals.dtype.kind == "f" \
             else fhi - flo
-    if not np.isfinite(span):  # bin halves in float64 instead
+    limit = np.finfo(finite_vals.dtype if finite_vals.dtype.kind == "f" else np.float64).max
+    # numpy's edges are k × (span / bins): with a span near the dtype's largest value the last
+    # product overflows even when the span itself does not.
+    if not np.isfinite(span) or abs(float(span)) > float(limit) / (bins + 1):
+        # bin halves in float64 instead
         flo, fhi = flo / 2, fhi / 2
         finite_vals = finite_vals.astype(np.float64) / 2
         counts, edges = np.histogram(finite_vals, bins=bins, range=(flo, fhi))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -113,6 +114,33 @@ def test_stats_json_has_no_nan_and_constant_tensors() -> None:
     huge = compute_stats(np.array([-3e38, 3e38], dtype=np.float32))  # span overflows float32
     assert huge.histogram is not None and int(huge.histogram.counts.sum()) == 2
     json.dumps(huge.to_json(), allow_nan=False)
+
+
+@pytest.mark.parametrize(("values", "mean", "std"), [
+    # The sums of these finite values (or of their squared deviations) leave float64.
+    ([1e300, -1e300], 0.0, 1e300),
+    ([-1.7e308, 1.7e308], 0.0, 1.7e308),
+    ([1.7e308, 1.7e308, 1.7e308], 1.7e308, 0.0),
+    ([1e-200, 3e-200], 2e-200, 1e-200),  # squares that would vanish below float64
+])
+def test_stats_of_extreme_finite_values(values: list[float], mean: float, std: float) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy RuntimeWarning may reach the user's stderr
+        s = compute_stats(np.array(values))
+    assert s.n_finite == len(values) and s.n_nonfinite == 0
+    assert s.mean == pytest.approx(mean, rel=1e-12, abs=1e-12 * std)
+    assert s.std == pytest.approx(std, rel=1e-12)
+    assert s.histogram is not None and int(s.histogram.counts.sum()) == len(values)
+    json.dumps(s.to_json(), allow_nan=False)
+
+
+def test_complex_magnitude_beyond_float64() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = compute_stats(np.array([1.7e308 + 1.7e308j, 1.0]))
+    # |z| = 1.7e308·√2 is not a float64: it counts as the largest one
+    assert s.n_finite == 2 and s.max == np.finfo(np.float64).max and s.min == 1.0
+    assert s.histogram is not None and int(s.histogram.counts.sum()) == 2
 
 
 def test_first_nonfinite_and_empty() -> None:
