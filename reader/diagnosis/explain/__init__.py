@@ -39,6 +39,7 @@ from reader.diagnosis.explain.gradient import (
     rsqrt_grad,
     sqrt_grad,
 )
+from reader.diagnosis.explain.special import SPECIAL_RULES, reduction, unknown_op
 from reader.diagnosis.gradients import GRAD_TYPES
 from reader.diagnosis.index import Health
 from reader.modes import CURT_HEALTH
@@ -55,7 +56,14 @@ _RULES: dict[str, Callable[[str, Health, list[In]], str]] = {
     "Cast": _cast,
     **dict.fromkeys(("Softmax", "LogSoftmax"), _softmax),
     **dict.fromkeys(("Const", "ReadVariableOp", "VarHandleOp", "Placeholder"), _source),
+    **SPECIAL_RULES,
 }
+# no rule of their own: an empty reduction is said as such; "overflowed" only where that is
+# the one way the op makes NaN/∞ (explain/special.py)
+_REDUCTION = reduction(_generic)
+_UNKNOWN = unknown_op(_generic)
+_GENERIC = (_generic, _REDUCTION, _UNKNOWN)
+_RULES.update(dict.fromkeys(("Mean", "Max", "Min"), _REDUCTION))
 
 # Ops without a rule of their own that always have inputs: with none recorded, the inputs are
 # unknown (an op with no inputs at all, e.g. a constant, is where its value enters).
@@ -76,14 +84,14 @@ def explain_origin(op_type: str, out: Health, ins: list[In], where: str = "") ->
         notes = "; ".join(dict.fromkeys(x.note for x in ins if x.note))
         reason = where or notes or "its source was not recorded"
         return f"{head}: it came in from outside — {reason}"
-    rule = _RULES.get(op_type, _generic)
-    if not ins and (rule not in (_generic, _source) or op_type in _ARITHMETIC):
+    rule = _RULES.get(op_type, _UNKNOWN)
+    if not ins and (rule not in (*_GENERIC, _source) or op_type in _ARITHMETIC):
         ins = [NO_INPUTS]  # a Log, a division… always has inputs: they were not recorded
     unknown = [x for x in ins if x.health is None]
     if ins and op_type in ("Const", "ReadVariableOp", "VarHandleOp"):
         rule = _source
     sentence = f"{head}: {rule(op_type, out, ins)}"
-    if unknown and rule is not _generic:
+    if unknown and rule not in _GENERIC:
         said = [x.name for x in unknown if x.name not in sentence]
         sentence += "; " + ", ".join(f"{n} was not recorded" for n in said[:_NAMED])
         if len(said) > _NAMED:
