@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import struct
 import tempfile
 import warnings
 from pathlib import Path
@@ -22,9 +23,10 @@ from hostile.checks import assert_no_raw_controls, strict_json
 from hostile.raw import append, event
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.tui import start_reference
+from support.tui import add_step, start_reference
 
 from reader import EAGER, GRAPH, ReaderError, open_logdir
+from reader.modes import VECTOR_LEN
 from reader.proto import tfdbg_events_pb2 as pb
 
 # Not run while the pipeline can hang on a claimed count (num_outputs = 2**31 loops forever):
@@ -35,7 +37,9 @@ HOSTILE_CHARS = "\x00\x07\x1b\n\r\t\x7f\x85\x9b\u061c\u200b\u202e\u2066\u3164\u0
                 "\u180e\ufeff\U000e0041\U000e0100[]:/^"
 names = st.text(alphabet=st.sampled_from(list(HOSTILE_CHARS) + list("abcLogSqrt_0123")),
                 max_size=12)
-known_names = st.sampled_from(["MatMul", "Softmax", "Log", "mul", "Sum", "x", "w", "probs"])
+known_names = st.sampled_from(["MatMul", "Softmax", "Log", "mul", "Sum", "x", "w", "probs",
+                               "Sqrt", "Exp", "Acos", "Pow", "RealDiv", "Mul", "AddV2",
+                               "Placeholder", "RestoreV2", "__inference_train_step_42"])
 op_names = st.one_of(known_names, names)
 graphs = st.sampled_from(["g-train-step", "g-cross-entropy", "nowhere", ""])
 big_ints = st.sampled_from([0, 1, 2, 3, 7, 2**24, 2**31 - 1, -1, -(2**31)])
@@ -51,14 +55,33 @@ dims = st.one_of(st.lists(st.sampled_from([0, 1, 2, 3, 2**24, 2**31, 2**40]), ma
                  st.lists(st.just(1), min_size=60, max_size=70))
 
 
+# Numbers that look like a health vector's fields (tensor ids of the reference graphs, dtype
+# enums, ranks, sizes) mixed with hostile ones, so vectors of the right length get past the
+# length check into the counts, the dtype and shape decoding and the diagnosis.
+vector_fields = st.one_of(st.sampled_from([-1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 7.0, 8.0, 9.0, 10.0,
+                                           12.0, 19.0, 30.0, 2.0**24, 2.0**53]),
+                          hostile_floats)
+tensor_ids = st.one_of(st.integers(0, 12), int64s)
+
+
 @st.composite
-def tensor_protos(draw: st.DrawFn) -> pb.TensorProto:
+def tensor_protos(draw: st.DrawFn, mode: int = 4) -> pb.TensorProto:
     tp = pb.TensorProto(dtype=draw(dtypes))
     for d in draw(dims):
         tp.tensor_shape.dim.add(size=d)
     kind = draw(st.sampled_from(["content", "float", "double", "int", "string", "complex",
-                                 "half", "vector", "none"]))
-    if kind == "content":
+                                 "half", "vector", "health", "health", "none"]))
+    if kind == "health":  # a float64 debug vector of the length `mode` has, or 11
+        values = draw(st.lists(vector_fields, min_size=VECTOR_LEN.get(mode, 11),
+                               max_size=VECTOR_LEN.get(mode, 11)))
+        tp.Clear()
+        tp.dtype = 2
+        tp.tensor_shape.dim.add(size=len(values))
+        if draw(st.booleans()):
+            tp.tensor_content = struct.pack(f"<{len(values)}d", *values)
+        else:
+            tp.double_val.extend(values)
+    elif kind == "content":
         tp.tensor_content = draw(st.binary(max_size=96))
     elif kind == "float":
         tp.float_val.extend(draw(st.lists(hostile_floats, max_size=5)))
@@ -89,19 +112,20 @@ def records(draw: st.DrawFn) -> tuple[str, bytes]:
     kind = draw(st.sampled_from(["trace", "trace", "execution", "execution", "op", "graph",
                                  "frame", "source"]))
     wall = draw(hostile_floats)
+    mode = draw(modes)
     if kind == "trace":
         g = pb.GraphExecutionTrace(tfdbg_context_id=draw(graphs), op_name=draw(op_names),
-                                   output_slot=draw(int32s), tensor_debug_mode=draw(modes),
-                                   device_name=draw(names))
+                                   output_slot=draw(st.one_of(st.integers(0, 2), int32s)),
+                                   tensor_debug_mode=mode, device_name=draw(names))
         if draw(st.booleans()):
-            g.tensor_proto.CopyFrom(draw(tensor_protos()))
+            g.tensor_proto.CopyFrom(draw(tensor_protos(mode)))
         return "graph_execution_traces", event(wall_time=wall, graph_execution_trace=g)
     if kind == "execution":
-        protos = draw(st.lists(tensor_protos(), max_size=3))
+        protos = draw(st.lists(tensor_protos(mode), max_size=3))
         e = pb.Execution(op_type=draw(st.one_of(known_names, names)), num_outputs=draw(int32s),
-                         graph_id=draw(graphs), tensor_debug_mode=draw(modes),
-                         input_tensor_ids=draw(st.lists(int64s, max_size=4)),
-                         output_tensor_ids=draw(st.lists(int64s, max_size=4)),
+                         graph_id=draw(graphs), tensor_debug_mode=mode,
+                         input_tensor_ids=draw(st.lists(tensor_ids, max_size=4)),
+                         output_tensor_ids=draw(st.lists(tensor_ids, max_size=4)),
                          output_tensor_device_ids=draw(st.lists(int32s, max_size=3)))
         e.tensor_protos.extend(protos)
         e.code_location.stack_frame_ids.extend(draw(st.lists(names, max_size=3)))
@@ -170,13 +194,19 @@ def fuzz_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.xfail(bool(XFAIL_REASON), run=False, strict=True, reason=XFAIL_REASON)
-@settings(max_examples=120, deadline=None, suppress_health_check=[
+# Derandomized and database-free: CI runs the same 150 examples every time (about 20 s);
+# deeper searches are run by hand (`--hypothesis-seed`, a larger max_examples).
+@settings(max_examples=150, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[
     HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(recs=st.lists(records(), min_size=1, max_size=8))
+@given(recs=st.lists(records(), min_size=1, max_size=8), steps=st.integers(0, 2))
 def test_hostile_records_through_the_whole_pipeline(fuzz_root: Path,
-                                                     recs: list[tuple[str, bytes]]) -> None:
+                                                     recs: list[tuple[str, bytes]],
+                                                     steps: int) -> None:
     d = Path(tempfile.mkdtemp(dir=fuzz_root)) / "ld"
     ref = start_reference(d)
+    for step in range(steps):  # intact steps (the second one with the reference NaN)
+        add_step(ref, step, bad=step > 0)
     ref.writer.close()
     for suffix, payload in recs:
         (path,) = d.glob(f"*.{suffix}")
