@@ -32,6 +32,7 @@ from reader.diagnosis.gradients import (
     forward_of,
     gradient_hint,
     where_guard,
+    where_hides,
 )
 from reader.diagnosis.index import DiagIndex, Health, Ref
 from reader.diagnosis.places import Place, place_of_op, place_of_ref
@@ -204,6 +205,16 @@ def _variable(c: Case) -> Verdict | None:
     return Verdict("variable", text, write or c.place, write=write)
 
 
+def _where_hidden(c: Case) -> str | None:
+    """A forward NaN/∞ that a tf.where drops: why that guard does not protect the gradient."""
+    if c.origin.kind != GRAPH:
+        return None
+    L = c.idx.L
+    g = L.graph(L.graph_of_trace(c.origin.index))
+    op = L.op_of_trace(c.origin.index)
+    return where_hides(c.idx, g, op, c.origin.index) if g is not None and op is not None else None
+
+
 HANDLERS: tuple[Callable[[Case], Verdict | None], ...] = (
     _custom_gradient, _graph_gradient, _eager_gradient, _untraced_call, _deliberate, _data,
     _argument, _variable, _divergence,
@@ -226,6 +237,10 @@ def conclude(walker: Walker, trail: Trail) -> Verdict:
     else:
         verdict = Verdict("forward", explain_origin(case.op_type, case.out, case.ins,
                                                     trail.note), case.place)
+        hidden = _where_hidden(case)
+        if hidden:
+            verdict.explanation = verdict.explanation.rstrip(".") + "; " + hidden + "."
+            verdict.notes.append(hidden)
     verdict.origin = case.place
     return verdict
 

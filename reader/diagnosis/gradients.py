@@ -25,7 +25,7 @@ from reader.errors import ReaderError
 from reader.index.frames import Frame
 from reader.index.graphs import Graph, Op, parse_tensor_name
 from reader.index.logdir import DebugLogdir
-from reader.index.schema import EAGER
+from reader.index.schema import EAGER, GRAPH
 
 _GRADIENTS = re.compile(r"(?:^|/)gradients(?:_\d+)?/")
 _TAPE = "gradient_tape/"
@@ -246,12 +246,8 @@ def eager_forward(idx: DiagIndex, e: int, hint: str, window: int = 256) -> Ref |
     return None
 
 
-def where_guard(L: DebugLogdir, g: Graph, fwd: Op, depth: int = 3) -> str | None:
-    """When the forward op's output is filtered by tf.where, say why that does not help.
-
-    `tf.where(c, f(x), 0)` hides f's NaN/∞ in the forward pass, but the gradient of the
-    unselected branch is 0 × f'(x), and 0 × ∞ = NaN.
-    """
+def where_consumer(L: DebugLogdir, g: Graph, fwd: Op, depth: int = 3) -> Op | None:
+    """The tf.where (SelectV2) that `fwd`'s output reaches within `depth` forward ops."""
     frontier, seen = [fwd.op_name], {fwd.op_name}
     for _ in range(depth):
         nxt = []
@@ -263,12 +259,60 @@ def where_guard(L: DebugLogdir, g: Graph, fwd: Op, depth: int = 3) -> str | None
                     continue
                 seen.add(consumer)
                 if c.op_type in _WHERE:
-                    uf = L.user_frame(L.op_stack(c))
-                    at = f" at line {uf.line}" if uf else ""
-                    return (f"tf.where ({c.op_type}{at}) hides it in the forward pass, but "
-                            "its gradient still flows through the unselected branch: the "
-                            "derivative there is 0 × ∞ = NaN (compute the branch on a safe "
-                            "input instead, e.g. tf.sqrt(tf.where(c, x, 1.0)))")
+                    return c
                 nxt.append(consumer)
         frontier = nxt
     return None
+
+
+def _line_of(L: DebugLogdir, op: Op) -> str:
+    uf = L.user_frame(L.op_stack(op))
+    return f" at line {uf.line}" if uf else ""
+
+
+def where_guard(L: DebugLogdir, g: Graph, fwd: Op, depth: int = 3) -> str | None:
+    """When the forward op's output is filtered by tf.where, say why that does not help.
+
+    `tf.where(c, f(x), 0)` hides f's NaN/∞ in the forward pass, but the gradient of the
+    unselected branch is 0 × f'(x), and 0 × ∞ = NaN.
+    """
+    c = where_consumer(L, g, fwd, depth)
+    if c is None:
+        return None
+    return (f"tf.where ({c.op_type}{_line_of(L, c)}) hides it in the forward pass, but "
+            "its gradient still flows through the unselected branch: the "
+            "derivative there is 0 × ∞ = NaN (compute the branch on a safe "
+            "input instead, e.g. tf.sqrt(tf.where(c, x, 1.0)))")
+
+
+def where_hides(idx: DiagIndex, g: Graph, op: Op, row: int) -> str | None:
+    """A forward op's NaN/∞ (trace `row`) that a tf.where drops: the where's own trace of the
+    same call is recorded finite. The user believes the guard works; it does not for the
+    gradient, which still goes through the dropped branch."""
+    c = where_consumer(idx.L, g, op)
+    if c is None:
+        return None
+    mine = idx.trace_rows(g.graph_id, op.op_name, 0)
+    later = mine[mine > row]
+    bound = int(later[0]) if len(later) else None
+    rows = idx.trace_rows(g.graph_id, c.op_name, 0)
+    rows = rows[rows > row]
+    if not len(rows) or (bound is not None and int(rows[0]) > bound):
+        return None
+    if idx.is_bad(Ref(GRAPH, int(rows[0]), 0)) != 0:
+        return None
+    backward = any(is_gradient_name(name) for name in g.ops)
+    grad = ("in this function's backward pass the dropped branch gets 0 × ∞ (or 0 × NaN) = "
+            "NaN, so the gradient is NaN all the same" if backward else
+            "a gradient taken through it gets 0 × ∞ (or 0 × NaN) = NaN in the dropped branch")
+    return (f"tf.where ({c.op_type}{_line_of(idx.L, c)}) drops these values from its "
+            f"result, which is finite, but it computes both branches: {grad}. Make the input "
+            f"of this op safe instead (e.g. {_SAFE.get(op.op_type, _ANY)})")
+
+
+_ANY = "f(tf.where(c, x, a_safe_value))"
+_SAFE = {"Log": "tf.math.log(tf.where(c, x, 1.0))", "Sqrt": "tf.sqrt(tf.where(c, x, 1.0))",
+         "Rsqrt": "tf.math.rsqrt(tf.where(c, x, 1.0))", "RealDiv": "x / tf.where(c, y, 1.0)",
+         "Div": "x / tf.where(c, y, 1.0)", "Reciprocal": "1 / tf.where(c, x, 1.0)",
+         "Pow": "tf.pow(tf.where(c, x, 1.0), p)", "Acos": "tf.acos(tf.where(c, x, 0.0))",
+         "Asin": "tf.asin(tf.where(c, x, 0.0))", "Exp": "tf.exp(tf.where(c, x, 0.0))"}

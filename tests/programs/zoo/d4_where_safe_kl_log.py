@@ -6,7 +6,7 @@ computes both branches: log(0 / q) = -inf is computed for every zero of p, and i
 (0 × 1/0) is NaN — the weights are NaN after the first step.
 """
 # EXPECT origin_op: Log
-# EXPECT cause: zero
+# EXPECT cause: zero, tf.where
 # EXPECT kind: forward
 
 import sys
