@@ -326,11 +326,12 @@ static int buf_flush(Buf *b, PyObject *dst) {
 
 /* Per mode, from Python (`configure`, from reader.index.batches.VECTOR_RULES, which restates
  * reader.index.health.fill_from_vectors): the float64 summary's length, how `bad` follows from
- * it, and whether element 0 is the tensor id. */
+ * it, whether element 0 is the tensor id, and each element's largest sane value. */
 enum { RULE_NONE = 0, RULE_NONZERO = 1, RULE_SUM_POSITIVE = 2, RULE_ANY_NONZERO_RAW = 3 };
 typedef struct {
     int len, rule, ncols, has_tid;
     int cols[4];
+    double max[15];
 } ModeRule;
 static ModeRule rules[16];
 
@@ -355,15 +356,17 @@ static inline double elem(const uint8_t *v, int i) {
 static inline double clean(double x) { return (x != x || x - x != 0) ? -1.0 : x; }
 
 /* What `fill_from_vectors` makes of one summary: `bad` (1, 0 or -1) and the tensor id.
- * 0 when the tensor id is a float that numpy would cast to an undefined int64 (Python then
- * decides). */
+ * 0 when the summary is not sane (`health.sane`: an id or count that is NaN, ±inf, below -1
+ * or past its limit): Python then decides, and warns. */
 static inline int vector_health(int mode, const uint8_t *v, int8_t *bad, int64_t *tid) {
     const ModeRule *r = &rules[mode];
     *tid = -1;
     if (r->has_tid) {
-        double x = clean(elem(v, 0));
-        if (!(x > -9.2e18 && x < 9.2e18)) return 0;
-        *tid = (int64_t)x;
+        for (int i = 0; i < r->len; i++) {
+            double x = elem(v, i);
+            if (!(x >= -1.0 && x <= r->max[i])) return 0;
+        }
+        *tid = (int64_t)elem(v, 0);
     }
     switch (r->rule) {
     case RULE_NONZERO: *bad = clean(elem(v, r->cols[0])) != 0; break;
@@ -749,13 +752,14 @@ static PyObject *configure(PyObject *self, PyObject *arg) {
     while (PyDict_Next(arg, &i, &k, &v)) {
         long mode = PyLong_AsLong(k);
         int len, rule, has_tid;
-        PyObject *cols;
+        PyObject *cols, *maxes;
         if (PyErr_Occurred()) return NULL;
-        if (!PyArg_ParseTuple(v, "iiO!p", &len, &rule, &PyTuple_Type, &cols, &has_tid))
+        if (!PyArg_ParseTuple(v, "iiO!pO!", &len, &rule, &PyTuple_Type, &cols, &has_tid,
+                              &PyTuple_Type, &maxes))
             return NULL;
         Py_ssize_t ncols = PyTuple_GET_SIZE(cols);
         if (mode < 0 || mode >= 16 || len <= 0 || len > 15 || rule < 0 || rule > 3 ||
-            ncols > 4 || (rule != RULE_NONE && ncols == 0)) {
+            ncols > 4 || (rule != RULE_NONE && ncols == 0) || PyTuple_GET_SIZE(maxes) != len) {
             PyErr_SetString(PyExc_ValueError, "bad mode rule");
             return NULL;
         }
@@ -772,6 +776,10 @@ static PyObject *configure(PyObject *self, PyObject *arg) {
                 return NULL;
             }
             r->cols[c] = (int)col;
+        }
+        for (int e = 0; e < len; e++) {
+            r->max[e] = PyFloat_AsDouble(PyTuple_GET_ITEM(maxes, e));
+            if (PyErr_Occurred()) return NULL;
         }
     }
     memcpy(rules, table, sizeof table);

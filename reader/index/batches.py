@@ -8,6 +8,7 @@ rare tensors that need a real parse. The batch is decoded into numpy columns in 
 
 from __future__ import annotations
 
+import math
 import struct
 from array import array
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from google.protobuf.message import DecodeError
 
 from reader.errors import CorruptRecordError
 from reader.index import health as H
-from reader.index.tensors import decode_tensor, nonfinite_counts
+from reader.index.tensors import decode_tensor, shape_of, tensor_health
 from reader.modes import (
     CONCISE_HEALTH,
     CURT_HEALTH,
@@ -26,6 +27,7 @@ from reader.modes import (
     REDUCE_INF_NAN_THREE_SLOTS,
     SHAPE,
     VECTOR_LEN,
+    mode_name,
 )
 from reader.proto import tfdbg_events_pb2 as pb
 
@@ -54,16 +56,17 @@ HEADERS = {mode: _canonical_header(mode) for mode in VECTOR_LEN}
 
 # How `bad` follows from each mode's summary, restating `health.fill_from_vectors` for the
 # compiled core (which computes it row by row; a test checks both agree on any vector):
-# mode → (vector length, rule, columns, element 0 is the tensor id). NaN/±∞ elements count
-# as -1 (numpy's nan_to_num as there) except in the "raw" rule.
+# mode → (vector length, rule, columns, element 0 is the tensor id, each element's largest
+# sane value). The core takes only sane summaries (`health.sane`) and hands the others back,
+# for Python to warn about them.
 RULE_NONE, RULE_NONZERO, RULE_SUM_POSITIVE, RULE_ANY_NONZERO_RAW = range(4)
-VECTOR_RULES: dict[int, tuple[int, int, tuple[int, ...], bool]] = {
-    CURT_HEALTH: (VECTOR_LEN[CURT_HEALTH], RULE_NONZERO, (1,), True),
-    CONCISE_HEALTH: (VECTOR_LEN[CONCISE_HEALTH], RULE_SUM_POSITIVE, (2, 3, 4), True),
-    FULL_HEALTH: (VECTOR_LEN[FULL_HEALTH], RULE_SUM_POSITIVE, (5, 6, 7), True),
-    SHAPE: (VECTOR_LEN[SHAPE], RULE_NONE, (), True),
-    REDUCE_INF_NAN_THREE_SLOTS: (VECTOR_LEN[REDUCE_INF_NAN_THREE_SLOTS], RULE_ANY_NONZERO_RAW,
-                                 (0, 1, 2), False),
+_RULE_OF = {CURT_HEALTH: RULE_NONZERO, CONCISE_HEALTH: RULE_SUM_POSITIVE,
+            FULL_HEALTH: RULE_SUM_POSITIVE, SHAPE: RULE_NONE,
+            REDUCE_INF_NAN_THREE_SLOTS: RULE_ANY_NONZERO_RAW}
+VECTOR_RULES: dict[int, tuple[int, int, tuple[int, ...], bool, tuple[float, ...]]] = {
+    mode: (VECTOR_LEN[mode], rule, H.VECTOR_RULE_COLUMNS[mode], mode in H.LIMITS,
+           H.LIMITS.get(mode, (float("inf"),) * VECTOR_LEN[mode]))
+    for mode, rule in _RULE_OF.items()
 }
 
 
@@ -79,6 +82,7 @@ class HealthBatch:
         self.rows = array("q")
         self.modes = array("i")
         self.slow: list[tuple[int, tuple[int, int, int, int, int, int, int]]] = []
+        self.insane = np.zeros(0, np.int64)
 
     def add_serialized(self, row: int, mode: int, tpb: bytes, name: str, offset: int,
                        warn: Callable[[str], None]) -> None:
@@ -95,26 +99,49 @@ class HealthBatch:
                 if tp.dtype:
                     self.add_proto(row, mode, tp)
             except (DecodeError, ValueError, CorruptRecordError) as exc:
-                warn(f"{name}: record at byte {offset}: bad tensor ({exc})")
+                warn(f"{name}: record at byte {offset}: bad tensor: {exc}; its health is "
+                     "unknown")
 
     def add_proto(self, row: int, mode: int, proto: pb.TensorProto) -> None:
-        """Slow path: FULL_TENSOR values, or summaries not stored as packed float64."""
-        tv = decode_tensor(proto)
-        if tv is None:
-            return
+        """Slow path: FULL_TENSOR values, or summaries not stored as packed float64.
+
+        Raises CorruptRecordError for a tensor that cannot be what the record says (the row's
+        health then stays unknown, and the caller warns)."""
         if mode == FULL_TENSOR:
-            size, n_neg, n_pos, n_nan = nonfinite_counts(tv)
-            bad = 1 if (n_neg or n_pos or n_nan) else 0
-            self.slow.append((row, (tv.dtype, len(tv.shape), size, n_neg, n_pos, n_nan, bad)))
+            counts = tensor_health(proto)  # counted without expanding a repeated value
+            if counts is not None:
+                dtype, rank, size, n_neg, n_pos, n_nan = counts
+                bad = 1 if (n_neg or n_pos or n_nan) else 0
+                self.slow.append((row, (dtype, rank, size, n_neg, n_pos, n_nan, bad)))
         elif mode in VECTOR_LEN:
-            vec = np.asarray(tv.values, dtype=np.float64).reshape(-1)
-            if len(vec) == VECTOR_LEN[mode]:
-                self.vec += vec.tobytes()
-                self.rows.append(row)
-                self.modes.append(mode)
+            want = VECTOR_LEN[mode]
+            size = math.prod(shape_of(proto))  # checked before anything is decoded
+            if size != want:
+                raise CorruptRecordError(f"a {mode_name(mode)} summary of {size} values, "
+                                         f"where the mode has {want}")
+            tv = decode_tensor(proto)
+            if tv is None:
+                return
+            if tv.values.dtype.kind not in "fiub":
+                raise CorruptRecordError(f"a {mode_name(mode)} summary of {tv.dtype_name} values")
+            self.vec += np.asarray(tv.values, dtype=np.float64).reshape(-1).tobytes()
+            self.rows.append(row)
+            self.modes.append(mode)
+
+    def drop_from(self, row: int) -> None:
+        """Forget what rows >= `row` added (a record that failed halfway is taken back)."""
+        rows, modes = self.rows, self.modes
+        while rows and rows[-1] >= row:
+            rows.pop()
+            del self.vec[len(self.vec) - 8 * VECTOR_LEN.get(modes.pop(), 0):]
+        while self.slow and self.slow[-1][0] >= row:
+            self.slow.pop()
 
     def columns(self, n: int) -> dict[str, np.ndarray]:
+        """Health columns for n rows; `insane` is then the rows whose summary held impossible
+        values (shown as unknown, see `health.fill_from_vectors`), for the caller to warn."""
         h = H.empty_health(n)
+        insane: list[np.ndarray] = []
         if self.rows:
             flat = np.frombuffer(self.vec, dtype=np.float64)
             rows = np.frombuffer(self.rows, dtype=np.int64)
@@ -125,7 +152,8 @@ class HealthBatch:
                 sel = np.flatnonzero(modes == mode)
                 width = VECTOR_LEN[int(mode)]
                 vecs = flat[starts[sel, None] + np.arange(width)]
-                H.fill_from_vectors(h, rows[sel], int(mode), vecs)
+                insane.append(rows[sel][H.fill_from_vectors(h, rows[sel], int(mode), vecs)])
+        self.insane = np.sort(np.concatenate(insane)) if insane else np.zeros(0, np.int64)
         for row, (dtype, rank, size, n_neg, n_pos, n_nan, bad) in self.slow:
             h["dtype"][row] = dtype
             h["rank"][row] = rank
@@ -185,6 +213,10 @@ class Tensors:
         kept = [(row, {c: int(h[c][row]) for c in H.HEALTH_COLUMNS})
                 for row, _ in self.hb.slow] if h is not None else []
         return bad, tids, kept
+
+    def insane(self) -> np.ndarray:
+        """After `health`: the rows whose summary held impossible values (sorted)."""
+        return self.hb.insane
 
 
 class TraceBatch:

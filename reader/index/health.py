@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from reader.modes import CONCISE_HEALTH, CURT_HEALTH, FULL_HEALTH, REDUCE_INF_NAN_THREE_SLOTS, SHAPE
+from reader.modes import (
+    CONCISE_HEALTH,
+    CURT_HEALTH,
+    FULL_HEALTH,
+    REDUCE_INF_NAN_THREE_SLOTS,
+    SHAPE,
+    VECTOR_LEN,
+)
 
 HEALTH_COLUMNS: dict[str, str] = {
     "tensor_id": "i8",
@@ -31,43 +38,80 @@ def empty_health(n: int) -> dict[str, np.ndarray]:
     return {k: np.full(n, -1, dtype=dt) for k, dt in HEALTH_COLUMNS.items()}
 
 
+# Where each element of a mode's summary goes (None: not kept); element 1 of CURT_HEALTH is
+# its any-NaN/∞ flag, of FULL_HEALTH the device, SHAPE's last six are the dims.
+LAYOUT: dict[int, tuple[str | None, ...]] = {
+    CURT_HEALTH: ("tensor_id", None),
+    CONCISE_HEALTH: ("tensor_id", "size", "neg_inf", "pos_inf", "nan"),
+    FULL_HEALTH: ("tensor_id", None, "dtype", "rank", "size", "neg_inf", "pos_inf", "nan", "neg",
+                  "zero", "pos"),
+    SHAPE: ("tensor_id", "dtype", "rank", "size", None, None, None, None, None, None),
+}
+# Every element of those summaries is an id or a count: an integer from -1 ("none") up to
+# 2**53 (float64 holds every integer up to there) or the range of its column, whichever is
+# smaller. Anything else (NaN, ±∞, 1e300, -5) is not a count the file can be trusted on.
+MAX_COUNT = float(1 << 53)
+# The elements `bad` follows from, per mode (restated for the compiled core in
+# reader.index.batches.VECTOR_RULES).
+VECTOR_RULE_COLUMNS: dict[int, tuple[int, ...]] = {
+    CURT_HEALTH: (1,), CONCISE_HEALTH: (2, 3, 4), FULL_HEALTH: (5, 6, 7), SHAPE: (),
+    REDUCE_INF_NAN_THREE_SLOTS: (0, 1, 2)}
+
+
+def _limit(column: str | None) -> float:
+    if column is None:
+        return MAX_COUNT
+    return min(MAX_COUNT, float(np.iinfo(np.dtype(HEALTH_COLUMNS[column])).max))
+
+
+LIMITS: dict[int, tuple[float, ...]] = {
+    mode: tuple(_limit(c) for c in layout) for mode, layout in LAYOUT.items()}
+
+
+def sane(mode: int, vecs: np.ndarray) -> np.ndarray:
+    """Per row of (n, VECTOR_LEN[mode]) summaries: does every element hold a possible value?
+    (REDUCE_INF_NAN_THREE_SLOTS holds raw values, where NaN/∞ are what it reports.)"""
+    limits = LIMITS.get(mode)
+    if limits is None:
+        return np.ones(len(vecs), dtype=bool)
+    return np.all((vecs >= -1.0) & (vecs <= np.asarray(limits)), axis=1)
+
+
 def fill_from_vectors(h: dict[str, np.ndarray], rows: np.ndarray, mode: int,
-                      vecs: np.ndarray) -> None:
-    """Fill health columns at `rows` from (n, VECTOR_LEN[mode]) float64 summaries (reader.modes)."""
-    if len(rows) == 0:
-        return
-    v = np.nan_to_num(vecs, nan=-1.0, posinf=-1.0, neginf=-1.0)
-    if mode != REDUCE_INF_NAN_THREE_SLOTS:  # the only layout without a leading tensor id
-        h["tensor_id"][rows] = v[:, 0]
-    if mode == CURT_HEALTH:
-        h["bad"][rows] = v[:, 1] != 0
-    elif mode == CONCISE_HEALTH:
-        h["size"][rows] = v[:, 1]
-        h["neg_inf"][rows] = v[:, 2]
-        h["pos_inf"][rows] = v[:, 3]
-        h["nan"][rows] = v[:, 4]
-        h["bad"][rows] = (v[:, 2] + v[:, 3] + v[:, 4]) > 0
-    elif mode == FULL_HEALTH:
-        h["dtype"][rows] = v[:, 2]
-        h["rank"][rows] = v[:, 3]
-        h["size"][rows] = v[:, 4]
-        h["neg_inf"][rows] = v[:, 5]
-        h["pos_inf"][rows] = v[:, 6]
-        h["nan"][rows] = v[:, 7]
-        h["neg"][rows] = v[:, 8]
-        h["zero"][rows] = v[:, 9]
-        h["pos"][rows] = v[:, 10]
-        h["bad"][rows] = (v[:, 5] + v[:, 6] + v[:, 7]) > 0
-    elif mode == SHAPE:
-        h["dtype"][rows] = v[:, 1]
-        h["rank"][rows] = v[:, 2]
-        h["size"][rows] = v[:, 3]
-    elif mode == REDUCE_INF_NAN_THREE_SLOTS:
+                      vecs: np.ndarray) -> np.ndarray:
+    """Fill health columns at `rows` from (n, VECTOR_LEN[mode]) float64 summaries (reader.modes).
+
+    Returns which of the summaries are not sane (see `sane`): their impossible elements read
+    as unknown (-1), and their `bad` is 1 when a NaN/∞ count is positive (even absurdly
+    large), else unknown (-1), never a "clean" made of garbage.
+    """
+    if len(rows) == 0 or mode not in VECTOR_RULE_COLUMNS:
+        return np.zeros(len(rows), dtype=bool)
+    if mode == REDUCE_INF_NAN_THREE_SLOTS:  # raw values, no tensor id, nothing to cast
         h["bad"][rows] = np.any(vecs[:, :3] != 0, axis=1)
+        return np.zeros(len(rows), dtype=bool)
+    limits = np.asarray(LIMITS[mode])
+    ok = (vecs >= -1.0) & (vecs <= limits)
+    v = np.where(ok, vecs, -1.0)
+    for i, column in enumerate(LAYOUT[mode]):
+        if column is not None:
+            h[column][rows] = v[:, i]
+    cols = list(VECTOR_RULE_COLUMNS[mode])
+    if cols:
+        claims = (vecs[:, cols] > limits[cols]).any(axis=1)  # +∞, or past any real count
+        unknown = (~ok[:, cols]).any(axis=1)
+        known = np.where(ok[:, cols], vecs[:, cols], 0.0)
+        said = known[:, 0] != 0 if mode == CURT_HEALTH else known.sum(axis=1) > 0
+        h["bad"][rows] = np.where(claims | said, 1, np.where(unknown, -1, 0))
+    return np.asarray(~ok.all(axis=1))
 
 
 def shape_from_vector(vec: np.ndarray) -> tuple[int, ...]:
-    """The shape a SHAPE-mode vector describes (its last six dims at most, as TF truncates)."""
-    rank = int(vec[2])
-    dims = [int(d) for d in vec[4:10]]
-    return tuple(dims[: min(rank, 6)])
+    """The shape a SHAPE-mode vector describes (its last six dims at most, as TF truncates);
+    empty when the summary is not sane (see `sane`)."""
+    v = np.asarray(vec, dtype=np.float64).reshape(-1)
+    if len(v) < VECTOR_LEN[SHAPE] or not sane(SHAPE, v[None, : VECTOR_LEN[SHAPE]])[0]:
+        return ()
+    rank = int(v[2])
+    dims = [int(d) for d in v[4:10]]
+    return tuple(dims[: max(0, min(rank, 6))])

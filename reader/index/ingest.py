@@ -19,6 +19,7 @@ from google.protobuf.message import DecodeError
 
 from reader import _native
 from reader._native.drivers import native_executions, native_traces, trace_key
+from reader.errors import ReaderError
 from reader.index.batches import (
     EXEC_DT,
     EXEC_ROW,
@@ -121,6 +122,32 @@ class _Template:
 _TAIL = struct.Struct("<i")  # the kind
 _OFFSET = struct.Struct("<q")
 MAX_TEMPLATES = 100_000
+# Outputs an execution may claim beyond the output ids and tensors it carries (the compiled
+# core's MAX_OUTPUTS is the same: it hands anything larger back to Python). Past it, a
+# claim is not believed: only the outputs the record carries get rows.
+MAX_CLAIMED_OUTPUTS = 4096
+# What decoding one damaged record can raise besides the parse errors the loops expect: the
+# record is skipped with a warning naming its file and offset, and the rest still loads.
+RECORD_ERRORS = (ValueError, LookupError, ArithmeticError, struct.error, ReaderError)
+# Records named one by one for impossible health summaries, per batch (then one count).
+MAX_NAMED = 20
+
+
+def _why(exc: BaseException) -> str:
+    return f"could not be indexed ({type(exc).__name__}: {str(exc)[:200]})"
+
+
+def _warn_insane(idx: IngestTarget, name: str, offsets: np.ndarray) -> None:
+    """One line per record whose summary held impossible values (the first few per batch)."""
+    if not len(offsets):
+        return
+    offsets = np.unique(offsets)
+    for off in offsets[:MAX_NAMED].tolist():
+        idx.warn(f"{name}: record at byte {off}: the health summary holds impossible values "
+                 "(NaN, ∞, negative or past any real count), shown as unknown")
+    if len(offsets) > MAX_NAMED:
+        idx.warn(f"{name}: {len(offsets) - MAX_NAMED} more records up to byte "
+                 f"{int(offsets[-1])} hold impossible health summaries")
 
 
 def _make_template(idx: IngestTarget, fsi: int, payload: memoryview, tpb: bytes, op_type: int,
@@ -177,6 +204,7 @@ def ingest_traces(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, memo
     first = len(idx.traces)
     batch: dict[str, np.ndarray] = unpack(b.packed, TRACE_DT)
     batch["bad"], _, kept = b.tensors.health(b.row)
+    _warn_insane(idx, name, batch["offset"][b.tensors.insane()])
     _add_rows(idx, idx.traces, batch, first, kept)
 
 
@@ -221,62 +249,67 @@ def _trace_loop(idx: IngestTarget, b: TraceBatch, fsi: int,
     full = pb.DebugEvent()
     row = b.row
     for offset, payload in records:
-        n = len(payload)
-        shapes = templates.get(n)
-        if shapes is not None and payload[0] == 0x09:
-            hit = None
-            for sl, cl, by_prefix in shapes:
-                ce = n - sl
-                tpl = by_prefix.get(payload[9 : ce - cl].tobytes())
-                if tpl is not None and payload[ce:] == tpl.suffix:
-                    hit = tpl
-                    break
-            if hit is not None:
-                packed += payload[1:9]  # the wall time, already a little-endian double
-                packed += pack_offset(offset)
-                packed += hit.tail
-                if hit.content_len:
-                    vec += payload[ce - hit.content_len : ce]
-                    vec_rows(row)
-                    vec_modes(hit.mode)
-                row += 1
-                continue
         try:
-            parse(payload)  # type: ignore[arg-type]  # upb takes any buffer
-        except (DecodeError, ValueError):
-            idx.skip_record(name, offset, "could not be parsed")
-            continue
-        t = lite.graph_execution_trace
-        k = (t.tfdbg_context_id, t.op_name)
-        ids = keys.get(k)
-        if ids is None:
-            ids = _full_trace_key(idx, full, payload, offset, name)
-            if ids is None:
+            n = len(payload)
+            shapes = templates.get(n)
+            if shapes is not None and payload[0] == 0x09:
+                hit = None
+                for sl, cl, by_prefix in shapes:
+                    ce = n - sl
+                    tpl = by_prefix.get(payload[9 : ce - cl].tobytes())
+                    if tpl is not None and payload[ce:] == tpl.suffix:
+                        hit = tpl
+                        break
+                if hit is not None:
+                    packed += payload[1:9]  # the wall time, already a little-endian double
+                    packed += pack_offset(offset)
+                    packed += hit.tail
+                    if hit.content_len:
+                        vec += payload[ce - hit.content_len : ce]
+                        vec_rows(row)
+                        vec_modes(hit.mode)
+                    row += 1
+                    continue
+            try:
+                parse(payload)  # type: ignore[arg-type]  # upb takes any buffer
+            except (DecodeError, ValueError):
+                idx.skip_record(name, offset, "could not be parsed")
                 continue
-            keys[k] = ids
-        dev_name = t.device_name
-        dev = devices.get(dev_name)
-        if dev is None:
-            dev = devices[dev_name] = intern(dev_name.decode("utf-8", "replace"))
-        mode = t.tensor_debug_mode
-        slot = t.output_slot
-        kind = kind_of((ids[0], ids[1], ids[2], slot, mode, dev, fsi))
-        packed += pack(lite.wall_time, offset, kind)
-        tpb = t.tensor_proto
-        if mode != NO_TENSOR:  # NO_TENSOR carries an empty placeholder
-            hdr = headers.get(mode)
-            if hdr is not None and len(tpb) == hdr[1] and tpb.startswith(hdr[0]):
-                vec += tpb[hdr[2]:]  # inline fast path of add_serialized
-                vec_rows(row)
-                vec_modes(mode)
-            elif tpb:
-                hb.add_serialized(row, mode, tpb, name, offset, idx.warn)
-        if native_keys is not None:
-            if ids[2] >= 0:  # only resolved keys: the others are looked up again later
-                native_keys.add(trace_key(fsi, slot, mode, k[0], k[1], dev_name), kind, 0, 0, 0)
-        else:
-            _make_template(idx, fsi, payload, tpb, ids[2], mode, kind)
-        row += 1
+            t = lite.graph_execution_trace
+            k = (t.tfdbg_context_id, t.op_name)
+            ids = keys.get(k)
+            if ids is None:
+                ids = _full_trace_key(idx, full, payload, offset, name)
+                if ids is None:
+                    continue
+                keys[k] = ids
+            dev_name = t.device_name
+            dev = devices.get(dev_name)
+            if dev is None:
+                dev = devices[dev_name] = intern(dev_name.decode("utf-8", "replace"))
+            mode = t.tensor_debug_mode
+            slot = t.output_slot
+            kind = kind_of((ids[0], ids[1], ids[2], slot, mode, dev, fsi))
+            packed += pack(lite.wall_time, offset, kind)
+            tpb = t.tensor_proto
+            if mode != NO_TENSOR:  # NO_TENSOR carries an empty placeholder
+                hdr = headers.get(mode)
+                if hdr is not None and len(tpb) == hdr[1] and tpb.startswith(hdr[0]):
+                    vec += tpb[hdr[2]:]  # inline fast path of add_serialized
+                    vec_rows(row)
+                    vec_modes(mode)
+                elif tpb:
+                    hb.add_serialized(row, mode, tpb, name, offset, idx.warn)
+            if native_keys is not None:
+                if ids[2] >= 0:  # only resolved keys: the others are looked up again later
+                    native_keys.add(trace_key(fsi, slot, mode, k[0], k[1], dev_name), kind, 0, 0, 0)
+            else:
+                _make_template(idx, fsi, payload, tpb, ids[2], mode, kind)
+            row += 1
+        except RECORD_ERRORS as exc:  # the record is taken back whole
+            del packed[row * TRACE_ROW.size:]
+            hb.drop_from(row)
+            idx.skip_record(name, offset, _why(exc))
     b.row = row
     b.tensors.by_python(start, row)
 
@@ -302,11 +335,14 @@ def ingest_executions(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, 
         _exec_loop(idx, b, fsi, records, name)
     if b.row == 0:
         return
-    _add_rows(idx, idx.executions, unpack(b.packed, EXEC_DT), len(idx.executions), [])
+    rows = unpack(b.packed, EXEC_DT)
+    _add_rows(idx, idx.executions, rows, len(idx.executions), [])
     if b.orow == 0:
         return
     # the execution's own output ids are authoritative; the vector's fills in
     bad, tids, kept = b.tensors.health(b.orow, np.frombuffer(b.o_tid, dtype=np.int64))
+    execs = np.frombuffer(b.o_exec, dtype=np.int64)[b.tensors.insane()] - b.exec_base
+    _warn_insane(idx, name, rows["offset"][execs])
     first = len(idx.outputs)
     idx.outputs.extend({"execution": np.frombuffer(b.o_exec, dtype=np.int64),
                         "slot": np.frombuffer(b.o_slot, dtype=np.int32), "tensor_id": tids,
@@ -334,43 +370,55 @@ def _exec_loop(idx: IngestTarget, b: ExecBatch, fsi: int,
     assert kinds is not None
     kind_of = kinds.intern
     for offset, payload in records:
+        orow0 = orow
         try:
-            parse(payload)  # type: ignore[arg-type]  # upb takes any buffer
-        except (DecodeError, ValueError):
-            idx.skip_record(name, offset, "could not be parsed")
-            continue
-        e = ev.execution
-        op_type = e.op_type
-        type_id = interned.get(op_type)
-        if type_id is None:
-            if not _is_execution(payload):
-                idx.skip_record(name, offset, "is not an execution")
+            try:
+                parse(payload)  # type: ignore[arg-type]  # upb takes any buffer
+            except (DecodeError, ValueError):
+                idx.skip_record(name, offset, "could not be parsed")
                 continue
-            type_id = interned[op_type] = intern(op_type.decode("utf-8", "replace"))
-        mode = e.tensor_debug_mode
-        out_ids = e.output_tensor_ids
-        protos = e.tensor_protos
-        num_outputs = e.num_outputs
-        n_ids, n_protos = len(out_ids), len(protos)
-        n_out = max(n_ids, n_protos, num_outputs)
-        gid = e.graph_id
-        if gid:
-            gid_id = interned.get(gid)
-            if gid_id is None:
-                gid_id = interned[gid] = intern(gid.decode("utf-8", "replace"))
-        else:
-            gid_id = -1
-        kind = kind_of((type_id, gid_id, num_outputs, mode, n_out, fsi))
-        packed += pack(ev.wall_time, offset, out_base + orow, kind)
-        exec_index = exec_base + row
-        for slot in range(n_out):
-            o_exec.append(exec_index)
-            o_slot.append(slot)
-            o_tid.append(out_ids[slot] if slot < n_ids else -1)
-            if slot < n_protos and mode != NO_TENSOR:
-                hb.add_serialized(orow, mode, protos[slot], name, offset, idx.warn)
-            orow += 1
-        row += 1
+            e = ev.execution
+            op_type = e.op_type
+            type_id = interned.get(op_type)
+            if type_id is None:
+                if not _is_execution(payload):
+                    idx.skip_record(name, offset, "is not an execution")
+                    continue
+                type_id = interned[op_type] = intern(op_type.decode("utf-8", "replace"))
+            mode = e.tensor_debug_mode
+            out_ids = e.output_tensor_ids
+            protos = e.tensor_protos
+            num_outputs = e.num_outputs
+            n_ids, n_protos = len(out_ids), len(protos)
+            n_out = max(n_ids, n_protos, num_outputs)
+            if n_out > MAX_CLAIMED_OUTPUTS and num_outputs > max(n_ids, n_protos):
+                n_out = max(n_ids, n_protos)  # rows only for what the record carries
+                idx.warn(f"{name}: record at byte {offset}: the execution claims {num_outputs} "
+                         f"outputs but carries {n_out}; only those are indexed")
+            gid = e.graph_id
+            if gid:
+                gid_id = interned.get(gid)
+                if gid_id is None:
+                    gid_id = interned[gid] = intern(gid.decode("utf-8", "replace"))
+            else:
+                gid_id = -1
+            kind = kind_of((type_id, gid_id, num_outputs, mode, n_out, fsi))
+            packed += pack(ev.wall_time, offset, out_base + orow, kind)
+            exec_index = exec_base + row
+            for slot in range(n_out):
+                o_exec.append(exec_index)
+                o_slot.append(slot)
+                o_tid.append(out_ids[slot] if slot < n_ids else -1)
+                if slot < n_protos and mode != NO_TENSOR:
+                    hb.add_serialized(orow, mode, protos[slot], name, offset, idx.warn)
+                orow += 1
+            row += 1
+        except RECORD_ERRORS as exc:  # the record is taken back whole
+            del packed[row * EXEC_ROW.size:]
+            del o_exec[orow0:], o_slot[orow0:], o_tid[orow0:]
+            hb.drop_from(orow0)
+            orow = orow0
+            idx.skip_record(name, offset, _why(exc))
     b.row, b.orow = row, orow
     b.tensors.by_python(start, orow)
 

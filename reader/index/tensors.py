@@ -72,19 +72,32 @@ class TensorValue:
 # A typed field with fewer values than elements means "repeat the last"; TensorFlow only
 # writes that short form for small or uniform tensors, so refuse to blow up a huge one.
 MAX_FILL = 1 << 24
+# numpy holds at most 64 dimensions (TensorFlow allows 254): a deeper tensor is reported,
+# never decoded, so every reader of values sees the same refusal.
+MAX_RANK = 64
+
+
+def _check_fill(given: int, size: int) -> None:
+    """Raise CorruptRecordError unless `given` values can stand for `size` elements."""
+    if given == size or size == 0:
+        return
+    if size > MAX_FILL:
+        raise CorruptRecordError(f"tensor of {size} elements given by only {given} values")
+    if given > size:
+        raise CorruptRecordError(f"tensor holds {given} values for {size} elements")
 
 
 def _fill(values: np.ndarray, size: int) -> np.ndarray:
+    """The `size` elements `values` stand for. One value (or none: zeros) is broadcast, a
+    read-only view that allocates nothing; a longer prefix is copied out (bounded)."""
+    _check_fill(len(values), size)
     if len(values) == size:
         return values
     if size == 0:
         return values[:0]
-    if size > MAX_FILL:
-        raise CorruptRecordError(f"tensor of {size} elements given by only {len(values)} values")
-    if len(values) == 0:
-        return np.zeros(size, dtype=values.dtype)
-    if len(values) > size:
-        raise CorruptRecordError(f"tensor holds {len(values)} values for {size} elements")
+    if len(values) <= 1:
+        one = values if len(values) else np.zeros(1, dtype=values.dtype)
+        return np.broadcast_to(one, (size,))
     out = np.empty(size, dtype=values.dtype)
     out[: len(values)] = values
     out[len(values) :] = values[-1]
@@ -101,34 +114,36 @@ def shape_of(proto: pb.TensorProto) -> tuple[int, ...]:
     return tuple(int(d.size) for d in shape.dim)
 
 
-def decode_tensor(proto: pb.TensorProto) -> TensorValue | None:
-    """Decode a TensorProto message; None for an empty placeholder (dtype 0).
-
-    Raises CorruptRecordError when the bytes cannot describe a tensor of the stated shape.
-    """
-    p = proto
+def _header(p: pb.TensorProto) -> tuple[int, tuple[int, ...], int]:
+    """(dtype, shape, size) of a TensorProto, checked before anything is sized by them."""
     dtype = int(p.dtype)
-    if dtype == 0:
-        return None
     shape = shape_of(p)
+    if len(shape) > MAX_RANK:
+        raise CorruptRecordError(f"tensor of {len(shape)} dimensions (at most {MAX_RANK} "
+                                 "can be decoded)")
     if any(d < 0 for d in shape):
         raise CorruptRecordError(f"tensor shape {shape} has a negative dimension")
-    size = math.prod(shape)
     if math.prod(d for d in shape if d) > 1 << 34:
         raise CorruptRecordError(f"tensor shape {list(shape)} is implausibly large")
+    return dtype, shape, math.prod(shape)
+
+
+def _given(p: pb.TensorProto, dtype: int, shape: tuple[int, ...], size: int) -> np.ndarray:
+    """The values the record actually holds (maybe fewer than `size`: see `_fill`); never
+    more than the record's own bytes can hold."""
     name, np_dtype = DTYPES.get(dtype, (f"dtype_{dtype}", None))
     content: bytes = p.tensor_content
     values: np.ndarray
     if dtype == 7 and content:  # FULL_TENSOR dumps pack strings into tensor_content
-        values = decode_string_content(content, size)
-    elif dtype == 7:  # string
+        return decode_string_content(content, size)
+    if dtype == 7:  # string
         raw = list(p.string_val)
-        arr = np.empty(max(len(raw), 1), dtype=object)
-        arr[:] = raw or [b""]
-        values = _fill(arr, size)
-    elif np_dtype is None:  # resource / variant / unknown: keep opaque placeholders
-        values = _fill(np.array([None], dtype=object), size)
-    elif content:
+        values = np.empty(max(len(raw), 1), dtype=object)
+        values[:] = raw or [b""]
+        return values
+    if np_dtype is None:  # resource / variant / unknown: keep opaque placeholders
+        return np.array([None], dtype=object)
+    if content:
         if len(content) != size * np_dtype.itemsize:
             raise CorruptRecordError(
                 f"tensor_content has {len(content)} bytes; {name}{list(shape)} needs "
@@ -137,10 +152,44 @@ def decode_tensor(proto: pb.TensorProto) -> TensorValue | None:
         values = np.frombuffer(content, dtype=np_dtype)
     else:
         values = _typed_values(p, dtype, np_dtype)
-        values = _fill(values, size)
     if dtype == 14:
         values = _bf16_to_f32(values.astype(np.uint16))
-    return TensorValue(dtype, name, shape, values.reshape(shape) if shape else values.reshape(()))
+    return values
+
+
+def decode_tensor(proto: pb.TensorProto) -> TensorValue | None:
+    """Decode a TensorProto message; None for an empty placeholder (dtype 0).
+
+    Raises CorruptRecordError when the bytes cannot describe a tensor of the stated shape.
+    """
+    if proto.dtype == 0:
+        return None
+    dtype, shape, size = _header(proto)
+    values = _fill(_given(proto, dtype, shape, size), size)
+    return TensorValue(dtype, dtype_name(dtype), shape,
+                       values.reshape(shape) if shape else values.reshape(()))
+
+
+def tensor_health(proto: pb.TensorProto) -> tuple[int, int, int, int, int, int] | None:
+    """(dtype, rank, size, n_neg_inf, n_pos_inf, n_nan) of a FULL_TENSOR value, counted on
+    the values the record holds: a value standing for many elements counts that many times,
+    so a few bytes claiming a huge shape never become a huge array. None for a placeholder.
+
+    Raises CorruptRecordError exactly when `decode_tensor` would.
+    """
+    if proto.dtype == 0:
+        return None
+    dtype, shape, size = _header(proto)
+    given = _given(proto, dtype, shape, size)
+    _check_fill(len(given), size)
+    if dtype not in FLOAT_DTYPES or given.dtype.kind != "f" or size == 0:
+        return dtype, len(shape), size, 0, 0, 0
+    n_neg, n_pos, n_nan = _nonfinite(given)
+    if 0 < len(given) < size:  # the last value repeats for the elements not given
+        x_neg, x_pos, x_nan = _nonfinite(given[-1:])
+        times = size - len(given)
+        n_neg, n_pos, n_nan = n_neg + x_neg * times, n_pos + x_pos * times, n_nan + x_nan * times
+    return dtype, len(shape), size, n_neg, n_pos, n_nan
 
 
 def decode_string_content(content: bytes, size: int) -> np.ndarray:
@@ -194,13 +243,26 @@ def _typed_values(p: pb.TensorProto, dtype: int, np_dtype: np.dtype) -> np.ndarr
         return np.asarray(g.uint32_val, dtype=np.uint32)
     if dtype == 23:
         return np.asarray(g.uint64_val, dtype=np.uint64)
-    if dtype == 8:
-        flat = np.asarray(g.scomplex_val, dtype=np.float32)
-        return flat[0::2] + 1j * flat[1::2] if len(flat) else np.zeros(0, np.complex64)
-    if dtype == 18:
-        flat = np.asarray(g.dcomplex_val, dtype=np.float64)
-        return flat[0::2] + 1j * flat[1::2] if len(flat) else np.zeros(0, np.complex128)
+    if dtype in (8, 18):
+        flat = np.asarray(g.scomplex_val if dtype == 8 else g.dcomplex_val,
+                          dtype=np.float32 if dtype == 8 else np.float64)
+        if len(flat) % 2:  # pairs (real, imaginary): an odd count has half a value
+            raise CorruptRecordError(f"{dtype_name(dtype)} tensor given by {len(flat)} floats, "
+                                     "an odd number (real and imaginary parts come in pairs)")
+        return flat.view(np_dtype)
     return np.zeros(0, dtype=np_dtype)
+
+
+def _nonfinite(values: np.ndarray) -> tuple[int, int, int]:
+    """(n_neg_inf, n_pos_inf, n_nan) of a float array."""
+    isinf = np.isinf(values)
+    n_inf = int(np.count_nonzero(isinf))
+    if n_inf:
+        n_neg = int(np.count_nonzero(isinf & (values < 0)))
+        n_pos = n_inf - n_neg
+    else:
+        n_neg = n_pos = 0
+    return n_neg, n_pos, int(np.count_nonzero(np.isnan(values)))
 
 
 def nonfinite_counts(tv: TensorValue) -> tuple[int, int, int, int]:
@@ -209,11 +271,4 @@ def nonfinite_counts(tv: TensorValue) -> tuple[int, int, int, int]:
     size = int(values.size)
     if tv.dtype not in FLOAT_DTYPES or values.dtype.kind != "f" or size == 0:
         return size, 0, 0, 0
-    isinf = np.isinf(values)
-    n_inf = int(np.count_nonzero(isinf))
-    if n_inf:
-        n_neg = int(np.count_nonzero(isinf & (values < 0)))
-        n_pos = n_inf - n_neg
-    else:
-        n_neg = n_pos = 0
-    return size, n_neg, n_pos, int(np.count_nonzero(np.isnan(values)))
+    return (size, *_nonfinite(values))

@@ -33,8 +33,6 @@ from reader import DebugLogdir, ReaderError, open_logdir
 
 # Items that beat `report` today, with the root cause (details in the findings notes).
 XFAIL_REPORT: dict[str, str] = {
-    "num_outputs_huge": "ingest makes one output row per claimed output (2**31): MemoryError",
-    "complex64_odd": "an odd scomplex_val broadcasts into invented values, no warning",
     "orphans_40000": "file set index stored as int16: OverflowError past 32767",
     "fifo_execution": "a FIFO's st_size is 0, so it is skipped without a warning",
     "fifo_metadata": "open() of a FIFO named .metadata blocks forever",
@@ -45,25 +43,18 @@ XFAIL_REPORT: dict[str, str] = {
     "six_empty": "empty files read as an empty run: exit 0, no warning",
     "six_fifos": "open() of FIFOs blocks forever",
     "six_impossible_lengths": "impossible lengths count as 'not yet written': exit 0",
-    "wrong_length_vectors": "debug vectors of the wrong length are dropped silently",
-    "absurd_health_counts": "float counts cast to int without bounds: numpy RuntimeWarning",
     "op_name_100mb": "the human report lays out a 100 MB string: no length cap",
-    "shape_mode_absurd": "SHAPE vector cast to int without bounds: numpy RuntimeWarning",
 }
 # Items that beat the terminal app today.
 XFAIL_TUI: dict[str, str] = {
-    "fill_float_nan": "each 58-byte record is expanded to 64 MB at ingest: indexing crawls",
-    "complex64_odd": XFAIL_REPORT["complex64_odd"],
     "orphans_40000": "the indexing worker dies of the int16 overflow, silently",
     "fifo_execution": XFAIL_REPORT["fifo_execution"],
     "device_symlinks": XFAIL_REPORT["device_symlinks"],
     "huge_length_header": XFAIL_REPORT["huge_length_header"],
-    "wrong_length_vectors": XFAIL_REPORT["wrong_length_vectors"],
 }
 # Items that hang or exhaust memory inside the test process today: not run at all (a hung
 # thread would take the whole session down with it) until they are fixed.
 NOT_RUN_TUI: dict[str, str] = {
-    "num_outputs_huge": "ingest loops over 2**31 claimed outputs",
     "fifo_metadata": XFAIL_REPORT["fifo_metadata"],
     "six_fifos": XFAIL_REPORT["six_fifos"],
     "sparse_tail_complete": "reads a 1.2 GB record into memory",
@@ -74,13 +65,11 @@ NOT_RUN_TUI: dict[str, str] = {
 # minutes of the suite's budget, to learn what the mark already says).
 NOT_RUN_REPORT: dict[str, str] = {
     n: XFAIL_REPORT[n]
-    for n in ("num_outputs_huge", "fifo_metadata", "six_fifos",
+    for n in ("fifo_metadata", "six_fifos",
               "sparse_tail_complete", "sparse_tail_partial", "op_name_100mb")
 }
 # Items whose memory is unbounded today (tracemalloc peak while opening).
 XFAIL_MEMORY: dict[str, str] = {
-    "fill_float_nan": "a one-value float_val is expanded to the full shape at ingest",
-    "fill_string": "a one-value string_val is expanded to the full shape at ingest",
 }
 
 

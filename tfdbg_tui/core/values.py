@@ -14,9 +14,17 @@ from typing import Any
 import numpy as np
 
 from reader import EAGER, GRAPH, DebugLogdir
-from reader.index.health import shape_from_vector
+from reader.index.health import sane, shape_from_vector
 from reader.index.tensors import TensorValue, dtype_name
-from reader.modes import CONCISE_HEALTH, FULL_HEALTH, FULL_TENSOR, NO_TENSOR, SHAPE, mode_name
+from reader.modes import (
+    CONCISE_HEALTH,
+    FULL_HEALTH,
+    FULL_TENSOR,
+    NO_TENSOR,
+    SHAPE,
+    VECTOR_LEN,
+    mode_name,
+)
 from reader.values import ValueStats, compute_stats, npy_name
 
 HISTOGRAM_BINS = 12
@@ -132,8 +140,9 @@ def load(logdir: DebugLogdir, kind: int, index: int, slot: int,
                            f"tensors are summarized).\n{HOW_TO_RECORD}")
             return out
         vec = np.asarray(vec_tv.values, dtype=np.float64).reshape(-1)
-        if len(vec) < 4:
-            out.message = f"SHAPE summary is malformed ({len(vec)} numbers)."
+        if len(vec) != VECTOR_LEN[SHAPE] or not sane(SHAPE, vec[None, :])[0]:
+            out.message = (f"SHAPE summary is malformed ({len(vec)} numbers, or numbers no "
+                           "shape can have).")
             return out
         out.shape = shape_from_vector(vec)
         rank = int(vec[2])
