@@ -14,9 +14,11 @@ $(STAMP): pyproject.toml setup.py reader/_native/_ingest.c
 
 install: $(STAMP)
 
+# Two workers (CI has two cores), a test file per worker at a time: files with their own
+# TensorFlow fixtures build them once; shared fixtures are built once per run (tests/support/shared.py).
 # pytest exits 5 when it collected no tests; that is not a failure of the suite.
 test: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider tests; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile tests; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -12,10 +12,12 @@ import subprocess
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
 from support.paths import PROGRAMS, ROOT, run_tf_program, tf_env
+from support.shared import build_once, shared_root, worker_id
 
 __all__ = ["PROGRAMS", "ROOT", "tf_env"]  # still importable from here for older test modules
 
@@ -35,15 +37,15 @@ def make_tf_logdir(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., st
     reference NaN case), nan_graph. Results are cached for the session.
     """
     pytest.importorskip("tensorflow")
-    cache: dict[tuple[str, str, int], str] = {}
+    root = shared_root(tmp_path_factory)
+
+    def build(kind: str, mode: str, buffer: int, d: Path) -> str:
+        run_tf_program(d, mode, kind, buffer)
+        return str(d)
 
     def make(kind: str, mode: str = "FULL_HEALTH", buffer: int = -1) -> str:
-        key = (kind, mode, buffer)
-        if key not in cache:
-            d = tmp_path_factory.mktemp(f"{kind}-{mode.lower()}")
-            run_tf_program(d, mode, kind, buffer)
-            cache[key] = str(d)
-        return cache[key]
+        key = f"tf-{kind}-{mode.lower()}-{buffer}"
+        return build_once(root, key, lambda d: build(kind, mode, buffer, d))
 
     return make
 
@@ -58,17 +60,34 @@ def reference_logdir(make_tf_logdir: Callable[..., str]) -> str:
 def values_logdir(tmp_path_factory: pytest.TempPathFactory) -> str:
     """Path of a FULL_TENSOR logdir with float/int/bool/string/rank-4/10M-element tensors."""
     pytest.importorskip("tensorflow")
-    d = tmp_path_factory.mktemp("values-full-tensor")
-    proc = subprocess.run([sys.executable, str(PROGRAMS / "values_program.py"), str(d)],
-                          env=tf_env(), capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        pytest.fail(f"values_program failed:\n{proc.stderr[-3000:]}")
-    return str(d)
+
+    def build(d: Path) -> str:
+        proc = subprocess.run([sys.executable, str(PROGRAMS / "values_program.py"), str(d)],
+                              env=tf_env(), capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            pytest.fail(f"values_program failed:\n{proc.stderr[-3000:]}")
+        return str(d)
+
+    return build_once(shared_root(tmp_path_factory), "values-full-tensor", build)
 
 
 @pytest.fixture(scope="session")
 def _empty_config_home(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(tmp_path_factory.mktemp("config-home"))
+
+
+# A diagnosis that raises on unexpected data is shown as "diagnosis failed: …" to users; in
+# the tests it must fail loudly instead (reader.diagnosis re-raises under this variable), for
+# session fixtures too (the zoo's `report` runs). The hostile suites see what users see.
+os.environ["TFDBG_TUI_STRICT"] = "1"
+
+
+@pytest.fixture(autouse=True)
+def _strict_diagnosis(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if "hostile" in request.node.path.parts:
+        monkeypatch.delenv("TFDBG_TUI_STRICT", raising=False)
+    else:
+        monkeypatch.setenv("TFDBG_TUI_STRICT", "1")
 
 
 @pytest.fixture(autouse=True)
@@ -88,11 +107,21 @@ def zoo_runs(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
     pytest.importorskip("tensorflow")
     from diagnosis.zoo_support import ZOO, run_program
 
-    base = tmp_path_factory.mktemp("zoo")
+    root = shared_root(tmp_path_factory)
     wanted = {item.callspec.params["prog"].name for item in request.session.items
               if hasattr(item, "callspec") and "prog" in item.callspec.params
               and "zoo_runs" in getattr(item, "fixturenames", ())}
     programs = [p for p in sorted(ZOO.glob("*.py")) if p.stem in wanted]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        runs = list(pool.map(lambda p: run_program(p, base / p.stem), programs))
+    if worker_id() == "master":
+        threads = 2
+    else:  # two workers build from both ends of the list, one program at a time each
+        threads = 1
+        if worker_id() != "gw0":
+            programs.reverse()
+
+    def one(p: Path) -> Any:
+        return build_once(root, f"zoo-{p.stem}", lambda d: run_program(p, d))
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        runs = list(pool.map(one, programs))
     return {r.program.stem: r for r in runs}

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from compare.pairs_support import PAIRS
 from support.paths import tf_env
+from support.shared import build_once, shared_root
 
 # name → (program, mode, extra arguments)
 RUNS: dict[str, tuple[str, str, tuple[str, ...]]] = {
@@ -43,12 +44,15 @@ def _run(program: str, logdir: Path, mode: str, extra: tuple[str, ...]) -> str |
 def pair_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """name → logdir of every run in RUNS."""
     pytest.importorskip("tensorflow")
-    root = tmp_path_factory.mktemp("pairs")
-    dirs = {name: root / name for name in RUNS}
-    with ThreadPoolExecutor(2) as pool:
-        failures = list(pool.map(lambda n: _run(RUNS[n][0], dirs[n], RUNS[n][1], RUNS[n][2]),
-                                 RUNS))
-    failed = [f for f in failures if f]
-    if failed:
-        pytest.fail("a pair program failed: " + failed[0])
-    return {name: str(d) for name, d in dirs.items()}
+
+    def build(root: Path) -> dict[str, str]:
+        dirs = {name: root / name for name in RUNS}
+        with ThreadPoolExecutor(2) as pool:
+            failures = list(pool.map(
+                lambda n: _run(RUNS[n][0], dirs[n], RUNS[n][1], RUNS[n][2]), RUNS))
+        failed = [f for f in failures if f]
+        if failed:
+            pytest.fail("a pair program failed: " + failed[0])
+        return {name: str(d) for name, d in dirs.items()}
+
+    return build_once(shared_root(tmp_path_factory), "pairs", build)
