@@ -1,6 +1,7 @@
 """The zoo through the TUI (issue 9): launch → Enter → Source Code's highlighted line is the
 line the program marks `# FIX`, in the program's own file, and the Alerts pane's diagnosis
-line gives the program's cause in words.
+line gives the program's cause in words. The alert selected at launch is the report's headline
+(the first of `first_alerts`, the one the zoo test checks).
 
 The programs, their FIX lines and cause words are read by the zoo's own support module
 (tests/diagnosis/zoo_support.py); the programs run once per session for both tests
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 from support.tui import follow_first_alert, sync
 
-from reader import DebugLogdir
+from reader import EAGER, GRAPH, DebugLogdir
 from tfdbg_tui.ui.app import TfdbgApp
 
 _DIAGNOSIS_TESTS = str(Path(__file__).resolve().parents[1] / "diagnosis")
@@ -56,6 +57,11 @@ async def test_enter_on_the_first_alert_shows_the_fix_line_and_the_cause(
         await follow_first_alert(app, pilot)
         s = app.main
         assert s is not None
+        head = (run.report or {}).get("first_alerts", [{}])[0]
+        want = (GRAPH if head.get("kind") == "graph" else EAGER, head.get("index"),
+                head.get("output_slot"))
+        assert s.alerts.selected_alert() == want, (
+            f"selected alert {s.alerts.selected_alert()}, want the report's headline {want}")
         view, frame = s.source.view, s.source.frame
         said = str(s.alerts.query_one("#alerts-diagnosis").render())
         shown = f"{frame.file}:{view.line}" if frame is not None else "nothing"
