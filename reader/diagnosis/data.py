@@ -53,9 +53,11 @@ def data_origin(walker: Walker, ref: Ref, op_type: str,
     if op_type in ITERATOR_OPS:
         source = dataset_source(walker, ref)
         return _iterator_text(op_type, out, source), source
-    if op_type == "Placeholder" and ref.kind == GRAPH:
+    if op_type in ("Placeholder", *PY_FUNCS) and ref.kind == GRAPH:
         g = idx.L.graph(idx.L.graph_of_trace(ref.index))
         if g is not None and g.name.startswith("Dataset_"):
+            if op_type in PY_FUNCS:
+                return _dataset_python(idx, ref, op_type, g.name, out)
             return _dataset_argument(idx, ref, g.name, out)
     if op_type == "Placeholder" and ref.kind == GRAPH and not len(idx.L.executions):
         place = place_of_ref(idx, ref)
@@ -64,6 +66,24 @@ def data_origin(walker: Walker, ref: Ref, op_type: str,
                 "(a value passed in Session.run's feed_dict); the line that feeds it is not "
                 "recorded, so the placeholder is where this data enters the program"), place
     return None
+
+
+# ops that run Python code (tf.py_function, tf.numpy_function, Dataset.from_generator)
+PY_FUNCS = frozenset({"PyFunc", "PyFuncStateless", "EagerPyFunc"})
+
+
+def _dataset_python(idx: DiagIndex, ref: Ref, op_type: str, fn: str,
+                    out: Health) -> tuple[str, Place]:
+    """A Python function inside the input pipeline (a generator of Dataset.from_generator, a
+    tf.py_function in a map) returned NaN/∞: TensorFlow does not trace inside it."""
+    place = place_of_ref(idx, ref)
+    uf = place.user_frame
+    at = f" (made at {uf.file.rsplit('/', 1)[-1]}:{uf.line})" if uf else ""
+    return (f"{produced(op_type, out)}: the data carries it — {op_type} runs Python code of "
+            f"the dataset function {fn}{at} (a Dataset.from_generator generator, or a "
+            "tf.py_function/tf.numpy_function), and TensorFlow records what it returns but "
+            "not how: the NaN/∞ is in what that Python code yields — the data it reads or "
+            "computes (check it with np.isnan before yielding)"), place
 
 
 def _dataset_argument(idx: DiagIndex, ref: Ref, fn: str, out: Health) -> tuple[str, Place]:

@@ -137,7 +137,17 @@ def _xlogy(op: str, out: Health, ins: list[In]) -> str:
             f"{plural(y.health.negative or 0, 'negative value')} ({law})")
 
 
+def _python(op: str, out: Health, ins: list[In]) -> str:
+    """tf.py_function / tf.numpy_function: Python code TensorFlow runs without tracing it."""
+    bad = [x.name for x in ins if x.health is not None and x.health.bad == 1]
+    came = f" (NaN/∞ came in through {', '.join(bad)})" if bad else ""
+    return (f"its values are computed by a Python function (tf.py_function or "
+            f"tf.numpy_function) that TensorFlow runs but does not trace{came}: the NaN/∞ was "
+            "made inside that Python function or is in the data it reads — check it there")
+
+
 SPECIAL_RULES: dict[str, Rule] = {
+    **dict.fromkeys(("PyFunc", "PyFuncStateless", "EagerPyFunc"), _python),
     **dict.fromkeys(("Ndtri", "Erfinv"), _edges),
     **dict.fromkeys(("Lgamma", "Digamma"), _poles),
     "Xlogy": _xlogy,
