@@ -190,7 +190,7 @@ def fuzz_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 # Derandomized and database-free: CI runs the same 150 examples every time (about 20 s);
-# deeper searches are run by hand (`--hypothesis-seed`, a larger max_examples).
+# deeper searches are run by hand (derandomize off, a larger max_examples).
 @settings(max_examples=150, deadline=None, derandomize=True, database=None,
           suppress_health_check=[
     HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
