@@ -98,7 +98,8 @@ class HealthBatch:
                 tp.ParseFromString(tpb)
                 if tp.dtype:
                     self.add_proto(row, mode, tp)
-            except (DecodeError, ValueError, CorruptRecordError) as exc:
+            except (DecodeError, ValueError, ArithmeticError, LookupError,
+                    CorruptRecordError) as exc:  # the row stays, its health unknown
                 warn(f"{name}: record at byte {offset}: bad tensor: {exc}; its health is "
                      "unknown")
 

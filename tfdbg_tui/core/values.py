@@ -139,7 +139,8 @@ def load(logdir: DebugLogdir, kind: int, index: int, slot: int,
             out.message = ("SHAPE mode recorded nothing for this tensor (only numeric and bool "
                            f"tensors are summarized).\n{HOW_TO_RECORD}")
             return out
-        vec = np.asarray(vec_tv.values, dtype=np.float64).reshape(-1)
+        vec = (np.asarray(vec_tv.values, dtype=np.float64).reshape(-1)
+               if vec_tv.values.dtype.kind in "fiub" else np.zeros(0))
         if len(vec) != VECTOR_LEN[SHAPE] or not sane(SHAPE, vec[None, :])[0]:
             out.message = (f"SHAPE summary is malformed ({len(vec)} numbers, or numbers no "
                            "shape can have).")
