@@ -64,7 +64,7 @@ def parse_tensor_name(name: str) -> tuple[str, int] | None:
     if not name or name.startswith("^"):
         return None
     op, sep, slot = name.rpartition(":")
-    if sep and slot.isdigit():
+    if sep and slot.isascii() and slot.isdigit():  # '²'.isdigit() is true, int('²') fails
         return op, int(slot)
     return name, 0
 
@@ -144,18 +144,27 @@ def ingest_graphs(store: GraphStore, fsi: int, records: Iterable[tuple[int, memo
         except (DecodeError, ValueError):
             problems.skip_record(name, offset, "could not be parsed")
             continue
-        what = ev.WhichOneof("what")
-        if what == "graph_op_creation":
-            oc = ev.graph_op_creation
-            store.add_op(Op(oc.graph_id, oc.op_type, oc.op_name, oc.device_name,
-                            tuple(oc.input_names), oc.num_outputs,
-                            tuple(oc.output_tensor_ids),
-                            tuple(oc.code_location.stack_frame_ids),
-                            oc.code_location.host_name, fsi))
-            ops += 1
-        elif what == "debugged_graph":
-            dg = ev.debugged_graph
-            store.add_graph(dg.graph_id, dg.graph_name, dg.outer_context_id)
-        elif what == "debugged_device":
-            store.devices[ev.debugged_device.device_id] = ev.debugged_device.device_name
+        try:
+            ops += _add_graph_event(store, fsi, ev)
+        except (ValueError, LookupError, ArithmeticError) as exc:  # ours: one line, go on
+            problems.skip_record(name, offset, f"could not be indexed ({type(exc).__name__}: "
+                                               f"{str(exc)[:200]})")
     return ops
+
+
+def _add_graph_event(store: GraphStore, fsi: int, ev: pb.DebugEvent) -> int:
+    """Add one `.graphs` event; returns 1 for an op creation."""
+    what = ev.WhichOneof("what")
+    if what == "graph_op_creation":
+        oc = ev.graph_op_creation
+        store.add_op(Op(oc.graph_id, oc.op_type, oc.op_name, oc.device_name,
+                        tuple(oc.input_names), oc.num_outputs, tuple(oc.output_tensor_ids),
+                        tuple(oc.code_location.stack_frame_ids), oc.code_location.host_name,
+                        fsi))
+        return 1
+    if what == "debugged_graph":
+        dg = ev.debugged_graph
+        store.add_graph(dg.graph_id, dg.graph_name, dg.outer_context_id)
+    elif what == "debugged_device":
+        store.devices[ev.debugged_device.device_id] = ev.debugged_device.device_name
+    return 0

@@ -20,6 +20,7 @@ import reader.index.ingest as ingest
 from reader import open_logdir
 from reader.errors import CorruptRecordError
 from reader.index import health as H
+from reader.index.graphs import parse_tensor_name
 from reader.index.tensors import decode_tensor, tensor_health
 from reader.io.tfrecord import frame_record
 from reader.modes import CONCISE_HEALTH, CURT_HEALTH, FULL_HEALTH
@@ -181,3 +182,9 @@ def test_claims_a_record_cannot_hold_are_warned_and_bounded(
     for off in t_offs:
         assert len(_names(warnings, traces.name, off)) == 1, (off, warnings)
     assert logdir.traces.bad[n_traces:].tolist() == [-1, -1, -1]  # unknown, never clean
+
+
+def test_a_unicode_digit_slot_is_part_of_the_name() -> None:
+    """'²'.isdigit() is true but int('²') fails: such a slot is no slot."""
+    assert parse_tensor_name("x:\u00b2") == ("x:\u00b2", 0)
+    assert parse_tensor_name("x:12") == ("x", 12)
