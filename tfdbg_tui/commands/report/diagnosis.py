@@ -2,7 +2,9 @@
 
 Listed in `sections.SECTIONS`, so the report builder stays free of diagnosis details. A
 diagnosis that cannot be made (a damaged record, say) never breaks the report: the alert gets
-`"diagnosis": null` and a warning.
+`"diagnosis": null` and a warning. One that fails on data it did not expect (DiagnosisFailed)
+gets `"diagnosis": null` and `"diagnosis_error": "diagnosis failed: <one line>"`, printed
+under that alert; the other alerts are diagnosed as usual.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import argparse
 from typing import Any
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
-from reader.diagnosis import diagnose
+from reader.diagnosis import DiagnosisFailed, diagnose
 
 
 def enrich(logdir: DebugLogdir, entry: dict[str, Any], options: argparse.Namespace) -> None:
@@ -20,6 +22,9 @@ def enrich(logdir: DebugLogdir, entry: dict[str, Any], options: argparse.Namespa
     try:
         entry["diagnosis"] = diagnose(logdir, kind, int(entry["index"]),
                                       int(entry.get("output_slot") or 0)).to_json()
+    except DiagnosisFailed as exc:
+        entry["diagnosis"] = None
+        entry["diagnosis_error"] = f"diagnosis failed: {exc}"
     except ReaderError as exc:
         entry["diagnosis"] = None
         logdir.warn(f"no diagnosis for {entry.get('kind')} #{entry.get('index')}: {exc}")
@@ -29,7 +34,8 @@ def human_lines(entry: dict[str, Any]) -> list[str]:
     """Lines for the human report: why, where it was born, and the line to change."""
     diag = entry.get("diagnosis")
     if not diag:
-        return []
+        error = entry.get("diagnosis_error")
+        return [error] if error else []
     lines = [f"why: {diag['explanation']}"]
     origin = diag["origin"]
     if (origin["kind"], origin["index"]) != (entry.get("kind"), entry.get("index")):

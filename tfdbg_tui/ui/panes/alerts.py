@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from reader import GRAPH, Alerts
+from reader import GRAPH, Alerts, ReaderError
 from reader.diagnosis import Diagnosis, diagnose
 from tfdbg_tui.core import model
 from tfdbg_tui.core.textutil import lit
@@ -170,8 +170,10 @@ class AlertsPane(ListPane):
         try:
             found = diagnose(self.state.logdir, *alert)
             result, message = found, found.explanation
-        except Exception as exc:  # a diagnosis bug must not take the debugger down
-            result, message = None, f"diagnosis failed: {type(exc).__name__}: {exc}"
+        except ReaderError as exc:  # DiagnosisFailed included: data the diagnosis did not
+            # expect is said on this line and the debugger goes on (with TFDBG_TUI_STRICT=1
+            # the original exception propagates and the worker fails, as the tests want)
+            result, message = None, f"diagnosis failed: {exc}"
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show_diagnosis, position, result, message)
 
