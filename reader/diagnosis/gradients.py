@@ -46,7 +46,7 @@ GRAD_TYPES: dict[str, frozenset[str]] = {
     "Sqrt": frozenset({"Acos", "Asin"}),
     "Pow": frozenset({"Pow"}),
     "Log": frozenset({"Pow"}),
-    "RealDiv": frozenset({"RealDiv", "Div", "Asinh", "Acosh"}),
+    "RealDiv": frozenset({"RealDiv", "Div", "Asinh", "Acosh", "Atan2"}),
     "Xdivy": frozenset({"Xdivy", "Xlogy"}),
     "DivNoNan": frozenset({"DivNoNan"}),
     "SelectV2": frozenset({"SelectV2", "Select", "Maximum", "Minimum"}),

@@ -30,6 +30,7 @@ from reader.diagnosis.explain.arith import (
 from reader.diagnosis.explain.common import NO_INPUTS, In, plural, produced
 from reader.diagnosis.explain.gradient import (
     GradRule,
+    atan2_grad,
     div_grad,
     inverse_trig_grad,
     log1p_grad,
@@ -138,6 +139,7 @@ GRADIENT_RULES: dict[str, GradRule] = {
     "Atanh": inverse_trig_grad("Atanh"),
     "Pow": pow_grad,
     **dict.fromkeys(("RealDiv", "Div"), div_grad),
+    "Atan2": atan2_grad,
 }
 
 

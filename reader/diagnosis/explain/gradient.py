@@ -131,3 +131,14 @@ def div_grad(grad: str, fwd_name: str, out: Health, ins: list[In]) -> str:
     if divisor is None:
         return law
     return f"the divisor {_zeros(divisor, law)}"
+
+
+def atan2_grad(grad: str, fwd_name: str, out: Health, ins: list[In]) -> str:
+    """atan2's gradient divides by x² + y²: 0/0 at the origin, where no angle is defined."""
+    law = ("the derivative of atan2(y, x), (x, −y)/(x² + y²), is 0/0 at x = y = 0 (a zero "
+           "vector has no direction) and overflows " + _dtype(out) + " when both are tiny; "
+           "keep such points out of atan2, or add a tiny epsilon to x")
+    divisor = ins[1] if len(ins) > 1 else None
+    if divisor is None:
+        return law
+    return f"the divisor x² + y², {_zeros(divisor, law)}"
