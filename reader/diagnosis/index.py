@@ -3,8 +3,9 @@
 Why a separate index: a diagnosis asks "the latest trace of tensor (graph, op, slot) before
 row r" and "which eager execution produced tensor id t" dozens of times per query, and a run
 can hold millions of traces. Scanning the columns per question would cost O(N) each time;
-instead one stable argsort of a composite key per table (≈0.1 s per million rows, done once)
-turns every question into two `searchsorted` calls. The index is rebuilt when the logdir grew.
+instead the trace rows are grouped by tensor once (`reader.diagnosis.tensor_rows`: a dict get
+and a slice per question) and the eager outputs sorted by tensor id (two `searchsorted`
+calls). The index is rebuilt when the logdir grew.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reader.diagnosis.functions import called_graph_name
+from reader.diagnosis.tensor_rows import TensorRows, nondecreasing
 from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
 from reader.index.logdir import DebugLogdir
@@ -94,9 +96,8 @@ class DiagIndex:
         self._n_traces = -1
         self._n_outputs = -1
         self._n_exec = -1
-        self._trace_order: np.ndarray = _EMPTY  # int32 (int64 past 2**31 rows)
-        self._trace_keys: np.ndarray = _EMPTY  # int32 when every key fits, else int64
-        self._key_base = (1, 1)
+        self._tensor_rows = TensorRows()
+        self._walls_sorted = False  # trace wall times never decrease in file order
         self._tid_order: np.ndarray = _EMPTY
         self._tid_sorted: np.ndarray = _EMPTY
         self._exec_by_graph: dict[int, np.ndarray] = {}
@@ -114,16 +115,9 @@ class DiagIndex:
         """Rebuild whatever the logdir outgrew since the last query (live logdirs)."""
         L = self.L
         if len(L.traces) != self._n_traces:
-            t = L.traces
-            self._n_traces = len(t)
-            n_str = max(len(L.strings), 1) + 1
-            s = t.col("slot")
-            n_slot = int(s.max()) + 2 if len(s) else 1
-            self._key_base = (n_str, n_slot)
-            self._trace_order = self._trace_keys = _EMPTY  # free the old index first
-            keys = _trace_keys(t.col("graph_id"), t.col("op_name"), s, n_str, n_slot)
-            self._trace_order = _argsort(keys)
-            self._trace_keys = keys[self._trace_order]
+            self._n_traces = len(L.traces)
+            self._tensor_rows.build(L.traces)
+            self._walls_sorted = nondecreasing(L.traces.col("wall_time"))
         if len(L.outputs) != self._n_outputs:
             self._n_outputs = len(L.outputs)
             tids = L.outputs.col("tensor_id")
@@ -148,24 +142,35 @@ class DiagIndex:
         g, o = S.lookup(graph_id), S.lookup(op_name)
         if g < 0 or o < 0:
             return np.empty(0, np.int64)
-        n_str, n_slot = self._key_base
-        if slot + 1 >= n_slot or max(g, o) + 1 >= n_str:  # interned after the index was built
-            return np.empty(0, np.int64)
-        key = ((g + 1) * n_str + (o + 1)) * n_slot + (slot + 1)
-        lo = int(np.searchsorted(self._trace_keys, key, "left"))
-        hi = int(np.searchsorted(self._trace_keys, key, "right"))
-        return self._trace_order[lo:hi]
+        return self._tensor_rows.rows(g, o, int(slot))
 
     def latest_trace(self, graph_id: str, op_name: str, slot: int, before_row: int | None = None,
                      at_or_before_wall: float | None = None) -> int | None:
         """The latest trace of a tensor before a row (file order) and/or at or before a time."""
         rows = self.trace_rows(graph_id, op_name, slot)
         if before_row is not None:
-            rows = rows[: int(np.searchsorted(rows, before_row, "left"))]
+            rows = rows[: _search(rows, before_row)]
         if at_or_before_wall is not None and len(rows):
-            walls = self.L.traces.col("wall_time")[rows]
-            rows = rows[walls <= at_or_before_wall]
+            if self._walls_sorted and at_or_before_wall == at_or_before_wall:  # not NaN
+                # the rows with a wall time ≤ t are a prefix of the table
+                rows = rows[: _search(rows, self._row_after(at_or_before_wall))]
+            else:
+                walls = self.L.traces.col("wall_time")[rows]
+                rows = rows[walls <= at_or_before_wall]
         return int(rows[-1]) if len(rows) else None
+
+    def _row_after(self, wall: float) -> int:
+        """The first trace row with a wall time > `wall` (wall times in file order only)."""
+        return int(np.searchsorted(self.L.traces.col("wall_time"), wall, "right"))
+
+    def _in_window(self, rows: np.ndarray, window: tuple[float, float]) -> np.ndarray:
+        """The rows (ascending) whose wall time is in (window[0], window[1]]."""
+        if self._walls_sorted and window[0] == window[0] and window[1] == window[1]:
+            # a range of rows (NaN bounds take the general path): two binary searches
+            lo, hi = self._row_after(window[0]), self._row_after(window[1])
+            return rows[_search(rows, lo):_search(rows, hi)]
+        walls = self.L.traces.col("wall_time")[rows]
+        return rows[(walls > window[0]) & (walls <= window[1])]
 
     def call_window(self, row: int) -> tuple[float, float]:
         """(after, up to) wall times of the eager execution trace `row` ran under; (0, 0) if
@@ -187,12 +192,11 @@ class DiagIndex:
         if not whole_run:
             if window is None:
                 return None
-            walls = self.L.traces.col("wall_time")
-            crows = crows[(walls[crows] > window[0]) & (walls[crows] <= window[1])]
-            prows = prows[(walls[prows] > window[0]) & (walls[prows] <= window[1])]
+            crows = self._in_window(crows, window)
+            prows = self._in_window(prows, window)
         if not len(crows) or len(crows) != len(prows):
             return None
-        k = int(np.searchsorted(crows, row, "left"))
+        k = _search(crows, row)
         return int(prows[k]) if k < len(crows) and int(crows[k]) == row else None
 
     def trace_in_window(self, graph_id: str, op_name: str, slot: int, row: int,
@@ -202,8 +206,7 @@ class DiagIndex:
         rows = self.trace_rows(graph_id, op_name, slot)
         if not len(rows):
             return None
-        walls = self.L.traces.col("wall_time")[rows]
-        inside = rows[(walls > window[0]) & (walls <= window[1])]
+        inside = self._in_window(rows, window)
         before = inside[inside < row]
         if len(before):
             return int(before[-1])
@@ -376,32 +379,18 @@ class DiagIndex:
         return float(t.col("wall_time")[ref.index])
 
 
-def _trace_keys(g: np.ndarray, o: np.ndarray, s: np.ndarray, n_str: int,
-                n_slot: int) -> np.ndarray:
-    """One composite key per trace, ((g+1)·n_str + o+1)·n_slot + s+1, built in place.
-
-    Why in place and narrowed: at a million traces each int64 temporary of the obvious
-    expression is 8 MB, and the UI builds this index while it runs; one buffer, narrowed to
-    int32 when the largest possible key fits (thousands of strings: it does), halves what
-    stays resident and what the sort moves.
-    """
-    keys = g.astype(np.int64)
-    keys += 1
-    keys *= n_str
-    keys += o
-    keys += 1
-    keys *= n_slot
-    keys += s
-    keys += 1
-    if (n_str * n_str + n_str) * n_slot + n_slot < np.iinfo(np.int32).max:
-        return keys.astype(np.int32)
-    return keys
-
-
 def _argsort(a: np.ndarray) -> np.ndarray:
     """Stable argsort as int32 when the rows fit (half the memory of numpy's int64 result)."""
     order = np.argsort(a, kind="stable")
     return order.astype(np.int32) if len(a) < np.iinfo(np.int32).max else order
+
+
+def _search(rows: np.ndarray, value: int) -> int:
+    """`np.searchsorted(rows, value, "left")` with the key in the rows' own dtype: a Python
+    int key against int32 rows makes numpy convert the whole array on every call."""
+    info = np.iinfo(rows.dtype)
+    key = rows.dtype.type(min(max(value, int(info.min)), int(info.max)))
+    return int(np.searchsorted(rows, key, "left"))
 
 
 def _slot(tensors: tuple[TensorValue | None, ...], slot: int) -> TensorValue | None:
