@@ -36,7 +36,9 @@ def _copy_of(logdir: Path) -> Path:
 
 def _timed(cmd: list[str], repeats: int) -> dict[str, Any]:
     """Cold and warm wall times (medians) and the peak RSS of a command."""
-    cold, warm, rss, out = [], [], 0, ""
+    cold: list[float] = []
+    warm: list[float] = []
+    rss, out = 0, ""
     for _ in range(repeats):
         with tempfile.TemporaryDirectory() as cache:
             os.environ["TFDBG_TUI_CACHE_DIR"] = cache

@@ -1,73 +1,124 @@
-"""`make bench`: build the big logdir once, run every benchmark, write BENCHMARKS.md.
+"""`make bench`: build the benchmark logdirs once, run every benchmark, write BENCHMARKS.md.
 
-Usage: python -m benchmarks.run [--traces N] [--executions N] [--only reader,diff,tui,dumper]
-Data lives in ./bench-data (git-ignored) and is reused between runs.
+Usage: python -m benchmarks.run [--only reader,scale,tui,cache,live,diff,dumper] [--output F]
+Data lives in ./bench-data (git-ignored) and is reused between runs: the 1.25M-record logdir
+(`big`, ~380 MB) and its ×10 (`big10`, ~3.7 GB), both real records of a real TensorFlow run
+replicated by `benchmarks/synth.py`. Every measured child runs with PYTHONDONTWRITEBYTECODE=1.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-from benchmarks.bench_reader import machine
+from benchmarks import bench_reader as br
+from benchmarks.report import render
 from benchmarks.synth import build_big_logdir
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench-data"
+TUI_TIMEOUT = 300.0  # a TUI run that takes longer has frozen
+SECTIONS = ("reader", "scale", "tui", "cache", "live", "diff", "dumper")
 
 
 def say(msg: str) -> None:
-    print(f"[bench] {msg}", file=sys.stderr, flush=True)
+    print(f"[bench {time.strftime('%H:%M:%S')}, load {br.load():.1f}] {msg}", file=sys.stderr,
+          flush=True)
 
 
-def _in_fresh_process(module: str, *args: str) -> str:
+def _child(module: str, *args: str, timeout: float | None = None, **env: str) -> str:
     """Run one benchmark module in its own interpreter, so its memory figures are its own."""
     proc = subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, check=True,
-                          stdout=subprocess.PIPE, text=True)
+                          stdout=subprocess.PIPE, text=True, env=br.child_env(**env),
+                          timeout=timeout)
     return proc.stdout
+
+
+def _last_json(text: str) -> Any:
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def _reopen(logdir: str) -> dict[str, Any]:
+    """Fill a new cache with one `report`, then reopen from it in a fresh process."""
+    with tempfile.TemporaryDirectory(prefix="tfdbg-bench-cache-") as cache:
+        br.ours(logdir, 1, cache)
+        out: dict[str, Any] = _last_json(_child("benchmarks.bench_cache", logdir,
+                                                TFDBG_TUI_CACHE_DIR=cache))
+        return out
+
+
+def _tui(logdir: str) -> tuple[str, dict[str, Any]]:
+    """The TUI's first open, in a fresh process with an empty cache: (section, numbers)."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="tfdbg-bench-cache-") as cache:
+            text = _child("benchmarks.bench_tui", logdir, TFDBG_TUI_CACHE_DIR=cache,
+                          timeout=TUI_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        why = (f"the app froze when keys were sent while indexing (killed after "
+               f"{TUI_TIMEOUT:.0f} s); measured again without them")
+        say(f"tui: {why}")
+        with tempfile.TemporaryDirectory(prefix="tfdbg-bench-cache-") as cache:
+            text = _child("benchmarks.bench_tui", logdir, "--no-keys-while-indexing", why,
+                          TFDBG_TUI_CACHE_DIR=cache, timeout=TUI_TIMEOUT)
+    section, _, raw = text.strip().rpartition("\n")
+    return section + "\n", json.loads(raw)
 
 
 def main() -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.run")
-    p.add_argument("--traces", type=int, default=1_000_000)
-    p.add_argument("--executions", type=int, default=250_000)
-    p.add_argument("--only", default="reader,diff,tui,dumper")
+    p.add_argument("--only", default=",".join(SECTIONS))
     p.add_argument("--output", default=str(ROOT / "BENCHMARKS.md"))
+    p.add_argument("--tf-limit", type=float, default=br.TF_LIMIT)
     args = p.parse_args()
-    wanted = set(args.only.split(","))
-    say(f"building {args.traces:,} traces + {args.executions:,} executions in {DATA} (once)")
-    t0 = time.perf_counter()
-    big = build_big_logdir(DATA / "big", args.traces, args.executions, DATA / "work")
-    say(f"logdir ready in {time.perf_counter() - t0:.0f} s: {big}")
-    sections = []
-    if "reader" in wanted:
-        say("reader: ours ×3, then TensorFlow's reader once (about a minute)")
-        from benchmarks.bench_reader import main as bench_reader
+    wanted = [s for s in args.only.split(",") if s]
+    unknown = set(wanted) - set(SECTIONS)
+    if unknown:
+        p.error(f"unknown sections {sorted(unknown)}; choose from {','.join(SECTIONS)}")
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    t_start = time.perf_counter()
+    say(f"logdirs in {DATA} (built once, then reused)")
+    big = str(build_big_logdir(DATA / "big", 1_000_000, 250_000, DATA / "work"))
+    big10 = str(build_big_logdir(DATA / "big10", 10_000_000, 2_500_000, DATA / "work"))
+    res: dict[str, Any] = {"machine": br.machine(), "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+                           "load_start": os.getloadavg(), "loads": {}}
 
-        sections.append(bench_reader(str(big))[0])
-    if "diff" in wanted:
-        say("diff: two 1M-trace runs against one report, cold and warm cache")
-        sections.append(_in_fresh_process("benchmarks.bench_diff", str(big)))
-    if "tui" in wanted:
-        say("tui: first paint and key-to-repaint on the big logdir")
-        sections.append(_in_fresh_process("benchmarks.bench_tui", str(big)))
-    if "dumper" in wanted:
-        say("dumper: `tfdbg-tui run` overhead and the TF-free writer's throughput")
-        sections.append(_in_fresh_process("benchmarks.bench_dumper"))
-    text = "\n".join([
-        "# Benchmarks",
-        "",
-        f"Measured {time.strftime('%Y-%m-%d')} on: {machine()}.",
-        "Reproduce with `make bench` (about 5 minutes; data is cached in `bench-data/`).",
-        "Numbers are wall-clock on a shared 2-core VM: expect ±20% between runs.",
-        "",
-        *sections,
-    ])
+    def section(name: str, what: str, fn: Any) -> None:
+        if name not in wanted:
+            return
+        say(what)
+        t0 = time.perf_counter()
+        before = br.load()
+        res[name] = fn()
+        res["loads"][name] = (before, br.load(), time.perf_counter() - t0)
+
+    section("reader", "1.25M: report --json ×3 (cold) and TensorFlow's reader once (~1 min)",
+            lambda: br.compare(big))
+    section("scale", f"12.5M: report --json cold ×2, warm ×2, TensorFlow's reader for "
+            f"{args.tf_limit:.0f} s", lambda: br.scale(big10, tf_limit=args.tf_limit))
+    section("tui", "12.5M: the TUI's first open (first alert, keys while indexing)",
+            lambda: _tui(big10))
+    section("cache", "reopen from the cache (1.25M and 12.5M) and bytes per record",
+            lambda: {"big": _reopen(big), "big10": _reopen(big10)})
+    section("live", "live follow through ChangeWatcher (notifications, polling)",
+            lambda: _last_json(_child("benchmarks.bench_live", big)))
+    section("diff", "diff of two 1.25M-record runs vs one report (cold and warm)",
+            lambda: _child("benchmarks.bench_diff", big))
+    section("dumper", "dumper: `tfdbg-tui run` overhead and the TF-free writer",
+            lambda: _child("benchmarks.bench_dumper"))
+    res["load_end"] = os.getloadavg()
+    res["total_s"] = time.perf_counter() - t_start
+    (DATA / "last-run.json").write_text(json.dumps(res, default=str, indent=1))
+    text = render(res, big, big10)
     Path(args.output).write_text(text)
     print(text)
+    say(f"done in {res['total_s'] / 60:.1f} min; wrote {args.output}")
     return 0
 
 
