@@ -27,8 +27,10 @@ from reader.diagnosis.explain.cause import (
     untraced_gradient,
 )
 from reader.diagnosis.gradients import (
+    LOSS_SCALING,
     custom_gradient_function,
     eager_forward,
+    finite_checked,
     forward_of,
     gradient_hint,
     where_guard,
@@ -96,6 +98,9 @@ def _graph_gradient(c: Case) -> Verdict | None:
     if guard is not None:
         text = text.rstrip(".") + "; " + guard + "."
         notes.append(guard)
+    if not c.out.nan and finite_checked(L, g, op) is not None:
+        text = text.rstrip(".") + "; but " + LOSS_SCALING + "."
+        notes.append(LOSS_SCALING)
     return Verdict("gradient", text, forward, forward=forward, notes=notes)
 
 

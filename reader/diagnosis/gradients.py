@@ -316,3 +316,34 @@ _SAFE = {"Log": "tf.math.log(tf.where(c, x, 1.0))", "Sqrt": "tf.sqrt(tf.where(c,
          "Div": "x / tf.where(c, y, 1.0)", "Reciprocal": "1 / tf.where(c, x, 1.0)",
          "Pow": "tf.pow(tf.where(c, x, 1.0), p)", "Acos": "tf.acos(tf.where(c, x, 0.0))",
          "Asin": "tf.asin(tf.where(c, x, 0.0))", "Exp": "tf.exp(tf.where(c, x, 0.0))"}
+
+
+def finite_checked(L: DebugLogdir, g: Graph, op: Op, depth: int = 6) -> Op | None:
+    """The IsFinite op that checks `op`'s output within `depth` consumers, if any.
+
+    Mixed precision's LossScaleOptimizer multiplies the loss by a large scale, so float16
+    gradients overflow on purpose in the first steps; it checks every gradient with IsFinite
+    and skips the step. A gradient the program checks itself is such a case, most likely.
+    """
+    frontier, seen = [op.op_name], {op.op_name}
+    for _ in range(depth):
+        nxt = []
+        for name in frontier:
+            o = g.ops.get(name)
+            for consumer, _i, _s in o.consumers if o else []:
+                c = g.ops.get(consumer)
+                if c is None or consumer in seen:
+                    continue
+                if c.op_type == "IsFinite":
+                    return c
+                seen.add(consumer)
+                nxt.append(consumer)
+        frontier = nxt[:256]
+    return None
+
+
+LOSS_SCALING = ("the program checks this gradient for NaN/∞ itself (IsFinite), as mixed "
+                "precision's LossScaleOptimizer does: it multiplies the loss by a large scale "
+                "(2¹⁵ at first), skips every step whose scaled gradients overflow and lowers the "
+                "scale — expected in the first steps and harmless; a problem only if it never "
+                "stops (then the loss does not move), or if a later alert is not of this kind")
