@@ -19,6 +19,10 @@ from reader.io.records import parse_event
 from reader.proto import tfdbg_events_pb2 as pb
 
 SOURCE_CACHE = 16
+# Frames of one stack resolved and shown (the innermost ones): Python's own recursion limit
+# is 1,000, so a record listing more is damaged or crafted, and resolving, laying out and
+# writing hundreds of thousands of frames would cost minutes for nothing.
+MAX_STACK = 2000
 ReadSource = Callable[[int, int], pb.DebugEvent]  # (file set, offset) → the record
 
 
@@ -70,8 +74,13 @@ class SourceIndex:
             self._frames[sf.id] = (fsi, flc.file_index, flc.line, flc.func, flc.col)
 
     def stack(self, frame_ids: tuple[str, ...] | list[str]) -> list[Frame]:
-        """Resolve frame ids (outermost first, as recorded) to Frames."""
+        """Resolve frame ids (outermost first, as recorded) to Frames; past `MAX_STACK`,
+        one unresolved frame says how many outer frames were left out."""
         out = []
+        if len(frame_ids) > MAX_STACK:
+            out.append(Frame(f"<{len(frame_ids) - MAX_STACK} outer frames not shown>", 0, "?",
+                             resolved=False))
+            frame_ids = frame_ids[-MAX_STACK:]
         for fid in frame_ids:
             rec = self._frames.get(fid)
             if rec is None:

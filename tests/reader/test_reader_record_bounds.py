@@ -21,7 +21,9 @@ from reader import open_logdir
 from reader.errors import CorruptRecordError
 from reader.index import health as H
 from reader.index.graphs import parse_tensor_name
+from reader.index.sources import MAX_STACK, SourceIndex
 from reader.index.tensors import decode_tensor, tensor_health
+from reader.io.problems import ProblemLog
 from reader.io.tfrecord import frame_record
 from reader.modes import CONCISE_HEALTH, CURT_HEALTH, FULL_HEALTH
 from reader.proto import tfdbg_events_pb2 as pb
@@ -188,3 +190,19 @@ def test_a_unicode_digit_slot_is_part_of_the_name() -> None:
     """'²'.isdigit() is true but int('²') fails: such a slot is no slot."""
     assert parse_tensor_name("x:\u00b2") == ("x:\u00b2", 0)
     assert parse_tensor_name("x:12") == ("x", 12)
+
+
+def test_a_huge_stack_keeps_its_innermost_frames() -> None:
+    """A record listing 500,000 frame ids resolves the innermost MAX_STACK and says so."""
+    index = SourceIndex()
+    index.add_fileset()
+    inner = pb.StackFrameWithId(id="f499999")
+    inner.file_line_col.line = 7
+    index.ingest_frames(0, [(0, memoryview(pb.DebugEvent(stack_frame_with_id=inner)
+                                           .SerializeToString()))], "x.stack_frames",
+                        ProblemLog())
+    ids = [f"f{i}" for i in range(500_000)]
+    frames = index.stack(ids)
+    assert len(frames) == MAX_STACK + 1
+    assert not frames[0].resolved and f"{500_000 - MAX_STACK} outer frames" in frames[0].file
+    assert frames[-1].line == 7 and not frames[-2].resolved
