@@ -38,6 +38,16 @@ def _dtype(out: Health) -> str:
     return dtype_name(out.dtype) if out.dtype is not None else "its dtype"
 
 
+def _as_forward(x: In, fwd_name: str) -> In:
+    """The forward output as the gradient op reads it, named as the forward op's output: in
+    a cond or while gradient it arrives through `…_grad/…/OptionalGetValue`, a name that
+    says nothing to the user."""
+    gradient_path = x.name.startswith("gradient_tape/") or "_grad/" in x.name
+    if not gradient_path or fwd_name.startswith("eager "):
+        return x
+    return In(f"{fwd_name}:0", x.health, x.note)
+
+
 def sqrt_grad(grad: str, fwd_name: str, out: Health, ins: list[In]) -> str:
     law = "the derivative of sqrt(x), 1/(2·sqrt(x)), is infinite at x = 0"
     if "norm" in fwd_name.split("/"):
@@ -45,7 +55,7 @@ def sqrt_grad(grad: str, fwd_name: str, out: Health, ins: list[In]) -> str:
                 "there (add a small epsilon inside the sqrt)")
     if not ins:
         return law
-    return f"the forward output {_zeros(ins[0], law)}"
+    return f"the forward output {_zeros(_as_forward(ins[0], fwd_name), law)}"
 
 
 def rsqrt_grad(grad: str, fwd_name: str, out: Health, ins: list[In]) -> str:
