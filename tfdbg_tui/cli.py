@@ -27,7 +27,9 @@ SUBCOMMANDS = ("report", "diff", "run", "demo", "open", "cache")
 
 
 def _fail(message: str) -> int:
-    print(f"tfdbg-tui: error: {message}", file=sys.stderr)
+    from tfdbg_tui.core.sanitize import error_line
+
+    print(error_line("tfdbg-tui: error", message), file=sys.stderr)
     return 2
 
 

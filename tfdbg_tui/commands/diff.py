@@ -19,6 +19,7 @@ from typing import Any
 from reader import GRAPH, DebugLogdir, ReaderError
 from tfdbg_tui.commands.report.build import tensor_entry
 from tfdbg_tui.core.compare import Comparison, TensorGroup, Tolerance, compare, explain
+from tfdbg_tui.core.sanitize import error_line
 
 PROG = "tfdbg-tui diff"
 
@@ -176,12 +177,12 @@ def main(argv: Sequence[str]) -> int:
     try:
         opts = build_parser().parse_args(list(argv))
     except _UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(error_line(f"{PROG}: error", exc), file=sys.stderr)
         return 2
     try:
         a, b = load_pair(opts.a, opts.b, opts.run_a, opts.run_b)
     except ReaderError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(error_line(f"{PROG}: error", exc), file=sys.stderr)
         return 2
     comparison = compare(a, b, Tolerance(opts.rtol, opts.atol))
     result = build_result(comparison, opts.limit)
