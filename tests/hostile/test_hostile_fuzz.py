@@ -23,7 +23,7 @@ from hostile.checks import assert_no_raw_controls, strict_json
 from hostile.raw import append, event
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.tui import add_step, start_reference
+from support.tui import TRAIN_PY, add_step, start_reference
 
 from reader import EAGER, GRAPH, ReaderError, open_logdir
 from reader.modes import VECTOR_LEN
@@ -47,7 +47,8 @@ hostile_floats = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True))
 modes = st.sampled_from([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 42])
 dtypes = st.sampled_from([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 14, 17, 18, 19, 20, 21, 22, 23, 99])
-dims = st.one_of(st.lists(st.sampled_from([0, 1, 2, 3, 2**24, 2**31, 2**40]), max_size=6),
+dims = st.one_of(st.lists(st.sampled_from([0, 1, 2, 3, 2**24, 2**31, 2**40, -1, 2**63 - 1]),
+                          max_size=6),
                  st.lists(st.just(1), min_size=60, max_size=70))
 
 
@@ -58,6 +59,10 @@ vector_fields = st.one_of(st.sampled_from([-1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 7.0, 8
                                            12.0, 19.0, 30.0, 2.0**24, 2.0**53]),
                           hostile_floats)
 tensor_ids = st.one_of(st.integers(0, 12), int64s)
+source_lines = st.sampled_from([
+    "    return -tf.reduce_sum(labels * tf.math.log(probs))", "def cross_entropy(probs,",
+    "x = (((", "    logits = tf.matmul(x, w)", "\tif x:\x00", "y = tf.where(m, tf.math.log(p), 0)",
+    "@tf.function", "class A(", "\"\"\"", "x = " + "-" * 3000 + "1"])
 
 
 @st.composite
@@ -143,8 +148,11 @@ def records(draw: st.DrawFn) -> tuple[str, bytes]:
         sf = pb.StackFrameWithId(id=draw(names), file_line_col=pb.FileLineCol(
             file_index=draw(int32s), line=draw(int32s), col=draw(int32s), func=draw(names)))
         return "stack_frames", event(wall_time=wall, stack_frame_with_id=sf)
-    sf_ = pb.SourceFile(file_path=draw(names), host_name=draw(names),
-                        lines=draw(st.lists(names, max_size=5)))
+    # Often the reference program's own path and host: its lines are then replaced by
+    # hostile ones (or a second copy of the file appears) under the diagnosis' source reading.
+    sf_ = pb.SourceFile(file_path=draw(st.one_of(st.just(TRAIN_PY), names)),
+                        host_name=draw(st.one_of(st.just("host"), names)),
+                        lines=draw(st.lists(st.one_of(names, source_lines), max_size=20)))
     return "source_files", event(wall_time=wall, source_file=sf_)
 
 
