@@ -216,8 +216,10 @@ def _add_rows(idx: IngestTarget, table: RowTable, batch: dict[str, np.ndarray], 
         table.details.extend({c: [first + r if c == "row" else h[c] for r, h in kept]
                               for c in table.details.columns})
     assert table.kinds is not None
-    # rebind, never mutate: the UI thread may be iterating the old set
-    idx.modes = idx.modes | set(table.kinds.col("mode").tolist())
+    # rebind, never mutate: the UI thread may be iterating the old set. Only this batch's
+    # kinds: all of them per batch is quadratic when many small files each make kinds.
+    used = table.kinds.col("mode")[np.unique(batch["kind"])]
+    idx.modes = idx.modes | set(used.tolist())
 
 
 def _trace_loop(idx: IngestTarget, b: TraceBatch, fsi: int,
