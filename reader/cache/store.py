@@ -66,6 +66,31 @@ def _versioned(root: Path) -> Path:
     return root / f"v{FORMAT}"
 
 
+_CODE_STAMP: str | None = None
+
+
+def code_stamp() -> str:
+    """A digest of the code that turns a logdir into columns (reader/io, reader/index, the
+    compiled core, the modes). An entry written by other code is stale: a fix to how damaged
+    records are read must not be hidden by an index the old code cached."""
+    global _CODE_STAMP
+    if _CODE_STAMP is None:
+        import hashlib
+
+        base = Path(__file__).resolve().parent.parent
+        digest = hashlib.sha256()
+        files = [base / "modes.py", *sorted((base / "io").glob("*.py")),
+                 *sorted((base / "index").glob("*.py")), *sorted((base / "_native").glob("*.c")),
+                 *sorted((base / "_native").glob("*.py")), *sorted((base / "cache").glob("*.py"))]
+        for path in files:
+            try:
+                digest.update(path.name.encode() + b"\0" + path.read_bytes())
+            except OSError:
+                digest.update(path.name.encode() + b"\0?")
+        _CODE_STAMP = digest.hexdigest()[:16]
+    return _CODE_STAMP
+
+
 @dataclass(frozen=True)
 class EntryInfo:
     """What `tfdbg-tui cache` shows about one entry."""
@@ -151,6 +176,8 @@ class Store:
         if not os.path.lexists(self._description(key)):
             raise NoEntry(key)
         desc = _read_json(self._description(key))
+        if desc.get("code") != code_stamp():
+            raise CacheError("written by another version of tfdbg-tui")
         folder = desc.get("folder")
         if not isinstance(folder, str) or not folder.startswith(f"{key}-") or "/" in folder:
             raise CacheError("description names no column folder")
@@ -180,7 +207,8 @@ class Store:
                     np.lib.format.write_array(f, np.ascontiguousarray(array),
                                               allow_pickle=False)
             os.rename(tmp, self.dir / folder)
-            body = json.dumps({**desc, "format": FORMAT, "folder": folder, "size": size})
+            body = json.dumps({**desc, "format": FORMAT, "code": code_stamp(),
+                               "folder": folder, "size": size})
             tmp_desc = self.dir / f"tmp-{uuid.uuid4().hex}.json"
             tmp_desc.write_text(body)
             os.replace(tmp_desc, self._description(key))

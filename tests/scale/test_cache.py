@@ -211,13 +211,17 @@ def _damage(cache_dir: Path, how: str) -> None:
         desc = json.loads(desc_path.read_text())
         desc["rows"]["traces"] += 1
         desc_path.write_text(json.dumps(desc))
+    elif how == "other_code_version":  # written before a fix to how records are read
+        desc = json.loads(desc_path.read_text())
+        desc["code"] = "0" * 16
+        desc_path.write_text(json.dumps(desc))
 
 
 @pytest.mark.parametrize("how", ["truncated_column", "wrong_dtype", "out_of_range_id",
                                  "negative_output", "pickled_column", "garbage_column",
                                  "column_is_fifo", "column_is_symlink", "missing_folder",
                                  "bad_json", "json_wrong_types", "folder_escape",
-                                 "wrong_row_count"])
+                                 "wrong_row_count", "other_code_version"])
 def test_damaged_cache_is_read_again(cache_dir: Path, logdir: Path, how: str) -> None:
     reopen(logdir)
     _damage(cache_dir, how)
