@@ -6,7 +6,8 @@ protobuf parser. Here Hypothesis builds valid protos whose *values* are hostile 
 control and invisible characters, debug vectors of the wrong length — frames them correctly,
 appends them to a reference logdir and sends them through the whole pipeline: ingest,
 diagnosis of every alert, value inspection of every tensor, and the report command (JSON and
-human). Only our one-line errors may come out; numpy warnings are errors here.
+human). Only our one-line errors may come out; numpy warnings are errors here. The same
+records written in pieces, with an `update()` after each, must index as a fresh read does.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.tui import TRAIN_PY, add_step, start_reference
 
-from reader import EAGER, GRAPH, ReaderError, open_logdir
+from reader import EAGER, GRAPH, DebugLogdir, ReaderError, open_logdir
+from reader.io.tfrecord import frame_record
 from reader.modes import VECTOR_LEN
 from reader.proto import tfdbg_events_pb2 as pb
 
@@ -217,3 +219,45 @@ def test_hostile_records_through_the_whole_pipeline(fuzz_root: Path,
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a numpy RuntimeWarning would reach the user's stderr
         _exercise(str(d))
+
+
+def _state(path_or_logdir: str | DebugLogdir) -> tuple[int, int, list[tuple[int, int, int]]]:
+    logdir = open_logdir(path_or_logdir) if isinstance(path_or_logdir, str) else path_or_logdir
+    alerts = logdir.alerts()
+    return (len(logdir.executions), len(logdir.traces),
+            sorted((int(alerts.kind[k]), int(alerts.index[k]), int(alerts.slot[k]))
+                   for k in range(len(alerts))))
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                 HealthCheck.data_too_large])
+@given(recs=st.lists(records(), min_size=1, max_size=8), steps=st.integers(0, 2),
+       cuts=st.lists(st.integers(1, 400), min_size=1, max_size=6))
+def test_hostile_records_read_as_they_arrive_equal_a_fresh_read(
+        fuzz_root: Path, recs: list[tuple[str, bytes]], steps: int, cuts: list[int]) -> None:
+    """The same hostile records written in pieces (a live run, a copy in progress) with an
+    `update()` after each piece: the index ends as a fresh read of the whole files has it."""
+    d = Path(tempfile.mkdtemp(dir=fuzz_root)) / "ld"
+    ref = start_reference(d)
+    for step in range(steps):
+        add_step(ref, step, bad=step > 0)
+    ref.writer.close()
+    blobs: dict[str, bytes] = {}
+    for suffix, payload in recs:
+        blobs[suffix] = blobs.get(suffix, b"") + frame_record(payload)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        live = open_logdir(str(d))
+        piece = 0
+        for suffix, blob in blobs.items():
+            (path,) = d.glob(f"*.{suffix}")
+            pos = 0
+            while pos < len(blob):
+                n = cuts[piece % len(cuts)]
+                piece += 1
+                with open(path, "ab") as f:
+                    f.write(blob[pos:pos + n])
+                pos += n
+                live.update()
+        assert _state(live) == _state(str(d))
