@@ -29,10 +29,10 @@ GRAPH, EAGER = 0, 1
 # counts come from decoding the whole tensor and are kept (`DETAIL_SPEC`).
 TRACE_SPEC = {"wall_time": "f8", "offset": "i8", "kind": "i4", "bad": "i1"}
 TRACE_KIND_SPEC = {"graph_id": "i4", "op_name": "i4", "op_type": "i4", "slot": "i4",
-                   "mode": "i4", "device": "i4", "fileset": "i2"}
+                   "mode": "i4", "device": "i4", "fileset": "i4"}
 EXEC_SPEC = {"wall_time": "f8", "offset": "i8", "first_output": "i8", "kind": "i4"}
 EXEC_KIND_SPEC = {"op_type": "i4", "graph_id": "i4", "num_outputs": "i4", "mode": "i4",
-                  "n_outputs": "i4", "fileset": "i2"}
+                  "n_outputs": "i4", "fileset": "i4"}
 OUTPUT_SPEC = {"execution": "i8", "slot": "i4", "tensor_id": "i8", "bad": "i1"}
 DETAIL_SPEC = {"row": "i8", **HEALTH_COLUMNS}
 ALERT_SPEC = {"kind": "i1", "row": "i8"}  # a trace row (GRAPH) or an output row (EAGER)

@@ -2,10 +2,20 @@
 
 This is the file-reading half of the reader (the index is the other half, in
 `reader.index`): it knows which files grew, reads the new bytes chunk by chunk, frames them
-into records (`reader.io.tfrecord`) and hands each chunk's records to a consumer. A partial
-record at the end of a chunk is kept for the next one; a broken length stops that one file;
-a file that shrank was rewritten and is no longer followed. Everything it notices goes to
-the `ProblemLog`.
+into records (`reader.io.tfrecord`) and hands each chunk's records to a consumer. Everything
+it notices goes to the `ProblemLog`, one line naming the file (and the byte offset):
+
+- only regular files are read (`reader.io.regular`): a FIFO, a device, a directory or a
+  dangling symlink named like a logdir file is skipped with a warning, never opened blocking;
+- a partial record at the end of a chunk is kept for the next one; a record longer than the
+  chunk buffer is checked (CRC) by streaming and then loaded in one buffer of its own size,
+  or, while it is not complete in the file, waited for without reading it again and again;
+- a length no record can have (`tfrecord.MAX_RECORD`) is damage: that file stops there,
+  every record before it loaded;
+- a file that shrank, was replaced (another inode under its name) or rewritten in place (its
+  first bytes changed) since it was read is no longer followed: reading on from the old
+  offset would mix two runs' records, and re-reading it from byte 0 would too (the index
+  already holds the old run), so the warning asks to reopen the logdir instead.
 """
 
 from __future__ import annotations
@@ -13,14 +23,27 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from io import BufferedReader
 
 from reader.io.discovery import FileSet
 from reader.io.problems import ProblemLog
-from reader.io.tfrecord import HEADER_SIZE, ScanState, scan_records
+from reader.io.regular import NotRegularFile, check_regular, open_regular
+from reader.io.tfrecord import (
+    FOOTER_SIZE,
+    HEADER_SIZE,
+    MAX_RECORD,
+    ScanState,
+    claimed_length,
+    masked_crc32c,
+    oversized,
+    scan_records,
+    update_crc,
+)
 
 CHUNK = 8 << 20
 # Structure first (traces need op types), then traces, then executions.
 READ_ORDER = ("source_files", "stack_frames", "graphs", "graph_execution_traces", "execution")
+HEAD = 256  # how many of a file's first bytes are remembered (as a CRC) to recognise a rewrite
 
 Records = Iterator[tuple[int, memoryview]]  # (byte offset, payload) of each record
 Consumer = Callable[[Records], None]
@@ -31,8 +54,11 @@ class Cursor:
     """Where reading one file stopped, and whether it is still followed."""
 
     offset: int = 0
-    stopped: bool = False  # broken framing or rewritten: never read again
-    failed: bool = False  # could not be opened
+    stopped: bool = False  # broken framing, shrank, replaced or rewritten: never read again
+    failed: bool = False  # could not be opened, or not a regular file
+    need: int = 0  # a record longer than the chunk buffer ends here: wait until the file does
+    identity: tuple[int, int] | None = None  # (device, inode) of the file read so far
+    head: tuple[int, int] = (0, 0)  # (n, masked CRC) of its first n bytes read so far
 
 
 @dataclass(frozen=True)
@@ -63,23 +89,59 @@ class FileFollower:
         """The files that grew since they were last read, in `READ_ORDER` (one stat each)."""
         plan: list[PendingRead] = []
         for fsi, fs in enumerate(filesets):
-            for suffix in READ_ORDER:
+            # checked (and warned about) tensors first: the app shows the first warnings only,
+            # and an unusable tensor file costs alerts, an unusable source file only context
+            for suffix in reversed(READ_ORDER):
+                if suffix not in fs.present:  # listed, or seen by `refresh_present`
+                    continue
                 cur = self._cursors.setdefault((fsi, suffix), Cursor())
                 if cur.stopped or cur.failed:
                     continue
+                path = fs.path(suffix)
                 try:
-                    size = os.stat(fs.path(suffix)).st_size
+                    st = check_regular(path)
+                except NotRegularFile as exc:
+                    self.problems.warn(exc.warning(os.path.basename(path)))
+                    cur.failed = True
+                    continue
                 except OSError:
+                    continue  # not there (yet): a live run creates its files as it goes
+                if self._changed(cur, st, os.path.basename(path)):
                     continue
-                if size < cur.offset:
-                    self.problems.warn(f"{os.path.basename(fs.path(suffix))}: file shrank; "
-                                       "it was rewritten and is no longer followed")
-                    cur.stopped = True
-                    continue
-                if size > cur.offset:
-                    plan.append(PendingRead(fsi, suffix, size))
+                if st.st_size > cur.offset and st.st_size >= cur.need:
+                    plan.append(PendingRead(fsi, suffix, st.st_size))
         plan.sort(key=lambda p: (READ_ORDER.index(p.suffix), p.fileset))
         return plan
+
+    def _changed(self, cur: Cursor, st: os.stat_result, name: str) -> bool:
+        """Stop following a file that shrank or is another file than the one read so far."""
+        if cur.identity is not None and (st.st_dev, st.st_ino) != cur.identity:
+            self.problems.warn(f"{name}: replaced by another file since it was read; it is no "
+                               "longer followed (reopen the logdir to read the new one)")
+        elif st.st_size < cur.offset:
+            self.problems.warn(f"{name}: file shrank; it was rewritten and is no longer "
+                               "followed (reopen the logdir to read it again)")
+        else:
+            return False
+        cur.stopped = True
+        return True
+
+    def _rewritten(self, cur: Cursor, f: BufferedReader, name: str) -> bool:
+        """Did the first bytes read so far change (the file rewritten in place)?"""
+        n, crc = cur.head
+        if n == 0 or masked_crc32c(os.pread(f.fileno(), n, 0)) == crc:
+            return False
+        self.problems.warn(f"{name}: rewritten since it was read (its first bytes changed); "
+                           "it is no longer followed (reopen the logdir to read it again)")
+        cur.stopped = True
+        return True
+
+    @staticmethod
+    def _remember_head(cur: Cursor, f: BufferedReader) -> None:
+        n = min(cur.offset, HEAD)
+        if n > cur.head[0]:
+            data = os.pread(f.fileno(), n, 0)
+            cur.head = (len(data), masked_crc32c(data))
 
     def cursor(self, fsi: int, suffix: str) -> Cursor:
         """The cursor of one file (a fresh one at byte 0 if it was never read)."""
@@ -94,39 +156,113 @@ class FileFollower:
         cur = self._cursors[(fsi, suffix)]
         name = os.path.basename(path)
         try:
-            f = open(path, "rb")
+            f = open_regular(path)
+        except NotRegularFile as exc:
+            self.problems.warn(exc.warning(name))
+            cur.failed = True
+            return
         except OSError as exc:
             self.problems.warn(f"{name}: cannot read ({exc.strerror})")
             cur.failed = True
             return
         with f:
-            f.seek(cur.offset)
-            remaining = os.fstat(f.fileno()).st_size - cur.offset
-            # One buffer, refilled in place: the unread tail of a chunk (a record cut by the
-            # chunk's end) moves to its front. Consumers copy what they keep of a chunk.
-            buf = bytearray(min(CHUNK, max(remaining, 0) + HEADER_SIZE) or HEADER_SIZE)
-            have = 0
-            while True:
-                if have == len(buf):  # one record longer than the buffer: grow it
-                    buf = buf + bytes(len(buf))
-                with memoryview(buf) as free:
-                    got = f.readinto(free[have:])
+            st = os.fstat(f.fileno())
+            if self._changed(cur, st, name) or self._rewritten(cur, f, name):
+                return
+            cur.identity = (st.st_dev, st.st_ino)
+            yield from self._chunks(cur, f, name, st.st_size - cur.offset, consume)
+            self._remember_head(cur, f)
+
+    def _chunks(self, cur: Cursor, f: BufferedReader, name: str, remaining: int,
+                consume: Consumer) -> Iterator[ChunkRead]:
+        f.seek(cur.offset)
+        # One buffer, refilled in place: the unread tail of a chunk (a record cut by the
+        # chunk's end) moves to its front. Consumers copy what they keep of a chunk.
+        buf = bytearray(min(CHUNK, max(remaining, 0) + HEADER_SIZE) or HEADER_SIZE)
+        have = 0
+        while True:
+            if have >= HEADER_SIZE:  # a record cut by the chunk's end starts the buffer
+                length = claimed_length(buf)
+                if length is not None and length > MAX_RECORD:
+                    self.problems.warn(oversized(name, cur.offset, length))
+                    self.problems.corrupt_records += 1
+                    cur.stopped = True
+                    return
+                if length is not None and HEADER_SIZE + length + FOOTER_SIZE > len(buf):
+                    done = self._long_record(cur, f, name, length, buf, consume)
+                    if done is None:
+                        return  # not all written yet: wait until the file is `need` long
+                    yield ChunkRead(done, remaining)
+                    have = 0
+                    f.seek(cur.offset)
+            with memoryview(buf) as free:
+                got = f.readinto(free[have:])
+            if not got:
+                break
+            have += got
+            base = cur.offset
+            state = ScanState(resume_offset=base)
+            with memoryview(buf) as view:
+                consume(scan_records(view[:have], base, state, name))
+            for problem in state.problems:
+                self.problems.warn(problem)
+            self.problems.corrupt_records += state.bad_records
+            consumed = state.resume_offset - base
+            cur.offset = state.resume_offset
+            buf[: have - consumed] = buf[consumed:have]
+            have -= consumed
+            yield ChunkRead(consumed, remaining)
+            if state.stopped:
+                self.problems.corrupt_records += 1
+                cur.stopped = True
+                break
+
+    def _long_record(self, cur: Cursor, f: BufferedReader, name: str, length: int,
+                     scratch: bytearray, consume: Consumer) -> int | None:
+        """A record at `cur.offset` longer than the chunk buffer `scratch`.
+
+        While the file does not hold all of it, remember where it will end and return None
+        (it is not read again and again while it is being written). Then check its CRC by
+        streaming it through `scratch` (a damaged one costs no memory, however long), load
+        an intact one into one buffer of exactly its size and give it to `consume`. Returns
+        the bytes consumed; `cur.offset` is then past the record."""
+        start = cur.offset
+        total = HEADER_SIZE + length + FOOTER_SIZE
+        if os.fstat(f.fileno()).st_size < start + total:
+            cur.need = start + total
+            return None
+        cur.need = 0
+        f.seek(start + HEADER_SIZE)
+        crc, left = 0, length
+        with memoryview(scratch) as view:
+            while left:
+                got = f.readinto(view[: min(left, len(view))])
                 if not got:
-                    break
-                have += got
-                base = cur.offset
-                state = ScanState(resume_offset=base)
-                with memoryview(buf) as view:
-                    consume(scan_records(view[:have], base, state, name))
+                    return None  # cut short meanwhile: the next plan() says why
+                crc = update_crc(view[:got], crc)
+                left -= got
+        footer = f.read(FOOTER_SIZE)
+        if len(footer) < FOOTER_SIZE:
+            return None
+        why = ""
+        if int.from_bytes(footer, "little") != masked_crc32c(b"", crc):
+            why = "failed its CRC check"
+        else:
+            try:
+                record = bytearray(total)
+            except MemoryError:
+                why = f"holds {length} bytes, more than this process can load,"
+            else:
+                f.seek(start)
+                f.readinto(record)
+                state = ScanState(resume_offset=start)
+                with memoryview(record) as view:
+                    consume(scan_records(view, start, state, name))
+                del record
                 for problem in state.problems:
                     self.problems.warn(problem)
                 self.problems.corrupt_records += state.bad_records
-                consumed = state.resume_offset - base
-                cur.offset = state.resume_offset
-                buf[: have - consumed] = buf[consumed:have]
-                have -= consumed
-                yield ChunkRead(consumed, remaining)
-                if state.stopped:
-                    self.problems.corrupt_records += 1
-                    cur.stopped = True
-                    break
+        if why:
+            self.problems.skip_record(name, start, why)
+        cur.offset = start + total
+        return total

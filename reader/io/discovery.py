@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from google.protobuf.message import DecodeError
 
 from reader.errors import LogdirError
-from reader.io.tfrecord import ScanState, scan_records
+from reader.io.regular import NotRegularFile, open_regular
+from reader.io.tfrecord import (
+    FOOTER_SIZE,
+    HEADER_SIZE,
+    ScanState,
+    claimed_length,
+    scan_records,
+)
 from reader.proto import tfdbg_events_pb2 as pb
 
 SUFFIXES = ("metadata", "source_files", "stack_frames", "graphs", "execution",
@@ -73,21 +80,30 @@ def _split_name(filename: str) -> tuple[str, str] | None:
     return None
 
 
+METADATA_READ = 1 << 20  # a metadata record is a few hundred bytes; read no more than this
+
+
 def _read_metadata(fs: FileSet) -> None:
+    """Read the run id (and versions) from the first record of the `.metadata` file; a
+    file that is not regular, empty or damaged leaves them unknown and says why."""
     path = fs.path("metadata")
+    name = os.path.basename(path)
     try:
-        with open(path, "rb") as f:
-            data = f.read(1 << 20)
+        with open_regular(path) as f:
+            data = f.read(METADATA_READ)
+    except NotRegularFile as exc:
+        fs.problems.append(exc.warning(name))
+        return
     except OSError as exc:
-        fs.problems.append(f"{os.path.basename(path)}: cannot read ({exc.strerror})")
+        fs.problems.append(f"{name}: cannot read ({exc.strerror})")
         return
     state = ScanState()
-    for _, payload in scan_records(data, 0, state, os.path.basename(path)):
+    for _, payload in scan_records(data, 0, state, name):
         ev = pb.DebugEvent()
         try:
             ev.ParseFromString(payload)  # type: ignore[arg-type]  # upb takes any buffer
         except DecodeError:
-            fs.problems.append(f"{os.path.basename(path)}: metadata record is corrupt")
+            fs.problems.append(f"{name}: metadata record is corrupt")
             return
         if ev.WhichOneof("what") == "debug_metadata":
             md = ev.debug_metadata
@@ -96,7 +112,17 @@ def _read_metadata(fs: FileSet) -> None:
             fs.file_version = md.file_version
             fs.start_wall_time = ev.wall_time
         return
-    fs.problems.extend(state.problems)
+    if state.problems:
+        fs.problems.extend(state.problems)
+        return
+    length = claimed_length(data[:HEADER_SIZE]) if len(data) >= HEADER_SIZE else None
+    if length is not None and length + HEADER_SIZE + FOOTER_SIZE > METADATA_READ:
+        fs.problems.append(f"{name}: record at byte 0 claims {length} bytes, far more than a "
+                           "metadata record holds (run id unknown)")
+    elif not data:
+        fs.problems.append(f"{name}: empty, no metadata record (run id unknown)")
+    else:
+        fs.problems.append(f"{name}: metadata record at byte 0 is incomplete (run id unknown)")
 
 
 def discover(logdir: str) -> list[FileSet]:

@@ -7,6 +7,7 @@ disk at its offset and parsed (`read_record`). These dataclasses are what caller
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +16,8 @@ from google.protobuf.message import DecodeError
 from reader.errors import CorruptRecordError, ReaderError
 from reader.index.tensors import TensorValue, decode_tensor
 from reader.io.problems import ProblemLog
-from reader.io.tfrecord import FOOTER_SIZE, HEADER_SIZE, masked_crc32c
+from reader.io.regular import NotRegularFile, open_regular
+from reader.io.tfrecord import FOOTER_SIZE, HEADER_SIZE, claimed_length, masked_crc32c
 from reader.proto import tfdbg_events_pb2 as pb
 
 
@@ -68,18 +70,25 @@ class TraceRecord:
 
 
 def read_record(path: str, offset: int) -> pb.DebugEvent:
-    """Re-read and parse the record at `offset` of `path`; ReaderError if it is damaged."""
+    """Re-read and parse the record at `offset` of `path`; ReaderError if it is damaged (or
+    no longer a regular file: it was indexed from one, but may have been replaced since)."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
             f.seek(offset)
             header = f.read(HEADER_SIZE)
             if len(header) < HEADER_SIZE:
                 raise CorruptRecordError(f"{path}: no record at byte {offset}")
-            length = int.from_bytes(header[:8], "little")
-            if masked_crc32c(header[:8]) != int.from_bytes(header[8:12], "little"):
+            length = claimed_length(header)
+            if length is None:
                 raise CorruptRecordError(f"{path}: corrupt record length at byte {offset}")
+            if offset + HEADER_SIZE + length + FOOTER_SIZE > size:  # sizes nothing unchecked
+                raise CorruptRecordError(f"{path}: record at byte {offset} claims {length} "
+                                         "bytes, more than the file holds")
             payload = f.read(length)
             footer = f.read(FOOTER_SIZE)
+    except NotRegularFile as exc:
+        raise ReaderError(str(exc)) from None
     except OSError as exc:
         raise ReaderError(f"{path}: cannot read ({exc.strerror})") from None
     if len(payload) < length or masked_crc32c(payload) != int.from_bytes(footer, "little"):

@@ -7,7 +7,8 @@ keeps per-record work to two `unpack_from` calls and two C CRC calls.
 
 Outcomes per record, as FORMAT.md and the reader issue ask:
 - a partial record at the end of the data: "not yet written" — stop silently and report the
-  offset where it starts so the next read resumes there;
+  offset where it starts so the next read resumes there (the file layer, `reader.io.cursors`,
+  then tells a record still being written from a length no record can have: `MAX_RECORD`);
 - a bad length CRC: the framing can no longer be trusted — stop this file there, warn;
 - a bad payload CRC: skip that record, count it, warn, go on.
 """
@@ -27,10 +28,34 @@ HEADER_SIZE = _HEADER.size  # 12
 FOOTER_SIZE = _FOOTER.size  # 4
 _crc = _crc32c.crc32c
 
+# The longest payload a record can have. Every record is one serialized protobuf message
+# (a DebugEvent), and protobuf cannot serialize or parse a message of 2 GiB or more (its
+# sizes are signed 32-bit), so TensorFlow never wrote a longer one: a length past this is
+# damage, not a record still being written, however far the file may still grow.
+MAX_RECORD = (1 << 31) - 1
 
-def masked_crc32c(data: bytes | bytearray | memoryview) -> int:
-    """CRC-32C of `data`, masked the way TFRecord stores it."""
-    crc = _crc(data)
+
+def claimed_length(header: bytes | bytearray | memoryview) -> int | None:
+    """The payload length a 12-byte record header claims, or None if its CRC is wrong."""
+    length, length_crc = _HEADER.unpack_from(header, 0)
+    return length if masked_crc32c(memoryview(header)[:8]) == length_crc else None
+
+
+def oversized(name: str, offset: int, length: int) -> str:
+    """The warning for a record header claiming more than `MAX_RECORD` bytes."""
+    return (f"{name}: record at byte {offset} claims {length} bytes, more than any record can "
+            "hold; the rest of this file is skipped")
+
+
+def update_crc(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
+    """The (unmasked) CRC-32C of what `crc` covered followed by `data`."""
+    return int(_crc(data, crc))
+
+
+def masked_crc32c(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
+    """CRC-32C of `data` (continuing `crc`, the unmasked CRC of what came before it),
+    masked the way TFRecord stores it."""
+    crc = _crc(data, crc)
     return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
 
 

@@ -24,8 +24,6 @@ from reader import DebugLogdir, open_logdir
 
 # Behaviours that are still wrong, with the reason (see the findings notes).
 XFAIL: dict[str, str] = {
-    "rewritten_in_place": "cursors keep only an offset: the new content is read from there",
-    "replaced_by_rename": "cursors keep only an offset: a new inode is read from there",
     "tui_truncation": "the app shows warnings once, after the first read only",
     "tui_worker_error": "the worker runs with exit_on_error=False: errors vanish, exit 0",
 }
