@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reader.diagnosis.functions import called_graph_name
-from reader.diagnosis.tensor_rows import TensorRows, nondecreasing
+from reader.diagnosis.tensor_rows import CHUNK, TensorRows, nondecreasing
 from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
 from reader.index.logdir import DebugLogdir
@@ -234,32 +234,36 @@ class DiagIndex:
 
         Its recorded graph id, else the graph found from its op type (see
         `reader.diagnosis.functions` for why forward/backward calls carry no graph id). One
-        op type names one concrete function, so each is resolved once.
+        op type names one concrete function, so each is resolved once. Both are fields of
+        the execution's kind, so the work is per kind (a few), then one gather per row.
         """
         L = self.L
         self._gids, self._gid_index = [], {}
-        recorded = L.executions.col("graph_id")
-        types = L.executions.col("op_type")
-        out = np.full(len(recorded), -1, np.int64)
-        has = recorded >= 0
-        if has.any():
-            lut = np.full(int(recorded.max()) + 1, -1, np.int64)
-            for sid in np.unique(recorded[has]):
-                lut[sid] = self._local(L.strings[int(sid)])
-            out[has] = lut[recorded[has]]
-        missing = ~has
-        if missing.any():
-            lut = np.full(int(types.max()) + 1, -1, np.int64)
-            for tid in np.unique(types[missing]):
-                name = called_graph_name(L.strings[int(tid)])
-                cands = self._by_name.get(name, []) if name else []
-                if not cands:
-                    continue
-                first = int(np.flatnonzero(missing & (types == tid))[0])
-                gid = cands[0] if len(cands) == 1 else self._traced_during(first, cands)
-                lut[tid] = self._local(gid)
-            out[missing] = lut[types[missing]]
-        return out
+        kind, kinds = L.executions.col("kind"), L.executions.kinds
+        if not len(kind) or kinds is None or not len(kinds):
+            return np.full(len(kind), -1, np.int32)
+        used = np.zeros(len(kinds), bool)
+        for a in range(0, len(kind), CHUNK):
+            used |= np.bincount(kind[a:a + CHUNK], minlength=len(kinds)) > 0
+        recorded, types = kinds.col("graph_id"), kinds.col("op_type")
+        graph_of_kind = np.full(len(kinds), -1, np.int32)
+        has = used & (recorded >= 0)
+        for sid in np.unique(recorded[has]):
+            graph_of_kind[has & (recorded == sid)] = self._local(L.strings[int(sid)])
+        missing = used & (recorded < 0)
+        for tid in np.unique(types[missing]):
+            name = called_graph_name(L.strings[int(tid)])
+            cands = self._by_name.get(name, []) if name else []
+            if not cands:
+                continue
+            these = missing & (types == tid)
+            if len(cands) == 1:
+                gid = cands[0]
+            else:  # the first call of that type tells which graph it is
+                first = int(np.flatnonzero(np.isin(kind, np.flatnonzero(these)))[0])
+                gid = self._traced_during(first, cands)
+            graph_of_kind[these] = self._local(gid)
+        return graph_of_kind[kind]
 
     def _local(self, graph_id: str) -> int:
         k = self._gid_index.get(graph_id)
