@@ -19,11 +19,14 @@ Bars: first paint ≤ 1 s; first alert ≤ 3 s; median key-to-repaint ≤ 16 ms.
 from __future__ import annotations
 
 import asyncio
+import faulthandler
+import os
 import random
 import resource
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from typing import Any
 
@@ -55,6 +58,28 @@ async def settle(app: Any, pilot: Any) -> None:
     await pilot.pause()
 
 
+FROZEN_AFTER = 30.0  # the app's event loop stuck this many seconds: the app froze
+FROZE_STATUS = 3  # the exit status that says so (benchmarks.run measures again without keys)
+_beat = [time.perf_counter()]  # last tick of the event loop (see `_heartbeat`)
+
+
+async def _heartbeat() -> None:
+    while True:
+        _beat[0] = time.perf_counter()
+        await asyncio.sleep(0.5)
+
+
+def _watchdog() -> None:
+    """End the process (status 3, stacks on stderr) when the app's event loop has not ticked
+    for FROZEN_AFTER seconds: a UI thread blocked for good cannot be measured, and must not
+    hang `make bench`."""
+    while True:
+        time.sleep(1.0)
+        if time.perf_counter() - _beat[0] > FROZEN_AFTER:
+            faulthandler.dump_traceback(all_threads=True)
+            os._exit(FROZE_STATUS)
+
+
 async def _timed_key(app: Any, vl: Any, key: str) -> float:
     """Post `key`; seconds until the cursor moved and the next frame is drawn."""
     before = vl.cursor_index
@@ -77,6 +102,8 @@ async def _measure(logdir: str, keys_while_indexing: bool = True) -> dict[str, A
     app = TfdbgApp(DebugLogdir(logdir, cache=True), follow=False)
     out: dict[str, Any] = {"during": []}
     async with app.run_test(size=(200, 50)) as pilot:
+        beat = asyncio.create_task(_heartbeat())
+        threading.Thread(target=_watchdog, daemon=True).start()
         while app.first_paint is None:
             await pilot.pause()
         out["first_paint"] = app.first_paint - t0
@@ -140,6 +167,8 @@ async def _measure(logdir: str, keys_while_indexing: bool = True) -> dict[str, A
         index = app.state.logdir
         out["index_mb"] = (index.traces.nbytes() + index.executions.nbytes()
                            + index.outputs.nbytes()) / 1e6
+        beat.cancel()
+    _beat[0] = float("inf")  # measured: the watchdog has nothing more to watch
     out["rss_mb"] = _rss_mb()
     out["rss_before_mb"] = rss_before
     return out
