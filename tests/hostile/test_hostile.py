@@ -33,34 +33,16 @@ from reader import DebugLogdir, ReaderError, open_logdir
 
 # Items that beat `report` today, with the root cause (details in the findings notes).
 XFAIL_REPORT: dict[str, str] = {
-    "orphans_40000": "file set index stored as int16: OverflowError past 32767",
-    "fifo_execution": "a FIFO's st_size is 0, so it is skipped without a warning",
-    "fifo_metadata": "open() of a FIFO named .metadata blocks forever",
-    "device_symlinks": "device files (size 0) skipped silently; dangling symlink silent",
-    "huge_length_header": "a length past the end is 'not yet written' whatever its size",
-    "sparse_tail_complete": "a 1.2 GB record is accumulated by re-concatenation: MemoryError",
-    "sparse_tail_partial": "a 1.5 GB partial record is re-concatenated chunk by chunk",
-    "six_empty": "empty files read as an empty run: exit 0, no warning",
-    "six_fifos": "open() of FIFOs blocks forever",
-    "six_impossible_lengths": "impossible lengths count as 'not yet written': exit 0",
     "op_name_100mb": ("passes since strings are cut for the terminal, but slowly: reading, "
                       "diagnosing and JSON-writing a 100 MB name take ~12 s per run, and "
                       "--json prints it 3 times (314 MB); the cut is tested in test_sanitizer"),
 }
 # Items that beat the terminal app today.
 XFAIL_TUI: dict[str, str] = {
-    "orphans_40000": "the indexing worker dies of the int16 overflow, silently",
-    "fifo_execution": XFAIL_REPORT["fifo_execution"],
-    "device_symlinks": XFAIL_REPORT["device_symlinks"],
-    "huge_length_header": XFAIL_REPORT["huge_length_header"],
 }
 # Items that hang or exhaust memory inside the test process today: not run at all (a hung
 # thread would take the whole session down with it) until they are fixed.
 NOT_RUN_TUI: dict[str, str] = {
-    "fifo_metadata": XFAIL_REPORT["fifo_metadata"],
-    "six_fifos": XFAIL_REPORT["six_fifos"],
-    "sparse_tail_complete": "reads a 1.2 GB record into memory",
-    "sparse_tail_partial": "re-concatenates a 1 GB pending buffer",
     "op_name_100mb": ("passes (each string is cut before layout) in ~20 s: reading the "
                       "200 MB item dominates"),
 }
@@ -68,8 +50,7 @@ NOT_RUN_TUI: dict[str, str] = {
 # minutes of the suite's budget, to learn what the mark already says).
 NOT_RUN_REPORT: dict[str, str] = {
     n: XFAIL_REPORT[n]
-    for n in ("fifo_metadata", "six_fifos",
-              "sparse_tail_complete", "sparse_tail_partial", "op_name_100mb")
+    for n in ("op_name_100mb",)
 }
 # Items whose memory is unbounded today (tracemalloc peak while opening).
 XFAIL_MEMORY: dict[str, str] = {
