@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import faulthandler
+import json
 import os
 import random
 import resource
@@ -112,6 +113,8 @@ async def _measure(logdir: str, keys_while_indexing: bool = True) -> dict[str, A
         app.screen._on_timer_update()
         out["first_alert"] = time.perf_counter() - t0
         out["first_alert_id"] = app.main.alerts.selected_alert()
+        print("PARTIAL " + json.dumps({k: out[k] for k in ("first_paint", "first_alert")}),
+              flush=True)  # what a run stopped later still tells
         s = app.main
         await pilot.press("3")
         vl = s.ge.vlist
@@ -234,8 +237,6 @@ def main(logdir: str, keys_while_indexing: bool = True, froze: str = ""
 
 
 if __name__ == "__main__":
-    import json
-
     idle = sys.argv[2:3] == ["--no-keys-while-indexing"]
     section, numbers = main(sys.argv[1], not idle, " ".join(sys.argv[3:]))
     print(section)

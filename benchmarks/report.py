@@ -43,10 +43,15 @@ def _goals(res: dict[str, Any]) -> list[str]:
                      c["rss"] <= 600 * MB))
     if "tui" in res:
         t = res["tui"][1]
-        rows.append(("12.5M records, TUI first open: first alert selected", "≤ 3 s",
-                     _s(t["first_alert"]), t["first_alert"] <= 3))
-        rows.append(("… median key-to-repaint (while indexing and after)", "≤ 16 ms",
-                     f"{t['median_key'] * 1000:.1f} ms", t["median_key"] <= 0.016))
+        if "first_alert" in t:
+            rows.append(("12.5M records, TUI first open: first alert selected", "≤ 3 s",
+                         _s(t["first_alert"]), t["first_alert"] <= 3))
+        if "median_key" in t:
+            rows.append(("… median key-to-repaint (while indexing and after)", "≤ 16 ms",
+                         f"{t['median_key'] * 1000:.1f} ms", t["median_key"] <= 0.016))
+        if t.get("stopped") or not t.get("keys_during"):
+            rows.append(("… stays responsive while indexing", "keys handled",
+                         "no: see the TUI section", False))
     if "cache" in res:
         for name, label in (("big", "1.25M"), ("big10", "12.5M")):
             x = res["cache"][name]
