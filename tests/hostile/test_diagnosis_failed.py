@@ -8,13 +8,15 @@ one) the original exception propagates instead, so a diagnosis bug fails the tes
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hostile.checks import assert_no_raw_controls
+from hostile.corpus import build
 
-from reader import ReaderError
-from reader.diagnosis import STRICT_ENV, DiagnosisFailed, _guarded
+from reader import ReaderError, open_logdir
+from reader.diagnosis import STRICT_ENV, DiagnosisFailed, _guarded, diagnose
 from tfdbg_tui.commands.report.diagnosis import human_lines
 from tfdbg_tui.commands.report.text import render_report
 
@@ -86,3 +88,29 @@ def test_report_prints_the_failure_under_its_alert() -> None:
                      if hasattr(r, "plain"))
     assert "diagnosis failed: ValueError: boom" in text
     assert_no_raw_controls(text, "report")
+
+
+def _explanations(name: str, root: Path) -> list[str]:
+    logdir = open_logdir(str(build(name, root).logdir))
+    alerts = logdir.alerts()
+    return [diagnose(logdir, int(alerts.kind[k]), int(alerts.index[k]), int(alerts.slot[k]))
+            .explanation for k in range(len(alerts))]
+
+
+def test_what_the_diagnosis_could_not_examine_is_said(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hostile items the diagnosis used to crash or hang on: it now says what is unknown
+    (strict: an exception here is a failure, not a "diagnosis failed" line)."""
+    monkeypatch.setenv(STRICT_ENV, "1")
+    plus = _explanations("source_plus_200k", tmp_path)
+    assert any("source not analysed (train.py: an expression is nested too deeply" in e
+               for e in plus), plus
+    (huge,) = _explanations("input_ids_huge", tmp_path)
+    assert "lists 2,000,000 inputs: only the first 1,024 were examined" in huge
+    assert huge.count("was not recorded") <= 6  # the rest counted, not listed
+    no_inputs = _explanations("eager_math_no_inputs", tmp_path)
+    assert len(no_inputs) == 15
+    assert all("its inputs were not recorded" in e and "finite" not in e
+               for e in no_inputs), no_inputs
+    (deep,) = _explanations("deep_graph_nesting", tmp_path)
+    assert deep.startswith("Log produced NaN")
