@@ -65,7 +65,10 @@ class Forward:
 
 def is_gradient_name(op_name: str) -> bool:
     """True for ops TensorFlow created while building a gradient."""
-    return op_name.startswith(_TAPE) or bool(_GRADIENTS.search(op_name)) or "_grad/" in op_name
+    # the substring test first: a plain `in` scans a 100 MB name in milliseconds, the regex
+    # in seconds
+    return (op_name.startswith(_TAPE) or "_grad/" in op_name
+            or ("gradients" in op_name and bool(_GRADIENTS.search(op_name))))
 
 
 def _forward_name(op_name: str) -> str | None:
