@@ -146,9 +146,10 @@ class ChangeWatcher:
         self.last_reason = "closed" if self._stop.is_set() else "timeout"
         return False
 
-    def close(self) -> None:
-        """Stop watching; a wait() in progress returns."""
+    def close(self, join: bool = True) -> None:
+        """Stop watching; a wait() in progress returns. `join=False` does not wait for the
+        notification thread to end (for a UI thread waking a follower that closes it again)."""
         self._stop.set()
         self._event.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
+        if join and self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=5)

@@ -23,10 +23,7 @@ from support.tui import add_step, start_reference, sync, write_reference
 from reader import DebugLogdir, open_logdir
 
 # Behaviours that are still wrong, with the reason (see the findings notes).
-XFAIL: dict[str, str] = {
-    "tui_truncation": "the app shows warnings once, after the first read only",
-    "tui_worker_error": "the worker runs with exit_on_error=False: errors vanish, exit 0",
-}
+XFAIL: dict[str, str] = {}
 
 
 def xfail(name: str) -> Any:
@@ -120,7 +117,6 @@ def notifications(app: Any) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
 
-@xfail("tui_truncation")
 @sync
 async def test_app_shows_truncation_while_following(tmp_path: Path) -> None:
     from tfdbg_tui.ui.app import TfdbgApp
@@ -174,7 +170,6 @@ class _FailingLogdir(DebugLogdir):
         return super().update(progress)
 
 
-@xfail("tui_worker_error")
 @sync
 async def test_unexpected_follow_error_is_shown_and_exit_status_nonzero(tmp_path: Path) -> None:
     from tfdbg_tui.ui.app import TfdbgApp
@@ -185,7 +180,8 @@ async def test_unexpected_follow_error_is_shown_and_exit_status_nonzero(tmp_path
     async with app.run_test(size=(160, 48), notifications=True) as pilot:
         await asyncio.wait_for(app.indexed.wait(), 60)
         await until(pilot, lambda: any("injected failure" in m for m in notifications(app)))
-        assert "● live" not in str(app.main.query_one("#header-line").render())  # type: ignore[union-attr]
+        header = str(app.main.query_one("#header-line").render())  # type: ignore[union-attr]
+        assert "● live" not in header and "reading stopped" in header, header
         await pilot.press("q")
     assert app.return_code not in (None, 0)
 

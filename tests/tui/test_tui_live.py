@@ -1,43 +1,49 @@
 """The app follows a logdir that is still being written: rows and alerts arrive on their own.
 
-A writer appends records (real TFRecord framing, via `dumper.writer`) while the app runs with
-its normal one-second poll; the test waits on the app's data event, never on a sleep.
+A writer appends records (real TFRecord framing, via `dumper.writer`) while the app runs,
+once woken by file-system notifications and once by the polling fallback (what a network
+file system gets); the test waits on the app's data event, never on a sleep.
 """
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
+import pytest
 from support.tui import add_step, start_reference, sync
 
 from reader import DebugLogdir
 from tfdbg_tui.ui.app import TfdbgApp
 
+WAIT = 60.0  # a bound that fails the test, never a pace
 
+
+@pytest.mark.parametrize("notify", [True, False], ids=["notifications", "polling"])
 @sync
-async def test_new_rows_and_alerts_arrive_live_without_moving_selection(tmp_path: Path) -> None:
+async def test_new_rows_and_alerts_arrive_live_without_moving_selection(
+        tmp_path: Path, notify: bool) -> None:
     ref = start_reference(tmp_path / "live")
     add_step(ref, 0, bad=False)
-    app = TfdbgApp(DebugLogdir(str(tmp_path / "live")), follow=True)
+    app = TfdbgApp(DebugLogdir(str(tmp_path / "live")), follow=True, notify=notify,
+                   poll_interval=0.05)
+    if notify:  # no stat within WAIT: only a notification can bring the new rows in time
+        app.follower.safety_interval = 3600.0
     try:
         async with app.run_test(size=(200, 50)) as pilot:
-            await app.wait_for_data(lambda s: not s.indexing)
+            await app.wait_for_data(lambda s: not s.indexing, timeout=WAIT)
             await pilot.pause()
             s = app.main
             assert s is not None
+            assert app.follower.mode == ("notify" if notify else "poll")
             assert app.state.snapshot.traces == 5 and len(app.state.snapshot.alerts) == 0
             await pilot.press("3", "down", "down")
             assert s.ge.selected == 2
             offset = s.ge.vlist.scroll_offset.y
 
             add_step(ref, 1, bad=True)  # five more traces, four of them with NaN/∞
-            start = time.monotonic()
             await app.wait_for_data(lambda snap: snap.traces == 10 and len(snap.alerts) == 4,
-                                    timeout=2.0)
-            elapsed = time.monotonic() - start
+                                    timeout=WAIT)
             await pilot.pause()
-            assert elapsed < 2.0  # the bar: new data shows within 2 s
             assert s.ge.vlist.row_count == 10
             assert s.timeline.vlist.row_count == 2
             assert s.ge.selected == 2  # the selection did not jump
@@ -50,7 +56,7 @@ async def test_new_rows_and_alerts_arrive_live_without_moving_selection(tmp_path
             assert s.ge.toggle_only_bad()
             assert s.ge.vlist.row_count == 3  # Log, mul, Sum (the 4th alert is eager)
             add_step(ref, 2, bad=True)
-            await app.wait_for_data(lambda snap: snap.traces == 15, timeout=2.0)
+            await app.wait_for_data(lambda snap: snap.traces == 15, timeout=WAIT)
             await pilot.pause()
             assert s.ge.vlist.row_count == 6
             assert s.alerts.vlist.row_count == 8

@@ -3,7 +3,8 @@
 Opening only discovers the logdir's files (fast, and where a bad path is caught with a
 one-line error and exit status 2); reading them happens inside the app, in a worker, so the
 first screen shows at once even for a million traces. With `--compare B`, run B is read and
-compared once A is (compare mode: `tfdbg_tui.ui.compare_view`).
+compared once A is (compare mode: `tfdbg_tui.ui.compare_view`). The exit status is 0 after
+a normal quit, 2 for a user error, 1 when the app crashed or stopped reading on an error.
 """
 
 from __future__ import annotations
@@ -55,8 +56,13 @@ def main(args: Sequence[str]) -> int:
     default = Tolerance()
     tolerance = Tolerance(default.rtol if ns.rtol is None else ns.rtol,
                           default.atol if ns.atol is None else ns.atol)
-    TfdbgApp(logdir, display_path=ns.logdir, compare_with=other, tolerance=tolerance).run()
-    return 0
+    app = TfdbgApp(logdir, display_path=ns.logdir, compare_with=other, tolerance=tolerance)
+    app.run()
+    if app.read_error is not None:  # shown in the app too; the screen is gone now
+        print(f"tfdbg-tui: error: {app.read_error}", file=sys.stderr)
+    # non-zero when the app crashed (Textual sets 1 and prints the traceback) or its
+    # reading worker died (TfdbgApp.exit)
+    return app.return_code or 0
 
 
 def nonnegative(text: str) -> float:

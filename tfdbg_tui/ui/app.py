@@ -3,41 +3,44 @@
 Everything visible lives in `MainScreen` and the panes. The app loads the user's keymap
 (`tfdbg_tui.core.keymap`) and shows keys through `get_key_display`, so footer, help and palette
 follow it. Its other job besides wiring is reading the logdir off the UI thread: the first
-screen paints at once, indexing runs in a thread worker that publishes `Snapshot`s (with
-progress) as it goes, then the same worker polls `update()` about once a second so a run that is
-still writing shows up live.
+screen paints at once, and a thread worker (`tfdbg_tui.ui.follow`) publishes `Snapshot`s with
+progress, then follows a run that is still writing (file-system notifications, or polling
+where they do not work). Warnings pop up when they happen; an unexpected error in the worker
+is shown, ends "live", and makes the exit status 1.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from rich.console import RenderableType
 from textual import work
 from textual.app import App
 from textual.binding import Binding
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
-from reader import DebugLogdir, ReaderError
+from reader import DebugLogdir
 from tfdbg_tui.core.compare import Tolerance
 from tfdbg_tui.core.keymap import load_keymap
 from tfdbg_tui.core.memory import release_freed_memory
 from tfdbg_tui.core.model import AppState, Snapshot
+from tfdbg_tui.core.sanitize import error_line
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.bindings import SPECS_BY_ID
+from tfdbg_tui.ui.follow import LogdirFollower, notices
 from tfdbg_tui.ui.main_screen import SCREEN_KEYS, MainScreen
 from tfdbg_tui.ui.palette import TfdbgCommands
 
 if TYPE_CHECKING:
     from tfdbg_tui.ui.compare_view import CompareView
 
-PUBLISH_EVERY = 0.25  # seconds between progress snapshots while indexing
-
 
 class TfdbgApp(App[None]):
     """tfdbg-tui on one logdir. `follow=False` stops after the first full read (tests).
+    `notify` / `poll_interval`: how a live logdir is watched (see `LogdirFollower`).
     `compare_with` (run B) turns on compare mode: see `tfdbg_tui.ui.compare_view`."""
 
     CSS_PATH = "tfdbg.tcss"
@@ -46,8 +49,8 @@ class TfdbgApp(App[None]):
     ESCAPE_TO_MINIMIZE = False
 
     def __init__(self, logdir: DebugLogdir, *, display_path: str | None = None,
-                 follow: bool = True, poll_interval: float = 1.0,
-                 compare_with: DebugLogdir | None = None,
+                 follow: bool = True, poll_interval: float = 0.2,
+                 notify: bool | None = None, compare_with: DebugLogdir | None = None,
                  tolerance: Tolerance | None = None) -> None:
         super().__init__()
         self.compare_with, self.tolerance = compare_with, tolerance
@@ -56,12 +59,13 @@ class TfdbgApp(App[None]):
         self.state = AppState(logdir)
         self.display_path = display_path if display_path is not None else logdir.path
         self.follow = follow
-        self.poll_interval = poll_interval
+        self.follower = LogdirFollower(logdir, self._publish_from_thread, follow=follow,
+                                       poll_interval=poll_interval, notify=notify)
+        self.read_error: str | None = None  # set when the worker died: shown, exit status 1
         self.main: MainScreen | None = None
         self.data_event = asyncio.Event()  # set whenever a snapshot is published
         self.indexed = asyncio.Event()  # set once the first full read is done
         self.first_paint: float | None = None  # perf_counter() of the first screen refresh
-        self._stop = threading.Event()
         self.user_keymap = load_keymap({s.id for s in SCREEN_KEYS} | set(SPECS_BY_ID))
         self.set_keymap(self.user_keymap.keys)
 
@@ -88,46 +92,48 @@ class TfdbgApp(App[None]):
             self.first_paint = time.perf_counter()
 
     def on_unmount(self) -> None:
-        self._stop.set()
+        self.follower.stop()
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def index_logdir(self) -> None:
-        """Read the logdir (publishing progress), then follow it until the app exits."""
+        """Read the logdir (publishing progress), then follow it until the app exits.
+        An exception ends the worker; `on_worker_state_changed` shows it."""
         worker = get_current_worker()
-        logdir = self.state.logdir
-        last = 0.0
-
-        def progress(done: int, total: int) -> None:
-            nonlocal last
-            now = time.monotonic()
-            if now - last >= PUBLISH_EVERY and not worker.is_cancelled:
-                last = now
-                self._publish_from_thread(self._snapshot(True, done, total), final=False)
-
-        try:
-            logdir.update(progress)
-        except ReaderError as exc:
-            logdir.warn(str(exc))
-        self._publish_from_thread(self._snapshot(False), final=True)
+        after_first = None
         if self.compare_with is not None:
-            self._compare_from_thread(self.compare_with)
-        while self.follow and not worker.is_cancelled:
-            if self._stop.wait(self.poll_interval):
-                break
-            try:
-                stats = logdir.update()
-            except ReaderError as exc:
-                logdir.warn(str(exc))
-                continue
-            if stats.changed:
-                self._publish_from_thread(self._snapshot(False), final=False)
+            other = self.compare_with
+            after_first = lambda: self._compare_from_thread(other)  # noqa: E731
+        self.follower.run(lambda: worker.is_cancelled, after_first)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "index" and event.state == WorkerState.ERROR:
+            self._reading_stopped(event.worker.error)
+
+    def _reading_stopped(self, error: BaseException | None) -> None:
+        """The worker died of an error nobody expected: say so on one line, stop claiming
+        "live", keep what was read on screen, and make the exit status non-zero."""
+        self.follower.stop()
+        self.read_error = error_line("reading stopped", f"{type(error).__name__}: {error}")
+        self.log.error(self.read_error)
+        self.notify(self.read_error, severity="error", timeout=24 * 3600, markup=False)
+        snapshot = self.state.snapshot
+        # the last published snapshot is consistent; it becomes the final one
+        self._publish(replace(snapshot, indexing=False), final=snapshot.indexing, warnings=[])
+
+    def exit(self, result: None = None, return_code: int = 0,
+             message: RenderableType | None = None) -> None:
+        """Quit; after a reading error the exit status is 1 (a script must not take a
+        half-read run for a clean one)."""
+        if return_code == 0 and self.read_error is not None:
+            return_code = 1
+        super().exit(result, return_code, message)
 
     def _compare_from_thread(self, other: DebugLogdir) -> None:
         """Compare mode: read run B and compare run A with it, then let the screen show it."""
         from tfdbg_tui.ui.compare_view import compare_runs
 
         view, error = compare_runs(self.state.logdir, other, self.tolerance)
-        if self._stop.is_set() or not self.is_running:
+        if self.follower.stopped or not self.is_running:
             return
         try:
             self.call_from_thread(self._compared, view, error)
@@ -142,32 +148,27 @@ class TfdbgApp(App[None]):
         finally:
             self.compared.set()
 
-    def _snapshot(self, indexing: bool, done: int = 0, total: int = 0) -> Snapshot:
-        logdir = self.state.logdir
-        return Snapshot(len(logdir.executions), len(logdir.traces), len(logdir.outputs),
-                        logdir.alerts(), indexing, done, total)
-
-    def _publish_from_thread(self, snapshot: Snapshot, final: bool) -> None:
-        if self._stop.is_set():
+    def _publish_from_thread(self, snapshot: Snapshot, final: bool,
+                             warnings: list[str]) -> None:
+        if self.follower.stopped:
             return
         if not self.is_running:  # the app is shutting down
-            self._stop.set()
+            self.follower.stop()
             return
         try:
-            self.call_from_thread(self._publish, snapshot, final)
-        except Exception as exc:
-            if not self.is_running:
-                self._stop.set()
-            else:
-                self.log.error(f"publishing a snapshot failed: {exc!r}")
+            self.call_from_thread(self._publish, snapshot, final, warnings)
+        except Exception:
+            if self.is_running:
+                raise  # a pane failed on new data: the worker ends and the error is shown
+            self.follower.stop()
 
-    def _publish(self, snapshot: Snapshot, final: bool) -> None:
+    def _publish(self, snapshot: Snapshot, final: bool, warnings: list[str]) -> None:
         self.state.snapshot = snapshot
         try:
+            for message in notices(warnings):
+                self.notify(lit(message), severity="warning", timeout=10, markup=False)
             if self.main is not None and self.main.is_mounted:
                 self.main.on_data(final)
-                if final:
-                    self.main.show_warnings()
         finally:  # waiters (tests, benchmarks) must hear of the data whatever a pane did
             self.data_event.set()
             if final:

@@ -1,7 +1,8 @@
 """The header line: logdir, run, TensorFlow version, modes, counts, alerts, reading state.
 
 It is rebuilt on every snapshot, from the snapshot's counts only (rows below them never
-change), and shortened for the narrow layout.
+change), and shortened for the narrow layout. After an error ended reading it says so
+instead of "live" (the error itself is in a notification).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from tfdbg_tui.core.textutil import lit
 
 
 def header_line(logdir: DebugLogdir, snap: Snapshot, display_path: str, narrow: bool,
-                follow: bool) -> Text:
-    """The header for `snap`; `follow` says whether the app keeps reading a live logdir."""
+                follow: bool, stopped: str | None = None) -> Text:
+    """The header for `snap`; `follow` says whether the app keeps reading a live logdir;
+    `stopped` is the error that ended reading (then neither "indexing" nor "live" holds)."""
     t = Text(no_wrap=True, overflow="ellipsis")
     t.append("tfdbg-tui ", "bold")
     t.append(lit(display_path), "bold #5fd7ff")
@@ -33,7 +35,9 @@ def header_line(logdir: DebugLogdir, snap: Snapshot, display_path: str, narrow: 
     warnings = len(logdir.all_warnings()) if not snap.indexing else 0
     if warnings:
         t.append(f"  ⚠ {warnings}", "bold yellow")
-    if snap.indexing:
+    if stopped is not None:
+        t.append("  ✖ reading stopped", "bold #ff5f5f")
+    elif snap.indexing:
         pct = (100 * snap.done_bytes // snap.total_bytes) if snap.total_bytes else 0
         t.append(f"  indexing {pct}%", "bold yellow")
     elif follow:
