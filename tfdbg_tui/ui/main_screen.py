@@ -75,7 +75,6 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
         self._pending: tuple[bool, Callable[[], None]] | None = None
         self._timer: Timer | None = None
         self.panes: list[Pane] = [spec.widget(state, id=spec.dom_id) for spec in PANES]
-        self._alerted_once = False
 
     def pane_of(self, kind: type[P]) -> P:
         """The pane of class `kind` (the panes this screen coordinates by name)."""
@@ -135,8 +134,6 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
         snap = self.state.snapshot
         if snap.traces or snap.executions or not snap.indexing:
             self.on_data(final=not snap.indexing)
-            if not snap.indexing:
-                self.show_warnings()
 
     # ------------------------------------------------------------------ data
     def on_data(self, final: bool) -> None:
@@ -154,7 +151,8 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
     def _update_header(self) -> None:
         logdir, snap = self.state.logdir, self.state.snapshot
         follow = bool(getattr(self.app, "follow", True))
-        t = header_line(logdir, snap, self.display_path, self.has_class("-narrow"), follow)
+        t = header_line(logdir, snap, self.display_path, self.has_class("-narrow"), follow,
+                        stopped=getattr(self.app, "read_error", None))
         self.query_one("#header-line", Static).update(t)
         bar = self.query_one("#progress", ProgressBar)
         bar.set_class(not snap.indexing, "-done")
@@ -169,14 +167,6 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
             style = "bold reverse" if pane is current else "dim"
             t.append(f" {pane.number} {pane.SHORT} ", style)
         self.query_one("#pane-tabs", Static).update(t)
-
-    def show_warnings(self) -> None:
-        """Tell the user once about problems the reader found (damaged files, wrong mode)."""
-        if self._alerted_once:
-            return
-        self._alerted_once = True
-        for message in self.state.logdir.all_warnings()[:3]:
-            self.notify(lit(message), severity="warning", timeout=10, markup=False)
 
     # ------------------------------------------------------------------ focus & layout
     def current_pane(self) -> Pane | None:
