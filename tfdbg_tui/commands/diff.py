@@ -43,6 +43,17 @@ def _tolerance(text: str) -> float:
     return value
 
 
+def finite(obj: Any) -> Any:
+    """`obj` with every non-finite float replaced by None (JSON has no NaN or Infinity)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [finite(v) for v in obj]
+    return obj
+
+
 def _count(text: str) -> int:
     try:
         value = int(text)
@@ -187,7 +198,8 @@ def main(argv: Sequence[str]) -> int:
     comparison = compare(a, b, Tolerance(opts.rtol, opts.atol))
     result = build_result(comparison, opts.limit)
     if opts.json:
-        json.dump(result, sys.stdout, indent=1, allow_nan=False, default=str)
+        # strict JSON: a NaN/±∞ read from a file (a wall time, an error) becomes null
+        json.dump(finite(result), sys.stdout, indent=1, allow_nan=False, default=str)
         sys.stdout.write("\n")
     else:
         from tfdbg_tui.commands.diff_text import print_result

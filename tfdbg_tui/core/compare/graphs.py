@@ -31,6 +31,11 @@ _RATIO_OPS = 3000  # ops per graph looked at when judging that
 
 
 _FLOATS = frozenset({1, 2, 14, 19})  # one class: mixed precision must still align
+# Outputs of one op numbered for pairing. The count comes from the file (an op record's
+# num_outputs, a trace's output_slot): a claim of 2**31 would number (and pair, slot by slot)
+# billions of tensors. Past this many, as the reader does for executions, it is not believed;
+# traces of slots past it stay unpaired.
+MAX_OUTPUTS = 4096
 
 
 class Tokens:
@@ -75,7 +80,7 @@ class OpTable:
             self.types.append(op_type)
             self.index[(graph_id, name)] = i
             self.by_graph[graph_id].append(i)
-            self.n_out.append(max(n_out, 1))
+            self.n_out.append(min(max(n_out, 1), MAX_OUTPUTS))
         return i
 
     @property
@@ -134,7 +139,7 @@ def op_table(logdir: DebugLogdir) -> OpTable:
                 table.shape[op] = (d, r, z)
     most = np.zeros(len(table.keys), np.int64)
     slot = np.asarray(t.slot)
-    multi = np.flatnonzero(slot > 0)  # few rows: ops with more than one output
+    multi = np.flatnonzero((slot > 0) & (slot < MAX_OUTPUTS))  # few rows: multi-output ops
     if len(multi):
         np.maximum.at(most, table.row_op[multi], slot[multi].astype(np.int64) + 1)
     table.n_out = [max(k, int(m)) for k, m in zip(table.n_out, most.tolist(), strict=True)]

@@ -26,7 +26,8 @@ Rows = tuple[np.ndarray, np.ndarray, np.ndarray]  # rows of A, rows of B, how
 
 def _row_tensors(logdir: DebugLogdir, ops: OpTable) -> np.ndarray:
     slot = logdir.traces.slot.astype(np.int64)
-    return np.where(slot >= 0, ops.first_tensor[ops.row_op] + slot, -1)
+    n_out = np.diff(ops.first_tensor)[ops.row_op]  # a slot past its op's outputs: unpaired
+    return np.where((slot >= 0) & (slot < n_out), ops.first_tensor[ops.row_op] + slot, -1)
 
 
 def _expand(row_t: np.ndarray, pair_t: np.ndarray, n_tensors: int
