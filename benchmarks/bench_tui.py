@@ -77,8 +77,10 @@ def _watchdog() -> None:
     while True:
         time.sleep(1.0)
         if time.perf_counter() - _beat[0] > FROZEN_AFTER:
-            faulthandler.dump_traceback(all_threads=True)
-            os._exit(FROZE_STATUS)
+            try:  # Textual replaced sys.stderr: write to file descriptor 2
+                faulthandler.dump_traceback(file=2, all_threads=True)
+            finally:
+                os._exit(FROZE_STATUS)
 
 
 async def _timed_key(app: Any, vl: Any, key: str) -> float:
