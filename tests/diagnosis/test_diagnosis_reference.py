@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -116,23 +115,25 @@ def test_damaged_records_and_failures_never_break_the_report(reference_logdir: s
     assert any("no diagnosis" in w for w in L.all_warnings())
 
 
-def test_diagnosis_stays_fast_on_a_million_traces(reference: DebugLogdir) -> None:
-    """Index once (argsort), then each diagnosis is searchsorted lookups: no per-trace loop."""
-    L = reference
+def test_diagnosis_of_a_million_traces_answers_as_on_the_run(reference_logdir: str) -> None:
+    """The run repeated to a million traces in memory: the last Log (in the last repetition)
+    and the last Negs are explained as on the run itself, the origin shifted by whole
+    repetitions — the diagnosis index works on rows, whatever their number. How fast it is
+    belongs to `make bench`, not here."""
+    small = open_logdir(reference_logdir)
+    L = open_logdir(reference_logdir)  # its own copy: the session's `reference` stays intact
     n = len(L.traces)
     reps = 1_000_000 // n + 1
-    for name in L.traces.columns:  # the same run, repeated: a 1M-trace logdir in memory
-        col = L.traces.col(name)
-        L.traces._data[name] = np.tile(col, reps)
+    for name in L.traces.columns:
+        L.traces._data[name] = np.tile(L.traces.col(name), reps)
     L.traces._n = L.traces._cap = n * reps
     assert len(L.traces) >= 1_000_000
-    last_log = int(rows_of(L, "cross_entropy", "Log")[-1])
-    t0 = time.perf_counter()
-    diagnose(L, GRAPH, last_log)  # builds the index
-    first_query = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    for row in rows_of(L, "cross_entropy", "Neg")[-20:]:
-        diagnose(L, GRAPH, int(row))
-    per_query = (time.perf_counter() - t0) / 20
-    assert first_query < 5.0, first_query
-    assert per_query < 0.25, per_query
+    shift = (reps - 1) * n
+    starts = [int(rows_of(small, "cross_entropy", "Log")[-1]),
+              *(int(r) for r in rows_of(small, "cross_entropy", "Neg")[-5:])]
+    for row in starts:
+        want = diagnose(small, GRAPH, row)
+        got = diagnose(L, GRAPH, row + shift)
+        assert (got.origin_op_type, got.origin_graph_name, got.cause) == (
+            want.origin_op_type, want.origin_graph_name, want.cause), row
+        assert got.origin_index == want.origin_index + shift, row

@@ -7,7 +7,6 @@ from our own output.
 from __future__ import annotations
 
 import json
-import time
 import warnings
 
 import numpy as np
@@ -71,17 +70,15 @@ def test_bool_and_bfloat16(values_logdir: str) -> None:
     assert s.max == pytest.approx(np.nanmax(src[np.isfinite(src)]), rel=1e-2)
 
 
-def test_big_tensor_stats_are_exact_and_fast(values_logdir: str) -> None:
+def test_big_tensor_stats_are_exact(values_logdir: str) -> None:
+    """10M elements (how fast is `make bench`'s business, not a unit test's)."""
     L = open_values(values_logdir)
     i = trace_index(L, "big:0")
-    t0 = time.perf_counter()
     loaded = load(L, 0, i, 0)
-    elapsed = time.perf_counter() - t0
     big = inputs()["big"]
     assert loaded.stats is not None and loaded.stats.size == 10_000_000
     assert_stats_match(loaded.stats, big, rtol=1e-9)
     assert loaded.stats.first_nonfinite == (int(np.flatnonzero(np.isnan(big))[0]),)
-    assert elapsed < 10, f"reading + statistics of 10M elements took {elapsed:.1f}s"
 
 
 def test_strings_are_decoded_from_packed_content(values_logdir: str) -> None:
