@@ -117,17 +117,19 @@ def notifications(app: Any) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
 
+@pytest.mark.parametrize("notify", [True, False], ids=["notifications", "polling"])
 @sync
-async def test_app_shows_truncation_while_following(tmp_path: Path) -> None:
+async def test_app_shows_truncation_while_following(tmp_path: Path, notify: bool) -> None:
     from tfdbg_tui.ui.app import TfdbgApp
 
     d = tmp_path / "ld"
     write_reference(d)
     path = traces_file(d)
-    app = TfdbgApp(DebugLogdir(str(d)), follow=True, poll_interval=0.05)
+    app = TfdbgApp(DebugLogdir(str(d)), follow=True, poll_interval=0.05, notify=notify)
     async with app.run_test(size=(160, 48), notifications=True) as pilot:
         await asyncio.wait_for(app.indexed.wait(), 60)
         await pilot.pause()
+        assert not any(path.name in m for m in notifications(app))  # a clean logdir
         with open(path, "r+b") as f:
             f.truncate(10)
         await until(pilot, lambda: any(path.name in m for m in notifications(app)))

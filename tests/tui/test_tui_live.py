@@ -14,6 +14,7 @@ from support.tui import add_step, start_reference, sync
 
 from reader import DebugLogdir
 from tfdbg_tui.ui.app import TfdbgApp
+from tfdbg_tui.ui.follow import MAX_NOTICES, notices
 
 WAIT = 60.0  # a bound that fails the test, never a pace
 
@@ -62,3 +63,12 @@ async def test_new_rows_and_alerts_arrive_live_without_moving_selection(
             assert s.alerts.vlist.row_count == 8
     finally:
         ref.writer.close()
+
+
+def test_a_flood_of_new_warnings_pops_up_as_a_few_and_a_count() -> None:
+    few = [f"file {i}: skipped" for i in range(MAX_NOTICES)]
+    assert notices(few) == few  # each one while they are few
+    many = [f"file {i}: skipped" for i in range(3 * MAX_NOTICES)]
+    shown = notices(many)
+    assert len(shown) == MAX_NOTICES and shown[:-1] == many[: MAX_NOTICES - 1]
+    assert f"{len(many) - (MAX_NOTICES - 1)} more warnings" in shown[-1]
