@@ -16,45 +16,23 @@ partly explicit. This module recovers them:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
+from reader.diagnosis.feeders import feeder
 from reader.diagnosis.functions import backward_graphs_of, captured_name, placeholders_in_order
-from reader.diagnosis.index import DiagIndex, Ref, first_tid
-from reader.diagnosis.nested import CONTROL_FLOW_PREFIXES, NestedCalls
-from reader.diagnosis.source import (
-    call_frame_in,
-    call_site_origin,
-    caller_op_on_lines,
-    flat_position,
+from reader.diagnosis.index import DiagIndex, Ref
+from reader.diagnosis.links import (
+    ASSIGN_OPS,
+    IF_OPS,
+    LOOK_THROUGH,
+    MAX_EAGER_INPUTS,
+    MAX_HOPS,
+    WHILE_OPS,
+    Link,
 )
+from reader.diagnosis.nested import NestedCalls
 from reader.diagnosis.variables import READ_OPS, Write, last_write
 from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
 from reader.index.schema import EAGER, GRAPH
-
-# Ops the dumping callback never instruments; their outputs equal (one of) their inputs.
-LOOK_THROUGH = frozenset({"Identity", "Enter", "Exit", "NextIteration", "Switch", "RefIdentity",
-                          "Snapshot", "Merge"})
-WHILE_OPS = frozenset({"While", "StatelessWhile"})
-IF_OPS = frozenset({"If", "StatelessIf", "Case", "StatelessCase"})
-ASSIGN_OPS = frozenset({"AssignVariableOp", "AssignSubVariableOp", "AssignAddVariableOp"})
-MAX_HOPS = 64
-# Inputs of one eager execution that are followed: a real op has at most a few hundred, a
-# crafted record millions (each a producer lookup); past it the explanation says so.
-MAX_EAGER_INPUTS = 1024
-
-
-@dataclass(frozen=True)
-class Link:
-    """One input of an op: how the op names it, and the record holding its value (if any)."""
-
-    name: str
-    ref: Ref | None
-    via: tuple[str, ...] = ()  # pass-through tensors crossed to reach `ref`
-    note: str = ""  # why `ref` is None
-    call: int | None = None  # a function argument from outside: the calling execution
-    arg: tuple[str, str] | None = None  # … and its Placeholder (graph id, op name)
-    tid: int | None = None  # the eager tensor id a function argument was called with
 
 
 class Walker:
@@ -134,7 +112,7 @@ class Walker:
         if op is None or op.op_type != "Placeholder":
             return None
         wall = float(L.traces.col("wall_time")[ref.index])
-        return self._feeder(op, ref.index, wall, 0, (), self.name(ref))
+        return feeder(self, op, ref.index, wall, 0, (), self.name(ref))
 
     def _assignments(self, read: Op, row: int, wall: float) -> list[Link]:
         """The last value an Assign*VariableOp of the same graph wrote to the variable read.
@@ -267,7 +245,7 @@ class Walker:
         if r is not None:
             return Link(shown, Ref(GRAPH, r, slot), via)
         if op.op_type == "Placeholder":
-            return self._feeder(op, row, wall, depth + 1, (*via, here), shown)
+            return feeder(self, op, row, wall, depth + 1, (*via, here), shown)
         return Link(shown, None, via, "not recorded (not a float tensor, or not instrumented)")
 
     def _in_same_call(self, graph_id: str, op_name: str, slot: int, row: int | None
@@ -356,130 +334,3 @@ class Walker:
             if inner is not None and any(n.startswith(prefix) for n in inner.ops):
                 out.append(inner)
         return out
-
-    # ------------------------------------------------------------------ placeholders
-    def _feeder(self, ph: Op, row: int | None, wall: float | None, depth: int,
-                via: tuple[str, ...], shown: str) -> Link:
-        """What fed Placeholder `ph` (see the module docstring for the cases)."""
-        L, idx = self.L, self.idx
-        g = L.graph(ph.graph_id)
-        if g is None:
-            return Link(shown, None, via, "its graph was not recorded")
-        k = next((i for i, p in enumerate(idx.placeholders(g)) if p.op_name == ph.op_name), -1)
-        if len(idx.executions_of_graph(g.graph_id)):
-            link = self._eager_feeder(g, k, row, wall, via, shown, ph.op_name)
-            if link.ref is not None or not g.outer_id or link.note.startswith("argument"):
-                return link  # found, or the call was found and its argument is unrecorded
-        outer = L.graph(g.outer_id) if g.outer_id else None
-        if outer is None:
-            return Link(shown, None, via, "a graph input whose feeder was not recorded")
-        cf = self._control_flow_op(outer, g)
-        if cf is not None:
-            return self._loop_feeder(outer, g, cf, k, row, wall, depth, via, shown)
-        site = self._call_site_feeder(outer, g, ph, k, row, wall, depth, via, shown)
-        if isinstance(site, Link):
-            return site
-        link = self._capture_feeder(outer, ph, row, wall, depth, via, shown)
-        if site and link.ref is None:  # the call site could not be read: say so
-            link = replace(link, note=f"{link.note}; {site}" if link.note else site)
-        return link
-
-    def _eager_feeder(self, g: Graph, k: int, row: int | None, wall: float | None,
-                      via: tuple[str, ...], shown: str, ph: str | None = None) -> Link:
-        L, idx = self.L, self.idx
-        if wall is None and row is not None:
-            wall = float(L.traces.col("wall_time")[row])
-        if wall is None:
-            return Link(shown, None, via, "the function call was not recorded")
-        e = idx.calling_execution(g.graph_id, wall)
-        if e is None:
-            return Link(shown, None, via, "the function call was not recorded")
-        try:
-            rec = L.read_execution(e)
-        except ReaderError as exc:
-            L.warn(str(exc))
-            return Link(shown, None, via, "the function call could not be read")
-        if not 0 <= k < len(rec.input_tensor_ids):
-            return Link(shown, None, via, "a captured value of the function, not recorded")
-        tid = int(rec.input_tensor_ids[k])
-        ref = idx.eager_producer(tid, e)
-        if ref is None:
-            return Link(shown, None, via, f"argument {k} of {g.name or 'the function'} "
-                        f"(eager #{e}) was made outside any recorded op (e.g. tf.constant, "
-                        "numpy or a Python value)", call=e,
-                        arg=(g.graph_id, ph) if ph else None, tid=tid)
-        if self.idx.exec_graph(ref.index) is not None:  # another call's output: its graph tensor
-            hop = self.passthrough(ref)
-            if hop is not None and hop.ref is not None:
-                return Link(shown, hop.ref, (*via, self.name(ref), *hop.via), tid=tid)
-        return Link(shown, ref, via, tid=tid)
-
-    def _control_flow_op(self, outer: Graph, inner: Graph) -> Op | None:
-        if not inner.name.startswith(CONTROL_FLOW_PREFIXES):
-            return None
-        for op in outer.ops.values():
-            if op.op_type in WHILE_OPS | IF_OPS:
-                prefix = op.op_name + "/"
-                if any(n.startswith(prefix) for n in inner.ops):
-                    return op
-        return None
-
-    def _loop_feeder(self, outer: Graph, inner: Graph, cf: Op, k: int, row: int | None,
-                     wall: float | None, depth: int, via: tuple[str, ...], shown: str) -> Link:
-        position = k + 1 if cf.op_type in IF_OPS else k  # an If's input 0 is the predicate
-        links = []
-        if 0 <= position < len(cf.inputs):
-            n, s = cf.inputs[position]
-            links.append(self._resolve(outer.graph_id, n, s, row, wall, cf, depth + 1, via,
-                                       shown))
-        if cf.op_type in WHILE_OPS:  # later iterations: the previous body output
-            for body in self._bodies(outer, cf):
-                if body.name.startswith("while_body"):
-                    links.append(self._function_output(body, k, row, wall, depth + 1, shown, via))
-        found = [(lk, lk.ref) for lk in links if lk.ref is not None]
-        if found:
-            return max(found, key=lambda p: (self.idx.wall(p[1]), p[1].index))[0]
-        return links[0] if links else Link(shown, None, via, f"input {k} of {cf.op_name}")
-
-    def _call_site_feeder(self, outer: Graph, callee: Graph, ph: Op, k: int, row: int | None,
-                          wall: float | None, depth: int, via: tuple[str, ...],
-                          shown: str) -> Link | str | None:
-        """The caller tensor passed as this argument at the call line; a string when the
-        source file could not be analysed (why), None when the call site does not say."""
-        frames = self.L.op_stack(ph)
-        call_frame = call_frame_in(frames, outer.name) or self.L.user_frame(frames)
-        if call_frame is None or k < 0:
-            return None
-        position, element = flat_position(self.idx.placeholders(callee), ph)
-        origin = call_site_origin(self.L, callee, position, ph, call_frame)
-        if origin is None or isinstance(origin, str):
-            return origin
-        if origin.is_parameter and origin.op_name in outer.ops:
-            return self._resolve(outer.graph_id, origin.op_name, 0, row, wall, ph, depth + 1,
-                                 via, shown)
-        src = caller_op_on_lines(self.L, outer, call_frame.file, call_frame.function,
-                                 origin.lines, first_tid(ph))
-        if src is None:
-            return None
-        slot = element if element < src.num_outputs else 0  # a tuple argument, flattened
-        return self._resolve(outer.graph_id, src.op_name, slot, row, wall, ph, depth + 1, via,
-                             shown)
-
-    def _capture_feeder(self, outer: Graph, ph: Op, row: int | None, wall: float | None,
-                        depth: int, via: tuple[str, ...], shown: str) -> Link:
-        """A captured tensor: its Placeholder is named after the captured op (last scope part)."""
-        base = ph.op_name.rsplit("/", 1)[-1]
-        g: Graph | None = outer
-        seen: set[str] = set()
-        while g is not None and g.graph_id not in seen:
-            seen.add(g.graph_id)
-            if base in g.ops:
-                return self._resolve(g.graph_id, base, 0, row, wall, ph, depth + 1, via, shown)
-            g = self.L.graph(g.outer_id) if g.outer_id else None
-        callee = self.L.graph(ph.graph_id)
-        lifted = self.nested.lifted_capture(outer, callee, ph, self.idx.placeholders)
-        if lifted is not None:
-            return self._resolve(outer.graph_id, lifted.op_name, 0, row, wall, ph, depth + 1,
-                                 (*via, f"{lifted.op_name}:0 ({self.graph_name(outer.graph_id)})"),
-                                 shown)
-        return Link(shown, None, via, "a function input whose caller was not recorded")
