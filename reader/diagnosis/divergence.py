@@ -27,7 +27,7 @@ from reader.diagnosis.variables import WRITE_OPS, is_write
 from reader.diagnosis.walk import Walker
 from reader.index.graphs import Graph, Op
 from reader.index.schema import EAGER, GRAPH
-from reader.index.tensors import dtype_name
+from reader.io.tensors import dtype_name
 
 # ops whose overflow from finite inputs is only a matter of magnitude
 GROWING = frozenset({"Square", "Mul", "MatMul", "BatchMatMulV2", "AddV2", "Add", "Sub", "Sum",

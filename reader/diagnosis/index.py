@@ -22,7 +22,7 @@ from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
 from reader.index.logdir import DebugLogdir
 from reader.index.schema import EAGER, GRAPH
-from reader.index.tensors import FLOAT_DTYPES, TensorValue
+from reader.io.tensors import FLOAT_DTYPES, TensorValue
 from reader.modes import FULL_TENSOR
 
 _EMPTY = np.empty(0, np.int32)

@@ -18,7 +18,7 @@ from google.protobuf.message import DecodeError
 
 from reader.errors import CorruptRecordError
 from reader.index import health as H
-from reader.index.tensors import decode_tensor, shape_of, tensor_health
+from reader.io.tensors import decode_tensor, shape_of, tensor_health
 from reader.modes import (
     CONCISE_HEALTH,
     CURT_HEALTH,

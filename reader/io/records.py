@@ -14,9 +14,9 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from reader.errors import CorruptRecordError, ReaderError
-from reader.index.tensors import TensorValue, decode_tensor
 from reader.io.problems import ProblemLog
 from reader.io.regular import NotRegularFile, open_regular
+from reader.io.tensors import TensorValue, decode_tensor
 from reader.io.tfrecord import FOOTER_SIZE, HEADER_SIZE, claimed_length, masked_crc32c
 from reader.proto import tfdbg_events_pb2 as pb
 

@@ -8,7 +8,7 @@ import tempfile
 
 import numpy as np
 
-from reader.index.tensors import TensorValue
+from reader.io.tensors import TensorValue
 from reader.values.stats import _is_bytes
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

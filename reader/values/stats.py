@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from reader.index.tensors import TensorValue
+from reader.io.tensors import TensorValue
 
 
 @dataclass(frozen=True)

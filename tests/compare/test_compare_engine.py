@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from reader.index.tensors import TensorValue
+from reader.io.tensors import TensorValue
 from tfdbg_tui.core.compare.keys import match, occurrence
 from tfdbg_tui.core.compare.pairs import R_DTYPE, R_NONE, R_SHAPE, R_VALUES
 from tfdbg_tui.core.compare.seqalign import Budget, align

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from reader import ReaderError, open_logdir
 from reader.errors import CorruptRecordError
-from reader.index.tensors import decode_tensor
+from reader.io.tensors import decode_tensor
 from reader.io.tfrecord import ScanState, frame_record, scan_records
 from reader.proto import tfdbg_events_pb2 as pb
 

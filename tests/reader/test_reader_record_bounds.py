@@ -22,8 +22,8 @@ from reader.errors import CorruptRecordError
 from reader.index import health as H
 from reader.index.graphs import parse_tensor_name
 from reader.index.sources import MAX_STACK, SourceIndex
-from reader.index.tensors import decode_tensor, tensor_health
 from reader.io.problems import ProblemLog
+from reader.io.tensors import decode_tensor, tensor_health
 from reader.io.tfrecord import frame_record
 from reader.modes import CONCISE_HEALTH, CURT_HEALTH, FULL_HEALTH
 from reader.proto import tfdbg_events_pb2 as pb

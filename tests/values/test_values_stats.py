@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from support.values import expected_stats, inputs, open_values, trace_index
 
 from reader.errors import CorruptRecordError
-from reader.index.tensors import TensorValue, decode_string_content
+from reader.io.tensors import TensorValue, decode_string_content
 from reader.values import (
     SliceError,
     apply_index,

@@ -15,7 +15,7 @@ import numpy as np
 
 from reader import EAGER, GRAPH, DebugLogdir
 from reader.index.health import sane, shape_from_vector
-from reader.index.tensors import TensorValue, dtype_name
+from reader.io.tensors import TensorValue, dtype_name
 from reader.modes import (
     CONCISE_HEALTH,
     FULL_HEALTH,

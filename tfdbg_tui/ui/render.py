@@ -12,7 +12,7 @@ from rich.text import Text
 
 from reader import EAGER, DebugLogdir
 from reader.index.schema import HealthRow
-from reader.index.tensors import dtype_name
+from reader.io.tensors import dtype_name
 from tfdbg_tui.core.textutil import fit, lit, pad
 
 WARN = "bold #ff5f5f"  # NaN / ∞ counts: the warning colour

@@ -20,7 +20,7 @@ from reader.diagnosis.explain.common import (
     unrecorded_all,
 )
 from reader.diagnosis.index import Health
-from reader.index.tensors import dtype_name
+from reader.io.tensors import dtype_name
 
 
 # ---------------------------------------------------------------------- unary math

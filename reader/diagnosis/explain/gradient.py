@@ -20,7 +20,7 @@ from reader.diagnosis.explain.common import (
     unrecorded,
 )
 from reader.diagnosis.index import Health
-from reader.index.tensors import dtype_name
+from reader.io.tensors import dtype_name
 
 
 def _zeros(x: In, law: str, what: str = "zero") -> str:

@@ -23,7 +23,7 @@ from reader.diagnosis.explain.common import (
     unrecorded,
 )
 from reader.diagnosis.index import Health
-from reader.index.tensors import dtype_name
+from reader.io.tensors import dtype_name
 
 Rule = Callable[[str, Health, list[In]], str]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reader import GRAPH, ReaderError
-from reader.index.tensors import dtype_name
+from reader.io.tensors import dtype_name
 from tfdbg_tui.core.compare.pairs import (
     HOW_NAMES,
     R_COUNTS,

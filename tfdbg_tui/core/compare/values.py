@@ -22,7 +22,7 @@ import numpy as np
 
 from reader import GRAPH, DebugLogdir, ReaderError
 from reader.index.health import shape_from_vector
-from reader.index.tensors import FLOAT_DTYPES, TensorValue
+from reader.io.tensors import FLOAT_DTYPES, TensorValue
 from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
 from tfdbg_tui.core.compare.pairs import (
     DIFFERENT,
