@@ -1,4 +1,4 @@
-"""The reference NaN case of JOURNEY.md: an MLP whose hand-written cross entropy hits log(0).
+"""The reference NaN case: an MLP whose hand-written cross entropy hits log(0).
 
 A two-layer perceptron trains on generated, seeded data (no download) with a learning rate a
 little too large. After two clean steps the softmax saturates, one probability underflows to

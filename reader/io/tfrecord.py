@@ -5,7 +5,7 @@ all little-endian. We scan a byte buffer and yield `(offset, payload)` pairs. Th
 the hot loop of the whole reader (millions of records), so it works on one memoryview and
 keeps per-record work to two `unpack_from` calls and two C CRC calls.
 
-Outcomes per record, as FORMAT.md and the reader issue ask:
+Outcomes per record (docs/format.md):
 - a partial record at the end of the data: "not yet written" — stop silently and report the
   offset where it starts so the next read resumes there (the file layer, `reader.io.cursors`,
   then tells a record still being written from a length no record can have: `MAX_RECORD`);
