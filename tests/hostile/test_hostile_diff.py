@@ -15,7 +15,7 @@ import warnings
 from pathlib import Path
 
 from hostile.checks import strict_json
-from hostile.raw import append, event, trace, vector
+from hostile.raw import append, event, tensor, trace, vector
 from support.tui import T0, add_step, health, start_reference
 
 from reader.proto import tfdbg_events_pb2 as pb
@@ -61,3 +61,23 @@ def test_diff_of_runs_claiming_billions_of_outputs(tmp_path: Path) -> None:
     status, out, err = _diff(a, b)
     assert status == 1 and not err
     assert "unpack" in out
+
+
+def test_diff_of_shape_summaries_made_of_strings(tmp_path: Path) -> None:
+    """A SHAPE-mode trace whose summary is a string tensor (or complex numbers) in both runs:
+    not a shape, so not compared as one — no ValueError out of the float conversion."""
+    runs = []
+    for name, dtype, values in (("a", 7, {"string_val": [b"", b"x"]}),
+                                ("b", 8, {"scomplex_val": [1.0, 2.0]})):
+        d = tmp_path / name
+        ref = start_reference(d)
+        add_step(ref, 0, bad=False)
+        ref.writer.close()
+        (traces,) = d.glob("*.graph_execution_traces")
+        append(traces, trace("Softmax", tensor(dtype, (2,) if dtype == 7 else (1,), **values),
+                             mode=5, wall=T0 + 1))
+        runs.append(str(d))
+    for args in (runs, runs[::-1], [runs[0], runs[0]]):
+        status, out, err = _diff("--json", *args)
+        assert status in (0, 1), err
+        strict_json(out)

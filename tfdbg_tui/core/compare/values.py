@@ -91,6 +91,8 @@ def _shape(tv: TensorValue | None, mode: int) -> tuple[int, ...] | None:
     if tv is None:
         return None
     if mode == SHAPE:
+        if tv.values.dtype.kind not in "fiub":  # strings or complex: no summary, unknown
+            return None
         return shape_from_vector(np.asarray(tv.values, np.float64).reshape(-1))
     return tv.shape if len(tv.shape) <= 6 else tv.shape[-6:]
 
