@@ -7,7 +7,8 @@ control and invisible characters, debug vectors of the wrong length — frames t
 appends them to a reference logdir and sends them through the whole pipeline: ingest,
 diagnosis of every alert, value inspection of every tensor, and the report command (JSON and
 human). Only our one-line errors may come out; numpy warnings are errors here. The same
-records written in pieces, with an `update()` after each, must index as a fresh read does.
+records written in pieces, with an `update()` after each, must index as a fresh read does,
+and `diff` must compare a hostile run with the reference (it found three bugs there).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from hostile.checks import assert_no_raw_controls, strict_json
 from hostile.raw import append, event
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.tui import TRAIN_PY, add_step, start_reference
+from support.tui import TRAIN_PY, add_step, start_reference, write_reference
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError, open_logdir
 from reader.io.tfrecord import frame_record
@@ -261,3 +262,40 @@ def test_hostile_records_read_as_they_arrive_equal_a_fresh_read(
                 pos += n
                 live.update()
         assert _state(live) == _state(str(d))
+
+
+@pytest.fixture(scope="module")
+def reference_run(fuzz_root: Path) -> str:
+    d = fuzz_root / "reference"
+    write_reference(d)
+    return str(d)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                 HealthCheck.data_too_large])
+@given(recs=st.lists(records(), min_size=1, max_size=8), steps=st.integers(0, 2))
+def test_hostile_records_through_diff(fuzz_root: Path, reference_run: str,
+                                      recs: list[tuple[str, bytes]], steps: int) -> None:
+    """`diff` of a hostile run against the reference, both ways and against itself."""
+    from tfdbg_tui.commands.diff import main as diff_main
+
+    d = Path(tempfile.mkdtemp(dir=fuzz_root)) / "ld"
+    ref = start_reference(d)
+    for step in range(steps):
+        add_step(ref, step, bad=step > 0)
+    ref.writer.close()
+    for suffix, payload in recs:
+        (path,) = d.glob(f"*.{suffix}")
+        append(path, payload)
+    for pair in ([reference_run, str(d)], [str(d), reference_run], [str(d), str(d)]):
+        for flags in (["--json"], []):
+            stdout, stderr = io.StringIO(), io.StringIO()
+            with warnings.catch_warnings(), contextlib.redirect_stdout(stdout), \
+                    contextlib.redirect_stderr(stderr):
+                warnings.simplefilter("error")
+                status = diff_main([*flags, *pair])
+            assert status in (0, 1, 2), status
+            assert_no_raw_controls(stdout.getvalue() + stderr.getvalue(), "diff")
+            if flags and status != 2:
+                strict_json(stdout.getvalue())
