@@ -4,7 +4,7 @@ slot)", in file order.
 Why this shape: a run of ten million traces traces a few thousand distinct tensors, and a
 trace row's graph, op name and slot are fields of its *kind* (`reader.index.kinds`). So the
 tensor of each kind is found once per kind (thousands, not millions), the rows are
-counting-sorted by tensor one chunk of a million rows at a time (stable, so each tensor's rows
+counting-sorted by tensor one chunk of rows at a time (stable, so each tensor's rows
 stay in file order), and what stays is one row number per trace (int32) plus where each
 tensor's rows start. There is no per-row composite key, no argsort of the whole table and no
 binary search over millions of keys per question: a lookup is a dict get and a slice. The
@@ -18,7 +18,7 @@ import numpy as np
 
 from reader.index.schema import TraceTable
 
-CHUNK = 1 << 20  # rows per counting-sort step: bounds the build's temporaries
+CHUNK = 1 << 18  # rows per counting-sort step: bounds the build's temporaries (~10 MB)
 _NO_ROWS = np.empty(0, np.int64)
 
 
