@@ -178,22 +178,25 @@ def _exact_feeders(logdir: DebugLogdir, trace: int) -> list[int | None]:
         return []
 
 
-def input_links(logdir: DebugLogdir, n: int, trace: int, op: Op) -> list[OpLink]:
+def input_links(logdir: DebugLogdir, n: int, trace: int, op: Op, *,
+                exact: bool = True) -> list[OpLink]:
     """The op's inputs, each with its latest trace before `trace`.
 
     A function argument (a Placeholder TensorFlow never traces) is resolved to the caller's
     tensor by the diagnosis walk; only if that fails is it guessed by content ("≈").
+    `exact=False` skips the walk (the UI thread while the first read holds the reader: the
+    walk would wait for it); the pane asks again once the logdir is indexed.
     """
     out = []
-    exact: list[int | None] | None = None
+    fed_list: list[int | None] | None = None
     for i, (name, slot) in enumerate(op.inputs):
         src = logdir.graphs.op(op.graph_id, name)
         hit = find_trace(logdir, n, op.graph_id, name, slot, before=trace)
         inferred = argument = False
         if hit is None and src is not None and src.op_type == "Placeholder":
-            if exact is None:
-                exact = _exact_feeders(logdir, trace)
-            fed = exact[i] if i < len(exact) else None
+            if fed_list is None:
+                fed_list = _exact_feeders(logdir, trace) if exact else []
+            fed = fed_list[i] if i < len(fed_list) else None
             if fed is not None and fed < n:
                 hit, argument = fed, True
             else:

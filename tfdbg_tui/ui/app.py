@@ -12,6 +12,7 @@ is shown, ends "live", and makes the exit status 1.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ from rich.console import RenderableType
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.message import Message
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from reader import DebugLogdir
@@ -36,6 +38,10 @@ from tfdbg_tui.ui.palette import TfdbgCommands
 
 if TYPE_CHECKING:
     from tfdbg_tui.ui.compare_view import CompareView
+
+
+class IndexProgress(Message):
+    """A progress snapshot is waiting in `TfdbgApp._pending` (posted from the worker)."""
 
 
 class TfdbgApp(App[None]):
@@ -65,6 +71,8 @@ class TfdbgApp(App[None]):
         self.main: MainScreen | None = None
         self.data_event = asyncio.Event()  # set whenever a snapshot is published
         self.indexed = asyncio.Event()  # set once the first full read is done
+        self._pending_lock = threading.Lock()
+        self._pending: tuple[Snapshot, list[str]] | None = None  # see _post_progress
         self.first_paint: float | None = None  # perf_counter() of the first screen refresh
         self.user_keymap = load_keymap({s.id for s in SCREEN_KEYS} | set(SPECS_BY_ID))
         self.set_keymap(self.user_keymap.keys)
@@ -152,6 +160,9 @@ class TfdbgApp(App[None]):
                              warnings: list[str]) -> None:
         if self.follower.stopped:
             return
+        if snapshot.indexing and not final:
+            self._post_progress(snapshot, warnings)
+            return
         if not self.is_running:  # the app is shutting down
             self.follower.stop()
             return
@@ -161,6 +172,25 @@ class TfdbgApp(App[None]):
             if self.is_running:
                 raise  # a pane failed on new data: the worker ends and the error is shown
             self.follower.stop()
+
+    def _post_progress(self, snapshot: Snapshot, warnings: list[str]) -> None:
+        """A progress snapshot, sent from inside `DebugLogdir.update()` (which holds the
+        reader's lock): it must never wait for the UI thread, which may itself be waiting
+        for that lock (a pane's diagnosis) — that was a deadlock. So it is handed over
+        without waiting; snapshots the UI has not taken yet are replaced by the newest."""
+        with self._pending_lock:
+            posted = self._pending is not None
+            self._pending = (snapshot, [*(self._pending[1] if self._pending else []),
+                                        *warnings])
+        if not posted and not self.post_message(IndexProgress()):
+            with self._pending_lock:
+                self._pending = None
+
+    def on_index_progress(self, _: IndexProgress) -> None:
+        with self._pending_lock:
+            pending, self._pending = self._pending, None
+        if pending is not None and not self.indexed.is_set():  # never after the final one
+            self._publish(pending[0], False, pending[1])
 
     def _publish(self, snapshot: Snapshot, final: bool, warnings: list[str]) -> None:
         self.state.snapshot = snapshot

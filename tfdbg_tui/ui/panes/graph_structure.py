@@ -74,7 +74,8 @@ class GraphStructurePane(ListPane):
         device = trace_device(logdir, trace) or op.device  # where this trace ran
         if device:
             rows.append(Row(Text(lit(device), style=DIM)))
-        self.inputs = model.input_links(logdir, n, trace, op)
+        self.inputs = model.input_links(logdir, n, trace, op,
+                                        exact=not self.state.snapshot.indexing)
         rows.append(Row(Text(f"── inputs ({len(self.inputs)})", style="bold")))
         first = len(rows) if self.inputs else None
         for link in self.inputs:
@@ -110,6 +111,12 @@ class GraphStructurePane(ListPane):
         self.inputs = []
         self.trace = None
         self._set(rows, [], None)
+
+    def on_indexed(self) -> None:
+        """Function arguments are resolved exactly only once the first read is done."""
+        super().on_indexed()
+        if self.trace is not None and any(link.inferred for link in self.inputs):
+            self.show_trace(self.trace)
 
     def _set(self, rows: list[Row], inputs: list[model.OpLink], first: int | None) -> None:
         self.rows = rows
