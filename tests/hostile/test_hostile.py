@@ -33,9 +33,6 @@ from reader import DebugLogdir, ReaderError, open_logdir
 
 # Items that beat `report` today, with the root cause (details in the findings notes).
 XFAIL_REPORT: dict[str, str] = {
-    "op_name_100mb": ("passes since strings are cut for the terminal, but slowly: reading, "
-                      "diagnosing and JSON-writing a 100 MB name take ~12 s per run, and "
-                      "--json prints it 3 times (314 MB); the cut is tested in test_sanitizer"),
 }
 # Items that beat the terminal app today.
 XFAIL_TUI: dict[str, str] = {
@@ -43,14 +40,12 @@ XFAIL_TUI: dict[str, str] = {
 # Items that hang or exhaust memory inside the test process today: not run at all (a hung
 # thread would take the whole session down with it) until they are fixed.
 NOT_RUN_TUI: dict[str, str] = {
-    "op_name_100mb": ("passes (each string is cut before layout) in ~20 s: reading the "
-                      "200 MB item dominates"),
 }
 # Items that hang or crawl in `report` today: not run (each would spend the hang guard twice,
 # minutes of the suite's budget, to learn what the mark already says).
 NOT_RUN_REPORT: dict[str, str] = {
     n: XFAIL_REPORT[n]
-    for n in ("op_name_100mb",)
+    for n in ()
 }
 # Items whose memory is unbounded today (tracemalloc peak while opening).
 XFAIL_MEMORY: dict[str, str] = {
