@@ -17,6 +17,7 @@ gradient op is never the place to change. TensorFlow leaves three kinds of trace
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from reader.diagnosis.functions import forward_of_backward
@@ -248,23 +249,30 @@ def eager_forward(idx: DiagIndex, e: int, hint: str, window: int = 256) -> Ref |
     return None
 
 
-def where_consumer(L: DebugLogdir, g: Graph, fwd: Op, depth: int = 3) -> Op | None:
-    """The tf.where (SelectV2) that `fwd`'s output reaches within `depth` forward ops."""
-    frontier, seen = [fwd.op_name], {fwd.op_name}
+def _forward_consumers(g: Graph, op: Op, depth: int, *, forward_only: bool,
+                       width: int = 256) -> Iterator[Op]:
+    """The ops `op`'s output reaches within `depth` steps along its consumers (gradient ops
+    left out when `forward_only`), nearest first; at most `width` followed per step."""
+    frontier, seen = [op.op_name], {op.op_name}
     for _ in range(depth):
         nxt = []
         for name in frontier:
-            op = g.ops.get(name)
-            for consumer, _i, _s in op.consumers if op else []:
+            o = g.ops.get(name)
+            for consumer, _i, _s in o.consumers if o else []:
                 c = g.ops.get(consumer)
-                if c is None or consumer in seen or is_gradient_name(consumer):
+                if c is None or consumer in seen or (forward_only
+                                                      and is_gradient_name(consumer)):
                     continue
                 seen.add(consumer)
-                if c.op_type in _WHERE:
-                    return c
+                yield c
                 nxt.append(consumer)
-        frontier = nxt
-    return None
+        frontier = nxt[:width]
+
+
+def where_consumer(L: DebugLogdir, g: Graph, fwd: Op, depth: int = 3) -> Op | None:
+    """The tf.where (SelectV2) that `fwd`'s output reaches within `depth` forward ops."""
+    return next((c for c in _forward_consumers(g, fwd, depth, forward_only=True)
+                 if c.op_type in _WHERE), None)
 
 
 def _line_of(L: DebugLogdir, op: Op) -> str:
@@ -327,21 +335,8 @@ def finite_checked(L: DebugLogdir, g: Graph, op: Op, depth: int = 6) -> Op | Non
     gradients overflow on purpose in the first steps; it checks every gradient with IsFinite
     and skips the step. A gradient the program checks itself is such a case, most likely.
     """
-    frontier, seen = [op.op_name], {op.op_name}
-    for _ in range(depth):
-        nxt = []
-        for name in frontier:
-            o = g.ops.get(name)
-            for consumer, _i, _s in o.consumers if o else []:
-                c = g.ops.get(consumer)
-                if c is None or consumer in seen:
-                    continue
-                if c.op_type == "IsFinite":
-                    return c
-                seen.add(consumer)
-                nxt.append(consumer)
-        frontier = nxt[:256]
-    return None
+    return next((c for c in _forward_consumers(g, op, depth, forward_only=False)
+                 if c.op_type == "IsFinite"), None)
 
 
 LOSS_SCALING = ("the program checks this gradient for NaN/∞ itself (IsFinite), as mixed "

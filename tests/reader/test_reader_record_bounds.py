@@ -8,12 +8,12 @@ the TF-free writer plus raw records, so nothing here runs TensorFlow.
 from __future__ import annotations
 
 import re
-import struct
 import tracemalloc
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hostile.raw import tensor, vector
 from support.tui import add_step, health, start_reference
 
 import reader.index.ingest as ingest
@@ -31,15 +31,6 @@ from reader.proto import tfdbg_events_pb2 as pb
 T0 = 1_700_000_000.0
 
 
-def tensor(dtype: int, shape: tuple[int, ...], **values: object) -> pb.TensorProto:
-    tp = pb.TensorProto(dtype=dtype, **values)  # type: ignore[arg-type]
-    for d in shape:
-        tp.tensor_shape.dim.add(size=d)
-    return tp
-
-
-def vector(values: list[float]) -> pb.TensorProto:
-    return tensor(2, (len(values),), tensor_content=struct.pack(f"<{len(values)}d", *values))
 
 
 def peak_mb(fn: object) -> float:
