@@ -29,7 +29,8 @@ from reader.index.columns import StringTable, Table
 from reader.index.detail import RecordHealth
 from reader.index.frames import Frame, user_frame_index
 from reader.index.graphs import GraphStore, Op, ingest_graphs
-from reader.index.ingest import IngestCache, ingest_executions, ingest_traces
+from reader.index.ingest import IngestCache, ingest_traces
+from reader.index.ingest_exec import ingest_executions
 from reader.index.queries import TensorQueries
 from reader.index.recording import buffer_warning, thread_warning
 from reader.index.schema import (
