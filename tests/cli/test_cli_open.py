@@ -36,3 +36,18 @@ def test_cli_routes_to_open(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.startswith("tfdbg-tui: error:") and proc.stderr.count("\n") == 1
+
+
+def test_run_ids_from_the_logdir_reach_stderr_sanitized(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    """Run ids are the logdir's data: one holding OSC 52 and ESC[2J, another a newline,
+    listed by the error for an unknown `--run`, stay one line with no raw control."""
+    from hostile.checks import assert_no_raw_controls
+    from hostile.corpus_text import run_ids_escape
+
+    run_ids_escape(tmp_path)
+    assert main([str(tmp_path), "--run", "nope\x1b[31m"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tfdbg-tui: error: ") and err.count("\n") == 1, err
+    assert_no_raw_controls(err, "stderr")

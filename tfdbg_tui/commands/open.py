@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from reader import LogdirError, ReaderError
+from tfdbg_tui.core.sanitize import error_line
 
 USAGE = ("tfdbg-tui LOGDIR [--run ID] [--compare B [--run-b ID] [--rtol R] [--atol A]]")
 
@@ -36,19 +37,19 @@ def main(args: Sequence[str]) -> int:
     try:
         ns = parser.parse_args(list(args))
     except ValueError as exc:
-        print(f"tfdbg-tui: error: {exc}\nusage: {USAGE}", file=sys.stderr)
+        print(f"{error_line('tfdbg-tui: error', exc)}\nusage: {USAGE}", file=sys.stderr)
         return 2
     try:
         from reader import DebugLogdir
 
         logdir = DebugLogdir(ns.logdir, ns.run, cache=True)
         other = DebugLogdir(ns.compare, ns.run_b, cache=True) if ns.compare else None
-    except (LogdirError, ReaderError) as exc:
-        print(f"tfdbg-tui: error: {exc}", file=sys.stderr)
+    except (LogdirError, ReaderError) as exc:  # run ids and names come from the logdir
+        print(error_line("tfdbg-tui: error", exc), file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"tfdbg-tui: error: {exc.filename or ns.logdir}: {exc.strerror or exc}",
-              file=sys.stderr)
+        print(error_line("tfdbg-tui: error",
+                         f"{exc.filename or ns.logdir}: {exc.strerror or exc}"), file=sys.stderr)
         return 2
     from tfdbg_tui.core.compare import Tolerance
     from tfdbg_tui.ui.app import TfdbgApp
