@@ -275,3 +275,25 @@ async def test_timeline_enter_on_function_call_jumps_to_its_first_trace(
         # it starts the second call: the same op as the very first trace of the run
         assert L.trace_name(first_of_second_call) == L.trace_name(0)
         assert s.focused is s.ge.vlist
+
+
+@sync
+async def test_an_argument_shown_during_the_first_read_is_resolved_once_indexed(
+        reference_logdir: str) -> None:
+    """During the first read Graph Structure does not wait for the diagnosis (the reader is
+    busy); once the read is done the op on screen gets its argument resolved exactly."""
+    from dataclasses import replace
+
+    app = make_app(reference_logdir)
+    async with app.run_test(size=SIZE) as pilot:
+        s = await follow_first(app, pilot)
+        log_row = s.ge.selected
+        assert log_row is not None
+        done = app.state.snapshot
+        app.state.snapshot = replace(done, indexing=True)  # as while the first read runs
+        s.structure.show_trace(log_row)
+        assert not s.structure.inputs[0].argument  # not walked while "indexing"
+        app.state.snapshot = done
+        s.on_data(final=True)
+        await settle(app, pilot)
+        assert s.structure.inputs[0].argument and not s.structure.inputs[0].inferred

@@ -42,6 +42,7 @@ class GraphStructurePane(ListPane):
         self.rows: list[Row] = []
         self.inputs: list[model.OpLink] = []
         self.trace: int | None = None
+        self.provisional = False
 
     def compose(self) -> ComposeResult:
         yield VirtualList(self._row, empty="select a graph execution or follow an alert",
@@ -74,8 +75,8 @@ class GraphStructurePane(ListPane):
         device = trace_device(logdir, trace) or op.device  # where this trace ran
         if device:
             rows.append(Row(Text(lit(device), style=DIM)))
-        self.inputs = model.input_links(logdir, n, trace, op,
-                                        exact=not self.state.snapshot.indexing)
+        self.provisional = self.state.snapshot.indexing  # arguments not resolved exactly yet
+        self.inputs = model.input_links(logdir, n, trace, op, exact=not self.provisional)
         rows.append(Row(Text(f"── inputs ({len(self.inputs)})", style="bold")))
         first = len(rows) if self.inputs else None
         for link in self.inputs:
@@ -115,7 +116,7 @@ class GraphStructurePane(ListPane):
     def on_indexed(self) -> None:
         """Function arguments are resolved exactly only once the first read is done."""
         super().on_indexed()
-        if self.trace is not None and any(link.inferred for link in self.inputs):
+        if self.trace is not None and self.provisional:
             self.show_trace(self.trace)
 
     def _set(self, rows: list[Row], inputs: list[model.OpLink], first: int | None) -> None:
