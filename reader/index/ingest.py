@@ -130,11 +130,11 @@ RECORD_ERRORS = (ValueError, LookupError, ArithmeticError, struct.error, ReaderE
 MAX_NAMED = 20
 
 
-def _why(exc: BaseException) -> str:
+def why_failed(exc: BaseException) -> str:
     return f"could not be indexed ({type(exc).__name__}: {str(exc)[:200]})"
 
 
-def _warn_insane(idx: IngestTarget, name: str, offsets: np.ndarray) -> None:
+def warn_insane(idx: IngestTarget, name: str, offsets: np.ndarray) -> None:
     """One line per record whose summary held impossible values (the first few per batch)."""
     if not len(offsets):
         return
@@ -201,11 +201,11 @@ def ingest_traces(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, memo
     first = len(idx.traces)
     batch: dict[str, np.ndarray] = unpack(b.packed, TRACE_DT)
     batch["bad"], _, kept = b.tensors.health(b.row)
-    _warn_insane(idx, name, batch["offset"][b.tensors.insane()])
-    _add_rows(idx, idx.traces, batch, first, kept)
+    warn_insane(idx, name, batch["offset"][b.tensors.insane()])
+    add_rows(idx, idx.traces, batch, first, kept)
 
 
-def _add_rows(idx: IngestTarget, table: RowTable, batch: dict[str, np.ndarray], first: int,
+def add_rows(idx: IngestTarget, table: RowTable, batch: dict[str, np.ndarray], first: int,
               kept: list[tuple[int, dict[str, int]]]) -> None:
     """Append a batch's rows (and the health kept for some) to a tensor table."""
     table.extend(batch)
@@ -308,6 +308,6 @@ def _trace_loop(idx: IngestTarget, b: TraceBatch, fsi: int,
         except RECORD_ERRORS as exc:  # the record is taken back whole
             del packed[row * TRACE_ROW.size:]
             hb.drop_from(row)
-            idx.skip_record(name, offset, _why(exc))
+            idx.skip_record(name, offset, why_failed(exc))
     b.row = row
     b.tensors.by_python(start, row)

@@ -21,9 +21,9 @@ from reader.index.ingest import (
     MAX_CLAIMED_OUTPUTS,
     RECORD_ERRORS,
     IngestTarget,
-    _add_rows,
-    _warn_insane,
-    _why,
+    add_rows,
+    warn_insane,
+    why_failed,
 )
 from reader.io.tfrecord import RecordScan
 from reader.modes import NO_TENSOR
@@ -54,13 +54,13 @@ def ingest_executions(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, 
     if b.row == 0:
         return
     rows = unpack(b.packed, EXEC_DT)
-    _add_rows(idx, idx.executions, rows, len(idx.executions), [])
+    add_rows(idx, idx.executions, rows, len(idx.executions), [])
     if b.orow == 0:
         return
     # the execution's own output ids are authoritative; the vector's fills in
     bad, tids, kept = b.tensors.health(b.orow, np.frombuffer(b.o_tid, dtype=np.int64))
     execs = np.frombuffer(b.o_exec, dtype=np.int64)[b.tensors.insane()] - b.exec_base
-    _warn_insane(idx, name, rows["offset"][execs])
+    warn_insane(idx, name, rows["offset"][execs])
     first = len(idx.outputs)
     idx.outputs.extend({"execution": np.frombuffer(b.o_exec, dtype=np.int64),
                         "slot": np.frombuffer(b.o_slot, dtype=np.int32), "tensor_id": tids,
@@ -136,7 +136,7 @@ def _exec_loop(idx: IngestTarget, b: ExecBatch, fsi: int,
             del o_exec[orow0:], o_slot[orow0:], o_tid[orow0:]
             hb.drop_from(orow0)
             orow = orow0
-            idx.skip_record(name, offset, _why(exc))
+            idx.skip_record(name, offset, why_failed(exc))
     b.row, b.orow = row, orow
     b.tensors.by_python(start, orow)
 
