@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: install test lint bench demo proto clean
 
-$(STAMP): pyproject.toml setup.py reader/_native/_ingest.c
+$(STAMP): pyproject.toml setup.py $(wildcard reader/_native/*.c reader/_native/*.h)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[tf,dev]'

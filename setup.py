@@ -10,7 +10,8 @@ setup(
     ext_modules=[
         Extension(
             "reader._native._ingest",
-            ["reader/_native/_ingest.c"],
+            ["reader/_native/_ingest.c", "reader/_native/readback.c", "reader/_native/wire.c"],
+            depends=["reader/_native/wire.h"],
             optional=True,
         )
     ]

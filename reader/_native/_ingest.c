@@ -11,120 +11,11 @@
  *
  * Output: rows in the same packed layouts the Python loops build (see ingest.py), appended to
  * bytearrays owned by the caller.
+ *
+ * The module is built from three files: this one (the index loops and the module), readback.c
+ * (summaries read back by offset) and wire.c/wire.h (framing, fields, CRC, the mode rules).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
-#include <string.h>
-
-/* ------------------------------------------------------------------ CRC-32C */
-
-static uint32_t crc_table[8][256];
-
-static void crc_init(void) {
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1u)));
-        crc_table[0][i] = c;
-    }
-    for (uint32_t i = 0; i < 256; i++)
-        for (int t = 1; t < 8; t++)
-            crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xFF];
-}
-
-static uint32_t crc_soft(const uint8_t *p, size_t n) {
-    uint32_t c = 0xFFFFFFFFu;
-    while (n >= 8) {
-        uint32_t lo, hi;
-        memcpy(&lo, p, 4);
-        memcpy(&hi, p + 4, 4);
-        lo ^= c; /* little-endian hosts only: checked at import */
-        c = crc_table[7][lo & 0xFF] ^ crc_table[6][(lo >> 8) & 0xFF] ^
-            crc_table[5][(lo >> 16) & 0xFF] ^ crc_table[4][lo >> 24] ^
-            crc_table[3][hi & 0xFF] ^ crc_table[2][(hi >> 8) & 0xFF] ^
-            crc_table[1][(hi >> 16) & 0xFF] ^ crc_table[0][hi >> 24];
-        p += 8;
-        n -= 8;
-    }
-    while (n--) c = (c >> 8) ^ crc_table[0][(c ^ *p++) & 0xFF];
-    return c ^ 0xFFFFFFFFu;
-}
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define HAVE_HW_CRC 1
-__attribute__((target("sse4.2"))) static uint32_t crc_hw(const uint8_t *p, size_t n) {
-    uint64_t c = 0xFFFFFFFFu;
-    while (n >= 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        c = __builtin_ia32_crc32di(c, v);
-        p += 8;
-        n -= 8;
-    }
-    uint32_t c32 = (uint32_t)c;
-    while (n--) c32 = __builtin_ia32_crc32qi(c32, *p++);
-    return c32 ^ 0xFFFFFFFFu;
-}
-#endif
-
-static uint32_t (*crc32c)(const uint8_t *, size_t) = crc_soft;
-
-static inline uint32_t masked(uint32_t c) { return ((c >> 15) | (c << 17)) + 0xA282EAD8u; }
-
-static inline uint64_t le64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static inline uint32_t le32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-
-/* ------------------------------------------------------------------ wire format */
-
-/* A varint of at most `maxlen` bytes; 0 when malformed or longer (the caller then hands the
- * record to Python, whose protobuf runtime decides). */
-static inline int varint(const uint8_t **pp, const uint8_t *end, int maxlen, uint64_t *out) {
-    const uint8_t *p = *pp;
-    uint64_t v = 0;
-    for (int i = 0; i < maxlen && p < end; i++) {
-        uint8_t b = *p++;
-        if (i == 9 && b > 1) return 0;
-        v |= (uint64_t)(b & 0x7F) << (7 * i);
-        if (!(b & 0x80)) {
-            *pp = p;
-            *out = v;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* An int32 field: only plain non-negative values up to INT32_MAX are taken here. */
-static inline int int32_field(const uint8_t **pp, const uint8_t *end, int32_t *out) {
-    uint64_t v;
-    if (!varint(pp, end, 5, &v) || v > 0x7FFFFFFFu) return 0;
-    *out = (int32_t)v;
-    return 1;
-}
-
-static inline int len_field(const uint8_t **pp, const uint8_t *end, const uint8_t **s,
-                            size_t *n) {
-    uint64_t v;
-    if (!varint(pp, end, 5, &v) || v > (uint64_t)(end - *pp)) return 0;
-    *s = *pp;
-    *n = (size_t)v;
-    *pp += v;
-    return 1;
-}
-
-/* Skip one field of any wire type but groups; 0 when malformed. */
-static inline int skip_field(const uint8_t **pp, const uint8_t *end, unsigned wt) {
-    uint64_t v;
-    const uint8_t *s;
-    size_t n;
-    switch (wt) {
-    case 0: return varint(pp, end, 10, &v);
-    case 1: if (end - *pp < 8) return 0; *pp += 8; return 1;
-    case 2: return len_field(pp, end, &s, &n);
-    case 5: if (end - *pp < 4) return 0; *pp += 4; return 1;
-    default: return 0;
-    }
-}
+#include "wire.h"
 
 /* ------------------------------------------------------------------ a byte-string table */
 
@@ -322,29 +213,7 @@ static int buf_flush(Buf *b, PyObject *dst) {
     return rc;
 }
 
-/* ------------------------------------------------------------------ the canonical summary */
-
-/* Per mode, from Python (`configure`, from reader.index.batches.VECTOR_RULES, which restates
- * reader.index.health.fill_from_vectors): the float64 summary's length, how `bad` follows from
- * it, whether element 0 is the tensor id, and each element's largest sane value. */
-enum { RULE_NONE = 0, RULE_NONZERO = 1, RULE_SUM_POSITIVE = 2, RULE_ANY_NONZERO_RAW = 3 };
-typedef struct {
-    int len, rule, ncols, has_tid;
-    int cols[4];
-    double max[15];
-} ModeRule;
-static ModeRule rules[16];
-
-/* A mode's summary serialized the way TensorFlow does it: dtype=DT_DOUBLE, shape=[L],
- * tensor_content=8L bytes, in field order. Returns the content or NULL. */
-static inline const uint8_t *canonical_vector(int mode, const uint8_t *t, size_t n) {
-    if (mode < 0 || mode >= 16 || !rules[mode].len) return NULL;
-    int L = rules[mode].len;
-    const uint8_t hdr[10] = {0x08, 0x02, 0x12, 0x04, 0x12, 0x02, 0x08, (uint8_t)L, 0x22,
-                             (uint8_t)(8 * L)};
-    if (n != 10 + 8 * (size_t)L || memcmp(t, hdr, 10) != 0) return NULL;
-    return t + 10;
-}
+/* ------------------------------------------------------------------ summary health */
 
 static inline double elem(const uint8_t *v, int i) {
     double x;
@@ -359,7 +228,7 @@ static inline double clean(double x) { return (x != x || x - x != 0) ? -1.0 : x;
  * 0 when the summary is not sane (`health.sane`: an id or count that is NaN, ±inf, below -1
  * or past its limit): Python then decides, and warns. */
 static inline int vector_health(int mode, const uint8_t *v, int8_t *bad, int64_t *tid) {
-    const ModeRule *r = &rules[mode];
+    const ModeRule *r = &tfr_rules[mode];
     *tid = -1;
     if (r->has_tid) {
         for (int i = 0; i < r->len; i++) {
@@ -387,56 +256,8 @@ static inline int vector_health(int mode, const uint8_t *v, int8_t *bad, int64_t
     return 1;
 }
 
-enum { MODE_NO_TENSOR = 1 };
+
 enum { ST_END = 0, ST_PUNT = 1 };
-
-/* ------------------------------------------------------------------ framing */
-
-typedef struct {
-    const uint8_t *p;
-    size_t n;
-} Span;
-
-/* One framed record at pos: 1 = intact (payload in *pl, *next = its end), 0 = partial (stop,
- * "not yet written"), -1 = anything wrong (hand to Python; *next = end of this record's slot
- * when the length was good, else pos + 12). */
-static inline int frame(const uint8_t *b, size_t n, size_t pos, Span *pl, size_t *next) {
-    if (n - pos < 12) return 0;
-    uint64_t length = le64(b + pos);
-    if (masked(crc32c(b + pos, 8)) != le32(b + pos + 8)) {
-        *next = pos + 12;
-        return -1;
-    }
-    if (length > (uint64_t)(n - pos - 12) || (uint64_t)(n - pos - 12) - length < 4) return 0;
-    size_t end = pos + 12 + (size_t)length + 4;
-    *next = end;
-    pl->p = b + pos + 12;
-    pl->n = (size_t)length;
-    if (masked(crc32c(pl->p, pl->n)) != le32(b + end - 4)) return -1;
-    return 1;
-}
-
-/* The leading wall_time (field 1, fixed64) and optional step (field 2, varint) of a DebugEvent,
- * then the `what` field with tag `tag` spanning exactly the rest of the payload. */
-static inline int event_head(const uint8_t *p, const uint8_t *e, uint8_t tag, const uint8_t **w,
-                             const uint8_t **msg, size_t *nmsg) {
-    static const uint8_t zero[8] = {0};
-    *w = zero;
-    if (p < e && *p == 0x09) {
-        if (e - p < 9) return 0;
-        *w = p + 1;
-        p += 9;
-    }
-    if (p < e && *p == 0x10) {
-        uint64_t v;
-        p++;
-        if (!varint(&p, e, 10, &v)) return 0;
-    }
-    if (p >= e || *p != tag) return 0;
-    p++;
-    if (!len_field(&p, e, msg, nmsg)) return 0;
-    return p == e;
-}
 
 /* ------------------------------------------------------------------ graph traces */
 
@@ -732,7 +553,7 @@ static PyObject *py_crc32c(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*", &view)) return NULL;
     uint32_t c;
     Py_BEGIN_ALLOW_THREADS
-    c = crc32c(view.buf, (size_t)view.len);
+    c = tfr_crc32c(view.buf, (size_t)view.len);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     return PyLong_FromUnsignedLong(c);
@@ -782,7 +603,7 @@ static PyObject *configure(PyObject *self, PyObject *arg) {
             if (PyErr_Occurred()) return NULL;
         }
     }
-    memcpy(rules, table, sizeof table);
+    memcpy(tfr_rules, table, sizeof table);
     Py_RETURN_NONE;
 }
 
@@ -794,8 +615,8 @@ static PyObject *py_vector_health(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "iy*", &mode, &view)) return NULL;
     int8_t bad = -1;
     int64_t tid = -1;
-    int ok = mode >= 0 && mode < 16 && rules[mode].len &&
-             view.len == 8 * (Py_ssize_t)rules[mode].len &&
+    int ok = mode >= 0 && mode < 16 && tfr_rules[mode].len &&
+             view.len == 8 * (Py_ssize_t)tfr_rules[mode].len &&
              vector_health(mode, view.buf, &bad, &tid);
     PyBuffer_Release(&view);
     if (!ok) Py_RETURN_NONE;
@@ -808,6 +629,7 @@ static PyMethodDef methods[] = {
     {"crc32c", py_crc32c, METH_VARARGS, "CRC-32C (unmasked) of a buffer"},
     {"configure", configure, METH_O, "set the summary layout and rules of each mode"},
     {"vector_health", py_vector_health, METH_VARARGS, "bad and tensor id of one summary"},
+    {"read_summaries", tfr_read_summaries, METH_VARARGS, "summaries of records, by offset"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -825,11 +647,7 @@ PyMODINIT_FUNC PyInit__ingest(void) {
         PyErr_SetString(PyExc_ImportError, "big-endian hosts use the pure-Python reader");
         return NULL;
     }
-    crc_init();
-#ifdef HAVE_HW_CRC
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("sse4.2")) crc32c = crc_hw;
-#endif
+    tfr_crc_setup();
     if (PyType_Ready(&KeyTableType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
@@ -841,6 +659,6 @@ PyMODINIT_FUNC PyInit__ingest(void) {
     }
     PyModule_AddIntConstant(m, "END", ST_END);
     PyModule_AddIntConstant(m, "PUNT", ST_PUNT);
-    PyModule_AddIntConstant(m, "HARDWARE_CRC", crc32c != crc_soft);
+    PyModule_AddIntConstant(m, "HARDWARE_CRC", tfr_crc_is_hardware());
     return m;
 }

@@ -4,6 +4,8 @@ The compiled core (`reader._native`) indexes the records it can decode exactly a
 other one back to the pure-Python loops, so the two must agree on every column, alert,
 warning and count — on real logdirs, damaged ones, grown ones, and ones whose records use
 legal but unusual protobuf layouts (which is where a hand-written parser could go wrong).
+The same holds for health read back from the records (the compiled bulk read against the
+Python one): the snapshots read every row's.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 import pytest
 from scale_support import assert_same, snapshot
 
+import reader.index.detail as detail
 import reader.index.ingest as ingest
 from reader import DebugLogdir, open_logdir
 from reader.index import health as H
@@ -35,11 +38,15 @@ LOGDIRS += [(k, "FULL_HEALTH") for k in ("eager", "function", "nested", "keras",
 
 def both_ways(monkeypatch: pytest.MonkeyPatch, read: Callable[[], DebugLogdir]
               ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(compiled, pure Python) snapshots of the same read."""
+    """(compiled, pure Python) snapshots of the same read. The snapshot reads every row's
+    health back from the records: compiled, in bulk (whatever the row count), or in Python."""
     assert ingest.NATIVE is not None
-    compiled = snapshot(read())
+    with monkeypatch.context() as m:
+        m.setattr(detail, "BULK_ROWS", 1)
+        compiled = snapshot(read())
     with monkeypatch.context() as m:
         m.setattr(ingest, "NATIVE", None)
+        m.setattr(detail, "native", None)
         pure = snapshot(read())
     return compiled, pure
 

@@ -18,12 +18,15 @@ which pairs `values.py` must still read.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
 from reader import GRAPH, DebugLogdir
-from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
+from reader.index.detail import BULK_ROWS, Scratch
+from reader.index.health import LAYOUT, VECTOR_RULE_COLUMNS
+from reader.modes import CONCISE_HEALTH, CURT_HEALTH, FULL_HEALTH, FULL_TENSOR, SHAPE
 from tfdbg_tui.core.compare.pairs import (
     DIFFERENT,
     R_COUNTS,
@@ -41,6 +44,14 @@ _FLOAT[[1, 2, 14, 19]] = True  # float32, float64, bfloat16, float16
 _HEALTH = ("dtype", "rank", "size", "nan", "neg_inf", "pos_inf", "neg", "zero", "pos", "bad")
 _NONFINITE = ("nan", "neg_inf", "pos_inf")
 _FINITE = ("neg", "zero", "pos")
+_BLOCK = 1 << 17  # pairs judged at a time (see `judge`)
+# Per health mode, the summary elements a health column or `bad` is made of (the tensor id
+# and FULL_HEALTH's device aside), a range: what `same_summaries` compares.
+_COMPARED: dict[int, tuple[int, int]] = {}
+for _mode in (CURT_HEALTH, CONCISE_HEALTH, FULL_HEALTH):
+    _used = sorted({i for i, c in enumerate(LAYOUT[_mode]) if c not in (None, "tensor_id")}
+                   | set(VECTOR_RULE_COLUMNS[_mode]))
+    _COMPARED[_mode] = (_used[0], _used[-1] + 1)
 
 
 def identity(rows: np.ndarray) -> bool:
@@ -77,6 +88,17 @@ def gather(logdir: DebugLogdir, kind: int, rows: np.ndarray) -> dict[str, np.nda
     return cols
 
 
+def gather_pair(a: DebugLogdir, b: DebugLogdir, kind: int, rows_a: np.ndarray,
+                rows_b: np.ndarray, pool: ThreadPoolExecutor | None = None
+                ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """`gather` of both sides; with a `pool`, side by side: reading records back is mostly
+    file reads and the compiled loop, which release the GIL."""
+    if pool is None or len(rows_a) + len(rows_b) < 2 * BULK_ROWS:
+        return gather(a, kind, rows_a), gather(b, kind, rows_b)
+    fb = pool.submit(gather, b, kind, rows_b)
+    return gather(a, kind, rows_a), fb.result()
+
+
 def op_types(logdir: DebugLogdir, kind: int, rows: np.ndarray) -> np.ndarray:
     """The op type (string) of some rows."""
     if kind == GRAPH:
@@ -90,22 +112,78 @@ def op_types(logdir: DebugLogdir, kind: int, rows: np.ndarray) -> np.ndarray:
 
 def judge(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, rtol: float) -> np.ndarray:
     """Set status and reason of every pair from the columns (first failing check wins);
-    returns the mask of pairs whose records must still be read (see `needs_records`)."""
+    returns the mask of pairs whose records must still be read (see `needs_records`).
+
+    Pairs are judged `_BLOCK` at a time: the health columns of a block (~70 bytes a row
+    and side) are made, compared and dropped, so two runs of millions of tensors never
+    hold all their counts at once, and the memory a block touches is reused by the next."""
     todo = np.zeros(len(pairs), bool)
-    for kind in np.unique(pairs.kind).tolist():
-        sel = pairs.of_kind(kind)
-        rows_a, rows_b = pairs.a_row[sel], pairs.b_row[sel]
-        ca, cb = gather(a, kind, rows_a), gather(b, kind, rows_b)
-        reason, comparable = _reasons(ca, cb, rtol)
+    scratch = (Scratch(), Scratch())  # memory each side's reads reuse from block to block
+    with ThreadPoolExecutor(1) as pool:  # B's side, beside this thread's A
+        for kind in np.unique(pairs.kind).tolist():
+            sel = pairs.of_kind(kind)
+            for start in range(0, len(sel), _BLOCK):
+                block = sel[start:start + _BLOCK]
+                todo[block] = _judge_block(a, b, pairs, kind, block, rtol, pool, scratch)
+    return todo
+
+
+def _judge_block(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, kind: int, sel: np.ndarray,
+                 rtol: float, pool: ThreadPoolExecutor, scratch: tuple[Scratch, Scratch]
+                 ) -> np.ndarray:
+    """`judge` for the pairs `sel`, all of one kind; returns their `todo`. Pairs whose two
+    records hold the same summary are equal without decoding it (`same_summaries`)."""
+    todo = np.zeros(len(sel), bool)
+    reason = np.zeros(len(sel), np.int8)
+    same = same_summaries(a, b, kind, pairs.a_row[sel], pairs.b_row[sel], pool, scratch)
+    rest = np.flatnonzero(~same)
+    if len(rest):
+        rows_a, rows_b = pairs.a_row[sel[rest]], pairs.b_row[sel[rest]]
+        ca, cb = gather_pair(a, b, kind, rows_a, rows_b, pool)
+        why, comparable = _reasons(ca, cb, rtol)
         loose = np.flatnonzero(~comparable)
         if len(loose):
             other = op_types(a, kind, rows_a[loose]) != op_types(b, kind, rows_b[loose])
-            reason[loose[other & (reason[loose] == R_NONE)]] = R_OP_TYPE
-        pairs.reason[sel] = reason
-        pairs.status[sel] = np.where(reason != R_NONE, DIFFERENT, 0)
+            why[loose[other & (why[loose] == R_NONE)]] = R_OP_TYPE
+        reason[rest] = why
         both_ft = (ca["mode"] == FULL_TENSOR) & (cb["mode"] == FULL_TENSOR)
-        todo[sel] = needs_records(ca["mode"], cb["mode"]) & ((reason == R_NONE) | both_ft)
+        todo[rest] = needs_records(ca["mode"], cb["mode"]) & ((why == R_NONE) | both_ft)
+    pairs.reason[sel] = reason
+    pairs.status[sel] = np.where(reason != R_NONE, DIFFERENT, 0)
     return todo
+
+
+def same_summaries(a: DebugLogdir, b: DebugLogdir, kind: int, rows_a: np.ndarray,
+                   rows_b: np.ndarray, pool: ThreadPoolExecutor | None = None,
+                   scratch: tuple[Scratch | None, Scratch | None] = (None, None)) -> np.ndarray:
+    """Pairs whose records hold the same health summary (CURT/CONCISE/FULL_HEALTH) in every
+    element a health column or `bad` comes from, with the same known `bad`.
+
+    Each health column is a function of one of those elements (`fill_from_vectors`: the
+    value, or -1 when impossible), so such a pair is equal under every check of `_reasons`,
+    and comparable (its `bad` is known on both sides); deciding it costs one
+    comparison of the raw vectors instead of decoding both into columns — what makes two
+    runs of one program, equal almost everywhere, cheap to compare. Rows the reader cannot
+    give raw (no compiled core, a summary it leaves to Python) are simply not "same" here
+    and go through the columns."""
+    ta, tb = _table(a, kind), _table(b, kind)
+    da: Any = getattr(ta, "detail", None)
+    db: Any = getattr(tb, "detail", None)
+    same = np.zeros(len(rows_a), bool)
+    if (not len(rows_a) or not hasattr(da, "summaries") or not hasattr(db, "summaries")
+            or "bad" not in ta.columns or "bad" not in tb.columns):
+        return same
+    if pool is not None:
+        fb = pool.submit(db.summaries, tb, rows_b, scratch[1])
+        sa, sb = da.summaries(ta, rows_a, scratch[0]), fb.result()
+    else:
+        sa, sb = da.summaries(ta, rows_a, scratch[0]), db.summaries(tb, rows_b, scratch[1])
+    for mode, (lo, hi) in _COMPARED.items():
+        at = (sa.mode == mode) & (sb.mode == mode)
+        if at.any():
+            same |= at & (sa.vectors[:, lo:hi] == sb.vectors[:, lo:hi]).all(axis=1)
+    bad_a, bad_b = ta.col("bad")[rows_a], tb.col("bad")[rows_b]
+    return same & (bad_a == bad_b) & (bad_a >= 0)
 
 
 def _is_float(dtype: np.ndarray) -> np.ndarray:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from typing import Any
 
 import numpy as np
 
@@ -113,6 +115,34 @@ def _combos(graph: np.ndarray, name: np.ndarray, width: int) -> tuple[np.ndarray
     return uniq, index[cell]
 
 
+def _trace_ops(t: Any, width: int
+               ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """The distinct (graph, op name) of the trace rows (as `_combos` numbers them), the first
+    row of each, and a function mapping a per-combo array to one per row.
+
+    A row's graph and op name are fields of its kind (`reader.index.kinds`): thousands of
+    kinds for millions of rows, so the combos are found over the kinds and only two
+    row-sized arrays are made (where each kind first occurs, and the answer)."""
+    n = len(t)
+    kinds = getattr(t, "kinds", None)
+    if kinds is None or not n:
+        uniq, inverse = _combos(np.asarray(t.graph_id), np.asarray(t.op_name), width)
+        first_row = np.zeros(len(uniq), np.int64)
+        first_row[inverse[::-1]] = np.arange(n - 1, -1, -1)
+        return uniq, first_row, lambda per_combo: per_combo[inverse]
+    kind = np.asarray(t.col("kind"))
+    used = np.flatnonzero(np.bincount(kind, minlength=len(kinds)))  # kinds some row has
+    uniq_all, combo_of_kind = _combos(np.asarray(kinds.col("graph_id"))[used],
+                                      np.asarray(kinds.col("op_name"))[used], width)
+    first_of_kind = np.full(len(kinds), n, np.int64)
+    first_of_kind[kind[::-1]] = np.arange(n - 1, -1, -1)
+    first_row = np.full(len(uniq_all), n, np.int64)
+    np.minimum.at(first_row, combo_of_kind, first_of_kind[used])
+    combo = np.zeros(len(kinds), np.int64)
+    combo[used] = combo_of_kind
+    return uniq_all, first_row, lambda per_combo: per_combo[combo][kind]
+
+
 def op_table(logdir: DebugLogdir) -> OpTable:
     """Number the run's ops and map every graph trace to its op (vectorised over rows)."""
     table = OpTable()
@@ -121,19 +151,18 @@ def op_table(logdir: DebugLogdir) -> OpTable:
             table.add(gid, name, op.op_type, op.num_outputs)
     t = logdir.traces
     n = len(t)
-    uniq, inverse = _combos(np.asarray(t.graph_id), np.asarray(t.op_name),
-                            len(logdir.strings) + 1)
     width = len(logdir.strings) + 1
-    first_row = np.zeros(len(uniq), np.int64)
-    first_row[inverse[::-1]] = np.arange(n - 1, -1, -1)
+    uniq, first_row, op_of = _trace_ops(t, width)
     lut = np.empty(len(uniq), np.int64)
     for k, u in enumerate(uniq.tolist()):
         gid, name = logdir.strings[u // width], logdir.strings[u % width]
         lut[k] = table.add(gid, name, logdir.op_type_of_trace(int(first_row[k])), 1)
-    table.row_op = lut[inverse] if n else np.zeros(0, np.int64)
+    table.row_op = op_of(lut) if n else np.zeros(0, np.int64)
     table.shape = [(-1, -1, -1)] * len(table.keys)
     if n:
-        cols = (t.dtype[first_row], t.rank[first_row], t.size[first_row])
+        health = t.health_columns(first_row) if hasattr(t, "health_columns") else {
+            c: getattr(t, c)[first_row] for c in ("dtype", "rank", "size")}
+        cols = (health["dtype"], health["rank"], health["size"])
         for op, d, r, z in zip(lut.tolist(), *(c.tolist() for c in cols), strict=True):
             if table.shape[op] == (-1, -1, -1):
                 table.shape[op] = (d, r, z)
