@@ -10,8 +10,9 @@ setup(
     ext_modules=[
         Extension(
             "reader._native._ingest",
-            ["reader/_native/_ingest.c", "reader/_native/readback.c", "reader/_native/wire.c"],
-            depends=["reader/_native/wire.h"],
+            [f"reader/_native/{name}.c" for name in (
+                "_ingest", "scan_traces", "scan_executions", "keytable", "readback", "wire")],
+            depends=[f"reader/_native/{name}.h" for name in ("wire", "keytable", "scan")],
             optional=True,
         )
     ]

@@ -132,7 +132,8 @@ PyObject *tfr_read_summaries(PyObject *self, PyObject *args) {
             long long start = o[i];
             Py_ssize_t j = i + 1;
             while (j < rows && o[j] >= start && o[j] - start < chunk) j++;
-            Py_ssize_t n = start < 0 ? -1 : read_at(fd, b, (size_t)(o[j - 1] - start + tail), start);
+            size_t want = (size_t)(o[j - 1] - start + tail);
+            Py_ssize_t n = start < 0 ? -1 : read_at(fd, b, want, start);
             if (n < 0) { /* unreadable: Python tries, and says unknown */
                 for (; i < j; i++) st[i] = RB_PYTHON;
                 continue;

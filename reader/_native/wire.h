@@ -100,6 +100,51 @@ static inline const uint8_t *canonical_vector(int mode, const uint8_t *t, size_t
     return t + 10;
 }
 
+
+/* ------------------------------------------------------------------ summary health */
+
+static inline double elem(const uint8_t *v, int i) {
+    double x;
+    memcpy(&x, v + 8 * i, 8);
+    return x;
+}
+
+/* numpy.nan_to_num(x, nan=-1, posinf=-1, neginf=-1) */
+static inline double clean(double x) { return (x != x || x - x != 0) ? -1.0 : x; }
+
+/* What `fill_from_vectors` makes of one summary: `bad` (1, 0 or -1) and the tensor id.
+ * 0 when the summary is not sane (`health.sane`: an id or count that is NaN, ±inf, below -1
+ * or past its limit): Python then decides, and warns. */
+static inline int vector_health(int mode, const uint8_t *v, int8_t *bad, int64_t *tid) {
+    const ModeRule *r = &tfr_rules[mode];
+    *tid = -1;
+    if (r->has_tid) {
+        for (int i = 0; i < r->len; i++) {
+            double x = elem(v, i);
+            if (!(x >= -1.0 && x <= r->max[i])) return 0;
+        }
+        *tid = (int64_t)elem(v, 0);
+    }
+    switch (r->rule) {
+    case RULE_NONZERO: *bad = clean(elem(v, r->cols[0])) != 0; break;
+    case RULE_SUM_POSITIVE: {
+        double sum = clean(elem(v, r->cols[0]));
+        for (int i = 1; i < r->ncols; i++) sum = sum + clean(elem(v, r->cols[i]));
+        *bad = sum > 0;
+        break;
+    }
+    case RULE_ANY_NONZERO_RAW: {
+        int any = 0;
+        for (int i = 0; i < r->ncols; i++) any |= elem(v, r->cols[i]) != 0;
+        *bad = (int8_t)any;
+        break;
+    }
+    default: *bad = -1;
+    }
+    return 1;
+}
+
+
 enum { MODE_NO_TENSOR = 1 };
 
 /* ------------------------------------------------------------------ framing */
