@@ -9,6 +9,10 @@ written once. `DebugLogdir` inherits them.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
+
 from reader.index.columns import StringTable
 from reader.index.graphs import Graph, GraphStore, Op
 from reader.index.schema import (
@@ -20,6 +24,14 @@ from reader.index.schema import (
     TraceRow,
     TraceTable,
 )
+
+
+class TraceKinds(NamedTuple):
+    """See `TensorQueries.trace_kinds`."""
+
+    of_row: np.ndarray  # int32: the kind of each trace row
+    graph_id: np.ndarray  # per kind: the graph id's string id
+    op_name: np.ndarray  # per kind: the op name's string id
 
 
 class TensorQueries:
@@ -89,6 +101,17 @@ class TensorQueries:
 
     def graph_of_trace(self, i: int) -> str:
         return self.strings[int(self.traces.graph_id[i])]
+
+    def trace_kinds(self) -> TraceKinds | None:
+        """The traces' kinds (`reader.index.kinds`): each row's kind, and each kind's graph id
+        and op name (string ids). Work per distinct op — thousands — rather than per row —
+        millions — starts here; None for a table without kinds."""
+        t = self.traces
+        kinds = t.kinds
+        if kinds is None:
+            return None
+        return TraceKinds(np.asarray(t.col("kind")), np.asarray(kinds.col("graph_id")),
+                          np.asarray(kinds.col("op_name")))
 
     def graph(self, graph_id: str) -> Graph | None:
         return self.graphs.graphs.get(graph_id)

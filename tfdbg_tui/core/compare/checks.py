@@ -182,7 +182,7 @@ def same_summaries(a: DebugLogdir, b: DebugLogdir, kind: int, rows_a: np.ndarray
         at = (sa.mode == mode) & (sb.mode == mode)
         if at.any():
             same |= at & (sa.vectors[:, lo:hi] == sb.vectors[:, lo:hi]).all(axis=1)
-    bad_a, bad_b = ta.col("bad")[rows_a], tb.col("bad")[rows_b]
+    bad_a, bad_b = ta.bad[rows_a], tb.bad[rows_b]
     return same & (bad_a == bad_b) & (bad_a >= 0)
 
 

@@ -14,7 +14,6 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import Any
 
 import numpy as np
 
@@ -115,7 +114,7 @@ def _combos(graph: np.ndarray, name: np.ndarray, width: int) -> tuple[np.ndarray
     return uniq, index[cell]
 
 
-def _trace_ops(t: Any, width: int
+def _trace_ops(logdir: DebugLogdir, width: int
                ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
     """The distinct (graph, op name) of the trace rows (as `_combos` numbers them), the first
     row of each, and a function mapping a per-combo array to one per row.
@@ -123,22 +122,23 @@ def _trace_ops(t: Any, width: int
     A row's graph and op name are fields of its kind (`reader.index.kinds`): thousands of
     kinds for millions of rows, so the combos are found over the kinds and only two
     row-sized arrays are made (where each kind first occurs, and the answer)."""
+    t = logdir.traces
     n = len(t)
-    kinds = getattr(t, "kinds", None)
+    kinds = logdir.trace_kinds()
     if kinds is None or not n:
         uniq, inverse = _combos(np.asarray(t.graph_id), np.asarray(t.op_name), width)
         first_row = np.zeros(len(uniq), np.int64)
         first_row[inverse[::-1]] = np.arange(n - 1, -1, -1)
         return uniq, first_row, lambda per_combo: per_combo[inverse]
-    kind = np.asarray(t.col("kind"))
-    used = np.flatnonzero(np.bincount(kind, minlength=len(kinds)))  # kinds some row has
-    uniq_all, combo_of_kind = _combos(np.asarray(kinds.col("graph_id"))[used],
-                                      np.asarray(kinds.col("op_name"))[used], width)
-    first_of_kind = np.full(len(kinds), n, np.int64)
+    kind = kinds.of_row
+    n_kinds = len(kinds.graph_id)
+    used = np.flatnonzero(np.bincount(kind, minlength=n_kinds))  # kinds some row has
+    uniq_all, combo_of_kind = _combos(kinds.graph_id[used], kinds.op_name[used], width)
+    first_of_kind = np.full(n_kinds, n, np.int64)
     first_of_kind[kind[::-1]] = np.arange(n - 1, -1, -1)
     first_row = np.full(len(uniq_all), n, np.int64)
     np.minimum.at(first_row, combo_of_kind, first_of_kind[used])
-    combo = np.zeros(len(kinds), np.int64)
+    combo = np.zeros(n_kinds, np.int64)
     combo[used] = combo_of_kind
     return uniq_all, first_row, lambda per_combo: per_combo[combo][kind]
 
@@ -152,7 +152,7 @@ def op_table(logdir: DebugLogdir) -> OpTable:
     t = logdir.traces
     n = len(t)
     width = len(logdir.strings) + 1
-    uniq, first_row, op_of = _trace_ops(t, width)
+    uniq, first_row, op_of = _trace_ops(logdir, width)
     lut = np.empty(len(uniq), np.int64)
     for k, u in enumerate(uniq.tolist()):
         gid, name = logdir.strings[u // width], logdir.strings[u % width]
