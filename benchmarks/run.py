@@ -1,6 +1,7 @@
 """`make bench`: build the benchmark logdirs once, run every benchmark, write BENCHMARKS.md.
 
-Usage: python -m benchmarks.run [--only reader,scale,tui,cache,live,diff,dumper] [--output F]
+Usage: python -m benchmarks.run [--only reader,scale,tui,tui-compare,cache,live,diff,dumper]
+       [--output F]
 Data lives in ./bench-data (git-ignored) and is reused between runs: the 1.25M-record logdir
 (`big`, ~380 MB) and its ×10 (`big10`, ~3.7 GB), both real records of a real TensorFlow run
 replicated by `benchmarks/synth.py`. Every measured child runs with PYTHONDONTWRITEBYTECODE=1; our
@@ -27,7 +28,7 @@ from benchmarks.synth import build_big_logdir
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench-data"
 TUI_TIMEOUT = 480.0  # a TUI run that takes longer is stuck (bench_tui's watchdog says why)
-SECTIONS = ("reader", "scale", "tui", "cache", "live", "diff", "dumper")
+SECTIONS = ("reader", "scale", "tui", "tui-compare", "cache", "live", "diff", "dumper")
 
 
 def say(msg: str) -> None:
@@ -76,6 +77,16 @@ def _tui(logdir: str) -> tuple[str, dict[str, Any]]:
             return _tui_stopped(why, stopped)
     lines = [ln for ln in text.strip().splitlines() if not ln.startswith("PARTIAL ")]
     return "\n".join(lines[:-1]) + "\n", json.loads(lines[-1])
+
+
+def _tui_compare(logdir: str) -> str:
+    """Compare mode on `logdir` and its copy (bench_diff's run B): the section. Its children
+    (one per measured open) have their own time limit and frozen-app exit status."""
+    from benchmarks.bench_diff import _copy_of
+
+    copy = str(_copy_of(Path(logdir)))
+    lines = _child("benchmarks.bench_tui_compare", logdir, copy).strip().splitlines()
+    return "\n".join(lines[:-1]).rstrip() + "\n"
 
 
 def _tui_stopped(why: str, exc: subprocess.TimeoutExpired) -> tuple[str, dict[str, Any]]:
@@ -128,6 +139,8 @@ def main() -> int:
             f"{args.tf_limit:.0f} s", lambda: br.scale(big10, tf_limit=args.tf_limit))
     section("tui", "12.5M: the TUI's first open (first alert, keys while indexing)",
             lambda: _tui(big10))
+    section("tui-compare", "1.25M pair: the TUI in compare mode (A --compare B) vs one run",
+            lambda: _tui_compare(big))
     section("cache", "reopen from the cache (1.25M and 12.5M) and bytes per record",
             lambda: {"big": _reopen(big), "big10": _reopen(big10)})
     section("live", "live follow through ChangeWatcher (notifications, polling)",
