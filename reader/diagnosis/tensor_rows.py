@@ -18,7 +18,9 @@ import numpy as np
 
 from reader.index.schema import TraceTable
 
-CHUNK = 1 << 18  # rows per counting-sort step: bounds the build's temporaries (~10 MB)
+CHUNK = 1 << 18  # rows per step of the `nondecreasing` check
+SORT_CHUNK = 1 << 16  # rows per counting-sort step: bounds the build's temporaries (~2 MB),
+# which land at the end of a run, where the process's peak memory is
 _NO_ROWS = np.empty(0, np.int64)
 
 
@@ -48,20 +50,26 @@ class TensorRows:
         tensor_of_kind = tensor_of.reshape(-1).astype(np.uint16 if m <= 1 << 16 else np.int32)
         kind = table.col("kind")
         counts = np.zeros(m, np.int64)
-        for a in range(0, n, CHUNK):
-            counts += np.bincount(tensor_of_kind[kind[a:a + CHUNK]], minlength=m)
+        for a in range(0, n, SORT_CHUNK):
+            counts += np.bincount(tensor_of_kind[kind[a:a + SORT_CHUNK]], minlength=m)
         bounds = np.zeros(m + 1, np.int64)
         np.cumsum(counts, out=bounds[1:])
-        order = np.empty(n, np.int32 if n < np.iinfo(np.int32).max else np.int64)
+        del counts
+        wide = n >= np.iinfo(np.int32).max
+        order = np.empty(n, np.int64 if wide else np.int32)
         cursor = bounds[:-1].copy()  # where each tensor's next row goes
-        for a in range(0, n, CHUNK):
-            t = tensor_of_kind[kind[a:a + CHUNK]]
+        step = np.arange(SORT_CHUNK, dtype=np.int64)
+        for a in range(0, n, SORT_CHUNK):
+            t = tensor_of_kind[kind[a:a + SORT_CHUNK]]
             local = np.argsort(t, kind="stable")
             ts = t[local]
             per = np.bincount(t, minlength=m)
-            first = np.cumsum(per) - per  # each tensor's first place in this chunk's sort
-            place = cursor[ts] + (np.arange(len(t), dtype=np.int64) - first[ts])
-            order[place] = local + a
+            # place = cursor[ts] + (position in chunk - each tensor's first place in the chunk)
+            first = cursor - (np.cumsum(per) - per)
+            place = first[ts]
+            place += step[:len(t)]
+            local += a
+            order[place] = local
             cursor += per
         self._order, self._bounds = order, bounds
         self._ids = {(g, o, s): i for i, (g, o, s) in enumerate(tensors.tolist())}
