@@ -4,8 +4,9 @@ Detection is a step of its own, run after each batch of rows is indexed (never i
 ingest loops): each detector looks at the rows the batch added and returns the alerts it
 finds. Adding a kind of alert = one detector function here, added to `DETECTORS`.
 
-An alert is kept as 9 bytes — its kind and the tensor row it flags (a graph trace, or an
-eager output row) — in wall-time order; its execution index, slot and wall time are looked
+An alert is kept as 5 bytes — its kind and the tensor row it flags (a graph trace, or an
+eager output row, as int32: a table of 2**31 rows would be tens of GB of index) — in
+wall-time order; its execution index, slot and wall time are looked
 up in the tables when asked for. A run in which every other tensor goes NaN has millions.
 """
 
@@ -17,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from reader.errors import LogdirError
 from reader.index.columns import Table
 from reader.index.kinds import LazyColumn
 from reader.index.schema import ALERT_SPEC, EAGER, GRAPH, ExecutionTable, OutputTable, TraceTable
@@ -85,6 +87,10 @@ def _nondecreasing(a: np.ndarray, block: int = 1 << 20) -> bool:
     return True
 
 
+ROW_DTYPE = np.dtype(ALERT_SPEC["row"])
+ROW_MAX = int(np.iinfo(ROW_DTYPE).max)
+
+
 class AlertLog:
     """The alerts found so far, in wall-time order (sorted when asked, after new ones)."""
 
@@ -107,8 +113,12 @@ class AlertLog:
     def detect(self, new: NewRows) -> None:
         """Run every detector over the rows a batch added."""
         self.attach(new.traces, new.executions, new.outputs)
+        if max(len(new.traces), len(new.outputs)) > ROW_MAX:
+            raise LogdirError(f"more than {ROW_MAX} tensor rows: too many to index")
         for detector in self.detectors:
             for found in detector(new):
+                # int32 while pending too: millions of alerts wait here until sorted
+                found = Found(found.kind, found.rows.astype(ROW_DTYPE, copy=False))
                 self._pending.append(found)
                 self._n_pending += len(found.rows)
 
@@ -137,27 +147,34 @@ class AlertLog:
         return self._sorted
 
     def _rows(self, kind: int) -> np.ndarray:
-        """Every row of one kind flagged so far, ascending."""
+        """Every row of one kind flagged so far, ascending (int32, like the table's)."""
         parts = [self._table.col("row")[self._table.col("kind") == kind]]
         parts += [f.rows for f in self._pending if f.kind == kind]
-        return np.concatenate(parts).astype(np.int64, copy=False)
+        return np.concatenate(parts).astype(ROW_DTYPE, copy=False)
 
     def _merge(self) -> None:
         assert self._tables is not None
         traces, executions, outputs = self._tables
         g, e = self._rows(GRAPH), self._rows(EAGER)
         self._pending, self._n_pending = [], 0
+        self._table = Table(ALERT_SPEC)  # drop the old columns before building the new
         tw, ew = traces.wall_time, executions.wall_time
         if _nondecreasing(tw) and _nondecreasing(ew):
             # Both files in time order (the usual case): merge in O(n), no n-sized sort keys.
-            # Eager alert j lands after the graph alerts whose time is <= its own.
+            # Eager alert j lands after the graph alerts whose time is <= its own. The
+            # temporaries are kept int32 and freed early: this runs at the end of a read,
+            # where the process's peak memory is.
             e_wall = ew[outputs.execution[e]]
-            before = np.searchsorted(g, np.searchsorted(tw, e_wall, "right"), "left")
-            at = before + np.arange(len(e))
+            after = np.searchsorted(tw, e_wall, "right").astype(ROW_DTYPE)
+            del e_wall
+            at = np.searchsorted(g, after, "left")
+            del after
+            at += np.arange(len(e), dtype=at.dtype)
             kind = np.zeros(len(g) + len(e), dtype=np.int8)
             kind[at] = EAGER
-            rows = np.empty(len(kind), dtype=np.int64)
+            rows = np.empty(len(kind), dtype=ROW_DTYPE)
             rows[at] = e
+            del at
             rows[kind == GRAPH] = g
         else:
             kind = np.concatenate([np.zeros(len(g), np.int8), np.ones(len(e), np.int8)])
@@ -165,7 +182,6 @@ class AlertLog:
             wall = np.concatenate([tw[g], ew[outputs.execution[e]]])
             order = np.lexsort((rows, kind, wall))  # ties: graph first, then file order
             kind, rows = kind[order], rows[order]
-        self._table = Table(ALERT_SPEC)
         self._table.adopt({"kind": kind, "row": rows}, len(kind))
 
     def _view(self, kind: np.ndarray, row: np.ndarray) -> Alerts:

@@ -35,7 +35,7 @@ EXEC_KIND_SPEC = {"op_type": "i4", "graph_id": "i4", "num_outputs": "i4", "mode"
                   "n_outputs": "i4", "fileset": "i4"}
 OUTPUT_SPEC = {"execution": "i8", "slot": "i4", "tensor_id": "i8", "bad": "i1"}
 DETAIL_SPEC = {"row": "i8", **HEALTH_COLUMNS}
-ALERT_SPEC = {"kind": "i1", "row": "i8"}  # a trace row (GRAPH) or an output row (EAGER)
+ALERT_SPEC = {"kind": "i1", "row": "i4"}  # a trace row (GRAPH) or an output row (EAGER)
 
 
 @dataclass(frozen=True)
