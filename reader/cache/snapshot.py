@@ -15,7 +15,6 @@ in the cache makes it unusable — both mean the logdir is simply read again.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from collections.abc import Iterable
@@ -23,6 +22,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+try:  # the built-in BLAKE2: importing `hashlib` loads OpenSSL, ~3 MB resident in every run
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - CPython builds without it
+    from hashlib import blake2b
 
 from reader.cache.store import CacheError, NoEntry, Store, load_array
 from reader.index.schema import EAGER, GRAPH
@@ -47,7 +51,7 @@ def min_bytes() -> int:
 
 
 def _hash(fd: int, start: int, stop: int) -> str:
-    h = hashlib.blake2b(digest_size=16)
+    h = blake2b(digest_size=16)
     h.update(os.pread(fd, max(0, stop - start), start))
     return h.hexdigest()
 
@@ -227,10 +231,10 @@ class LogdirCache:
 
 
 def _key(logdir: DebugLogdir) -> str:
-    h = hashlib.sha256()
+    h = blake2b(digest_size=16)
     for part in (logdir.path, logdir.run_id, *(fs.name for fs in logdir.filesets[:1])):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
-    return h.hexdigest()[:32]
+    return h.hexdigest()
 
 
 def _parts(logdir: DebugLogdir) -> dict[str, Any]:

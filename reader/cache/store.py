@@ -75,10 +75,10 @@ def code_stamp() -> str:
     records are read must not be hidden by an index the old code cached."""
     global _CODE_STAMP
     if _CODE_STAMP is None:
-        import hashlib
+        from reader.cache.snapshot import blake2b
 
         base = Path(__file__).resolve().parent.parent
-        digest = hashlib.sha256()
+        digest = blake2b(digest_size=8)
         files = [base / "modes.py", *sorted((base / "io").glob("*.py")),
                  *sorted((base / "index").glob("*.py")), *sorted((base / "_native").glob("*.c")),
                  *sorted((base / "_native").glob("*.py")), *sorted((base / "cache").glob("*.py"))]
@@ -87,7 +87,7 @@ def code_stamp() -> str:
                 digest.update(path.name.encode() + b"\0" + path.read_bytes())
             except OSError:
                 digest.update(path.name.encode() + b"\0?")
-        _CODE_STAMP = digest.hexdigest()[:16]
+        _CODE_STAMP = digest.hexdigest()
     return _CODE_STAMP
 
 
