@@ -16,7 +16,6 @@ from typing import Any
 
 from reader import DebugLogdir, ReaderError
 from tfdbg_tui.commands.report.build import build_report
-from tfdbg_tui.commands.report.text import print_report
 from tfdbg_tui.core.sanitize import error_line
 
 
@@ -109,6 +108,9 @@ def main(argv: Sequence[str]) -> int:
         json.dump(_finite(report), sys.stdout, indent=1, allow_nan=False, default=str)
         sys.stdout.write("\n")
     else:
+        # imported here: rich costs ~3 MB resident that `--json` has no use for
+        from tfdbg_tui.commands.report.text import print_report
+
         print_report(report)
     return 1 if report["alerts"]["total"] else 0
 
