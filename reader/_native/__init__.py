@@ -11,20 +11,20 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-from reader.index.batches import VECTOR_RULES
-
 PURE_ENV = "TFDBG_TUI_PURE_PYTHON"
 
 
 def load() -> ModuleType | None:
-    """The compiled module, configured, or None (not built, or pure Python asked for)."""
+    """The compiled module, or None (not built, or pure Python asked for). It imports
+    nothing of ours, so every layer may use it (`reader.io.tfrecord` for its CRC-32C);
+    `reader.index.batches` gives it the modes' summary rules, which the index loops and the
+    read-back need (until then they take no summary)."""
     if os.environ.get(PURE_ENV, "") not in ("", "0"):
         return None
     try:
         from reader._native import _ingest  # type: ignore[attr-defined]
     except ImportError:
         return None
-    _ingest.configure(VECTOR_RULES)
     return _ingest
 
 

@@ -22,12 +22,15 @@
 
 /* ------------------------------------------------------------------ module */
 
+/* crc32c(buffer, crc=0): CRC-32C (unmasked) of what `crc` covered followed by the buffer,
+ * as the `crc32c` package's function (which it replaces when this module is built). */
 static PyObject *py_crc32c(PyObject *self, PyObject *args) {
     Py_buffer view;
-    if (!PyArg_ParseTuple(args, "y*", &view)) return NULL;
+    unsigned long crc = 0;
+    if (!PyArg_ParseTuple(args, "y*|k", &view, &crc)) return NULL;
     uint32_t c;
     Py_BEGIN_ALLOW_THREADS
-    c = tfr_crc32c(view.buf, (size_t)view.len);
+    c = tfr_crc32c_update((uint32_t)crc, view.buf, (size_t)view.len);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     return PyLong_FromUnsignedLong(c);
@@ -100,7 +103,7 @@ static PyObject *py_vector_health(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"scan_traces", tfr_scan_traces, METH_VARARGS, "index canonical graph-trace records"},
     {"scan_executions", tfr_scan_executions, METH_VARARGS, "index canonical execution records"},
-    {"crc32c", py_crc32c, METH_VARARGS, "CRC-32C (unmasked) of a buffer"},
+    {"crc32c", py_crc32c, METH_VARARGS, "CRC-32C (unmasked) of a buffer, continuing crc"},
     {"configure", configure, METH_O, "set the summary layout and rules of each mode"},
     {"vector_health", py_vector_health, METH_VARARGS, "bad and tensor id of one summary"},
     {"read_summaries", tfr_read_summaries, METH_VARARGS, "summaries of records, by offset"},

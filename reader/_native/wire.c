@@ -16,8 +16,8 @@ static void crc_init(void) {
             crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xFF];
 }
 
-static uint32_t crc_soft(const uint8_t *p, size_t n) {
-    uint32_t c = 0xFFFFFFFFu;
+static uint32_t crc_soft(uint32_t crc, const uint8_t *p, size_t n) {
+    uint32_t c = ~crc;
     while (n >= 8) {
         uint32_t lo, hi;
         memcpy(&lo, p, 4);
@@ -36,8 +36,9 @@ static uint32_t crc_soft(const uint8_t *p, size_t n) {
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define HAVE_HW_CRC 1
-__attribute__((target("sse4.2"))) static uint32_t crc_hw(const uint8_t *p, size_t n) {
-    uint64_t c = 0xFFFFFFFFu;
+__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const uint8_t *p,
+                                                         size_t n) {
+    uint64_t c = ~crc;
     while (n >= 8) {
         uint64_t v;
         memcpy(&v, p, 8);
@@ -51,7 +52,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(const uint8_t *p, size_
 }
 #endif
 
-uint32_t (*tfr_crc32c)(const uint8_t *, size_t) = crc_soft;
+uint32_t (*tfr_crc32c_update)(uint32_t, const uint8_t *, size_t) = crc_soft;
 
 ModeRule tfr_rules[16];
 
@@ -59,8 +60,8 @@ void tfr_crc_setup(void) {
     crc_init();
 #ifdef HAVE_HW_CRC
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("sse4.2")) tfr_crc32c = crc_hw;
+    if (__builtin_cpu_supports("sse4.2")) tfr_crc32c_update = crc_hw;
 #endif
 }
 
-int tfr_crc_is_hardware(void) { return tfr_crc32c != crc_soft; }
+int tfr_crc_is_hardware(void) { return tfr_crc32c_update != crc_soft; }

@@ -14,10 +14,15 @@
 #include <stdint.h>
 #include <string.h>
 
-/* CRC-32C (unmasked) of a buffer: hardware when the CPU has it (`tfr_crc_setup`). */
-extern uint32_t (*tfr_crc32c)(const uint8_t *, size_t);
+/* CRC-32C (unmasked) of what `crc` covered followed by a buffer (0: of the buffer alone):
+ * hardware when the CPU has it (`tfr_crc_setup`). */
+extern uint32_t (*tfr_crc32c_update)(uint32_t crc, const uint8_t *, size_t);
 void tfr_crc_setup(void);
 int tfr_crc_is_hardware(void);
+
+static inline uint32_t tfr_crc32c(const uint8_t *p, size_t n) {
+    return tfr_crc32c_update(0, p, n);
+}
 
 static inline uint32_t masked(uint32_t c) { return ((c >> 15) | (c << 17)) + 0xA282EAD8u; }
 

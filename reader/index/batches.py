@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from reader import _native
 from reader.errors import CorruptRecordError
 from reader.index import health as H
 from reader.io.tensors import decode_tensor, shape_of, tensor_health
@@ -68,6 +69,8 @@ VECTOR_RULES: dict[int, tuple[int, int, tuple[int, ...], bool, tuple[float, ...]
            H.LIMITS.get(mode, (float("inf"),) * VECTOR_LEN[mode]))
     for mode, rule in _RULE_OF.items()
 }
+if _native.ingest is not None:  # the compiled core takes its rules from here
+    _native.ingest.configure(VECTOR_RULES)
 
 
 class HealthBatch:

@@ -16,17 +16,29 @@ Outcomes per record (docs/format.md):
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-import crc32c as _crc32c
+from reader import _native
 
 _MASK_DELTA = 0xA282EAD8
 _HEADER = struct.Struct("<QI")
 _FOOTER = struct.Struct("<I")
 HEADER_SIZE = _HEADER.size  # 12
 FOOTER_SIZE = _FOOTER.size  # 4
-_crc = _crc32c.crc32c
+
+
+def _crc_function() -> Callable[..., int]:
+    """CRC-32C(data, crc): the compiled core's when it is built (it is loaded anyway, and
+    the `crc32c` package would add ~4 MB resident to every run), else the package's."""
+    if _native.ingest is not None:
+        return _native.ingest.crc32c  # type: ignore[no-any-return]
+    import crc32c
+
+    return crc32c.crc32c  # type: ignore[no-any-return]
+
+
+_crc = _crc_function()
 
 # The longest payload a record can have. Every record is one serialized protobuf message
 # (a DebugEvent), and protobuf cannot serialize or parse a message of 2 GiB or more (its

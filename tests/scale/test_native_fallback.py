@@ -313,3 +313,20 @@ def test_compiled_health_of_a_summary_is_numpys(mode: int) -> None:
             continue
         assert H.sane(mode, vec[None, :])[0] or mode not in H.LIMITS, vec
         assert got == (int(h["bad"][i]), int(h["tensor_id"][i])), vec
+
+
+def test_compiled_crc32c_is_the_crc32c_packages() -> None:
+    """The reader's CRC-32C is the compiled core's when built (`reader.io.tfrecord`): it must
+    be the `crc32c` package's, continuation included, at every length and alignment."""
+    crc32c = pytest.importorskip("crc32c")
+    assert ingest.NATIVE is not None
+    rng = random.Random(7)
+    blob = rng.randbytes(70_000)
+    for _ in range(400):
+        start = rng.randrange(64)
+        a = blob[start:start + rng.choice([0, 1, 7, 8, 9, 63, rng.randrange(70_000)])]
+        b = blob[: rng.randrange(300)]
+        prior = rng.randrange(1 << 32)
+        assert ingest.NATIVE.crc32c(a) == crc32c.crc32c(a)
+        assert ingest.NATIVE.crc32c(b, prior) == crc32c.crc32c(b, prior)
+        assert ingest.NATIVE.crc32c(b, ingest.NATIVE.crc32c(a)) == crc32c.crc32c(a + b)
