@@ -23,12 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-try:  # the built-in BLAKE2: importing `hashlib` loads OpenSSL, ~3 MB resident in every run
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - CPython builds without it
-    from hashlib import blake2b
-
-from reader.cache.store import CacheError, NoEntry, Store, load_array
+from reader.cache.store import CacheError, NoEntry, Store, blake2b, load_array
 from reader.index.schema import EAGER, GRAPH
 
 if TYPE_CHECKING:

@@ -29,6 +29,11 @@ from typing import Any
 
 import numpy as np
 
+try:  # the built-in BLAKE2: importing `hashlib` loads OpenSSL, ~3 MB resident in every run
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - CPython builds without it
+    from hashlib import blake2b
+
 FORMAT = 1
 DIR_ENV = "TFDBG_TUI_CACHE_DIR"
 MAX_ENV = "TFDBG_TUI_CACHE_MAX_BYTES"
@@ -75,12 +80,10 @@ def code_stamp() -> str:
     records are read must not be hidden by an index the old code cached."""
     global _CODE_STAMP
     if _CODE_STAMP is None:
-        from reader.cache.snapshot import blake2b
-
         base = Path(__file__).resolve().parent.parent
         digest = blake2b(digest_size=8)
         files = [base / "modes.py", *sorted((base / "io").glob("*.py")),
-                 *sorted((base / "index").glob("*.py")), *sorted((base / "_native").glob("*.c")),
+                 *sorted((base / "index").glob("*.py")), *sorted((base / "_native").glob("*.[ch]")),
                  *sorted((base / "_native").glob("*.py")), *sorted((base / "cache").glob("*.py"))]
         for path in files:
             try:
