@@ -34,12 +34,14 @@ def column_bytes(logdir: Any) -> dict[str, Any]:
             tables[name] = {"rows": n, "bytes_per_row": cols}
     alerts = logdir.alerts()
     n_alerts = len(alerts)
-    alert_row = sum(int(dt.itemsize) for dt in logdir._alerts.spec().values())
+    alert_cols = {c: int(dt.itemsize) for c, dt in logdir._alerts.spec().items()}
+    alert_row = sum(alert_cols.values())
     strings = sum(len(s.encode("utf-8", "surrogateescape")) for s in logdir.strings.all())
     main = sum(t["rows"] * sum(t["bytes_per_row"].values()) for t in tables.values())
     records = tables["traces"]["rows"] + tables["executions"]["rows"]
     return {"tables": tables, "side_bytes": side, "alerts": n_alerts,
-            "alert_bytes_per_alert": alert_row, "strings_bytes": strings,
+            "alert_bytes_per_alert": alert_row, "alert_columns": alert_cols,
+            "strings_bytes": strings,
             "main_bytes": main, "records": records,
             "total_bytes": main + side + n_alerts * alert_row + strings}
 

@@ -160,7 +160,8 @@ def _cache(c: dict[str, Any]) -> list[str]:
         cols = ", ".join(f"{k} {v}" for k, v in d["bytes_per_row"].items())
         out.append(f"| {t} | {d['rows']:,} | {cols} | {per} | {d['rows'] * per / MB:.0f} |")
     alerts = col["alerts"] * col["alert_bytes_per_alert"]
-    out += [f"| alerts | {col['alerts']:,} | kind 1, row 8 | {col['alert_bytes_per_alert']} | "
+    alert_cols = ", ".join(f"{k} {v}" for k, v in col.get("alert_columns", {}).items())
+    out += [f"| alerts | {col['alerts']:,} | {alert_cols} | {col['alert_bytes_per_alert']} | "
             f"{alerts / MB:.0f} |",
             f"| kinds, kept health details, strings | | | | "
             f"{(col['side_bytes'] + col['strings_bytes']) / MB:.2f} |", "",
