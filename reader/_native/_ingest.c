@@ -29,9 +29,13 @@ static PyObject *py_crc32c(PyObject *self, PyObject *args) {
     unsigned long crc = 0;
     if (!PyArg_ParseTuple(args, "y*|k", &view, &crc)) return NULL;
     uint32_t c;
-    Py_BEGIN_ALLOW_THREADS
-    c = tfr_crc32c_update((uint32_t)crc, view.buf, (size_t)view.len);
-    Py_END_ALLOW_THREADS
+    if (view.len < (1 << 16)) { /* a record's header or payload: the GIL hand-off would cost more */
+        c = tfr_crc32c_update((uint32_t)crc, view.buf, (size_t)view.len);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        c = tfr_crc32c_update((uint32_t)crc, view.buf, (size_t)view.len);
+        Py_END_ALLOW_THREADS
+    }
     PyBuffer_Release(&view);
     return PyLong_FromUnsignedLong(c);
 }
