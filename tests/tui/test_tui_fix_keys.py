@@ -89,12 +89,12 @@ async def test_e_opens_the_editor_at_the_line_of_the_source_pane(
         await pilot.press("5")  # Source Code
         await pilot.press("e")
         await settle(app, pilot)
-        assert json.loads(out.read_text()) == [f"+{LOG_LINE}", str(source)]
+        assert json.loads(out.read_text()) == [f"+{LOG_LINE}", "--", str(source)]
         out.unlink()
         await pilot.press("6")  # Stack Trace: its selected frame
         await pilot.press("e")
         await settle(app, pilot)
-        assert json.loads(out.read_text()) == [f"+{LOG_LINE}", str(source)]
+        assert json.loads(out.read_text()) == [f"+{LOG_LINE}", "--", str(source)]
 
 
 @sync
@@ -203,7 +203,8 @@ async def test_device_is_shown_per_trace_and_replicas_differ(tmp_path: Path) -> 
 
 
 def test_editor_argv_styles() -> None:
-    assert editor_argv("/a b/f.py", 7, {"EDITOR": "nvim -p"}) == ["nvim", "-p", "+7", "/a b/f.py"]
+    assert editor_argv("/a b/f.py", 7, {"EDITOR": "nvim -p"}) == [
+        "nvim", "-p", "+7", "--", "/a b/f.py"]
     assert editor_argv("/f.py", 7, {"VISUAL": "code --wait", "EDITOR": "vi"}) == [
         "code", "--wait", "--goto", "/f.py:7"]
     assert editor_argv("/f.py", 3, {"EDITOR": "emacs -nw"}) == ["emacs", "-nw", "+3", "/f.py"]

@@ -5,6 +5,11 @@ tests check it with a real program standing in for the editor. Terminal editors 
 nvim, nano, emacs, micro, kakoune…) take `+LINE FILE`; VS Code and its forks take
 `--goto FILE:LINE`; Sublime, Helix and Zed take `FILE:LINE`.
 
+The file's path comes from the logdir, which is untrusted: a path like `+!touch x` or `-c…`
+would be read by vim as a command. So the editor is only ever given an absolute path (it
+starts with `/`, never `+` or `-`), vim and its kin get `--` before it as well, and a path
+with control characters is refused (see SECURITY.md).
+
 A logdir often comes from another machine: then the file is not here, and the logdir's own
 copy of it (what actually ran) can be written under a save folder instead —
 `$TFDBG_TUI_SAVE_DIR`, else `./tfdbg-sources/`, mirroring the recorded path so two files of
@@ -23,12 +28,33 @@ from collections.abc import Mapping
 GOTO_EDITORS = frozenset({"code", "code-insiders", "codium", "vscodium", "cursor", "windsurf"})
 COLON_EDITORS = frozenset({"subl", "sublime_text", "hx", "helix", "zed", "zeditor"})
 FALLBACK_EDITORS = ("nano", "vi")
+# editors whose command line takes `--` (end of options) before the file, `+LINE` before it
+DASHDASH_EDITORS = frozenset({"vi", "vim", "nvim", "gvim", "mvim", "view", "vim.basic",
+                              "vim.tiny", "vim.nox", "vim.gtk3", "rvim", "gview"})
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 SAVE_FOLDER = "tfdbg-sources"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
 
 
+class UnsafePath(ValueError):
+    """A recorded path that cannot be handed to an editor without risk."""
+
+
+def editor_path(file: str) -> str:
+    """`file` as the editor gets it: absolute, so no editor reads it as an option or a
+    command; UnsafePath for what cannot be made safe (control characters, NUL)."""
+    if _CONTROL.search(file):
+        raise UnsafePath("the path holds control characters; not opened")
+    path = os.path.abspath(file)
+    if not path.startswith("/"):  # pragma: no cover - POSIX paths always do
+        raise UnsafePath("the path cannot be made absolute; not opened")
+    return path
+
+
 def editor_argv(file: str, line: int, env: Mapping[str, str] | None = None) -> list[str] | None:
-    """The command that opens `file` at `line` in $VISUAL / $EDITOR (None: no editor found)."""
+    """The command that opens `file` at `line` in $VISUAL / $EDITOR (None: no editor found;
+    UnsafePath: the path is refused)."""
+    file = editor_path(file)
     env = os.environ if env is None else env
     command = (env.get("VISUAL") or env.get("EDITOR") or "").strip()
     try:
@@ -46,6 +72,8 @@ def editor_argv(file: str, line: int, env: Mapping[str, str] | None = None) -> l
         return [*argv, "--goto", f"{file}:{line}"]
     if name in COLON_EDITORS:
         return [*argv, f"{file}:{line}"]
+    if name in DASHDASH_EDITORS:
+        return [*argv, f"+{line}", "--", file]
     return [*argv, f"+{line}", file]
 
 

@@ -20,6 +20,7 @@ from reader import GRAPH, DebugLogdir
 from reader.diagnosis import Diagnosis
 from reader.index.frames import Frame
 from tfdbg_tui.core.editor import (
+    UnsafePath,
     editor_argv,
     file_on_this_machine,
     save_source,
@@ -43,7 +44,11 @@ def open_in_editor(app: App[Any], frame: Frame, save_key: str) -> None:
                    f"copy of it under {lit(sources_dir())}", severity="warning", timeout=8,
                    markup=False)
         return
-    argv = editor_argv(frame.file, frame.line)
+    try:
+        argv = editor_argv(frame.file, frame.line)
+    except UnsafePath as exc:
+        app.notify(f"{_where(frame)}: {exc}", severity="warning", markup=False)
+        return
     if argv is None:
         app.notify("no editor: set $VISUAL or $EDITOR", severity="warning", markup=False)
         return
