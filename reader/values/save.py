@@ -8,6 +8,7 @@ import tempfile
 
 import numpy as np
 
+from reader.io.safewrite import open_folder, write_new
 from reader.io.tensors import TensorValue
 from reader.values.stats import _is_bytes
 
@@ -32,6 +33,9 @@ def default_save_dir() -> str:
 def save_npy(tv: TensorValue | np.ndarray, tensor_name: str, directory: str | None = None) -> str:
     """Save the values to `<directory>/<tensor name>.npy` without overwriting; returns the path.
 
+    Written to a temporary name, fsync'ed and linked into place (`reader.io.safewrite`), never
+    through a symlink planted in the folder.
+
     bfloat16 is saved as the float32 it was widened to (numpy has no bfloat16); strings as a
     fixed-width bytes array, so `np.load` needs no pickle.
     """
@@ -42,13 +46,21 @@ def save_npy(tv: TensorValue | np.ndarray, tensor_name: str, directory: str | No
             raise ValueError("opaque tensors (resource, variant) have no values to save")
         values = values.astype(np.bytes_) if values.size else values.astype("S1")
     directory = os.path.abspath(directory or default_save_dir())
-    os.makedirs(directory, exist_ok=True)
     name = npy_name(tensor_name)
-    path = os.path.join(directory, name)
-    n = 1
-    while os.path.exists(path):
-        path = os.path.join(directory, f"{name[:-4]}-{n}.npy")
-        n += 1
-    with open(path, "xb") as f:
-        np.save(f, values, allow_pickle=False)
-    return path
+    fd = open_folder(directory, [])
+    try:
+        for n in range(10_000):
+            candidate = name if n == 0 else f"{name[:-4]}-{n}.npy"
+            try:
+                os.lstat(candidate, dir_fd=fd)
+                continue  # taken (the link below catches one taken meanwhile)
+            except FileNotFoundError:
+                pass
+            try:  # all or nothing: a full disk leaves no truncated .npy under the name
+                write_new(fd, candidate, lambda f: np.save(f, values, allow_pickle=False))
+            except FileExistsError:
+                continue
+            return os.path.join(directory, candidate)
+    finally:
+        os.close(fd)
+    raise OSError(f"{name}: 10,000 files of that name already; not saved")

@@ -13,7 +13,8 @@ with control characters is refused (see SECURITY.md).
 A logdir often comes from another machine: then the file is not here, and the logdir's own
 copy of it (what actually ran) can be written under a save folder instead —
 `$TFDBG_TUI_SAVE_DIR`, else `./tfdbg-sources/`, mirroring the recorded path so two files of
-the same name stay apart, never following a symlink and never leaving that folder.
+the same name stay apart (one-to-one: other characters are percent-encoded), never following
+a symlink, never leaving that folder and never replacing a file there (`reader.io.safewrite`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,14 @@ import shlex
 import shutil
 import stat
 from collections.abc import Mapping
+from dataclasses import dataclass
+
+try:  # the built-in BLAKE2: importing `hashlib` loads OpenSSL (~3 MB resident)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - CPython builds without it
+    from hashlib import blake2b
+
+from reader.io.safewrite import open_folder, read_existing, write_new
 
 GOTO_EDITORS = frozenset({"code", "code-insiders", "codium", "vscodium", "cursor", "windsurf"})
 COLON_EDITORS = frozenset({"subl", "sublime_text", "hx", "helix", "zed", "zeditor"})
@@ -33,7 +42,6 @@ DASHDASH_EDITORS = frozenset({"vi", "vim", "nvim", "gvim", "mvim", "view", "vim.
                               "vim.tiny", "vim.nox", "vim.gtk3", "rvim", "gview"})
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 SAVE_FOLDER = "tfdbg-sources"
-_UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
 
 
 class UnsafePath(ValueError):
@@ -91,30 +99,75 @@ def sources_dir(env: Mapping[str, str] | None = None) -> str:
     return os.path.abspath(env.get("TFDBG_TUI_SAVE_DIR") or SAVE_FOLDER)
 
 
+def _safe_part(part: str) -> str:
+    """One path component as a file name: letters, digits, `._ -` kept, every other
+    character percent-encoded (as UTF-8), a leading dot too — so the mapping is one-to-one
+    (`模型.py` and `数据.py`, `train (1).py` and `train [1].py` stay apart) and no name is
+    hidden, `.` or `..`. Over-long names are cut and tagged with a hash of the whole."""
+    out = "".join(c if (c.isalnum() and c.isprintable()) or c in "_ -" or (c == "." and i)
+                  else "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass"))
+                  for i, c in enumerate(part))
+    if len(out.encode()) > 180:  # NAME_MAX is 255 bytes; `%~` never comes out of the
+        digest = blake2b(part.encode("utf-8", "surrogatepass"), digest_size=6)  # encoding
+        while len(out.encode()) > 150:
+            out = out[: len(out) * 3 // 4]
+        out = f"{out}%~{digest.hexdigest()}"
+    return out
+
+
+def snapshot_parts(recorded: str) -> list[str]:
+    """The folders and file name under the save folder for the copy of `recorded`."""
+    parts = [p for p in re.split(r"[/\\]+", recorded) if p not in ("", ".", "..")]
+    safe = [_safe_part(p) for p in parts] or ["source"]
+    if len(safe) > 13:  # keep it shallow, but two deep paths that end alike stay apart
+        digest = blake2b(recorded.encode("utf-8", "surrogatepass"), digest_size=6)
+        safe = [f"%~{digest.hexdigest()}", *safe[-12:]]
+    return safe
+
+
 def snapshot_path(recorded: str, directory: str) -> str:
     """Where the copy of `recorded` goes under `directory`: its path, made safe, mirrored."""
-    parts = [p for p in re.split(r"[/\\]+", recorded) if p not in ("", ".", "..")]
-    safe = [(_UNSAFE.sub("_", p).strip(" ") or "_")[:120] for p in parts[-12:]] or ["source"]
-    safe = ["_" + p if p.startswith(".") else p for p in safe]
-    return os.path.join(directory, *safe)
+    return os.path.join(directory, *snapshot_parts(recorded))
 
 
-def save_source(recorded: str, lines: list[str], directory: str | None = None) -> str:
-    """Write the logdir's copy of `recorded` under the save folder; returns the path written.
+@dataclass(frozen=True)
+class Saved:
+    """Where `save_source` put the copy; `beside` names a different copy kept at the
+    mirrored name (edited by the user, or another file's)."""
 
-    Refuses (OSError) to write through a symlink or onto anything but a regular file.
+    path: str
+    already: bool = False  # the same bytes were there already
+    beside: str | None = None
+
+
+def save_source(recorded: str, lines: list[str], directory: str | None = None) -> Saved:
+    """Write the logdir's copy of `recorded` under the save folder, never replacing a file.
+
+    The mirrored folders are opened without following symlinks (OSError for one: nothing is
+    created outside the folder); a file already at the name that holds other bytes (the user
+    edited it, or another recorded path mapped there) is kept, and the copy is written beside
+    it as `name (2).py`; a symlink or anything not a regular file there is an OSError.
     """
     base = os.path.abspath(directory or sources_dir())
-    target = snapshot_path(recorded, base)
-    parent = os.path.dirname(target)
-    os.makedirs(parent, exist_ok=True)
-    real_base, real_parent = os.path.realpath(base), os.path.realpath(parent)
-    if os.path.commonpath([real_base, real_parent]) != real_base:
-        raise OSError(f"{target}: outside {base}")
-    if os.path.lexists(target) and not stat.S_ISREG(os.lstat(target).st_mode):
-        raise OSError(f"{target}: exists and is not a regular file")
-    tmp = f"{target}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8", errors="surrogateescape") as f:
-        f.write("\n".join(lines) + ("\n" if lines else ""))
-    os.replace(tmp, target)
-    return target
+    *folders, name = snapshot_parts(recorded)
+    data = ("\n".join(lines) + ("\n" if lines else "")).encode("utf-8", "surrogateescape")
+    fd = open_folder(base, folders)
+    try:
+        stem, ext = os.path.splitext(name)
+        first = None
+        for n in range(1, 1000):
+            candidate = name if n == 1 else f"{stem} ({n}){ext}"
+            existing = read_existing(fd, candidate, len(data))
+            where = os.path.join(base, *folders, candidate)
+            if existing == data:
+                return Saved(where, already=True, beside=first)
+            if existing is None:
+                try:
+                    write_new(fd, candidate, lambda f: f.write(data))
+                except FileExistsError:  # another process took the name meanwhile
+                    continue
+                return Saved(where, beside=first)
+            first = first or os.path.join(base, *folders, name)
+        raise OSError(f"{name}: 999 other copies there already; not saved")
+    finally:
+        os.close(fd)

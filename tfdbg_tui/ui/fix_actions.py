@@ -82,12 +82,16 @@ def save_snapshot(app: App[Any], logdir: DebugLogdir, frame: Frame) -> str | Non
                    markup=False)
         return None
     try:
-        path = save_source(frame.file, lines)
+        saved = save_source(frame.file, lines)
     except OSError as exc:
-        app.notify(f"not saved: {lit(exc)}", severity="error", markup=False)
+        app.notify(f"not saved: {lit(exc.strerror or exc)}", severity="error", markup=False)
         return None
-    app.notify(f"saved the logdir's copy as {lit(path)} (line {frame.line})", markup=False)
-    return path
+    done = "already saved" if saved.already else "saved"
+    kept = (f"; {lit(saved.beside)} holds other text (edited?) and was kept"
+            if saved.beside else "")
+    app.notify(f"{done} the logdir's copy as {lit(saved.path)} (line {frame.line}){kept}",
+               markup=False)
+    return saved.path
 
 
 def copy_text(app: App[Any], text: str, what: str) -> None:

@@ -1,0 +1,119 @@
+"""Writing a new file into a folder without following anything planted there.
+
+Used where the tool writes files the user keeps (`w`: the logdir's copy of a source file,
+`s`: a tensor's `.npy`). The names written come from an untrusted logdir and the folder may
+hold things someone else put there, so (see SECURITY.md):
+
+- every folder below the user's chosen base is opened with `O_NOFOLLOW` relative to its
+  parent's descriptor (`openat`), so a symlinked folder cannot lead outside the base, and
+  folders are created there, never through a symlink;
+- the data goes to a temporary file of a random name created with
+  `O_CREAT | O_EXCL | O_NOFOLLOW` (a symlink planted at any name is never written through),
+  is flushed and fsync'ed, then hard-linked to its final name — which fails if that name
+  exists, so nothing is ever replaced — and the temporary name is removed in every case:
+  a full disk leaves neither a partial file nor a truncated one under the final name.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Callable, Sequence
+from typing import BinaryIO
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def open_folder(base: str, parts: Sequence[str]) -> int:
+    """A descriptor of `base/parts…`, creating the folders as needed.
+
+    `base` is the user's own choice and may be a symlink; none of `parts` may be one (OSError,
+    and nothing created beyond it). The caller closes the descriptor.
+    """
+    os.makedirs(base, exist_ok=True)
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in parts:
+            if part in ("", ".", "..") or "/" in part or "\0" in part:
+                raise OSError(errno.EINVAL, f"bad folder name {part!r}")
+            try:
+                os.mkdir(part, 0o755, dir_fd=fd)
+            except FileExistsError:
+                pass
+            try:
+                sub = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise OSError(exc.errno, f"{part} is not a folder (a symlink?); "
+                                  f"refusing to write through it") from None
+                raise
+            os.close(fd)
+            fd = sub
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_existing(dir_fd: int, name: str, limit: int) -> bytes | None:
+    """At most `limit` + 1 bytes of regular file `name` (None: no such file): enough to tell
+    whether it holds exactly some `limit` bytes. OSError if `name` is something else (a
+    symlink, folder, FIFO…)."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                     dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.EEXIST, f"{name} exists and is a symlink; not replaced") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EEXIST, f"{name} exists and is not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(limit + 1)
+    finally:
+        os.close(fd)
+
+
+def write_new(dir_fd: int, name: str, fill: Callable[[BinaryIO], object],
+              mode: int = 0o644) -> None:
+    """Create file `name` in folder `dir_fd` holding what `fill` writes, all or nothing.
+
+    FileExistsError if `name` already exists (never replaced); any other OSError (a full
+    disk…) leaves no file behind.
+    """
+    tmp = f".{name[:80]}.tmp-{secrets.token_hex(8)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 mode, dir_fd=dir_fd)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fill(f)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+        except FileExistsError:
+            raise
+        except OSError as exc:  # a file system without hard links: rename if still free
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+                raise
+            try:
+                os.lstat(name, dir_fd=dir_fd)
+            except FileNotFoundError:
+                os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+                return
+            raise FileExistsError(errno.EEXIST, f"{name} exists") from None
+    finally:
+        try:
+            os.unlink(tmp, dir_fd=dir_fd)
+        except FileNotFoundError:
+            pass
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
