@@ -6,7 +6,8 @@ those files gave and where reading them stopped. The small files (graphs, stack 
 source files) are parsed again on every open: it is fast, and their objects stay Python's.
 
 Reopening goes: read the small files; check every file of the run against the identity saved
-with the entry (device, inode, size, mtime, a hash of its first and of its last cached bytes);
+with the entry (device, inode, size, mtime, ctime, a hash of its first and of its last cached
+bytes, and of all of them — or of 512 blocks spread over them in a file over 16 MiB);
 load the columns as memory-mapped arrays and check their types, lengths and value ranges;
 then put it all in place at once, and let `update()` read only the bytes appended since. A
 file that shrank, was replaced or changed in place makes the entry stale; anything damaged
@@ -23,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from reader.cache.store import CacheError, NoEntry, Store, blake2b, load_array
+from reader.cache.files import CacheError, NoEntry, load_array
+from reader.cache.store import Store, blake2b
 from reader.index.schema import EAGER, GRAPH
 
 if TYPE_CHECKING:
@@ -35,7 +37,9 @@ ALL_FILES = ("metadata", *SMALL, *BIG)
 TABLES = ("traces", "executions", "outputs")
 MIN_ENV = "TFDBG_TUI_CACHE_MIN_BYTES"
 DEFAULT_MIN_BYTES = 16 << 20  # smaller logdirs read faster than a cache is checked
-_EDGE = 4096  # bytes hashed at the start and at the end of each file
+_EDGE = 4096  # bytes hashed at the start and at the end of each file, and per sampled block
+_WHOLE = 16 << 20  # files up to this size are hashed whole when checked
+_BLOCKS = 512  # blocks hashed in a bigger file (2 MiB)
 
 
 def min_bytes() -> int:
@@ -51,6 +55,20 @@ def _hash(fd: int, start: int, stop: int) -> str:
     return h.hexdigest()
 
 
+def _sample(fd: int, size: int) -> str:
+    """A hash of the first `size` bytes: all of them up to `_WHOLE`, else `_BLOCKS` blocks of
+    `_EDGE` bytes spread evenly over them (a few MiB read however big the file)."""
+    h = blake2b(digest_size=16)
+    if size <= _WHOLE:
+        for start in range(0, size, 1 << 20):
+            h.update(os.pread(fd, min(1 << 20, size - start), start))
+    else:
+        step = (size - _EDGE) / (_BLOCKS - 1)
+        for i in range(_BLOCKS):
+            h.update(os.pread(fd, _EDGE, int(i * step)))
+    return h.hexdigest()
+
+
 def file_identity(path: str) -> dict[str, Any] | None:
     """What identifies a file's bytes so far: None if it is not a readable regular file."""
     try:
@@ -63,8 +81,8 @@ def file_identity(path: str) -> dict[str, Any] | None:
             return None
         size = st.st_size
         return {"dev": st.st_dev, "ino": st.st_ino, "size": size, "mtime": st.st_mtime_ns,
-                "head": _hash(fd, 0, min(size, _EDGE)),
-                "tail": _hash(fd, max(0, size - _EDGE), size)}
+                "ctime": st.st_ctime_ns, "head": _hash(fd, 0, min(size, _EDGE)),
+                "tail": _hash(fd, max(0, size - _EDGE), size), "sample": _sample(fd, size)}
     except OSError:
         return None
     finally:
@@ -72,7 +90,12 @@ def file_identity(path: str) -> dict[str, Any] | None:
 
 
 def still_holds(saved: Any, path: str) -> bool:
-    """True if the file is the one saved, unchanged or only appended to since."""
+    """True if the file is the one saved, unchanged or only appended to since.
+
+    Unchanged: same device, inode, size, mtime and ctime (a rewrite in place changes the
+    ctime even when the mtime is set back) and the same hashes. Grown: the bytes it had must
+    hash the same — all of them up to `_WHOLE`, sampled blocks beyond (see SECURITY.md).
+    """
     if not isinstance(saved, dict):
         return False
     try:
@@ -83,12 +106,14 @@ def still_holds(saved: Any, path: str) -> bool:
         st = os.fstat(fd)
         size = saved["size"]
         if (not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (saved["dev"], saved["ino"])
-                or not isinstance(size, int) or st.st_size < size
-                or (st.st_size == size and st.st_mtime_ns != saved["mtime"])):
+                or type(size) is not int or not 0 <= size <= st.st_size
+                or (st.st_size == size and (st.st_mtime_ns, st.st_ctime_ns)
+                    != (saved["mtime"], saved["ctime"]))):
             return False
         return (_hash(fd, 0, min(size, _EDGE)) == saved["head"]
-                and _hash(fd, max(0, size - _EDGE), size) == saved["tail"])
-    except (OSError, KeyError, TypeError, ValueError):
+                and _hash(fd, max(0, size - _EDGE), size) == saved["tail"]
+                and _sample(fd, size) == saved["sample"])
+    except (OSError, KeyError, TypeError, ValueError, OverflowError):
         return False
     finally:
         os.close(fd)
@@ -222,7 +247,11 @@ class LogdirCache:
         self._saved = True
         desc, arrays = _describe(logdir, self._mark)
         desc["rows"]["total"] = sum(desc["rows"][t] for t in ("traces", "executions"))
-        self.store.write(self.key, desc, arrays)
+        try:
+            self.store.write(self.key, desc, arrays)
+        except (OSError, CacheError, ValueError, TypeError, RecursionError, OverflowError):
+            pass  # the cache is optional and its folder untrusted: a failed save changes nothing
+
 
 
 def _key(logdir: DebugLogdir) -> str:

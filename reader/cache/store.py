@@ -10,15 +10,15 @@ Writers build the column folder under a temporary name, rename it into place, th
 `<key>.json` with `os.replace` — so a reader sees the old entry or the new one, never a part
 of either, and two processes saving at once simply leave the last one's. A reader that opened
 an entry's files keeps them even if another process deletes the folder meanwhile (POSIX).
-Everything read back is untrusted: any surprise means "no cache", never a crash.
+Everything read back is untrusted: any surprise means "no cache", never a crash. The folder
+may be shared or the user's own: `reader.cache.guard` says when it may be used and deletes
+only what the cache made; sizes are measured on disk, never taken from a description.
 """
 
 from __future__ import annotations
 
 import json
-import mmap
 import os
-import shutil
 import stat
 import time
 import uuid
@@ -29,6 +29,27 @@ from typing import Any
 
 import numpy as np
 
+from reader.cache.files import (
+    CacheError,
+    NoEntry,
+    count,
+    read_json,
+)
+from reader.cache.guard import (
+    DESCRIPTION,
+    FOLDER,
+    KEY,
+    TAG_NAME,
+    TEMPORARY,
+    Untrusted,
+    folder_bytes,
+    lstat_at,
+    open_cache_dir,
+    remove_file,
+    remove_folder,
+    trusted,
+)
+
 try:  # the built-in BLAKE2: importing `hashlib` loads OpenSSL, ~3 MB resident in every run
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover - CPython builds without it
@@ -38,16 +59,7 @@ FORMAT = 1
 DIR_ENV = "TFDBG_TUI_CACHE_DIR"
 MAX_ENV = "TFDBG_TUI_CACHE_MAX_BYTES"
 DEFAULT_MAX_BYTES = 2 << 30
-MAX_DESCRIPTION = 64 << 20  # a description bigger than this is not ours
 ORPHAN_AGE = 600.0  # seconds before a folder no description names is deleted
-
-
-class CacheError(Exception):
-    """The cache entry is missing, stale or damaged (the caller reads the logdir instead)."""
-
-
-class NoEntry(CacheError):
-    """There is no cache entry for that key."""
 
 
 def cache_root() -> Path:
@@ -106,69 +118,38 @@ class EntryInfo:
     last_used: float
 
 
-def _open_regular(path: Path, limit: int | None = None) -> int:
-    """An fd for a regular file (no symlink, FIFO or device), or CacheError."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise CacheError(f"{path.name}: {exc.strerror}") from None
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or (limit is not None and st.st_size > limit):
-        os.close(fd)
-        raise CacheError(f"{path.name}: not a cache file")
-    return fd
+@dataclass
+class _Scan:
+    """One description found in the cache folder: `desc` None when it is junk."""
 
-
-def _read_json(path: Path) -> dict[str, Any]:
-    fd = _open_regular(path, MAX_DESCRIPTION)
-    with os.fdopen(fd, "rb") as f:
-        data = f.read(MAX_DESCRIPTION + 1)
-    try:
-        out = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        raise CacheError(f"{path.name}: not JSON") from None
-    if not isinstance(out, dict):
-        raise CacheError(f"{path.name}: not an object")
-    return out
-
-
-def load_array(path: Path, dtype: np.dtype, rows: int) -> np.ndarray:
-    """A one-dimensional `.npy` of exactly `dtype` and `rows`, memory-mapped copy-on-write
-    (changes stay in this process). Never unpickles; CacheError on anything else."""
-    fd = _open_regular(path)
-    try:
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            try:
-                version = np.lib.format.read_magic(f)
-                if version == (1, 0):
-                    shape, fortran, dt = np.lib.format.read_array_header_1_0(f)
-                elif version == (2, 0):
-                    shape, fortran, dt = np.lib.format.read_array_header_2_0(f)
-                else:
-                    raise CacheError(f"{path.name}: unknown .npy version")
-            except ValueError as exc:
-                raise CacheError(f"{path.name}: bad .npy header ({exc})") from None
-            offset = f.tell()
-            if dt != dtype or shape != (rows,) or fortran:
-                raise CacheError(f"{path.name}: {dt}{shape} where {dtype}({rows},) was expected")
-            if os.fstat(fd).st_size != offset + rows * dtype.itemsize:
-                raise CacheError(f"{path.name}: wrong length")
-        if rows == 0:
-            return np.empty(0, dtype)
-        try:
-            mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_COPY)
-        except (OSError, ValueError) as exc:
-            raise CacheError(f"{path.name}: cannot map ({exc})") from None
-        return np.frombuffer(mapped, dtype=dtype, count=rows, offset=offset)
-    finally:
-        os.close(fd)
+    key: str
+    desc: dict[str, Any] | None
+    used: float
+    size: int  # bytes on disk: description plus the column folder it names
 
 
 class Store:
-    """The cache folder: entries by key, written atomically, evicted least recently used."""
+    """The cache folder: entries by key, written atomically, evicted least recently used.
+
+    Every operation first opens the versioned folder through `guard.open_cache_dir` (a real
+    folder of this user, marked as a cache); if it is not one, there is no cache: reads find
+    nothing, writes do nothing, nothing is deleted, and `problem` says why.
+    """
 
     def __init__(self, root: Path | None = None) -> None:
         self.dir = _versioned(root if root is not None else cache_root())
+        self.problem: str | None = None
+
+    def _open(self, create: bool = False) -> int | None:
+        try:
+            fd = open_cache_dir(str(self.dir), create)
+        except FileNotFoundError:
+            return None
+        except Untrusted as exc:
+            self.problem = f"{self.dir} is not used: {exc}"
+            return None
+        self.problem = None
+        return fd
 
     def _description(self, key: str) -> Path:
         return self.dir / f"{key}.json"
@@ -176,22 +157,34 @@ class Store:
     def read(self, key: str) -> tuple[dict[str, Any], Path]:
         """(description, column folder) of the entry `key`; NoEntry if there is none,
         CacheError if it is unreadable."""
-        if not os.path.lexists(self._description(key)):
+        fd = self._open()
+        if fd is None:
             raise NoEntry(key)
-        desc = _read_json(self._description(key))
+        try:
+            if lstat_at(fd, f"{key}.json") is None:
+                raise NoEntry(key)
+        finally:
+            os.close(fd)
+        desc = read_json(self._description(key))
         if desc.get("code") != code_stamp():
             raise CacheError("written by another version of tfdbg-tui")
         folder = desc.get("folder")
-        if not isinstance(folder, str) or not folder.startswith(f"{key}-") or "/" in folder:
+        if not isinstance(folder, str) or not FOLDER.fullmatch(folder) \
+                or not folder.startswith(f"{key}-"):
             raise CacheError("description names no column folder")
         return desc, self.dir / folder
 
     def touch(self, key: str) -> None:
         """Mark an entry as just used (least recently used entries go first)."""
+        fd = self._open()
+        if fd is None:
+            return
         try:
-            os.utime(self._description(key))
+            os.utime(f"{key}.json", dir_fd=fd, follow_symlinks=False)
         except OSError:
             pass
+        finally:
+            os.close(fd)
 
     def write(self, key: str, desc: dict[str, Any], arrays: Mapping[str, np.ndarray]) -> bool:
         """Write a new entry for `key` (replacing the old one); False if it could not be."""
@@ -199,109 +192,173 @@ class Store:
         limit = max_bytes()
         if size > limit:
             return False
+        fd = self._open(create=True)
+        if fd is None:
+            return False
         folder = f"{key}-{uuid.uuid4().hex[:12]}"
-        tmp = self.dir / f"tmp-{uuid.uuid4().hex}"
+        tmp = f"tmp-{uuid.uuid4().hex}"
+        tmp_desc = f"tmp-{uuid.uuid4().hex}.json"
         try:
-            self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-            self.evict(limit - size, keep=None)
-            tmp.mkdir(mode=0o700)
+            old = lstat_at(fd, f"{key}.json")
+            if old is not None and (not stat.S_ISREG(old.st_mode) or not trusted(old)):
+                return False  # not ours to replace
+            self._evict(fd, limit - size, keep=None)
+            os.mkdir(tmp, 0o700, dir_fd=fd)
             for name, array in arrays.items():
-                with open(tmp / f"{name}.npy", "wb") as f:
+                with open(self.dir / tmp / f"{name}.npy", "xb") as f:
                     np.lib.format.write_array(f, np.ascontiguousarray(array),
                                               allow_pickle=False)
-            os.rename(tmp, self.dir / folder)
+            os.rename(tmp, folder, src_dir_fd=fd, dst_dir_fd=fd)
             body = json.dumps({**desc, "format": FORMAT, "code": code_stamp(),
-                               "folder": folder, "size": size})
-            tmp_desc = self.dir / f"tmp-{uuid.uuid4().hex}.json"
-            tmp_desc.write_text(body)
-            os.replace(tmp_desc, self._description(key))
+                               "folder": folder, "size": size}).encode()
+            out = os.open(tmp_desc, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                          | os.O_CLOEXEC, 0o600, dir_fd=fd)
+            with os.fdopen(out, "wb") as f:
+                f.write(body)
+            os.replace(tmp_desc, f"{key}.json", src_dir_fd=fd, dst_dir_fd=fd)
         except OSError:
-            shutil.rmtree(tmp, ignore_errors=True)
+            remove_folder(fd, tmp)
+            remove_folder(fd, folder)
+            remove_file(fd, tmp_desc)
             return False
-        self._collect(keep=folder)
+        finally:
+            self._collect(fd, keep=folder)
+            os.close(fd)
         return True
+
+    def _scan(self, fd: int) -> list[_Scan]:
+        """Every description in the folder (junk ones too, `desc` None), with its size."""
+        out = []
+        for name in os.listdir(fd):
+            m = DESCRIPTION.fullmatch(name)
+            st = lstat_at(fd, name) if m else None
+            if m is None or st is None or not stat.S_ISREG(st.st_mode) or not trusted(st):
+                continue
+            try:
+                desc: dict[str, Any] | None = read_json(self.dir / name)
+            except CacheError:
+                desc = None
+            folder = desc.get("folder") if desc is not None else None
+            if not isinstance(folder, str) or not FOLDER.fullmatch(folder):
+                desc = None  # junk: names no column folder of ours
+            size = st.st_size
+            if desc is not None:
+                size += folder_bytes(fd, str(folder))
+            used = st.st_mtime if 0 <= st.st_mtime < 1e11 else 0.0  # a date in year 5000+
+            out.append(_Scan(m.group(1), desc, used, size))
+        return out
 
     def entries(self) -> Iterator[tuple[str, dict[str, Any], float]]:
         """(key, description, last used) of every readable entry."""
-        try:
-            names = os.listdir(self.dir)
-        except OSError:
+        fd = self._open()
+        if fd is None:
             return
-        for name in names:
-            if name.endswith(".json") and not name.startswith("tmp-"):
-                path = self.dir / name
-                try:
-                    desc = _read_json(path)
-                    used = path.stat().st_mtime
-                except (CacheError, OSError):
-                    continue
-                yield name[: -len(".json")], desc, used
+        try:
+            scanned = self._scan(fd)
+        finally:
+            os.close(fd)
+        for e in scanned:
+            if e.desc is not None:
+                yield e.key, e.desc, e.used
 
     def info(self) -> list[EntryInfo]:
+        fd = self._open()
+        if fd is None:
+            return []
+        try:
+            scanned = self._scan(fd)
+        finally:
+            os.close(fd)
         out = []
-        for key, desc, used in self.entries():
-            size = desc.get("size")
+        for e in scanned:
+            desc = e.desc or {}
             rows = desc.get("rows")
-            total = rows.get("total") if isinstance(rows, dict) else None
-            out.append(EntryInfo(key, str(desc.get("logdir", "?")), str(desc.get("run", "?")),
-                                 total if isinstance(total, int) else 0,
-                                 size if isinstance(size, int) else 0, used))
+            total = count(rows.get("total")) if isinstance(rows, dict) else None
+            out.append(EntryInfo(e.key, str(desc.get("logdir", "(damaged entry)")),
+                                 str(desc.get("run", "?")), total or 0, e.size, e.used))
         return sorted(out, key=lambda e: e.last_used, reverse=True)
 
     def remove(self, key: str) -> None:
-        """Forget one entry (its folder goes with the next collection)."""
+        """Forget one entry and delete its column folders."""
+        if not KEY.fullmatch(key):
+            return
+        fd = self._open()
+        if fd is None:
+            return
         try:
-            os.unlink(self._description(key))
-        except OSError:
-            pass
-        self._collect(keep=None, min_age=0.0, only_key=key)
+            remove_file(fd, f"{key}.json")
+            self._collect(fd, keep=None, min_age=0.0, only_key=key)
+        finally:
+            os.close(fd)
 
     def evict(self, budget: int, keep: str | None) -> None:
         """Drop least recently used entries until the rest fit in `budget` bytes."""
-        entries = sorted(self.entries(), key=lambda e: e[2])
-        total = sum(int(d.get("size", 0) or 0) for _, d, _ in entries)
-        for key, desc, _ in entries:
+        fd = self._open()
+        if fd is None:
+            return
+        try:
+            self._evict(fd, budget, keep)
+        finally:
+            os.close(fd)
+
+    def _evict(self, fd: int, budget: int, keep: str | None) -> None:
+        scanned = self._scan(fd)
+        for e in scanned:  # junk descriptions go first: ignored, and replaced by the next save
+            if e.desc is None:
+                remove_file(fd, f"{e.key}.json")
+        entries = sorted((e for e in scanned if e.desc is not None), key=lambda e: e.used)
+        total = sum(e.size for e in entries)
+        for e in entries:
             if total <= budget:
                 break
-            if key == keep:
+            if e.key == keep:
                 continue
-            self.remove(key)
-            total -= int(desc.get("size", 0) or 0)
+            remove_file(fd, f"{e.key}.json")
+            self._collect(fd, keep=keep, min_age=0.0, only_key=e.key)
+            total -= e.size
 
     def clear(self) -> int:
-        """Delete every entry; returns the bytes freed."""
-        freed = sum(e.size for e in self.info())
-        shutil.rmtree(self.dir, ignore_errors=True)
+        """Delete every entry (what the cache made, nothing else); returns the bytes freed."""
+        fd = self._open()
+        if fd is None:
+            return 0
+        try:
+            freed = sum(e.size for e in self._scan(fd))
+            for name in os.listdir(fd):
+                if DESCRIPTION.fullmatch(name) or TEMPORARY.fullmatch(name):
+                    remove_file(fd, name)
+            self._collect(fd, keep=None, min_age=0.0)
+            if set(os.listdir(fd)) <= {TAG_NAME}:
+                remove_file(fd, TAG_NAME)
+        finally:
+            os.close(fd)
+        try:
+            os.rmdir(self.dir)
+        except OSError:
+            pass
         return freed
 
-    def _collect(self, keep: str | None, min_age: float = ORPHAN_AGE,
+    def _collect(self, fd: int, keep: str | None, min_age: float = ORPHAN_AGE,
                  only_key: str | None = None) -> None:
-        """Delete column folders no description names (and old temporaries)."""
+        """Delete column folders no description names (and old temporaries): only names
+        the cache writes, through `guard`, which leaves anything it did not make."""
         try:
-            names = os.listdir(self.dir)
+            names = os.listdir(fd)
         except OSError:
             return
-        named = set()
-        for _, desc, _ in self.entries():
-            folder = desc.get("folder")
-            if isinstance(folder, str):
-                named.add(folder)
+        named = {e.desc.get("folder") for e in self._scan(fd) if e.desc is not None}
         now = time.time()
         for name in names:
-            path = self.dir / name
             if name in named or name == keep:
                 continue
-            if name.endswith(".json") and not name.startswith("tmp-"):
+            if not (FOLDER.fullmatch(name) or TEMPORARY.fullmatch(name)):
                 continue
             if only_key is not None and not name.startswith(f"{only_key}-"):
                 continue
-            try:
-                age = now - path.lstat().st_mtime
-            except OSError:
+            st = lstat_at(fd, name)
+            if st is None or now - st.st_mtime < min_age:
                 continue
-            if age < min_age:
-                continue
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path, ignore_errors=True)
-            elif name.startswith("tmp-"):
-                path.unlink(missing_ok=True)
+            if stat.S_ISDIR(st.st_mode):
+                remove_folder(fd, name)
+            elif stat.S_ISREG(st.st_mode) and name.startswith("tmp-"):
+                remove_file(fd, name)

@@ -46,6 +46,8 @@ def main(argv: Sequence[str]) -> int:
     if args == ["clear"]:
         freed = store.clear()
         print(f"cleared {literal(str(store.dir))} ({_size(freed)})")
+        if store.problem:
+            print(f"  {literal(store.problem)}")
         return 0
     if args:
         print(f"tfdbg-tui cache: error: unknown arguments {literal(' '.join(args))}\n{USAGE}",
@@ -54,9 +56,14 @@ def main(argv: Sequence[str]) -> int:
     entries = store.info()
     total = sum(e.size for e in entries)
     print(f"index cache: {literal(str(store.dir))}")
+    if store.problem:
+        print(f"  {literal(store.problem)}")
     print(f"{len(entries)} entries, {_size(total)} of at most {_size(max_bytes())}")
     for e in entries:
-        used = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.last_used))
+        try:
+            used = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.last_used))
+        except (OverflowError, OSError, ValueError):
+            used = "?"
         print(f"  {_size(e.size):>10}  {e.rows:>12,} rows  used {used}  "
               f"{literal(e.logdir)} (run {literal(e.run)})")
     return 0
