@@ -30,6 +30,38 @@ def default_save_dir() -> str:
     return cwd if os.access(cwd, os.W_OK) else tempfile.gettempdir()
 
 
+MAX_STRING_NPY = 2 << 30  # a fixed-width string .npy bigger than this is refused
+
+
+def _gib(n: int) -> str:
+    return f"{n / (1 << 30):,.1f} GiB"
+
+
+def _check_string_size(values: np.ndarray) -> None:
+    """Refuse (ValueError, one line) a string tensor whose fixed-width `.npy` — every element
+    as wide as the longest — would be too big, before anything of that size is allocated.
+
+    A record can declare [2**24] strings and give one 1,000-byte value (broadcast: a view
+    of one element), so the width is read from the distinct elements, not from each of the
+    2**24 (a broadcast view has a zero stride: one element stands for all)."""
+    flat = values.reshape(-1)
+    if flat.size == 0:
+        return
+    if flat.strides == (0,):
+        width = len(flat[0])
+    else:
+        width = max(len(v) for v in flat)
+    need = flat.size * max(width, 1)
+    try:
+        pages = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        pages = MAX_STRING_NPY
+    limit = min(MAX_STRING_NPY, max(pages // 2, 64 << 20))
+    if need > limit:
+        raise ValueError(f"{flat.size:,} strings of up to {width:,} bytes need {_gib(need)} "
+                         f"as .npy (at most {_gib(limit)} here); not saved")
+
+
 def save_npy(tv: TensorValue | np.ndarray, tensor_name: str, directory: str | None = None) -> str:
     """Save the values to `<directory>/<tensor name>.npy` without overwriting; returns the path.
 
@@ -44,6 +76,7 @@ def save_npy(tv: TensorValue | np.ndarray, tensor_name: str, directory: str | No
     if values.dtype.kind == "O":
         if values.size and not _is_bytes(values):
             raise ValueError("opaque tensors (resource, variant) have no values to save")
+        _check_string_size(values)
         values = values.astype(np.bytes_) if values.size else values.astype("S1")
     directory = os.path.abspath(directory or default_save_dir())
     name = npy_name(tensor_name)

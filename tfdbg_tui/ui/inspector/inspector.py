@@ -300,8 +300,10 @@ class ValueInspector(Screen[None]):
         try:
             path = save_npy(loaded.value, loaded.target.file_name.removesuffix(".npy"),
                             self.save_dir)
-        except (OSError, ValueError) as exc:
-            self.app.call_from_thread(self.notify, f"could not save: {exc}",
+        except (OSError, ValueError, MemoryError) as exc:
+            said = (exc.strerror if isinstance(exc, OSError) and exc.strerror
+                    else str(exc) or "out of memory")
+            self.app.call_from_thread(self.notify, f"could not save: {literal(said)}",
                                       severity="error", markup=False)
             raise
         self.saved_path = path
