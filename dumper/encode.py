@@ -9,7 +9,7 @@ TensorFlow's reader loads them). Field numbers are those of `reader/proto/tfdbg_
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,9 +22,11 @@ from dumper.tensors import (
     encode_tensor_proto,
     vector_proto_header,
 )
+from reader.io.tfrecord import masked_crc32c
 from reader.modes import NO_TENSOR
 
 PACK_D = struct.Struct("<d").pack
+_PACK_I = struct.Struct("<I").pack
 # NO_TENSOR graph traces carry an empty float32 vector, shape [0], as TensorFlow writes.
 NO_TENSOR_PROTO = b"\x08\x01" + _len_field(0x12, encode_shape((0,)))
 
@@ -85,3 +87,35 @@ def trace_payload(wall: float, prefix: bytes, proto: bytes, suffix: bytes) -> by
     """A serialized DebugEvent holding one GraphExecutionTrace."""
     body = prefix + _varint(len(proto)) + proto + suffix
     return b"\x09" + PACK_D(wall) + b"\x52" + _varint(len(body)) + body
+
+
+def bulk_trace_records(prefix: bytes, suffix: bytes, vectors: np.ndarray, walls: np.ndarray,
+                       header: Callable[[int], bytes]) -> Iterator[bytes]:
+    """Framed graph-trace records of one tensor, one per row of `vectors` (an (N, width)
+    float64 array), in chunks of up to 10,000 records.
+
+    Every record has the same length, so the framing header and the message prefix are
+    computed once; per record only the payload's CRC is left (`header(n)` frames a payload
+    of n bytes).
+    """
+    count, width = vectors.shape
+    proto_len = len(vector_proto_header(width)) + 8 * width
+    body_len = len(prefix) + len(_varint(proto_len)) + proto_len + len(suffix)
+    head = prefix + _varint(proto_len) + vector_proto_header(width)
+    mid = b"\x52" + _varint(body_len) + head
+    frame = header(9 + len(mid) + 8 * width + len(suffix))
+    crc, pack_i = masked_crc32c, _PACK_I
+    vec_bytes, wall_bytes = vectors.tobytes(), walls.tobytes()
+    rb = 8 * width
+    out: list[bytes] = []
+    append = out.append
+    for i in range(count):
+        row = vec_bytes[rb * i : rb * i + rb]
+        payload = b"\x09" + wall_bytes[8 * i : 8 * i + 8] + mid + row + suffix
+        append(frame)
+        append(payload)
+        append(pack_i(crc(payload)))
+        if len(out) >= 30000:
+            yield b"".join(out)
+            out.clear()
+    yield b"".join(out)

@@ -26,6 +26,7 @@ import numpy as np
 
 from dumper.encode import (
     NO_TENSOR_PROTO,
+    bulk_trace_records,
     debug_tensor_proto,
     execution_payload,
     str_field,
@@ -33,7 +34,7 @@ from dumper.encode import (
     trace_template,
 )
 from dumper.errors import DumperError
-from dumper.tensors import VECTOR_MODES, _varint, mode_number, vector_proto_header
+from dumper.tensors import VECTOR_MODES, mode_number
 from reader.io.tfrecord import masked_crc32c
 from reader.modes import NO_TENSOR, VECTOR_LEN
 from reader.proto import tfdbg_events_pb2 as pb
@@ -356,7 +357,7 @@ class LogdirWriter:
                 f"expected an (N, {VECTOR_LEN[number]}) array of debug vectors, "
                 f"got shape {vectors.shape}"
             )
-        count, width = vectors.shape
+        count = vectors.shape[0]
         if wall_times is None:
             now = time.time()
             walls = np.full(count, now, dtype="<f8")
@@ -365,27 +366,8 @@ class LogdirWriter:
             if walls.size != count:
                 raise DumperError("wall_times must have one entry per debug vector")
         prefix, suffix = self._trace_template(graph_id, op_name, output_slot, number, device_name)
-        proto_len = len(vector_proto_header(width)) + 8 * width
-        body_len = len(prefix) + len(_varint(proto_len)) + proto_len + len(suffix)
-        head = prefix + _varint(proto_len) + vector_proto_header(width)
-        mid = b"\x52" + _varint(body_len) + head
-        payload_len = 9 + len(mid) + 8 * width + len(suffix)
-        header = self._header(payload_len)
-        crc, pack_i = masked_crc32c, _PACK_I
-        vec_bytes, wall_bytes = vectors.tobytes(), walls.tobytes()
-        rb = 8 * width
-        out: list[bytes] = []
-        append = out.append
-        for i in range(count):
-            row = vec_bytes[rb * i : rb * i + rb]
-            payload = b"\x09" + wall_bytes[8 * i : 8 * i + 8] + mid + row + suffix
-            append(header)
-            append(payload)
-            append(pack_i(crc(payload)))
-            if len(out) >= 30000:
-                self._trace_f.write(b"".join(out))
-                out.clear()
-        self._trace_f.write(b"".join(out))
+        for chunk in bulk_trace_records(prefix, suffix, vectors, walls, self._header):
+            self._trace_f.write(chunk)
         self.num_graph_traces += count
 
     # -------------------------------------------------------------- lifecycle

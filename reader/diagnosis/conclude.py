@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from reader.diagnosis import data, variables
+from reader.diagnosis import data, optable, variables
 from reader.diagnosis.calls import call_graph, call_traces, singular_candidates
 from reader.diagnosis.divergence import divergence
 from reader.diagnosis.explain import In, explain_gradient, explain_origin
@@ -39,6 +39,7 @@ from reader.diagnosis.gradients import (
 from reader.diagnosis.index import DiagIndex, Health, Ref
 from reader.diagnosis.places import Place, place_of_op, place_of_ref
 from reader.diagnosis.trail import Trail, in_of, op_type
+from reader.diagnosis.underflow import underflow_behind
 from reader.diagnosis.walk import Link, Walker
 from reader.index.schema import GRAPH
 
@@ -177,7 +178,7 @@ def _data(c: Case) -> Verdict | None:
 
 
 def _argument(c: Case) -> Verdict | None:
-    found = data.argument_data(c.walker, c.op_type, c.out, c.links, c.ins)
+    found = data.argument_data(c.walker, c.op_type, c.out, c.links, c.ins, c.place)
     if found is None:
         return None
     text, call, placeholder = found
@@ -232,9 +233,9 @@ def conclude(walker: Walker, trail: Trail) -> Verdict:
     idx = walker.idx
     origin = trail.origin
     kind = op_type(walker, origin)
-    links = data_links(kind, trail.links)
-    case = Case(walker, trail, kind, idx.health(origin, True),
-                [in_of(walker, lk, True) for lk in links], place_of_ref(idx, origin), links)
+    links, ins = data_links(kind, trail.links, [in_of(walker, lk, True) for lk in trail.links])
+    case = Case(walker, trail, kind, idx.health(origin, True), ins, place_of_ref(idx, origin),
+                links)
     for handler in HANDLERS:
         verdict = handler(case)
         if verdict is not None:
@@ -242,6 +243,10 @@ def conclude(walker: Walker, trail: Trail) -> Verdict:
     else:
         verdict = Verdict("forward", explain_origin(case.op_type, case.out, case.ins,
                                                     trail.note), case.place)
+        under = underflow_behind(walker, case.op_type, case.ins, case.links)
+        if under is not None:  # the zeros were made upstream: fixed where they were made
+            verdict.explanation = verdict.explanation.rstrip(".") + "; " + under.text + "."
+            verdict.fix = verdict.source = under.producer
         hidden = _where_hidden(case)
         if hidden:
             verdict.explanation = verdict.explanation.rstrip(".") + "; " + hidden + "."
@@ -263,7 +268,16 @@ INDEX_INPUTS: dict[str, tuple[int, ...]] = {
 }
 
 
-def data_links(op: str, links: list[Link]) -> list[Link]:
-    """The inputs that can carry NaN: integer inputs are dropped when they were not recorded."""
-    positions = {p % len(links) for p in INDEX_INPUTS.get(op, ())} if links else set()
-    return [lk for i, lk in enumerate(links) if not (i in positions and lk.ref is None)]
+def data_links(op: str, links: list[Link], ins: list[In]) -> tuple[list[Link], list[In]]:
+    """The inputs that can carry NaN: integer/boolean inputs (the op table's non-floating
+    arguments, or INDEX_INPUTS) are dropped when their health is not known — they cannot
+    hold NaN, and "not recorded" says nothing about them. Kept when nothing else would
+    remain (a Cast from an integer: its one input is then what is unknown)."""
+    if not links:
+        return [], []
+    positions = {p % len(links) for p in INDEX_INPUTS.get(op, ())}
+    positions |= {p for p in optable.nonfloat_inputs(op) if p < len(links)}
+    keep = [i for i in range(len(links)) if not (i in positions and ins[i].health is None)]
+    if not keep:
+        return links, ins
+    return [links[i] for i in keep], [ins[i] for i in keep]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from reader.diagnosis import optable
 from reader.diagnosis.explain.common import In, produced
 from reader.diagnosis.index import DiagIndex, Health, Ref
 from reader.diagnosis.places import Place, place_of_op, place_of_ref
@@ -200,21 +201,30 @@ CARRIERS = frozenset({
 
 
 def argument_data(walker: Walker, op_type: str, out: Health, links: list[Link],
-                  ins: list[In]) -> tuple[str, Place, Place | None] | None:
-    """NaN that came in with a tf.function argument made outside TensorFlow (numpy data).
+                  ins: list[In], here: Place) -> tuple[str, Place, Place | None] | None:
+    """NaN that came in with a tf.function argument made outside TensorFlow (numpy data),
+    or with an input of an eager op made outside any recorded op (`here` is that op).
 
     Its values were never recorded, so this is a deduction, said as one: the op that first
     shows NaN cannot make NaN from finite values (short of an overflow to ∞ first, which
     leaves ∞ behind too) and its other inputs were recorded finite. Returns (explanation,
     the call that passed the data, the Placeholder it arrived in).
     """
-    if op_type not in CARRIERS or not out.nan or out.pos_inf or out.neg_inf:
+    carrier = op_type in CARRIERS or optable.cannot(op_type)
+    if not carrier or not out.nan or out.pos_inf or out.neg_inf:
         return None
-    args = [lk for lk in links if lk.ref is None and lk.call is not None]
+    args = [lk for lk in links if lk.ref is None and (lk.call is not None or lk.outside)]
     others = [x for lk, x in zip(links, ins, strict=True) if lk not in args]
     if len(args) != 1 or any(x.health is None or x.health.bad != 0 for x in others):
         return None
     lk = args[0]
+    if lk.outside:
+        return (f"{produced(op_type, out)}: the data carries it — its input {lk.name} was "
+                "made outside any recorded op (a numpy array or a Python value passed to "
+                f"{op_type} here), so its values were not recorded; {op_type} cannot make NaN "
+                "from finite inputs and its other inputs were finite, so the NaN came in with "
+                "that input data (check the array, e.g. with np.isnan, before this line)",
+                here, None)
     idx = walker.idx
     assert lk.call is not None
     call = place_of_ref(idx, Ref(EAGER, lk.call))

@@ -12,80 +12,21 @@ from __future__ import annotations
 
 import threading
 import weakref
-from dataclasses import dataclass
 
 import numpy as np
 
 from reader.diagnosis.functions import called_graph_name
+from reader.diagnosis.health import Health, Ref, health_from_value, opt
 from reader.diagnosis.tensor_rows import CHUNK, TensorRows, nondecreasing
 from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
 from reader.index.logdir import DebugLogdir
 from reader.index.schema import EAGER, GRAPH
-from reader.io.tensors import FLOAT_DTYPES, TensorValue
+from reader.io.tensors import TensorValue
 from reader.modes import FULL_TENSOR
 
 _EMPTY = np.empty(0, np.int32)
-
-
-@dataclass(frozen=True)
-class Ref:
-    """One recorded tensor: a graph trace row, or an eager execution's output slot."""
-
-    kind: int  # GRAPH or EAGER
-    index: int  # trace row or execution index
-    slot: int = 0
-
-
-@dataclass(frozen=True)
-class Health:
-    """What the record says about a tensor's values; None where the mode did not record it.
-
-    `values` is set only for FULL_TENSOR records, where the counts are computed from the data.
-    """
-
-    mode: int
-    dtype: int | None
-    size: int | None
-    nan: int | None
-    neg_inf: int | None
-    pos_inf: int | None
-    negative: int | None  # finite values < 0
-    zero: int | None
-    positive: int | None  # finite values > 0
-    bad: int  # 1 has NaN/∞, 0 clean, -1 unknown
-    values: np.ndarray | None = None
-
-    @property
-    def nonfinite(self) -> int | None:
-        parts = (self.nan, self.neg_inf, self.pos_inf)
-        return None if any(p is None for p in parts) else sum(p for p in parts if p is not None)
-
-    def finite_values(self) -> np.ndarray | None:
-        if self.values is None:
-            return None
-        v = self.values.reshape(-1)
-        return v[np.isfinite(v)]
-
-
-def _opt(v: int) -> int | None:
-    return int(v) if v >= 0 else None
-
-
-def _health_from_value(mode: int, tv: TensorValue | None) -> Health | None:
-    """Counts from a FULL_TENSOR value (the columns lack the negative/zero/positive split)."""
-    if tv is None or tv.dtype not in FLOAT_DTYPES or tv.values.dtype.kind != "f":
-        return None
-    v = np.asarray(tv.values, dtype=np.float64)
-    flat = v.reshape(-1)
-    fin = np.isfinite(flat)
-    n_nan = int(np.count_nonzero(np.isnan(flat)))
-    n_ninf = int(np.count_nonzero(np.isneginf(flat)))
-    n_pinf = int(np.count_nonzero(np.isposinf(flat)))
-    return Health(mode, tv.dtype, int(flat.size), n_nan, n_ninf, n_pinf,
-                  int(np.count_nonzero(fin & (flat < 0))), int(np.count_nonzero(flat == 0)),
-                  int(np.count_nonzero(fin & (flat > 0))),
-                  1 if (n_nan or n_ninf or n_pinf) else 0, v)
+__all__ = ["DiagIndex", "Health", "Ref", "diag_index"]  # Health, Ref: see .health
 
 
 class DiagIndex:
@@ -360,13 +301,13 @@ class DiagIndex:
             try:
                 tv = (L.read_trace(ref.index).value if ref.kind == GRAPH
                       else _slot(L.read_execution(ref.index).debug_tensors, ref.slot))
-                from_value = _health_from_value(mode, tv)
+                from_value = health_from_value(mode, tv)
                 if from_value is not None:
                     return from_value
             except ReaderError as exc:
                 L.warn(str(exc))
-        return Health(mode, _opt(h.dtype), _opt(h.size), _opt(h.nan), _opt(h.neg_inf),
-                      _opt(h.pos_inf), _opt(h.neg), _opt(h.zero), _opt(h.pos), h.bad)
+        return Health(mode, opt(h.dtype), opt(h.size), opt(h.nan), opt(h.neg_inf),
+                      opt(h.pos_inf), opt(h.neg), opt(h.zero), opt(h.pos), h.bad)
 
     def is_bad(self, ref: Ref) -> int:
         """1 NaN/∞, 0 clean, -1 unknown — from the columns, without reading the record."""

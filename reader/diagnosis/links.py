@@ -30,3 +30,4 @@ class Link:
     call: int | None = None  # a function argument from outside: the calling execution
     arg: tuple[str, str] | None = None  # … and its Placeholder (graph id, op name)
     tid: int | None = None  # the eager tensor id a function argument was called with
+    outside: bool = False  # an eager op's input made by no recorded op (numpy, tf.constant)

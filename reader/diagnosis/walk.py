@@ -207,7 +207,8 @@ class Walker:
             ref = self.idx.eager_producer(int(tid), i)
             if ref is None:
                 out.append(Link(f"tensor #{tid}", None, (),
-                                "made outside any recorded op (e.g. tf.constant or numpy)"))
+                                "made outside any recorded op (e.g. tf.constant or numpy)",
+                                outside=True))
             else:
                 out.append(Link(self.name(ref), ref))
         return out
@@ -246,7 +247,7 @@ class Walker:
             return Link(shown, Ref(GRAPH, r, slot), via)
         if op.op_type == "Placeholder":
             return feeder(self, op, row, wall, depth + 1, (*via, here), shown)
-        return Link(shown, None, via, "not recorded (not a float tensor, or not instrumented)")
+        return Link(shown, None, via, "not a float tensor, or not instrumented")
 
     def _in_same_call(self, graph_id: str, op_name: str, slot: int, row: int | None
                       ) -> int | None:

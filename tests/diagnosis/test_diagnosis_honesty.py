@@ -57,12 +57,25 @@ def _diagnose_last_bad(L: DebugLogdir, op_name: str) -> tuple[str, str]:
 
 
 def test_an_op_without_a_rule_does_not_claim_an_overflow(tmp_path: Path) -> None:
+    """An op the op table does not know (a custom kernel): overflow is one possibility."""
     L = _logdir(tmp_path, [("Placeholder", "x", [], _h(4, pos=4)),
-                           ("Zeta", "zeta", ["x:0", "x:0"], _h(4, pinf=1, pos=3))])
-    text, cause = _diagnose_last_bad(L, "zeta")
+                           ("MyCustomKernel", "k", ["x:0", "x:0"], _h(4, pinf=1, pos=3))])
+    text, cause = _diagnose_last_bad(L, "k")
     assert cause == "forward"
     assert "overflowed float32 (" not in text.split("whether")[0]
-    assert "no rule for Zeta" in text and "cannot tell" in text
+    assert "no rule for MyCustomKernel" in text and "cannot tell" in text
+
+
+def test_an_op_of_a_table_family_says_its_family(tmp_path: Path) -> None:
+    """Zeta has no rule of its own; the op table puts it with the poles: its explanation
+    names the pole and quotes the input's zeros, and does not claim an overflow."""
+    L = _logdir(tmp_path, [("Placeholder", "x", [], _h(4, zero=1, pos=3)),
+                           ("Placeholder", "q", [], _h(4, pos=4)),
+                           ("Zeta", "zeta", ["x:0", "q:0"], _h(4, pinf=1, pos=3))])
+    text, cause = _diagnose_last_bad(L, "zeta")
+    assert cause == "forward"
+    assert "pole" in text and "x:0 holds 1 zero" in text, text
+    assert "overflow" not in text and "no rule" not in text
 
 
 def test_an_op_that_only_moves_values_says_what_is_unknown(tmp_path: Path) -> None:

@@ -24,6 +24,11 @@ Header keys (one per line, in the program's first lines):
     deliberate          the first alert is a ±∞ constant of this op type put there on
                         purpose; its diagnosis goes on to where NaN appears (origin_op) and
                         names the constant as origin.source
+    fix_op              (forward) the FIX line is not the origin's but that of the op of
+                        this type that made the origin's bad input from finite values (a
+                        float16 underflow), named as origin.source
+    absent              phrases a correct explanation must not contain (`|` separates them):
+                        a wrong reason the tool once gave, or a repeated phrase
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from support.paths import tf_env
 ZOO = Path(__file__).resolve().parents[1] / "programs" / "zoo"
 KINDS = ("forward", "gradient", "data", "variable", "divergence")
 _KEYS = {"origin_op", "cause", "kind", "forward_op", "write_op", "eager_alert_origin",
-         "deliberate", "device", "fix_at"}
+         "deliberate", "device", "fix_at", "fix_op", "absent"}
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,8 @@ class ZooProgram:
     deliberate: str | None = None
     device: str | None = None
     fix_at_op: bool = False
+    fix_op: str | None = None
+    absent: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -125,6 +132,8 @@ def parse_program(path: Path) -> ZooProgram:
         deliberate=expect.get("deliberate"),
         device=expect.get("device"),
         fix_at_op=expect.get("fix_at") == "op",
+        fix_op=expect.get("fix_op"),
+        absent=tuple(norm(a).strip() for a in expect.get("absent", "").split("|") if a.strip()),
     )
 
 
@@ -205,9 +214,17 @@ def problems(prog: ZooProgram, report: dict[str, Any]) -> list[str]:
     for term in prog.causes:
         if not any(affirms(explanation, a) for a in term):
             out.append(f"explanation lacks {'|'.join(term)!r}: {diag.get('explanation')!r}")
+    out += [f"explanation says {a!r}: {diag.get('explanation')!r}" for a in prog.absent
+            if a in explanation]
     if origin.get("cause") != prog.kind:
         out.append(f"origin.cause is {origin.get('cause')!r}, want {prog.kind!r}")
-    if prog.kind == "forward" or prog.fix_at_op:
+    if prog.fix_op:
+        source = origin.get("source")
+        if not isinstance(source, dict) or source.get("op_type") != prog.fix_op:
+            out.append(f"origin.source is {source!r}, want the {prog.fix_op} to fix")
+        else:
+            out += _frame_problems("origin.source.user_frame", source.get("user_frame"), prog)
+    elif prog.kind == "forward" or prog.fix_at_op:
         out += _frame_problems("origin.user_frame", origin.get("user_frame"), prog)
     elif prog.kind == "gradient":
         fwd = origin.get("forward")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reader import GRAPH, Alerts, DebugLogdir, ReaderError
-from reader.diagnosis import fed_by
+from reader.diagnosis import fed_by, optable
 from reader.index.graphs import Op
 
 _FIRST_WINDOW = 4096
@@ -213,9 +213,14 @@ def _argument_trace(logdir: DebugLogdir, n: int, placeholder: Op, trace: int,
     TensorFlow traces neither the call op nor the argument, so nothing links them by name.
     We take the latest trace in the enclosing graph before `trace`, preferring one with the
     dtype and size of the consumer's own output (right for elementwise consumers such as Log).
-    The UI marks the result as inferred ("≈").
+    The UI marks the result as inferred ("≈"). An argument that an op of the function reads
+    at an integer/boolean position (the op table's non-floating inputs: labels, indices,
+    lengths) is never guessed: traces in the health modes are float tensors, so any guess
+    would name a float tensor as its producer.
     """
     del consumer
+    if _integer_argument(logdir, placeholder):
+        return None
     g = logdir.graph(placeholder.graph_id)
     if g is None or not g.outer_id:
         return None
@@ -233,6 +238,15 @@ def _argument_trace(logdir: DebugLogdir, n: int, placeholder: Op, trace: int,
             m = same
     hits = np.flatnonzero(m)
     return lo + int(hits[-1]) if len(hits) else None
+
+
+def _integer_argument(logdir: DebugLogdir, placeholder: Op) -> bool:
+    """True when an op of the function reads this argument where it takes a non-float."""
+    for name, index, _slot in placeholder.consumers:
+        user = logdir.graphs.op(placeholder.graph_id, name)
+        if user is not None and index in optable.nonfloat_inputs(user.op_type):
+            return True
+    return False
 
 
 def consumer_links(logdir: DebugLogdir, n: int, trace: int, op: Op) -> list[OpLink]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from reader.diagnosis import optable
 from reader.diagnosis.explain.arith import (
     _cast,
     _div,
@@ -40,7 +41,7 @@ from reader.diagnosis.explain.gradient import (
     rsqrt_grad,
     sqrt_grad,
 )
-from reader.diagnosis.explain.special import SPECIAL_RULES, reduction, unknown_op
+from reader.diagnosis.explain.special import MOVERS, SPECIAL_RULES, reduction, unknown_op
 from reader.diagnosis.gradients import GRAD_TYPES
 from reader.diagnosis.index import Health
 from reader.modes import CURT_HEALTH
@@ -80,11 +81,15 @@ _NAMED = 5  # unrecorded inputs named one by one; the rest are counted
 def explain_origin(op_type: str, out: Health, ins: list[In], where: str = "") -> str:
     """One sentence: what the origin produced and why, from its inputs' health."""
     head = produced(op_type, out)
+    moves = optable.cannot(op_type) or op_type in MOVERS
     if op_type == "Placeholder" or (ins and all(x.health is None for x in ins)
-                                    and op_type not in _RULES):
+                                    and op_type not in _RULES and moves):
+        # "outside" is the cause only when the op cannot make NaN/∞ from finite values
         notes = "; ".join(dict.fromkeys(x.note for x in ins if x.note))
         reason = where or notes or "its source was not recorded"
-        return f"{head}: it came in from outside — {reason}"
+        why = (f" ({op_type} cannot make NaN/∞ from finite inputs)"
+               if op_type != "Placeholder" else "")
+        return f"{head}: it came in from outside{why} — {reason}"
     rule = _RULES.get(op_type, _UNKNOWN)
     if not ins and (rule not in (*_GENERIC, _source) or op_type in _ARITHMETIC):
         ins = [NO_INPUTS]  # a Log, a division… always has inputs: they were not recorded

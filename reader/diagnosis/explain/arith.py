@@ -76,8 +76,11 @@ def _exp(op: str, out: Health, ins: list[In]) -> str:
     dname = dtype_name(dt) if dt is not None else "float32"
     law = (f"exp overflows {dname} above ≈{limit:g}" if op in ("Exp", "Expm1")
            else "large positive inputs overflow")
-    if x.health is None:
+    if x.health is None and not x.name:  # the record lists no input at all
         return f"{unrecorded(x)}; {law}"
+    if x.health is None:
+        return (f"{unrecorded(x)}, so whether it already held ∞ is not known; if it was "
+                f"finite, some of its values were too large: {law}")
     h = x.health
     big = count(h, lambda v: v > limit)
     top = max_finite(h)
@@ -97,9 +100,19 @@ def _inverse_trig(op: str, out: Health, ins: list[In]) -> str:
     if x.health is None:
         return f"{unrecorded(x)}; {law}"
     over = count(x.health, lambda v: np.abs(v) > 1)
+    edge = count(x.health, lambda v: np.abs(v) == 1)
+    if op == "Atanh" and over is not None and edge is not None:
+        return (f"its input {x.name} holds {plural(edge, 'value')} equal to ±1 and "
+                f"{plural(over, 'value')} outside [−1, 1] ({law}): a value that saturates "
+                "(tanh, a clipped correlation) reaches the edge — clip into (−1, 1)")
     if over is not None:
         return (f"its input {x.name} holds {plural(over, 'value')} outside [−1, 1], where "
                 f"{op.lower()} is not defined ({law})")
+    if op == "Atanh" and not out.nan:
+        return (f"its input {x.name} had no NaN, so it must hold values equal to ±1, the "
+                f"edge of the domain ({law}): a value that saturates (tanh rounds to exactly "
+                "1.0 in float32 above ≈9, a clipped correlation) reaches it — clip into "
+                "(−1, 1), or use the value before the tanh (atanh(tanh(z)) = z)")
     return f"its input {x.name} must hold values outside [−1, 1] ({law})"
 
 
@@ -188,10 +201,6 @@ def _pow_unrecorded_base(out: Health, x: In, y: In) -> str:
 def _overflow(op: str, out: Health, ins: list[In]) -> str:
     """Finite inputs, non-finite output: an arithmetic overflow (sums, products, dot products)."""
     unknown = [x for x in ins if x.health is None]
-    if unknown:
-        notes = unrecorded_all(unknown)
-        return (f"{notes} — NaN/∞ may have come in through it; the recorded inputs were "
-                "finite")
     dt = out.dtype if out.dtype is not None else 1
     limit = DTYPE_MAX.get(dt, 3.4e38)
     mags = [(x.name, max_abs(x.health)) for x in ins if x.health is not None]
@@ -203,6 +212,20 @@ def _overflow(op: str, out: Health, ins: list[In]) -> str:
     nan_note = ""
     if out.nan:
         nan_note = "; NaN from finite inputs means an overflow met its opposite (∞ − ∞ or 0 × ∞)"
+    if unknown:
+        # an input made outside any recorded op is the cause only if it held the NaN/∞;
+        # that is not known, so both are said, the overflow conditionally
+        bad = [x.name for x in ins if x.health is not None and x.health.bad == 1]
+        if bad:
+            return (f"NaN/∞ came in through {', '.join(bad)}; "
+                    f"{unrecorded_all(unknown)}")
+        they = "it" if len(unknown) == 1 else "they"
+        held = "NaN/∞" if out.nan else "∞"
+        rest = (f"; the recorded inputs were finite{': ' + quoted if quoted else ''}"
+                if len(unknown) < len(ins) else "")
+        return (f"{unrecorded_all(unknown)}, so whether {they} already held {held} is not "
+                f"known{rest}; if {they} held finite values, {what} overflowed "
+                f"{dtype_name(dt)} (largest finite ≈{limit:.3g}){nan_note}")
     return (f"its inputs were finite{': ' + quoted if quoted else ''}, so {what} overflowed "
             f"{dtype_name(dt)} (largest finite ≈{limit:.3g}){nan_note}")
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from reader.diagnosis import optable
+from reader.diagnosis.explain.arith import _overflow
 from reader.diagnosis.explain.common import (
     DTYPE_MAX,
     In,
@@ -21,7 +23,9 @@ from reader.diagnosis.explain.common import (
     plural,
     unknown_counts,
     unrecorded,
+    unrecorded_all,
 )
+from reader.diagnosis.explain.family import family_rule, overflow_fix
 from reader.diagnosis.index import Health
 from reader.io.tensors import dtype_name
 
@@ -156,24 +160,44 @@ SPECIAL_RULES: dict[str, Rule] = {
 
 # ---------------------------------------------------------------------- no rule at all
 def unknown_op(generic: Rule) -> Rule:
-    """The rule for an op that has none: overflow only where that is the one way."""
+    """The rule for an op that has none of its own: its family in the op table
+    (`reader.diagnosis.optable`) says how it can make NaN/∞; overflow only where that is the
+    one way; for an op the table does not know, what is known and that the rest is not."""
 
     def rule(op: str, out: Health, ins: list[In]) -> str:
+        fam = optable.family(op)
+        said = family_rule(op, out, ins)
+        if said is not None:
+            return said
+        real = [x for x in ins if x.name or x.health is not None]  # not NO_INPUTS
+        if real and (fam == "overflow" or (fam is None and op in OVERFLOW_ONLY)):
+            fix = overflow_fix(op)
+            return _overflow(op, out, ins) + (f" — {fix}" if fix else "")
         said = generic(op, out, ins)
         known = [x for x in ins if x.health is not None]
-        if op in OVERFLOW_ONLY or not known or any(x.health is None for x in ins):
-            return said  # an overflow, or "not recorded" (which is what is known)
+        unknown = [x for x in ins if x.health is None]
+        moves = optable.cannot(op) or op in MOVERS
+        if not known:
+            return said  # "not recorded", which is what is known
         finite = ("its inputs were finite" if all(x.health is not None and x.health.bad == 0
                                                    for x in ins) else "see its inputs")
-        if op in MOVERS:
-            return (f"{finite}, and {op} only moves or bounds values — it cannot make NaN/∞ "
-                    "itself: the inputs recorded here are not the values it read (a trace "
-                    "of another step or call), so where this NaN/∞ was born is not known")
+        if unknown and moves and all(x.health is not None and x.health.bad == 0
+                                     for x in known):
+            return (f"{unrecorded_all(unknown)}: {op} cannot make NaN/∞ from finite inputs "
+                    "and its recorded inputs were finite, so the NaN/∞ came in through "
+                    f"{'it' if len(unknown) == 1 else 'one of them'}")
+        if unknown:
+            return said
+        if moves:
+            return (f"{finite}, and {op} cannot make NaN/∞ itself from finite inputs: the "
+                    "inputs recorded here are not the values it read (a trace of another "
+                    "step or call), so where this NaN/∞ was born is not known")
         dt = out.dtype if out.dtype is not None else 1
         limit = DTYPE_MAX.get(dt)
         at = f" (largest finite ≈{limit:.3g})" if limit else ""
-        return (f"{finite}; this tool has no rule for {op}, so it cannot tell whether the "
-                f"result overflowed {dtype_name(dt)}{at} or {op} is infinite or undefined at "
-                "some of these input values (a pole or the edge of its domain)")
+        return (f"{finite}; this tool has no rule for {op} (it is not in the op table of "
+                f"the TensorFlow it knows), so it cannot tell whether the result overflowed "
+                f"{dtype_name(dt)}{at} or {op} is infinite or undefined at some of these input "
+                "values (a pole or the edge of its domain)")
 
     return rule

@@ -1,0 +1,87 @@
+"""Diagnosis at the edges (issue 20): scenario programs in tests/programs/edges/.
+
+Each program is written the way a user writes it, with the zoo's header (`# EXPECT …`, see
+zoo_support.py) and `# FIX` on the line to change, stated before the tool was run:
+- p1_*: precision loss upstream — a float16 softplus that underflows to 0 before a Log (the
+  line to fix is the softplus), finite float16 inputs that Square/Exp/MatMul overflow;
+- p3_*: integer inputs cannot carry NaN but can be the reason (CTC labels too long);
+- p4_*: an input made outside any recorded op is the cause only when it holds the NaN;
+- t*: ops of different families of the op table (reader/diagnosis/optable.json): singular
+  and non-positive-definite matrices, poles, domain edges, overflow.
+
+The programs share one TensorFlow process (tests/programs/edges_driver.py: TF starts once),
+each into its own logdir; `tfdbg-tui report --json` then reads each logdir as a user would.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.paths import PROGRAMS, tf_env
+from support.shared import build_once, shared_root
+from zoo_support import ZooProgram, parse_program, problems, summary
+
+pytestmark = [pytest.mark.tf, pytest.mark.timeout(900)]
+
+EDGES = PROGRAMS / "edges"
+SCENARIOS = [parse_program(p) for p in sorted(EDGES.glob("*.py"))]
+
+
+def _report(logdir: Path) -> dict[str, Any] | str:
+    rep = subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", "--json", str(logdir)],
+                         env=tf_env(), capture_output=True, text=True, timeout=300)
+    try:
+        out: dict[str, Any] = json.loads(rep.stdout)
+        return out
+    except ValueError as e:
+        return f"report --json unreadable ({e}): {rep.stderr[-2000:]}"
+
+
+@pytest.fixture(scope="session")
+def edge_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """stem → {"returncode", "output", "report"} for every scenario, built once per run."""
+    pytest.importorskip("tensorflow")
+
+    def build(root: Path) -> dict[str, Any]:
+        status = root / "status.json"
+        proc = subprocess.run(
+            [sys.executable, str(PROGRAMS / "edges_driver.py"), str(root), str(status),
+             *(str(s.path) for s in SCENARIOS)],
+            env=tf_env(), capture_output=True, text=True, timeout=900)
+        if proc.returncode != 0:
+            pytest.fail(f"edges_driver failed:\n{proc.stderr[-3000:]}")
+        runs: dict[str, Any] = json.loads(status.read_text())
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            reports = pool.map(_report, [root / s.name for s in SCENARIOS])
+            for s, rep in zip(SCENARIOS, reports, strict=True):
+                runs[s.name]["report"] = rep
+        return runs
+
+    return build_once(shared_root(tmp_path_factory), "edges", build)
+
+
+@pytest.mark.parametrize("prog", [pytest.param(p, id=p.name) for p in SCENARIOS])
+def test_edge_diagnosis_names_the_line_and_the_cause(edge_runs: dict[str, Any],
+                                                     prog: ZooProgram) -> None:
+    run = edge_runs[prog.name]
+    assert run["returncode"] == 0, f"{prog.name} failed:\n{run['output']}"
+    report = run["report"]
+    assert isinstance(report, dict), report
+    found = problems(prog, report)
+    assert not found, (f"{prog.name} (FIX line {prog.fix_line}): today {summary(report)}\n  - "
+                       + "\n  - ".join(found))
+
+
+def test_edges_cover_the_issue() -> None:
+    """Points 1, 3 and 4 have scenarios, and at least twelve ops of the table have one."""
+    stems = [p.name for p in SCENARIOS]
+    for point in ("p1_", "p3_", "p4_"):
+        assert any(s.startswith(point) for s in stems), point
+    table_ops = {p.origin_ops[0] for p in SCENARIOS if p.name.startswith("t")}
+    assert len(table_ops) >= 12

@@ -1,0 +1,36 @@
+"""Gaussian log-likelihood with the sample covariance of a batch where one feature is
+constant.
+
+A one-hot column that is never set in this batch has zero variance: the covariance has a
+zero row and column, it is singular and its log-determinant is −inf. The standard fix is
+jitter on the diagonal (cov + 1e-6·I).
+"""
+# EXPECT origin_op: LogMatrixDeterminant
+# EXPECT cause: singular, diagonal|jitter
+# EXPECT kind: forward
+
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+logdir = sys.argv[1]
+tf.debugging.experimental.enable_dump_debug_info(
+    logdir, tensor_debug_mode="FULL_HEALTH", circular_buffer_size=-1)
+
+
+rng = np.random.RandomState(11)
+samples = rng.randn(8, 5).astype(np.float32)
+samples[:, 3] = 0.0  # a one-hot column never set in this batch
+
+
+@tf.function
+def log_det_cov(x):
+    centered = x - tf.reduce_mean(x, axis=0)
+    cov = tf.matmul(centered, centered, transpose_a=True) / 7.0
+    _, logdet = tf.linalg.slogdet(cov)  # FIX
+    return logdet
+
+
+print("logdet", float(log_det_cov(samples)))
+tf.debugging.experimental.disable_dump_debug_info()
