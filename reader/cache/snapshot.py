@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from reader.cache import remote_key
 from reader.cache.store import CacheError, NoEntry, Store, blake2b, load_array
 from reader.index.schema import EAGER, GRAPH
+from reader.io.remote import is_remote
 
 if TYPE_CHECKING:
     from reader.index.logdir import DebugLogdir
@@ -53,6 +55,8 @@ def _hash(fd: int, start: int, stop: int) -> str:
 
 def file_identity(path: str) -> dict[str, Any] | None:
     """What identifies a file's bytes so far: None if it is not a readable regular file."""
+    if is_remote(path):
+        return remote_key.identity(path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
@@ -73,6 +77,8 @@ def file_identity(path: str) -> dict[str, Any] | None:
 
 def still_holds(saved: Any, path: str) -> bool:
     """True if the file is the one saved, unchanged or only appended to since."""
+    if is_remote(path):
+        return remote_key.still_holds(saved, path)
     if not isinstance(saved, dict):
         return False
     try:
