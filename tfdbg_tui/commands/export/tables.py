@@ -142,15 +142,15 @@ class Tables:
             gid = t.graph_id[rows]
             cols = {
                 "row": self.pa.array(rows), "wall_time": self.pa.array(t.wall_time[rows]),
-                "host": self._host(t.kind_of("fileset", rows)),
+                "host": self._host(t.fileset[rows]),
                 "graph_id": self._text(gid), "graph_name": self._text(self._graph_name[gid]),
                 "op_name": self._text(t.op_name[rows]), "op_type": self._text(t.op_type[rows]),
                 "output_slot": self.pa.array(np.asarray(t.slot[rows], np.int32)),
                 "device": self._text(t.device[rows]),
                 "mode": self._names(t.mode[rows], MODE_NAMES),
                 **self._health(t.health_columns(rows)),
-                "file_set": self.pa.array(np.asarray(t.kind_of("fileset", rows), np.int32)),
-                "offset": self.pa.array(t.col("offset")[rows]),
+                "file_set": self.pa.array(np.asarray(t.fileset[rows], np.int32)),
+                "offset": self.pa.array(t.offset[rows]),
             }
             yield self.pa.record_batch(list(cols.values()), names=list(cols))
 
@@ -160,7 +160,7 @@ class Tables:
         for start in range(0, n, BATCH) or [0]:
             rows = np.arange(start, min(n, start + BATCH), dtype=np.int64)
             gid = np.asarray(e.graph_id[rows], np.int32)
-            fileset = e.kind_of("fileset", rows)
+            fileset = e.fileset[rows]
             cols = {
                 "row": self.pa.array(rows), "wall_time": self.pa.array(e.wall_time[rows]),
                 "host": self._host(fileset), "op_type": self._text(e.op_type[rows]),
@@ -170,7 +170,7 @@ class Tables:
                 "output_rows": self.pa.array(np.asarray(e.n_outputs[rows], np.int64)),
                 "mode": self._names(e.mode[rows], MODE_NAMES),
                 "file_set": self.pa.array(np.asarray(fileset, np.int32)),
-                "offset": self.pa.array(e.col("offset")[rows]),
+                "offset": self.pa.array(e.offset[rows]),
             }
             yield self.pa.record_batch(list(cols.values()), names=list(cols))
 
@@ -184,7 +184,7 @@ class Tables:
                 "row": self.pa.array(rows), "execution": self.pa.array(ex),
                 "output_slot": self.pa.array(np.asarray(o.slot[rows], np.int32)),
                 "wall_time": self.pa.array(np.asarray(e.wall_time)[ex]),
-                "host": self._host(e.kind_of("fileset", ex)),
+                "host": self._host(e.fileset[ex]),
                 "op_type": self._text(e.op_type[ex]),
                 "mode": self._names(e.mode[ex], MODE_NAMES),
                 **self._health(o.health_columns(rows)),
@@ -226,18 +226,18 @@ class Tables:
             h = t.health_columns(rows)
             for c in health:
                 health[c][graph] = h[c]
-            fileset[graph] = t.kind_of("fileset", rows)
+            fileset[graph] = t.fileset[rows]
             op_type[graph] = t.op_type[rows]
             op_name[graph] = t.op_name[rows]
             gname[graph] = self._graph_name[np.asarray(t.graph_id[rows], np.int64)]
             device[graph] = t.device[rows]
         if eager.any():
             ex = index[eager]
-            first = np.asarray(e.col("first_output"))[ex]
+            first = e.first_output[ex]
             h = o.health_columns(first + slot[eager])
             for c in health:
                 health[c][eager] = h[c]
-            fileset[eager] = e.kind_of("fileset", ex)
+            fileset[eager] = e.fileset[ex]
             op_type[eager] = e.op_type[ex]
             gid = np.asarray(e.graph_id[ex], np.int64)
             gname[eager] = np.where(gid >= 0, self._graph_name[gid], -1)
