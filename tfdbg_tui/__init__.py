@@ -1,3 +1,22 @@
-"""tfdbg-tui: a keyboard-driven terminal debugger for tfdbg2 logdirs."""
+"""tfdbg-tui: a keyboard-driven terminal debugger for tfdbg2 logdirs.
+
+`tfdbg_tui.open(logdir)` gives the index as tables for notebooks (`tfdbg_tui.api`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tfdbg_tui.api import Run
 
 __version__ = "0.1.0"
+
+
+def open(logdir: str, run: str | None = None) -> Run:  # the notebook verb
+    """Read a tfdbg2 logdir (a path, or a URL such as s3://bucket/run) and return its run:
+    tables (pyarrow / pandas) of executions, graph traces, alerts, stack frames, and the
+    first alerts with their diagnosis. See `tfdbg_tui.api`."""
+    from tfdbg_tui.api import open_run
+
+    return open_run(logdir, run)

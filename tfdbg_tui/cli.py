@@ -19,11 +19,13 @@ usage: tfdbg-tui LOGDIR [--run ID] [--compare B]   open the terminal debugger on
                                           the first tensor where two runs diverge
        tfdbg-tui run [--logdir DIR] [--mode MODE] [--buffer N] [--op-regex RE]
                      [--overwrite] [--stop-at-nan] -- SCRIPT.py ARGS | -m MODULE ARGS
+       tfdbg-tui export LOGDIR OUT_DIR [--format parquet|csv] [--run ID] [--diagnose N]
+                                          the index as tables (executions, traces, alerts, …)
        tfdbg-tui demo                     record the built-in NaN example and open it
        tfdbg-tui cache [clear]            show (or clear) the index cache of big logdirs
 """
 
-SUBCOMMANDS = ("report", "diff", "run", "demo", "open", "cache")
+SUBCOMMANDS = ("report", "diff", "run", "demo", "open", "cache", "export")
 
 
 def _fail(message: str) -> int:
@@ -82,6 +84,10 @@ def _dispatch(command: str, rest: list[str]) -> int:
         from tfdbg_tui.commands.run import main as run_main
 
         return run_main(rest)
+    if command == "export":
+        from tfdbg_tui.commands.export import main as export_main
+
+        return export_main(rest)
     if command == "demo":
         from tfdbg_tui.commands.demo import main as demo_main
 

@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from reader.cache import remote_key
 from reader.cache.files import CacheError, NoEntry, load_array
 from reader.cache.store import Store, blake2b
 from reader.index.schema import EAGER, GRAPH
+from reader.io.remote import is_remote
 
 if TYPE_CHECKING:
     from reader.index.logdir import DebugLogdir
@@ -71,6 +73,8 @@ def _sample(fd: int, size: int) -> str:
 
 def file_identity(path: str) -> dict[str, Any] | None:
     """What identifies a file's bytes so far: None if it is not a readable regular file."""
+    if is_remote(path):
+        return remote_key.identity(path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
@@ -95,7 +99,10 @@ def still_holds(saved: Any, path: str) -> bool:
     Unchanged: same device, inode, size, mtime and ctime (a rewrite in place changes the
     ctime even when the mtime is set back) and the same hashes. Grown: the bytes it had must
     hash the same — all of them up to `_WHOLE`, sampled blocks beyond (see SECURITY.md).
+    Remote objects are replaced whole, so size + ETag/generation say it (`remote_key`).
     """
+    if is_remote(path):
+        return remote_key.still_holds(saved, path)
     if not isinstance(saved, dict):
         return False
     try:

@@ -19,6 +19,7 @@ under us) reads back as unknown (-1), with `bad` as indexed.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from typing import NamedTuple, Protocol
@@ -30,7 +31,8 @@ from reader._native import ingest as native
 from reader.index.batches import HealthBatch
 from reader.index.health import HEALTH_COLUMNS, empty_health, fill_from_vectors
 from reader.index.schema import OutputTable, RowTable, TraceTable
-from reader.io.regular import kind_of
+from reader.io.regular import kind_of, open_regular, pread
+from reader.io.remote import READ_AHEAD, RemoteFile, is_remote
 from reader.io.tfrecord import FOOTER_SIZE, HEADER_SIZE, masked_crc32c
 from reader.modes import NO_TENSOR, VECTOR_LEN
 from reader.proto import tfdbg_lite_pb2 as plite
@@ -137,17 +139,17 @@ class _Filler:
         self.parts, self.pending = {}, 0
 
 
-def _payload(fd: int, offset: int) -> bytes | None:
-    """The intact payload of the record at `offset`, or None."""
+def _payload(pread: Callable[[int, int], bytes], offset: int) -> bytes | None:
+    """The intact payload of the record at `offset` (read with `pread(n, offset)`), or None."""
     try:
-        header = os.pread(fd, HEADER_SIZE, offset)
+        header = pread(HEADER_SIZE, offset)
         if len(header) < HEADER_SIZE:
             return None
         length = int.from_bytes(header[:8], "little")
         if (masked_crc32c(header[:8]) != int.from_bytes(header[8:12], "little")
                 or length > _MAX_RECORD):
             return None
-        body = os.pread(fd, length + FOOTER_SIZE, offset + HEADER_SIZE)
+        body = pread(length + FOOTER_SIZE, offset + HEADER_SIZE)
     except OSError:
         return None
     payload = body[:length]
@@ -243,15 +245,46 @@ class RecordHealth:
               ) -> list[bytes | None]:
         out: list[bytes | None] = [None] * len(offsets)
         for fsi in np.unique(fileset).tolist():
-            fd = _open(self.path_of(int(fsi), suffix))
+            path = self.path_of(int(fsi), suffix)
+            if is_remote(path):
+                self._read_remote(path, fileset == fsi, offsets, out)
+                continue
+            fd = _open(path)
             if fd is None:
                 continue
             try:
                 for i in np.flatnonzero(fileset == fsi).tolist():
-                    out[i] = _payload(fd, int(offsets[i]))
+                    out[i] = _payload(functools.partial(os.pread, fd), int(offsets[i]))
             finally:
                 os.close(fd)
         return out
+
+    @staticmethod
+    def _read_remote(url: str, mine: np.ndarray, offsets: np.ndarray,
+                     out: list[bytes | None]) -> None:
+        """Records of an object, in offset order through a read-ahead block (rows close
+        together cost one ranged request); a failed request leaves its rows unknown."""
+        try:
+            f = open_regular(url)
+        except OSError:
+            return
+        with f:
+            if isinstance(f, RemoteFile):
+                f.read_ahead = READ_AHEAD
+            failed: list[OSError] = []
+
+            def read(n: int, off: int) -> bytes:
+                try:
+                    return pread(f, n, off)
+                except OSError as exc:
+                    failed.append(exc)
+                    raise
+
+            rows = np.flatnonzero(mine)
+            for i in rows[np.argsort(offsets[rows], kind="stable")].tolist():
+                out[i] = _payload(read, int(offsets[i]))
+                if failed:  # gone or unreachable: no request per row to find it out again
+                    return
 
     def _bulk(self, fileset: np.ndarray, offsets: np.ndarray, slots: np.ndarray, which: int,
               suffix: str, sink: _Sink, scratch: Scratch) -> np.ndarray:
@@ -263,7 +296,8 @@ class RecordHealth:
         for fsi in np.unique(fileset).tolist():
             mine = np.flatnonzero(fileset == fsi)
             order = mine[np.argsort(offsets[mine], kind="stable")]
-            fd = _open(self.path_of(int(fsi), suffix))
+            path = self.path_of(int(fsi), suffix)
+            fd = None if is_remote(path) else _open(path)  # an object: read in Python
             if fd is None:
                 left.append(order)
                 continue

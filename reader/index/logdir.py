@@ -58,6 +58,7 @@ from reader.io.records import (
     read_record,
     trace_record,
 )
+from reader.io.remote import is_remote, local_path, normalize
 from reader.modes import NAN_REVEALING, mode_name
 from reader.proto import tfdbg_events_pb2 as pb
 
@@ -81,7 +82,9 @@ class DebugLogdir(TensorQueries):
     """The index of one run in a tfdbg2 logdir. Call `update()` to read (more of) it."""
 
     def __init__(self, path: str, run: str | None = None, cache: bool = False) -> None:
-        self.path = os.path.abspath(path)
+        # a URL (s3://bucket/run) is read through reader.io.remote; a file:// URL is local
+        path = local_path(path)
+        self.path = normalize(path) if is_remote(path) else os.path.abspath(path)
         self.runs: list[Run] = group_runs(discover(self.path))
         self.run: Run = select_run(self.runs, run, path)
         self.strings = StringTable()

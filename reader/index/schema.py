@@ -144,6 +144,16 @@ class RowTable(Table):
             raise LookupError("this table's records cannot be read back")
         return self.detail(self, rows)
 
+    @property
+    def offset(self) -> np.ndarray:
+        """Byte offset of each row's record in its file (traces, executions)."""
+        return np.asarray(self.col("offset"))
+
+    @property
+    def fileset(self) -> LazyColumn:
+        """Which file set (`DebugLogdir.filesets`) holds each row's record."""
+        return self.lazy("fileset")
+
     def kind_of(self, name: str, rows: np.ndarray) -> np.ndarray:
         """A kind field of some rows (or a stored column)."""
         return self.lazy(name)[rows]
@@ -264,6 +274,11 @@ class ExecutionTable(RowTable):
     def graph_id(self) -> LazyColumn:
         """String id of the called tf.function's graph, -1 for a plain eager op."""
         return self.lazy("graph_id")
+
+    @property
+    def first_output(self) -> np.ndarray:
+        """Row of each execution's output slot 0 in the output table."""
+        return np.asarray(self.col("first_output"))
 
     @property
     def num_outputs(self) -> LazyColumn:

@@ -10,7 +10,7 @@ file's record is, so it can be re-read on demand (a few recent files are cached)
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from reader.errors import ReaderError
 from reader.index.frames import Frame
@@ -72,6 +72,15 @@ class SourceIndex:
             sf = ev.stack_frame_with_id
             flc = sf.file_line_col
             self._frames[sf.id] = (fsi, flc.file_index, flc.line, flc.func, flc.col)
+
+    def frame_rows(self) -> Iterator[tuple[str, str, str, int, str, int]]:
+        """(frame id, host, file, line, function, column) of every stack frame, as recorded
+        (a frame whose file index is out of range gets the file `<file #n>`)."""
+        for fid, (fsi, file_index, line, func, col) in self._frames.items():
+            keys = self._keys[fsi]
+            host, path = keys[file_index] if 0 <= file_index < len(keys) else (
+                "", f"<file #{file_index}>")
+            yield fid, host, path, line, func, col
 
     def stack(self, frame_ids: tuple[str, ...] | list[str]) -> list[Frame]:
         """Resolve frame ids (outermost first, as recorded) to Frames; past `MAX_STACK`,

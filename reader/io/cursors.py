@@ -23,11 +23,19 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from io import BufferedReader
 
 from reader.io.discovery import FileSet
 from reader.io.problems import ProblemLog
-from reader.io.regular import NotRegularFile, check_regular, open_regular
+from reader.io.regular import (
+    NotRegularFile,
+    Readable,
+    Stat,
+    check_regular,
+    fstat,
+    open_regular,
+    pread,
+)
+from reader.io.remote import RemoteFile
 from reader.io.tfrecord import (
     FOOTER_SIZE,
     HEADER_SIZE,
@@ -59,6 +67,9 @@ class Cursor:
     need: int = 0  # a record longer than the chunk buffer ends here: wait until the file does
     identity: tuple[int, int] | None = None  # (device, inode) of the file read so far
     head: tuple[int, int] = (0, 0)  # (n, masked CRC) of its first n bytes read so far
+    # an object (reader.io.remote) is replaced whole as it grows: (n, masked CRC) of the n
+    # bytes before `offset`, checked with `head` before reading on from a new version
+    tail: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True)
@@ -113,7 +124,7 @@ class FileFollower:
         plan.sort(key=lambda p: (READ_ORDER.index(p.suffix), p.fileset))
         return plan
 
-    def _changed(self, cur: Cursor, st: os.stat_result, name: str) -> bool:
+    def _changed(self, cur: Cursor, st: Stat, name: str) -> bool:
         """Stop following a file that shrank or is another file than the one read so far."""
         if cur.identity is not None and (st.st_dev, st.st_ino) != cur.identity:
             self.problems.warn(f"{name}: replaced by another file since it was read; it is no "
@@ -126,22 +137,30 @@ class FileFollower:
         cur.stopped = True
         return True
 
-    def _rewritten(self, cur: Cursor, f: BufferedReader, name: str) -> bool:
-        """Did the first bytes read so far change (the file rewritten in place)?"""
+    def _rewritten(self, cur: Cursor, f: Readable, name: str) -> bool:
+        """Did the first bytes read so far change (the file rewritten in place)? For an
+        object, replaced whole each time it grows, the last bytes read must be unchanged too:
+        a new version that only added bytes is read on, any other is another run's data."""
         n, crc = cur.head
-        if n == 0 or masked_crc32c(os.pread(f.fileno(), n, 0)) == crc:
+        tn, tcrc = cur.tail
+        if (n == 0 or masked_crc32c(pread(f, n, 0)) == crc) and (
+                tn == 0 or masked_crc32c(pread(f, tn, cur.offset - tn)) == tcrc):
             return False
-        self.problems.warn(f"{name}: rewritten since it was read (its first bytes changed); "
+        self.problems.warn(f"{name}: rewritten since it was read (bytes already read changed); "
                            "it is no longer followed (reopen the logdir to read it again)")
         cur.stopped = True
         return True
 
     @staticmethod
-    def _remember_head(cur: Cursor, f: BufferedReader) -> None:
+    def _remember_head(cur: Cursor, f: Readable) -> None:
         n = min(cur.offset, HEAD)
         if n > cur.head[0]:
-            data = os.pread(f.fileno(), n, 0)
+            data = pread(f, n, 0)
             cur.head = (len(data), masked_crc32c(data))
+        if isinstance(f, RemoteFile) and cur.offset > n:
+            tn = min(cur.offset - n, HEAD)
+            data = pread(f, tn, cur.offset - tn)
+            cur.tail = (len(data), masked_crc32c(data))
 
     def cursor(self, fsi: int, suffix: str) -> Cursor:
         """The cursor of one file (a fresh one at byte 0 if it was never read)."""
@@ -162,18 +181,23 @@ class FileFollower:
             cur.failed = True
             return
         except OSError as exc:
-            self.problems.warn(f"{name}: cannot read ({exc.strerror})")
+            self.problems.warn(f"{name}: cannot read ({exc.strerror or exc})")
             cur.failed = True
             return
-        with f:
-            st = os.fstat(f.fileno())
-            if self._changed(cur, st, name) or self._rewritten(cur, f, name):
-                return
-            cur.identity = (st.st_dev, st.st_ino)
-            yield from self._chunks(cur, f, name, st.st_size - cur.offset, consume)
-            self._remember_head(cur, f)
+        try:
+            with f:
+                st = fstat(f)
+                if self._changed(cur, st, name) or self._rewritten(cur, f, name):
+                    return
+                cur.identity = (st.st_dev, st.st_ino)
+                yield from self._chunks(cur, f, name, st.st_size - cur.offset, consume)
+                self._remember_head(cur, f)
+        except OSError as exc:  # an object deleted mid-read, the network gone, an I/O error
+            where = path if isinstance(f, RemoteFile) else name
+            self.problems.warn(f"{where}: reading stopped at byte {cur.offset} "
+                               f"({exc.strerror or exc}); what was read before is kept")
 
-    def _chunks(self, cur: Cursor, f: BufferedReader, name: str, remaining: int,
+    def _chunks(self, cur: Cursor, f: Readable, name: str, remaining: int,
                 consume: Consumer) -> Iterator[ChunkRead]:
         f.seek(cur.offset)
         # One buffer, refilled in place: the unread tail of a chunk (a record cut by the
@@ -217,7 +241,7 @@ class FileFollower:
                 cur.stopped = True
                 break
 
-    def _long_record(self, cur: Cursor, f: BufferedReader, name: str, length: int,
+    def _long_record(self, cur: Cursor, f: Readable, name: str, length: int,
                      scratch: bytearray, consume: Consumer) -> int | None:
         """A record at `cur.offset` longer than the chunk buffer `scratch`.
 
@@ -228,7 +252,7 @@ class FileFollower:
         the bytes consumed; `cur.offset` is then past the record."""
         start = cur.offset
         total = HEADER_SIZE + length + FOOTER_SIZE
-        if os.fstat(f.fileno()).st_size < start + total:
+        if fstat(f).st_size < start + total:
             cur.need = start + total
             return None
         cur.need = 0

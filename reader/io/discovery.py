@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from google.protobuf.message import DecodeError
 
 from reader.errors import LogdirError
+from reader.io import regular
 from reader.io.regular import NotRegularFile, open_regular
+from reader.io.remote import is_remote
 from reader.io.tfrecord import (
     FOOTER_SIZE,
     HEADER_SIZE,
@@ -126,15 +128,34 @@ def _read_metadata(fs: FileSet) -> None:
 
 
 def discover(logdir: str) -> list[FileSet]:
-    """All file sets under `logdir` (not recursive), with their metadata read."""
+    """All file sets under `logdir` (not recursive), with their metadata read. `logdir` may
+    be a URL (`reader.io.remote`): a missing bucket, a wrong credential or a network error
+    is a LogdirError of one line naming it."""
+    if is_remote(logdir):
+        try:
+            names = regular.listdir(logdir)
+        except FileNotFoundError:
+            raise LogdirError(f"{logdir}: no such bucket or folder (nothing listed there)"
+                              ) from None
+        except OSError as exc:
+            raise LogdirError(f"{logdir}: {exc.strerror or exc}") from None
+    else:
+        names = _local_names(logdir)
+    return _filesets(logdir, names)
+
+
+def _local_names(logdir: str) -> list[str]:
     if not os.path.exists(logdir):
         raise LogdirError(f"{logdir}: no such directory")
     if not os.path.isdir(logdir):
         raise LogdirError(f"{logdir}: not a directory (expected a tfdbg2 logdir)")
     try:
-        names = os.listdir(logdir)
+        return os.listdir(logdir)
     except OSError as exc:
         raise LogdirError(f"{logdir}: cannot list directory ({exc.strerror})") from None
+
+
+def _filesets(logdir: str, names: list[str]) -> list[FileSet]:
     sets: dict[str, FileSet] = {}
     for name in sorted(names):
         split = _split_name(name)
@@ -146,7 +167,7 @@ def discover(logdir: str) -> list[FileSet]:
             parts = stem[len(PREFIX):].split(".", 1)
             ts = int(parts[0]) if parts[0].isascii() and parts[0].isdigit() else 0  # not "²"
             host = parts[1] if len(parts) > 1 else ""
-            fs = sets[stem] = FileSet(os.path.join(logdir, stem), host, ts)
+            fs = sets[stem] = FileSet(regular.join(logdir, stem), host, ts)
         fs.present.add(suffix)
     for fs in sets.values():
         if "metadata" in fs.present:
@@ -205,10 +226,10 @@ def new_filesets(logdir: str, known: set[str], run_id: str) -> list[FileSet]:
     """File sets of run `run_id` that appeared since `known` (prefixes) were found — another
     host starting late. Cheap when there are none: one `listdir`, no metadata read."""
     try:
-        names = os.listdir(logdir)
+        names = regular.listdir(logdir)
     except OSError:
         return []
-    stems = {os.path.join(logdir, n.rsplit(".", 1)[0]) for n in names
+    stems = {regular.join(logdir, n.rsplit(".", 1)[0]) for n in names
              if n.startswith(PREFIX) and n.endswith(".metadata")}
     if stems <= known:
         return []
@@ -222,4 +243,4 @@ def new_filesets(logdir: str, known: set[str], run_id: str) -> list[FileSet]:
 def refresh_present(filesets: list[FileSet]) -> None:
     """Note the files that did not exist at first but exist now."""
     for fs in filesets:
-        fs.present.update(s for s in SUFFIXES[1:] if os.path.exists(fs.path(s)))
+        fs.present.update(s for s in SUFFIXES[1:] if regular.exists(fs.path(s)))

@@ -7,7 +7,6 @@ disk at its offset and parsed (`read_record`). These dataclasses are what caller
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +14,7 @@ from google.protobuf.message import DecodeError
 
 from reader.errors import CorruptRecordError, ReaderError
 from reader.io.problems import ProblemLog
-from reader.io.regular import NotRegularFile, open_regular
+from reader.io.regular import NotRegularFile, fstat, open_regular
 from reader.io.tensors import TensorValue, decode_tensor
 from reader.io.tfrecord import FOOTER_SIZE, HEADER_SIZE, claimed_length, masked_crc32c
 from reader.proto import tfdbg_events_pb2 as pb
@@ -74,7 +73,7 @@ def read_record(path: str, offset: int) -> pb.DebugEvent:
     no longer a regular file: it was indexed from one, but may have been replaced since)."""
     try:
         with open_regular(path) as f:
-            size = os.fstat(f.fileno()).st_size
+            size = fstat(f).st_size
             f.seek(offset)
             header = f.read(HEADER_SIZE)
             if len(header) < HEADER_SIZE:
@@ -90,7 +89,7 @@ def read_record(path: str, offset: int) -> pb.DebugEvent:
     except NotRegularFile as exc:
         raise ReaderError(str(exc)) from None
     except OSError as exc:
-        raise ReaderError(f"{path}: cannot read ({exc.strerror})") from None
+        raise ReaderError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if len(payload) < length or masked_crc32c(payload) != int.from_bytes(footer, "little"):
         raise CorruptRecordError(f"{path}: record at byte {offset} is damaged")
     ev = pb.DebugEvent()

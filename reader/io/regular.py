@@ -6,6 +6,9 @@ ends, a tape device rewinds on open), a directory or a symlink to nothing. The r
 a file only after `stat` says it is regular, opens it without blocking (so a FIFO swapped in
 between the two calls cannot hang us) and checks the open descriptor once more; anything else
 is skipped with a one-line warning naming it (`NotRegularFile.warning`).
+
+A URL (`s3://…`, see `reader.io.remote`) is an object, not a file: the helpers here dispatch
+to it, so the rest of the reader asks "stat", "open", "pread", "list" the same way for both.
 """
 
 from __future__ import annotations
@@ -13,6 +16,13 @@ from __future__ import annotations
 import os
 import stat
 from io import BufferedReader
+from typing import TypeAlias
+
+from reader.io import remote
+from reader.io.remote import RemoteFile, RemoteStat, is_remote
+
+Readable: TypeAlias = BufferedReader | RemoteFile
+Stat: TypeAlias = os.stat_result | RemoteStat
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
@@ -39,9 +49,15 @@ def kind_of(mode: int) -> str | None:
     return next((kind for test, kind in _KINDS if test(mode)), "not a file")
 
 
-def check_regular(path: str) -> os.stat_result:
+def check_regular(path: str) -> Stat:
     """`os.stat(path)` of a regular file; NotRegularFile for anything else that is there
-    (a dangling symlink included), FileNotFoundError when nothing is."""
+    (a dangling symlink included), FileNotFoundError when nothing is. For a URL, the
+    object's `RemoteStat` (OSError naming the URL when it cannot be listed)."""
+    if is_remote(path):
+        rst = remote.stat_file(path)
+        if rst is None:
+            raise NotRegularFile(path, "a directory")
+        return rst
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -54,11 +70,14 @@ def check_regular(path: str) -> os.stat_result:
     return st
 
 
-def open_regular(path: str) -> BufferedReader:
+def open_regular(path: str) -> Readable:
     """Open `path` for binary reading if (and only if) it is a regular file; never blocks.
+    A URL opens the object for ranged reads.
 
     Raises NotRegularFile, or OSError when it cannot be opened."""
-    check_regular(path)
+    st = check_regular(path)
+    if isinstance(st, RemoteStat):
+        return remote.open_file(path, st)
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         kind = kind_of(os.fstat(fd).st_mode)  # replaced between stat and open?
@@ -69,3 +88,26 @@ def open_regular(path: str) -> BufferedReader:
     except BaseException:
         os.close(fd)
         raise
+
+
+def fstat(f: Readable) -> Stat:
+    """`os.fstat` of an open file; the size and version an object was opened with."""
+    return f.st if isinstance(f, RemoteFile) else os.fstat(f.fileno())
+
+
+def pread(f: Readable, n: int, offset: int) -> bytes:
+    """`n` bytes at `offset` of an open file or object (fewer at its end)."""
+    return f.pread(n, offset) if isinstance(f, RemoteFile) else os.pread(f.fileno(), n, offset)
+
+
+def listdir(path: str) -> list[str]:
+    """The names in a folder (local or remote); OSError when it cannot be listed."""
+    return remote.listdir(path) if is_remote(path) else os.listdir(path)
+
+
+def exists(path: str) -> bool:
+    return remote.exists(path) if is_remote(path) else os.path.exists(path)
+
+
+def join(folder: str, name: str) -> str:
+    return f"{folder.rstrip('/')}/{name}" if is_remote(folder) else os.path.join(folder, name)

@@ -7,7 +7,8 @@ ReadDirectoryChangesW) in a background thread. They are not used where they cann
 machines' writes (network file systems: NFS, SMB, sshfs, ...), when `watchfiles` is missing or
 fails (e.g. out of inotify watches), or with `TFDBG_TUI_FORCE_POLLING=1`; then the logdir's
 files are `stat`ed every `poll_interval`. Even with notifications, a `stat` every
-`safety_interval` catches an event that never came.
+`safety_interval` catches an event that never came. A remote logdir (a URL, see
+`reader.io.remote`) is always polled: one listing of the folder per `poll_interval`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ import os
 import threading
 import time
 from collections.abc import Iterable
+
+from reader.io import remote
+from reader.io.remote import is_remote
 
 POLL_ENV = "TFDBG_TUI_FORCE_POLLING"
 NETWORK_FS = frozenset({"nfs", "nfs4", "cifs", "smb", "smb2", "smb3", "smbfs", "ncpfs", "afs",
@@ -27,7 +31,10 @@ Signature = frozenset[tuple[str, int, int, int]]
 
 
 def signature(path: str) -> Signature:
-    """(name, inode, size, mtime) of every tfdbg file in the logdir: changes when any does."""
+    """(name, inode, size, mtime) of every tfdbg file in the logdir: changes when any does
+    (for an object: its version instead of the mtime)."""
+    if is_remote(path):
+        return remote.signature(path)
     out = []
     try:
         with os.scandir(path) as it:
@@ -73,7 +80,8 @@ class ChangeWatcher:
 
     def __init__(self, path: str, notify: bool | None = None, poll_interval: float = 0.2,
                  safety_interval: float = 2.0) -> None:
-        self.path = os.path.abspath(path)
+        remote_dir = is_remote(path)
+        self.path = path if remote_dir else os.path.abspath(path)
         self.poll_interval = poll_interval
         self.safety_interval = safety_interval
         self.last_reason = ""  # why the last wait() returned: notify, poll, closed or timeout
@@ -81,7 +89,9 @@ class ChangeWatcher:
         self._event = threading.Event()
         self._stop = threading.Event()
         self._seen = signature(self.path)
-        if notify is None:
+        if remote_dir:
+            notify = False  # a bucket sends no notifications here
+        elif notify is None:
             notify = os.environ.get(POLL_ENV, "") in ("", "0") and not on_network_fs(self.path)
         self.mode = "poll"
         self._thread: threading.Thread | None = None

@@ -8,11 +8,10 @@ ago", and after an hour "idle since HH:MM" (with the date when it is not today).
 
 from __future__ import annotations
 
-import os
-import stat
 import time
 
 from reader import DebugLogdir
+from reader.io.regular import check_regular
 
 LIVE_SECONDS = 10.0
 
@@ -23,11 +22,10 @@ def last_growth(logdir: DebugLogdir) -> float | None:
     for fs in logdir.run.filesets:
         for suffix in fs.present:
             try:
-                st = os.stat(fs.path(suffix))
+                st = check_regular(fs.path(suffix))  # an object's listing for a URL
             except (OSError, ValueError):
                 continue
-            if stat.S_ISREG(st.st_mode):
-                newest = st.st_mtime if newest is None else max(newest, st.st_mtime)
+            newest = st.st_mtime if newest is None else max(newest, st.st_mtime)
     return newest
 
 

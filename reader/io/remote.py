@@ -1,0 +1,311 @@
+"""Logdirs in object storage (`s3://bucket/run`, `gs://…`, any fsspec URL): the one seam.
+
+Training at scale writes its logdir into a bucket, so the reader takes a URL wherever it takes
+a path. Everything that touches a remote object goes through this module (through the
+dispatching helpers of `reader.io.regular`), so the rest of the reader keeps its file model:
+a file has a size, an identity and bytes read by offset. What differs, and why:
+
+- **Ranged reads.** Nothing is downloaded whole: the cursors read chunks with HTTP range
+  requests (`RemoteFile.readinto`), a record re-read by offset costs one small range (with a
+  1 MB read-ahead block, so rows read in offset order share requests).
+- **One listing per look.** A `stat` of each of a run's files would be one request each; a
+  listing of the folder gives every size and ETag at once, so `stat` is answered from a
+  listing at most `LISTING_TTL` old (a follower polling every 0.2 s makes one request a poll).
+- **Objects are replaced whole, never appended.** A bucket has no append: a run that is still
+  being written shows up as the same name holding a longer object with a new ETag. The
+  identity of a remote file is therefore its name (`st_ino` is 0), its `version` (ETag, or
+  generation) says when its bytes were replaced, and the cursors check that the bytes they
+  already read are still the object's first bytes before reading on (`reader.io.cursors`).
+- **Errors are one line naming the URL**: a missing extra names the `pip install` that adds
+  it; a missing bucket, a wrong credential, a network failure or an object deleted mid-read
+  is an `OSError` whose `strerror` says which, never a traceback.
+
+Credentials come from where the fsspec backend looks (for S3: the `AWS_*` environment,
+`~/.aws` profiles, instance roles; `AWS_ENDPOINT_URL` points it at another S3 server).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
+EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs"}
+LISTING_TTL = 0.1  # seconds a folder listing answers `stat` before it is fetched again
+READ_AHEAD = 1 << 20  # bytes fetched at once for small reads by offset
+
+
+def is_remote(path: str) -> bool:
+    """True for a URL other than `file://` (which is a local path)."""
+    m = _URL.match(path)
+    return m is not None and m.group(1).lower() != "file"
+
+
+def local_path(path: str) -> str:
+    """`file:///x` → `/x`; anything else unchanged."""
+    return path[len("file://"):] if path.lower().startswith("file://") else path
+
+
+def normalize(url: str) -> str:
+    """A remote logdir URL without trailing slashes (names are joined with `/`)."""
+    m = _URL.match(url)
+    if m is None:
+        return url
+    rest = url[m.end():].rstrip("/")
+    return f"{m.group(1)}://{rest}"
+
+
+class RemoteError(OSError):
+    """A remote operation failed; `strerror` is one line saying why, `filename` the URL."""
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
+def _one_line(text: str) -> str:
+    line = " ".join(str(text).split())
+    return line[:300] + ("…" if len(line) > 300 else "")
+
+
+def _error(url: str, exc: BaseException) -> OSError:
+    """The one-line OSError for a failed remote call (FileNotFoundError stays one)."""
+    if isinstance(exc, RemoteError):
+        return exc
+    if isinstance(exc, FileNotFoundError):
+        text = _one_line(exc.strerror or (exc.args[0] if exc.args else "not found"))
+        return FileNotFoundError(errno.ENOENT, f"not found ({text})", url)
+    if isinstance(exc, PermissionError):
+        text = _one_line(exc.strerror or (exc.args[0] if exc.args else "access denied"))
+        return RemoteError(errno.EACCES, f"access denied ({text}); check the credentials "
+                           "(environment, profile) for this bucket", url)
+    name = type(exc).__name__
+    text = _one_line(str(exc)) or name
+    return RemoteError(errno.EIO, f"cannot reach it ({name}: {text})", url)
+
+
+_fs_lock = threading.Lock()
+_filesystems: dict[tuple[str, ...], Any] = {}
+# where backends find credentials and endpoints: a client is made again when one changes
+_CREDENTIAL_ENV = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+                   "AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3",
+                   "AWS_DEFAULT_REGION", "GOOGLE_APPLICATION_CREDENTIALS",
+                   "STORAGE_EMULATOR_HOST")
+
+
+def filesystem(url: str) -> tuple[Any, str]:
+    """The fsspec filesystem for `url` and the path inside it.
+
+    Raises RemoteError naming the extra to install when the backend is missing."""
+    m = _URL.match(url)
+    protocol = m.group(1).lower() if m else ""
+    try:
+        import fsspec
+        from fsspec.core import split_protocol
+    except ImportError:
+        raise _missing(url, protocol) from None
+    key = (protocol, *(os.environ.get(name, "") for name in _CREDENTIAL_ENV))
+    with _fs_lock:
+        fs = _filesystems.get(key)
+        if fs is None:
+            try:
+                cls = fsspec.get_filesystem_class(protocol)
+                # our own listing cache (below) decides how fresh a listing is
+                fs = cls(use_listings_cache=False, skip_instance_cache=True)
+            except ImportError:
+                raise _missing(url, protocol) from None
+            except ValueError as exc:  # unknown protocol
+                raise RemoteError(errno.EINVAL, f"unknown protocol ({_one_line(str(exc))})",
+                                  url) from None
+            except Exception as exc:
+                raise _error(url, exc) from None
+            _filesystems[key] = fs
+    path = fs._strip_protocol(url) if hasattr(fs, "_strip_protocol") else split_protocol(url)[1]
+    return fs, path
+
+
+def _missing(url: str, protocol: str) -> RemoteError:
+    extra = EXTRAS.get(protocol)
+    how = (f"pip install 'tfdbg-tui[{extra}]'" if extra
+           else f"pip install fsspec and the fsspec backend for {protocol}://")
+    return RemoteError(errno.ENOSYS, f"reading {protocol}:// needs an extra package: {how}",
+                       url)
+
+
+@dataclass(frozen=True)
+class RemoteStat:
+    """What `os.stat` says of a local file, for an object (regular, no device or inode)."""
+
+    st_size: int
+    st_mtime: float
+    version: str
+    st_mode: int = stat.S_IFREG | 0o444
+    st_dev: int = 0
+    st_ino: int = 0
+
+    @property
+    def st_mtime_ns(self) -> int:
+        return int(self.st_mtime * 1e9)
+
+
+def _stat_of(info: dict[str, Any]) -> RemoteStat | None:
+    """The RemoteStat of one listing entry; None for a folder (or anything but an object)."""
+    if info.get("type") != "file":
+        return None
+    size = info.get("size")
+    size = size if isinstance(size, int) and size >= 0 else 0  # a server's claim, not trusted
+    modified: Any = info.get("LastModified") or info.get("mtime") or info.get("updated")
+    try:
+        mtime = float(modified.timestamp() if hasattr(modified, "timestamp") else modified or 0)
+    except (TypeError, ValueError, OverflowError):
+        mtime = 0.0
+    version = next((str(info[k]) for k in ("ETag", "etag", "generation", "md5Hash", "version_id")
+                    if info.get(k)), f"{size}:{mtime}")
+    return RemoteStat(size, mtime, version)
+
+
+class _Listings:
+    """Folder listings, each answering `stat` for `LISTING_TTL` seconds."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._folders: dict[str, tuple[float, dict[str, RemoteStat | None]]] = {}
+
+    def folder(self, url: str, fresh: bool = False) -> dict[str, RemoteStat | None]:
+        """Name → RemoteStat (None for a sub-folder) of everything directly in `url`."""
+        url = normalize(url)
+        now = time.monotonic()
+        with self._lock:
+            hit = self._folders.get(url)
+        if hit is not None and not fresh and now - hit[0] < LISTING_TTL:
+            return hit[1]
+        fs, path = filesystem(url)
+        try:
+            entries = fs.ls(path, detail=True)
+        except Exception as exc:
+            raise _error(url, exc) from None
+        listing: dict[str, RemoteStat | None] = {}
+        for info in entries:
+            if isinstance(info, dict) and isinstance(info.get("name"), str):
+                listing[info["name"].rstrip("/").rsplit("/", 1)[-1]] = _stat_of(info)
+        with self._lock:
+            self._folders[url] = (time.monotonic(), listing)
+        return listing
+
+
+_listings = _Listings()
+
+
+def _split(url: str) -> tuple[str, str]:
+    folder, _, name = normalize(url).rpartition("/")
+    return folder, name
+
+
+def listdir(url: str) -> list[str]:
+    """Names directly under a remote folder (fresh). FileNotFoundError when there is nothing
+    there or the bucket does not exist; RemoteError for other failures."""
+    return sorted(_listings.folder(url, fresh=True))
+
+
+def stat_file(url: str) -> RemoteStat | None:
+    """The object's size, time and version, from a recent listing of its folder; None when
+    the name is a folder. FileNotFoundError when nothing has that name."""
+    folder, name = _split(url)
+    listing = _listings.folder(folder)
+    if name not in listing:
+        raise FileNotFoundError(errno.ENOENT, "no such object", url)
+    return listing[name]
+
+
+def exists(url: str) -> bool:
+    try:
+        return stat_file(url) is not None
+    except OSError:
+        return False
+
+
+def signature(url: str) -> frozenset[tuple[str, int, int, int]]:
+    """(name, 0, size, hash of version) of every tfdbg object in the folder (as
+    `reader.io.watch.signature` for a local folder); empty when it cannot be listed."""
+    try:
+        listing = _listings.folder(url, fresh=True)
+    except OSError:
+        return frozenset()
+    return frozenset((n, 0, st.st_size, hash(st.version)) for n, st in listing.items()
+                     if st is not None and n.startswith("tfdbg_events."))
+
+
+class RemoteFile:
+    """An object opened for ranged reads: the part of a binary file the reader uses (seek,
+    read, readinto, pread), bounded by the size it had when opened (`st`)."""
+
+    def __init__(self, url: str, st: RemoteStat) -> None:
+        self.url = url
+        self.st = st
+        self._fs, self._path = filesystem(url)
+        self._pos = 0
+        self.read_ahead = 0  # pread fetches this much at once (for many reads by offset)
+        self._block: tuple[int, bytes] = (0, b"")
+
+    def __enter__(self) -> RemoteFile:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._block = (0, b"")
+
+    def _range(self, start: int, stop: int) -> bytes:
+        stop = min(stop, self.st.st_size)
+        if stop <= start:
+            return b""
+        try:
+            data = self._fs.cat_file(self._path, start=start, end=stop)
+        except Exception as exc:
+            raise _error(self.url, exc) from None
+        if not isinstance(data, bytes | bytearray):
+            raise RemoteError(errno.EIO, "the server returned no bytes", self.url)
+        return bytes(data[: stop - start])  # never more than asked, whatever was sent
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        self._pos = offset if whence == 0 else (self._pos + offset if whence == 1
+                                                else self.st.st_size + offset)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def read(self, n: int = -1) -> bytes:
+        stop = self.st.st_size if n < 0 else self._pos + n
+        data = self._range(self._pos, stop)
+        self._pos += len(data)
+        return data
+
+    def readinto(self, buf: Any) -> int:
+        with memoryview(buf) as view:
+            data = self._range(self._pos, self._pos + len(view))
+            view[: len(data)] = data
+        self._pos += len(data)
+        return len(data)
+
+    def pread(self, n: int, offset: int) -> bytes:
+        """`n` bytes at `offset`; with `read_ahead` set, small reads in offset order share
+        one block of that size per request."""
+        if n >= self.read_ahead:
+            return self._range(offset, offset + n)
+        start, block = self._block
+        if not (start <= offset and offset + n <= start + len(block)):
+            block = self._range(offset, offset + self.read_ahead)
+            self._block = start, block = offset, block
+        return block[offset - start: offset - start + n]
+
+
+def open_file(url: str, st: RemoteStat) -> RemoteFile:
+    """Open an object whose `st` was just seen, for ranged reads (no bytes fetched yet)."""
+    return RemoteFile(url, st)

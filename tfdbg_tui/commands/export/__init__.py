@@ -1,0 +1,132 @@
+"""`tfdbg-tui export LOGDIR OUT_DIR [--format parquet|csv]`: the index as tables.
+
+Writes `executions`, `eager_outputs`, `graph_traces`, `alerts` and `stack_frames` (one file
+each, columns in docs/export.md) and `report.json` (what `report --json` prints, so a
+consumer has the run's facts and the first alerts' diagnoses next to the tables). Each file is
+written under a temporary name and renamed into place: a reader never sees half a table.
+The first `--diagnose N` alerts (default 10, as `report`) carry their diagnosis columns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from reader import DebugLogdir, ReaderError
+from tfdbg_tui.commands.export.tables import TABLES, Tables
+from tfdbg_tui.commands.report import _finite, _load, _nothing_readable, build_report
+from tfdbg_tui.core.sanitize import error_line
+
+PROG = "tfdbg-tui export: error"
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # one line, exit status 2 (as the other commands)
+        raise _UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="tfdbg-tui export",
+                description="Write a tfdbg2 logdir's index as Parquet or CSV tables.")
+    p.add_argument("logdir")
+    p.add_argument("out_dir")
+    p.add_argument("--format", choices=("parquet", "csv"), default="parquet")
+    p.add_argument("--run", help="run id (or unique prefix) when the logdir holds several")
+    p.add_argument("--diagnose", type=int, default=10, metavar="N",
+                   help="diagnose the first N alerts (default 10)")
+    return p
+
+
+def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
+                 diagnose: int = 10) -> dict[str, str]:
+    """Write every table of `logdir` into `out_dir`; returns table name → file path."""
+    tables = Tables(logdir)
+    report = build_report(logdir, max(0, diagnose))
+    os.makedirs(out_dir, exist_ok=True)
+    written = {}
+    for name in TABLES:
+        path = os.path.join(out_dir, f"{name}.{fmt}")
+        _write(tables, name, report["first_alerts"], path, fmt)
+        written[name] = path
+    path = os.path.join(out_dir, "report.json")
+    with open(path + ".partial", "w", encoding="utf-8") as f:
+        json.dump(_finite(report), f, indent=1, allow_nan=False, default=str)
+    os.replace(path + ".partial", path)
+    written["report"] = path
+    return written
+
+
+def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], path: str,
+           fmt: str) -> None:
+    pa = tables.pa
+    tmp = path + ".partial"
+    writer: Any = None
+    try:
+        for batch in tables.batches(name, diagnosed):
+            if fmt == "csv":  # CSV has no dictionary type: plain strings
+                batch = pa.record_batch(
+                    [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c
+                     for c in batch.columns], names=batch.schema.names)
+            if writer is None:
+                if fmt == "csv":
+                    import pyarrow.csv as pcsv
+
+                    writer = pcsv.CSVWriter(tmp, batch.schema)
+                else:
+                    import pyarrow.parquet as pq
+
+                    writer = pq.ParquetWriter(tmp, batch.schema)
+            writer.write_batch(batch)
+    except BaseException:
+        if writer is not None:
+            writer.close()
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    if writer is not None:
+        writer.close()
+    os.replace(tmp, path)
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run the export command; returns the exit status (0 written, 2 error)."""
+    try:
+        opts = build_parser().parse_args(list(argv))
+    except _UsageError as exc:
+        print(error_line(PROG, exc), file=sys.stderr)
+        return 2
+    try:
+        Tables.check()
+        logdir = _load(opts.logdir, opts.run, sys.stderr.isatty())
+    except (ReaderError, ImportError) as exc:
+        print(error_line(PROG, exc), file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(error_line(PROG, f"{opts.logdir}: {exc.strerror or exc}"), file=sys.stderr)
+        return 2
+    if _nothing_readable(logdir):
+        print(error_line(PROG, f"nothing readable in {opts.logdir}: {logdir.warnings[0]}"),
+              file=sys.stderr)
+        return 2
+    import pyarrow as pa
+
+    try:
+        written = write_tables(logdir, opts.out_dir, opts.format, opts.diagnose)
+    except OSError as exc:
+        print(error_line(PROG, f"{exc.filename or opts.out_dir}: {exc.strerror or exc}"),
+              file=sys.stderr)
+        return 2
+    except pa.ArrowException as exc:
+        print(error_line(PROG, f"{opts.out_dir}: {exc}"), file=sys.stderr)
+        return 2
+    for name, path in written.items():
+        print(f"{name:14} {path}")
+    return 0
