@@ -169,6 +169,13 @@ class DebugLogdir(TensorQueries):
         return self.sources.num_files
 
     @property
+    def lock(self) -> threading.RLock:
+        """Held while the index changes (`update`). Work that reads several tables and needs
+        them to agree (the diagnosis: kinds, rows, outputs) holds it too; panes need not,
+        they only read rows below a published snapshot's counts."""
+        return self._lock
+
+    @property
     def num_stack_frames(self) -> int:
         return self.sources.num_frames
 
