@@ -15,6 +15,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from hostile.raw import append, op_creation, tensor, trace
 from support.paths import ROOT
 
@@ -133,23 +134,54 @@ def test_a_big_source_files_record_costs_memory_in_proportion(tmp_path: Path) ->
     assert len(refusals) == 1 and "\n" not in refusals[0]
 
 
-def test_a_big_graphs_file_costs_memory_in_proportion(tmp_path: Path) -> None:
-    """250,000 ops in a chain (56 MB of `.graphs`; the issue's 5M ops in 625 MB peaked at
-    4.6 GB): indexing stays within 3x the file plus a constant. The ratio, not the size, is
-    what the limit checks — per op, memory was ~1,100 bytes for 224 on disk (4.9x), so the
-    smaller file fails the same way the big one did."""
-    logdir = tmp_path / "logdir"
+OPS = 250_000
+
+
+@pytest.fixture(scope="module")
+def big_graphs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`OPS` ops in a chain, each created on the same line: 56 MB of `.graphs`."""
+    logdir = tmp_path_factory.mktemp("graphs") / "logdir"
     w = LogdirWriter(logdir, run_id="run-1", hostname="host", tensorflow_version="2.21.0",
                      file_timestamp=int(T0))
     f = w.add_source_file("/p/model.py", ["x = layer(x)"])
     frames = [w.add_stack_frame(f, 1, "<module>")]
     gid = "1f0e7a3c-5b2d-4c1e-9a8f-000000000001"
     w.add_graph(gid, "model")
-    n = 250_000
-    for i in range(n):
+    for i in range(OPS):
         w.add_op(gid, "AddV2", f"model/layer_{i}/add",
                  [f"model/layer_{i - 1}/add:0"] if i else [], stack_frame_ids=frames)
     w.close()
-    (graphs,) = logdir.glob("*.graphs")
-    out = run_measured(logdir, graphs.stat().st_size)
-    assert out["ops"] == n
+    return logdir
+
+
+def test_a_big_graphs_file_costs_memory_in_proportion(big_graphs: Path) -> None:
+    """250,000 ops in a chain (56 MB of `.graphs`; the issue's 5M ops in 625 MB peaked at
+    4.6 GB): indexing stays within 3x the file plus a constant. The ratio, not the size, is
+    what the limit checks — per op, memory was ~1,100 bytes for 224 on disk (4.9x), so the
+    smaller file fails the same way the big one did."""
+    (graphs,) = big_graphs.glob("*.graphs")
+    out = run_measured(big_graphs, graphs.stat().st_size)
+    assert out["ops"] == OPS
+
+
+def test_report_under_a_too_small_limit_is_one_line(big_graphs: Path) -> None:
+    """Under a limit below what the logdir needs, `report` ends with one line, exit 2."""
+    (graphs,) = big_graphs.glob("*.graphs")
+    code = f"""
+        import resource, sys
+        from tfdbg_tui import cli
+        import tfdbg_tui.commands.report, tfdbg_tui.core.sanitize  # before the limit
+        for line in open("/proc/self/status"):
+            if line.startswith("VmSize:"):
+                limit = int(line.split()[1]) * 1024 + {graphs.stat().st_size // 2}
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        sys.exit(cli.main(["report", sys.argv[1]]))
+    """
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}", OPENBLAS_NUM_THREADS="1",
+               OMP_NUM_THREADS="1", MALLOC_ARENA_MAX="1")
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code), str(big_graphs)],
+                          env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "out of memory" in lines[0], lines
