@@ -68,6 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except ImportError as exc:  # a missing optional dependency, e.g. TensorFlow for `run`
         return _fail(str(exc))
+    except MemoryError:  # a limit (ulimit -v, a container) hit by a logdir too big for it
+        pass  # said below: once this block ends, the index its traceback holds is freed
+    return _fail("out of memory: the logdir needs more than this process may use "
+                 "(about 3x the size of its files; see SECURITY.md)")
 
 
 def _dispatch(command: str, rest: list[str]) -> int:

@@ -204,8 +204,10 @@ class Store:
                 return False  # not ours to replace
             self._evict(fd, limit - size, keep=None)
             os.mkdir(tmp, 0o700, dir_fd=fd)
-            for name, array in arrays.items():
-                with open(self.dir / tmp / f"{name}.npy", "xb") as f:
+            for name, array in arrays.items():  # 0o600 whatever the umask: see `trusted`
+                out = os.open(self.dir / tmp / f"{name}.npy", os.O_WRONLY | os.O_CREAT
+                              | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+                with os.fdopen(out, "wb") as f:
                     np.lib.format.write_array(f, np.ascontiguousarray(array),
                                               allow_pickle=False)
             os.rename(tmp, folder, src_dir_fd=fd, dst_dir_fd=fd)

@@ -49,7 +49,10 @@ class DiagIndex:
         self._n_graphs = (-1, -1)
         self._placeholders: dict[tuple[str, int], list[Op]] = {}
         self._outputs: dict[tuple[str, int], list[Op]] = {}
-        self.lock = threading.RLock()
+        # The logdir's own lock: while the diagnosis walks the tables, `update()` cannot grow
+        # one of them under it (a trace row whose kind is not yet in the kinds read a moment
+        # before was an IndexError with thousands of file sets being indexed).
+        self.lock = logdir.lock
 
     # ------------------------------------------------------------------ freshness
     def refresh(self) -> None:

@@ -1,14 +1,19 @@
 """Graph structure: every DebuggedGraph (inner graphs too) with its op creations.
 
-Ops and graphs number in the thousands, not millions, so plain objects are fine here. Edges
-are kept both ways: an op's inputs as ("op", slot) pairs and each op's consumers, because the
-Graph Structure pane and the diagnosis walk them in both directions.
+Ops usually number in the thousands, so plain objects are fine here — but a `.graphs` file
+can hold millions (a forged or a huge one), so each op stays small: slotted, its repeated
+strings (graph id, op type, device, host, stack frame ids) and its stack shared with the
+ops before it (`_Shared`) — memory stays within ~3× the file's size
+(tests/hostile/test_memory_from_one_field.py). Edges are kept both ways: an op's inputs as
+("op", slot) pairs and each op's consumers, because the Graph Structure pane and the
+diagnosis walk them in both directions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar, cast
 
 from google.protobuf.message import DecodeError
 
@@ -16,7 +21,7 @@ from reader.io.problems import ProblemLog
 from reader.proto import tfdbg_events_pb2 as pb
 
 
-@dataclass
+@dataclass(slots=True)
 class Op:
     """A GraphOpCreation: one op of one graph, with where it was created."""
 
@@ -69,10 +74,33 @@ def parse_tensor_name(name: str) -> tuple[str, int] | None:
     return name, 0
 
 
+T = TypeVar("T")
+
+
+class _Shared:
+    """One object per distinct string or stack, so millions of ops do not hold millions of
+    copies of the same graph id, op type or stack (bounded: past `LIMIT` values, new ones are
+    not shared — a forged file of all-distinct values gains nothing from a table)."""
+
+    LIMIT = 1 << 16
+
+    def __init__(self) -> None:
+        self._values: dict[object, object] = {}
+
+    def __call__(self, value: T) -> T:
+        got = self._values.get(value)
+        if got is not None:
+            return cast(T, got)
+        if len(self._values) < self.LIMIT:
+            self._values[value] = value
+        return value
+
+
 class GraphStore:
     """All graphs of a run, keyed by graph id, with consumer links maintained incrementally."""
 
     def __init__(self) -> None:
+        self.shared = _Shared()
         self.graphs: dict[str, Graph] = {}
         self.num_ops = 0
         self.devices: dict[int, str] = {}
@@ -157,10 +185,11 @@ def _add_graph_event(store: GraphStore, fsi: int, ev: pb.DebugEvent) -> int:
     what = ev.WhichOneof("what")
     if what == "graph_op_creation":
         oc = ev.graph_op_creation
-        store.add_op(Op(oc.graph_id, oc.op_type, oc.op_name, oc.device_name,
+        sh = store.shared
+        frames = tuple(sh(f) for f in oc.code_location.stack_frame_ids)
+        store.add_op(Op(sh(oc.graph_id), sh(oc.op_type), oc.op_name, sh(oc.device_name),
                         tuple(oc.input_names), oc.num_outputs, tuple(oc.output_tensor_ids),
-                        tuple(oc.code_location.stack_frame_ids), oc.code_location.host_name,
-                        fsi))
+                        sh(frames), sh(oc.code_location.host_name), fsi))
         return 1
     if what == "debugged_graph":
         dg = ev.debugged_graph

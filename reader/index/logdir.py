@@ -39,7 +39,7 @@ from reader.index.schema import (
     OutputTable,
     TraceTable,
 )
-from reader.index.sources import SourceIndex
+from reader.index.sources import MAX_SOURCE_RECORD, SourceIndex
 from reader.io.cursors import CHUNK, ChunkRead, Cursor, FileFollower, PendingRead, Records
 from reader.io.discovery import (
     FileSet,
@@ -170,6 +170,13 @@ class DebugLogdir(TensorQueries):
     @property
     def num_source_files(self) -> int:
         return self.sources.num_files
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held while the index changes (`update`). Work that reads several tables and needs
+        them to agree (the diagnosis: kinds, rows, outputs) holds it too; panes need not,
+        they only read rows below a published snapshot's counts."""
+        return self._lock
 
     @property
     def num_stack_frames(self) -> int:
@@ -320,9 +327,11 @@ class DebugLogdir(TensorQueries):
         return len(self._alerts)
 
     # ------------------------------------------------------------------ full records
-    def read_event(self, fsi: int, suffix: str, offset: int) -> pb.DebugEvent:
-        """Re-read and parse the record at `offset`; ReaderError if it is damaged."""
-        return read_record(self.filesets[fsi].path(suffix), offset)
+    def read_event(self, fsi: int, suffix: str, offset: int,
+                   max_length: int | None = None) -> pb.DebugEvent:
+        """Re-read and parse the record at `offset`; ReaderError if it is damaged (or
+        longer than `max_length`)."""
+        return read_record(self.filesets[fsi].path(suffix), offset, max_length)
 
     def read_execution(self, i: int) -> ExecutionRecord:
         """The full eager execution `i` (inputs, outputs, stack, debug tensors)."""
@@ -364,9 +373,10 @@ class DebugLogdir(TensorQueries):
     def source_lines(self, host: str, path: str) -> list[str] | None:
         """The logdir's copy of a source file (lines without newlines), or None."""
         with self._lock:
-            return self.sources.lines(host, path,
-                                      lambda fsi, off: self.read_event(fsi, "source_files", off),
-                                      self.problems)
+            return self.sources.lines(
+                host, path,
+                lambda fsi, off: self.read_event(fsi, "source_files", off, MAX_SOURCE_RECORD),
+                self.problems)
 
     def source_files(self) -> list[tuple[str, str]]:
         """(host, path) of every captured source file."""

@@ -12,13 +12,20 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 
+from google.protobuf.message import DecodeError
+
 from reader.errors import ReaderError
 from reader.index.frames import Frame
 from reader.io.problems import ProblemLog
 from reader.io.records import parse_event
 from reader.proto import tfdbg_events_pb2 as pb
+from reader.proto import tfdbg_lite_pb2 as plite
 
 SOURCE_CACHE = 16
+# A source file's record bigger than this is not shown: its lines become one Python object
+# each (~60 bytes for a 2-byte line), so showing a forged 130 MB record would cost GBs. The
+# biggest real Python files are a few MB.
+MAX_SOURCE_RECORD = 8 << 20
 # Frames of one stack resolved and shown (the innermost ones): Python's own recursion limit
 # is 1,000, so a record listing more is damaged or crafted, and resolving, laying out and
 # writing hundreds of thousands of frames would cost minutes for nothing.
@@ -54,8 +61,14 @@ class SourceIndex:
                        problems: ProblemLog) -> None:
         keys = self._keys[fsi]
         for offset, payload in records:
-            ev = parse_event(payload, name, offset, "source_file", problems)
-            if ev is None:
+            ev = plite.SourceEventHead()  # the name only: lines are skipped, not made objects
+            try:
+                ev.ParseFromString(payload)  # type: ignore[arg-type]  # upb takes any buffer
+            except (DecodeError, ValueError):
+                problems.skip_record(name, offset, "could not be parsed")
+                continue
+            if not ev.HasField("source_file"):
+                problems.skip_record(name, offset, "is not a source_file record")
                 continue
             key = (ev.source_file.host_name, ev.source_file.file_path)
             if key not in self._where:

@@ -68,9 +68,10 @@ class TraceRecord:
         return np.asarray(self.value.values, dtype=np.float64).reshape(-1)
 
 
-def read_record(path: str, offset: int) -> pb.DebugEvent:
+def read_record(path: str, offset: int, max_length: int | None = None) -> pb.DebugEvent:
     """Re-read and parse the record at `offset` of `path`; ReaderError if it is damaged (or
-    no longer a regular file: it was indexed from one, but may have been replaced since)."""
+    no longer a regular file: it was indexed from one, but may have been replaced since), or
+    longer than `max_length` (checked before it is read or parsed)."""
     try:
         with open_regular(path) as f:
             size = fstat(f).st_size
@@ -84,6 +85,9 @@ def read_record(path: str, offset: int) -> pb.DebugEvent:
             if offset + HEADER_SIZE + length + FOOTER_SIZE > size:  # sizes nothing unchecked
                 raise CorruptRecordError(f"{path}: record at byte {offset} claims {length} "
                                          "bytes, more than the file holds")
+            if max_length is not None and length > max_length:
+                raise ReaderError(f"{path}: record at byte {offset} holds {length:,} bytes, "
+                                  f"more than the {max_length:,} read for it; not shown")
             payload = f.read(length)
             footer = f.read(FOOTER_SIZE)
     except NotRegularFile as exc:

@@ -26,14 +26,22 @@ from typing import BinaryIO
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def open_folder(base: str, parts: Sequence[str]) -> int:
+def open_folder(base: str, parts: Sequence[str], follow_base: bool = True) -> int:
     """A descriptor of `base/parts…`, creating the folders as needed.
 
-    `base` is the user's own choice and may be a symlink; none of `parts` may be one (OSError,
-    and nothing created beyond it). The caller closes the descriptor.
+    `base` may be a symlink when it is the user's own choice (`follow_base`; a default folder
+    in a shared working directory is not: someone else may have planted it); none of `parts`
+    may be one (OSError, and nothing created beyond it). The caller closes the descriptor.
     """
     os.makedirs(base, exist_ok=True)
-    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+                     | (0 if follow_base else os.O_NOFOLLOW))
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise OSError(exc.errno, f"{base} is not a folder (a symlink?); refusing to "
+                          "write through it (set TFDBG_TUI_SAVE_DIR to choose one)") from None
+        raise
     try:
         for part in parts:
             if part in ("", ".", "..") or "/" in part or "\0" in part:

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x10tfdbg_lite.proto\x12\x0etfdbg_tui.lite\"\x91\x01\n\tTraceLite\x12\x18\n\x10tfdbg_context_id\x18\x01 \x01(\x0c\x12\x0f\n\x07op_name\x18\x02 \x01(\x0c\x12\x13\n\x0boutput_slot\x18\x03 \x01(\x05\x12\x19\n\x11tensor_debug_mode\x18\x04 \x01(\x05\x12\x14\n\x0ctensor_proto\x18\x05 \x01(\x0c\x12\x13\n\x0b\x64\x65vice_name\x18\x06 \x01(\x0c\"]\n\x0e\x44\x65\x62ugEventLite\x12\x11\n\twall_time\x18\x01 \x01(\x01\x12\x38\n\x15graph_execution_trace\x18\n \x01(\x0b\x32\x19.tfdbg_tui.lite.TraceLite\"\x94\x01\n\rExecutionLite\x12\x0f\n\x07op_type\x18\x01 \x01(\x0c\x12\x13\n\x0bnum_outputs\x18\x02 \x01(\x05\x12\x10\n\x08graph_id\x18\x03 \x01(\x0c\x12\x19\n\x11output_tensor_ids\x18\x05 \x03(\x03\x12\x19\n\x11tensor_debug_mode\x18\x06 \x01(\x05\x12\x15\n\rtensor_protos\x18\x07 \x03(\x0c\"Y\n\x12\x45xecutionEventLite\x12\x11\n\twall_time\x18\x01 \x01(\x01\x12\x30\n\texecution\x18\t \x01(\x0b\x32\x1d.tfdbg_tui.lite.ExecutionLiteb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x10tfdbg_lite.proto\x12\x0etfdbg_tui.lite\"\x91\x01\n\tTraceLite\x12\x18\n\x10tfdbg_context_id\x18\x01 \x01(\x0c\x12\x0f\n\x07op_name\x18\x02 \x01(\x0c\x12\x13\n\x0boutput_slot\x18\x03 \x01(\x05\x12\x19\n\x11tensor_debug_mode\x18\x04 \x01(\x05\x12\x14\n\x0ctensor_proto\x18\x05 \x01(\x0c\x12\x13\n\x0b\x64\x65vice_name\x18\x06 \x01(\x0c\"]\n\x0e\x44\x65\x62ugEventLite\x12\x11\n\twall_time\x18\x01 \x01(\x01\x12\x38\n\x15graph_execution_trace\x18\n \x01(\x0b\x32\x19.tfdbg_tui.lite.TraceLite\"\x94\x01\n\rExecutionLite\x12\x0f\n\x07op_type\x18\x01 \x01(\x0c\x12\x13\n\x0bnum_outputs\x18\x02 \x01(\x05\x12\x10\n\x08graph_id\x18\x03 \x01(\x0c\x12\x19\n\x11output_tensor_ids\x18\x05 \x03(\x03\x12\x19\n\x11tensor_debug_mode\x18\x06 \x01(\x05\x12\x15\n\rtensor_protos\x18\x07 \x03(\x0c\"Y\n\x12\x45xecutionEventLite\x12\x11\n\twall_time\x18\x01 \x01(\x01\x12\x30\n\texecution\x18\t \x01(\x0b\x32\x1d.tfdbg_tui.lite.ExecutionLite\"6\n\x0eSourceFileHead\x12\x11\n\tfile_path\x18\x01 \x01(\t\x12\x11\n\thost_name\x18\x02 \x01(\t\"F\n\x0fSourceEventHead\x12\x33\n\x0bsource_file\x18\x04 \x01(\x0b\x32\x1e.tfdbg_tui.lite.SourceFileHeadb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,4 +39,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_EXECUTIONLITE']._serialized_end=428
   _globals['_EXECUTIONEVENTLITE']._serialized_start=430
   _globals['_EXECUTIONEVENTLITE']._serialized_end=519
+  _globals['_SOURCEFILEHEAD']._serialized_start=521
+  _globals['_SOURCEFILEHEAD']._serialized_end=575
+  _globals['_SOURCEEVENTHEAD']._serialized_start=577
+  _globals['_SOURCEEVENTHEAD']._serialized_end=647
 # @@protoc_insertion_point(module_scope)

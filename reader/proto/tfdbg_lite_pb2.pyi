@@ -53,3 +53,17 @@ class ExecutionEventLite(_message.Message):
     wall_time: float
     execution: ExecutionLite
     def __init__(self, wall_time: _Optional[float] = ..., execution: _Optional[_Union[ExecutionLite, _Mapping]] = ...) -> None: ...
+
+class SourceFileHead(_message.Message):
+    __slots__ = ("file_path", "host_name")
+    FILE_PATH_FIELD_NUMBER: _ClassVar[int]
+    HOST_NAME_FIELD_NUMBER: _ClassVar[int]
+    file_path: str
+    host_name: str
+    def __init__(self, file_path: _Optional[str] = ..., host_name: _Optional[str] = ...) -> None: ...
+
+class SourceEventHead(_message.Message):
+    __slots__ = ("source_file",)
+    SOURCE_FILE_FIELD_NUMBER: _ClassVar[int]
+    source_file: SourceFileHead
+    def __init__(self, source_file: _Optional[_Union[SourceFileHead, _Mapping]] = ...) -> None: ...

@@ -77,7 +77,11 @@ def test_diff_of_shape_summaries_made_of_strings(tmp_path: Path) -> None:
         append(traces, trace("Softmax", tensor(dtype, (2,) if dtype == 7 else (1,), **values),
                              mode=5, wall=T0 + 1))
         runs.append(str(d))
-    for args in (runs, runs[::-1], [runs[0], runs[0]]):
+    for args in (runs, runs[::-1], [runs[0], runs[0]], [runs[1], runs[1]]):
         status, out, err = _diff("--json", *args)
-        assert status in (0, 1), err
+        if args[0] == args[1]:  # a run diffed against itself is equivalent, whatever it holds
+            assert status == 0, (out, err)
+            assert json.loads(out)["equivalent"] is True
+        else:
+            assert status in (0, 1), err
         strict_json(out)

@@ -118,3 +118,22 @@ def test_s_on_a_full_disk_leaves_no_truncated_npy(full_disk: Path) -> None:
     assert _files(full_disk) == []
     small = save_npy(np.zeros(10), "Log:0", str(full_disk))  # the disk still works
     assert _files(full_disk) == [Path(small).name]
+
+
+def test_a_planted_default_folder_symlink_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a shared working directory, `./tfdbg-sources` may be someone else's symlink; the
+    folder the user chose (`TFDBG_TUI_SAVE_DIR`) may be a symlink of their own."""
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    work.mkdir()
+    outside.mkdir()
+    (work / "tfdbg-sources").symlink_to(outside)
+    monkeypatch.chdir(work)
+    monkeypatch.delenv("TFDBG_TUI_SAVE_DIR", raising=False)
+    with pytest.raises(OSError, match="TFDBG_TUI_SAVE_DIR"):
+        save_source("/p/train.py", SOURCE)
+    assert list(outside.iterdir()) == []
+    monkeypatch.setenv("TFDBG_TUI_SAVE_DIR", str(work / "tfdbg-sources"))
+    saved = save_source("/p/train.py", SOURCE)
+    assert (outside / "p" / "train.py").read_text().splitlines() == SOURCE
+    assert saved.path == str(work / "tfdbg-sources" / "p" / "train.py")

@@ -5,10 +5,12 @@ Byte offsets of records come from TensorFlow's own reader (the oracle), not from
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -148,14 +150,64 @@ def test_bad_usage_is_status_2() -> None:
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
-def test_unreadable_file_warns(source: tuple[str, dict], tmp_path: Path) -> None:
+NOBODY = 65534
+
+
+def as_nobody(fn: Callable[[], dict]) -> dict:
+    """`fn()` in a forked child without root's privileges (uid/gid nobody), so a file of mode
+    0 is really unreadable; as another user, simply `fn()`. Its result comes back as JSON.
+
+    Why fork and not a new interpreter: nobody cannot reach this Python (it lives under
+    /root); the forked child already has every module the reader needs imported."""
+    if os.geteuid() != 0:
+        return fn()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: drop privileges, run, report, never return into pytest
+        code = 0
+        try:
+            os.close(r)
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            os.write(w, json.dumps(fn()).encode())
+        except BaseException as exc:  # everything goes back to the parent
+            os.write(w, json.dumps({"error": repr(exc)}).encode())
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    return json.loads(data)
+
+
+def test_unreadable_file_warns(source: tuple[str, dict]) -> None:
+    """A file of the run that cannot be read (permission denied) is a warning; the rest
+    loads. Run without privileges, so it runs as root too (root reads mode-0 files)."""
     src, oracle = source
-    d = copy(src, tmp_path / "ld")
-    one(d, "execution").chmod(0)
-    logdir = open_logdir(str(d))
-    assert any("cannot read" in w for w in logdir.warnings)
-    assert len(logdir.traces) == oracle["counts"]["graph_traces"]
+    top = Path(tempfile.mkdtemp(prefix="tfdbg-unreadable-"))
+    try:
+        top.chmod(0o755)  # nobody may enter it (pytest's own temp folder is 0700)
+        d = copy(src, top / "ld")
+        for f in d.iterdir():
+            f.chmod(0o644)
+        open_logdir(str(d))  # every module the read needs, imported before the fork
+        one(d, "execution").chmod(0)
+
+        def read() -> dict:
+            logdir = open_logdir(str(d))
+            return {"warnings": logdir.warnings, "traces": len(logdir.traces),
+                    "executions": len(logdir.executions)}
+
+        out = as_nobody(read)
+    finally:
+        shutil.rmtree(top)
+    assert "error" not in out, out
+    assert any("cannot read" in w and "execution" in w for w in out["warnings"]), out
+    assert out["executions"] == 0
+    assert out["traces"] == oracle["counts"]["graph_traces"]
 
 
 def test_two_runs_listed_newest_default_and_selectable(make_tf_logdir: Callable[..., str],

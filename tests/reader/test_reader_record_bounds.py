@@ -7,6 +7,7 @@ the TF-free writer plus raw records, so nothing here runs TensorFlow.
 
 from __future__ import annotations
 
+import math
 import re
 import tracemalloc
 from pathlib import Path
@@ -54,11 +55,16 @@ def test_a_repeated_value_is_counted_not_expanded() -> None:
 @pytest.mark.parametrize("given", [[0.5], [float("nan")], [float("inf"), 2.0],
                                    [float("nan"), float("-inf"), 3.0], []])
 def test_counts_match_the_decoded_tensor(given: list[float]) -> None:
+    """The counts of a [10, 7] tensor given by a prefix of its values, worked out here by
+    TensorFlow's rule (the last value given repeats to the end; none given: all zeros) in
+    plain Python — not from the reader's own `decode_tensor` — and the decoded values agree."""
+    full = (given + [given[-1]] * (70 - len(given))) if given else [0.0] * 70
+    expected = (1, 2, 70, sum(v == -math.inf for v in full), sum(v == math.inf for v in full),
+                sum(math.isnan(v) for v in full))
     tp = tensor(1, (10, 7), float_val=given)
-    values = np.asarray(decode_tensor(tp).values)  # type: ignore[union-attr]
-    expected = (1, 2, 70, int(np.sum(values == -np.inf)), int(np.sum(values == np.inf)),
-                int(np.sum(np.isnan(values))))
     assert tensor_health(tp) == expected
+    decoded = np.asarray(decode_tensor(tp).values).reshape(-1)  # type: ignore[union-attr]
+    np.testing.assert_array_equal(decoded, np.array(full, np.float32))
 
 
 def test_a_uniform_fill_decodes_without_allocating_it() -> None:

@@ -251,3 +251,15 @@ def test_junk_descriptions_are_ignored_and_replaced(
     assert report.returncode == 1 and "Traceback" not in report.stderr  # alerts found
     assert not huge.exists()  # junk goes with the next save: counted and evicted
     assert not list((root / "v1").glob(f"{0:032x}.json"))
+
+
+def test_the_cache_works_under_a_group_writable_umask(
+        tmp_path: Path, logdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """umask 002 (user private groups) must not make the cache's own files look foreign."""
+    use_cache(monkeypatch, tmp_path / "cache")
+    old = os.umask(0o002)
+    try:
+        reopen(logdir)
+        assert reopen(logdir)[1] == 0  # the second open came from the cache
+    finally:
+        os.umask(old)

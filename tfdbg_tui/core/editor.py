@@ -148,10 +148,11 @@ def save_source(recorded: str, lines: list[str], directory: str | None = None) -
     edited it, or another recorded path mapped there) is kept, and the copy is written beside
     it as `name (2).py`; a symlink or anything not a regular file there is an OSError.
     """
-    base = os.path.abspath(directory or sources_dir())
+    chosen = directory or os.environ.get("TFDBG_TUI_SAVE_DIR")
+    base = os.path.abspath(chosen or sources_dir())
     *folders, name = snapshot_parts(recorded)
     data = ("\n".join(lines) + ("\n" if lines else "")).encode("utf-8", "surrogateescape")
-    fd = open_folder(base, folders)
+    fd = open_folder(base, folders, follow_base=bool(chosen))  # ./tfdbg-sources: no symlink
     try:
         stem, ext = os.path.splitext(name)
         first = None

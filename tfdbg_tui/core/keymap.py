@@ -64,7 +64,11 @@ def load_keymap(known_ids: Collection[str], directory: Path | None = None) -> Us
         out.problems.append(f"{path}: TOML keymaps need Python 3.11+; use keymap.json")
         return out
     except (OSError, ValueError, UnicodeDecodeError) as exc:  # TOMLDecodeError is a ValueError
-        out.problems.append(f"{path}: not read ({exc})")
+        first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+        out.problems.append(f"{path}: not read ({first})")
+        return out
+    except RecursionError:  # `[[[[…` under the size cap: the parsers recurse per level
+        out.problems.append(f"{path}: not read (nested too deeply); the default keys apply")
         return out
     if not isinstance(raw, dict):
         out.problems.append(f"{path}: expected a table of binding id = keys")
