@@ -125,8 +125,8 @@ def _alignment(op: str, known: list[In]) -> str:
     return (f"CTC's loss is +∞ when no alignment exists: a label sequence longer than its "
             f"logit length allows (each repeated label needs a blank between). Its integer "
             f"inputs ({ints}) cannot hold NaN but are the reason; the health modes do not "
-            f"trace them, so which example is too long is not known from this logdir "
-            f"({logits} is the float input)")
+            f"trace integers and the float input {logits} cannot show it, so which example "
+            "is too long is not known from this logdir")
 
 
 def family_rule(op: str, out: Health, ins: list[In]) -> str | None:
