@@ -77,6 +77,10 @@ FIXES: dict[str, str] = {
     "Cast": "check the values' range before narrowing, or keep the wider type",
 }
 
+# said of CTC when its integer labels were not recorded; replaced by the example when they
+# were (`reader.diagnosis.ctc`)
+UNKNOWN_EXAMPLE = ("the health modes do not trace integers and the float logits cannot show "
+                   "it, so which example is too long is not known from this logdir")
 # the families whose cause the zero / negative counts of the inputs speak to
 _EDGE_FAMILIES = ("domain", "pole")
 _NAMED = 5
@@ -119,14 +123,11 @@ def _unknown_part(unknown: list[In]) -> str:
             "not known")
 
 
-def _alignment(op: str, known: list[In]) -> str:
+def _alignment(op: str) -> str:
     ints = ", ".join(optable.nonfloat_inputs(op).values()) or "labels and lengths"
-    logits = known[0].name if known else "logits"
     return (f"CTC's loss is +∞ when no alignment exists: a label sequence longer than its "
             f"logit length allows (each repeated label needs a blank between). Its integer "
-            f"inputs ({ints}) cannot hold NaN but are the reason; the health modes do not "
-            f"trace integers and the float input {logits} cannot show it, so which example "
-            "is too long is not known from this logdir")
+            f"inputs ({ints}) cannot hold NaN but are the reason; {UNKNOWN_EXAMPLE}")
 
 
 def family_rule(op: str, out: Health, ins: list[In]) -> str | None:
@@ -147,7 +148,7 @@ def family_rule(op: str, out: Health, ins: list[In]) -> str | None:
     cond = ("" if not unknown or not any(x.name for x in unknown)  # none listed at all
             else "if it was finite, " if len(unknown) == 1 else "if they were finite, ")
     if fam == "alignment":
-        law = _alignment(op, known)
+        law = _alignment(op)
     else:
         law = LAWS.get(op) or f"{op} makes NaN/∞ from finite inputs at {text['when']}"
     fix = FIXES.get(op) or text["fix"]
