@@ -36,7 +36,7 @@ for _fam, _ops in {
               "IgammaGradA Xlogy Xlog1py Spence ParameterizedTruncatedNormal "
               "StatelessParameterizedTruncatedNormal RandomGammaGrad "
               "BatchNormWithGlobalNormalization "
-              "Mfcc Rsqrt IsotonicRegression",
+              "Mfcc Rsqrt",
     "pole": "Reciprocal Inv Lgamma Digamma Polygamma Zeta Tan BesselY0 BesselY1 BesselK0 BesselK1 "
             "BesselK0e BesselK1e Expint LRN",
     "division": "RealDiv Div Xdivy FloorDiv TruncateDiv FloorMod TruncateMod Mod ScatterDiv "
@@ -89,7 +89,7 @@ for _fam, _ops in {
                 "ResourceAccumulatorTakeGradient SparseAccumulatorTakeGradient "
                 "KMC2ChainInitialization KmeansPlusPlusInitialization NearestNeighbors "
                 "CumulativeLogsumexp ScaleAndTranslate ScaleAndTranslateGrad "
-                "HistogramFixedWidth TensorScatterMax TensorScatterMin",
+                "HistogramFixedWidth IsotonicRegression",
     "parse": "StringToNumber DecodeCSV DecodeRaw DecodePaddedRaw DecodeProtoV2 ParseExample "
              "ParseExampleV2 ParseSingleExample ParseSequenceExample ParseSequenceExampleV2 "
              "ParseSingleSequenceExample ParseTensor Bitcast DecodeWav DecodeJSONExample "
@@ -117,7 +117,7 @@ for _op in "CropAndResizeGradBoxes CropAndResizeGradImage Dilation2DBackpropFilt
 for _op in ("ReluGrad Relu6Grad LeakyReluGrad TanhGrad SigmoidGrad SoftsignGrad EluGrad "
             "SeluGrad SobolSample StatelessMultinomial StatelessSampleDistortedBoundingBox "
             "StatelessShuffle StringFormat TensorStridedSliceUpdate Timestamp ToBool "
-            "WindowOp").split():
+            "WindowOp TensorScatterMax TensorScatterMin").split():
     EXPLICIT[_op] = ""
 
 # name patterns → family, for the large regular groups

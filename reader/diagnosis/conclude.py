@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from reader.diagnosis import data, optable, variables
 from reader.diagnosis.calls import call_graph, call_traces, singular_candidates
+from reader.diagnosis.ctc import unalignable
 from reader.diagnosis.divergence import divergence
 from reader.diagnosis.explain import In, explain_gradient, explain_origin
 from reader.diagnosis.explain.cause import (
@@ -26,6 +27,7 @@ from reader.diagnosis.explain.cause import (
     function_call,
     untraced_gradient,
 )
+from reader.diagnosis.explain.family import UNKNOWN_EXAMPLE
 from reader.diagnosis.gradients import (
     LOSS_SCALING,
     custom_gradient_function,
@@ -243,6 +245,11 @@ def conclude(walker: Walker, trail: Trail) -> Verdict:
     else:
         verdict = Verdict("forward", explain_origin(case.op_type, case.out, case.ins,
                                                     trail.note), case.place)
+        which = unalignable(walker, case.op_type, trail.links)
+        if which is not None:  # the integer labels were recorded: name the example
+            text = verdict.explanation
+            verdict.explanation = (text.replace(UNKNOWN_EXAMPLE, which) if UNKNOWN_EXAMPLE
+                                   in text else text.rstrip(".") + "; " + which + ".")
         under = underflow_behind(walker, case.op_type, case.ins, case.links)
         if under is not None:  # the zeros were made upstream: fixed where they were made
             verdict.explanation = verdict.explanation.rstrip(".") + "; " + under.text + "."

@@ -66,6 +66,18 @@ def test_an_op_without_a_rule_does_not_claim_an_overflow(tmp_path: Path) -> None
     assert "no rule for MyCustomKernel" in text and "cannot tell" in text
 
 
+def test_an_unknown_op_with_an_unrecorded_input_guesses_nothing(tmp_path: Path) -> None:
+    """One input not recorded, the other finite, an op the table does not know: neither
+    "overflowed" (even conditionally) nor that the NaN came in through the unknown input."""
+    L = _logdir(tmp_path, [("Placeholder", "x", [], _h(4, pos=4)),
+                           ("Placeholder", "y", [], None),
+                           ("MyCustomKernel", "k", ["x:0", "y:0"], _h(4, nan=1, pos=3))])
+    text, _ = _diagnose_last_bad(L, "k")
+    assert "y:0 was not recorded" in text and "is not known" in text, text
+    assert "no rule for MyCustomKernel" in text
+    assert "overflowed" not in text and "came in" not in text, text
+
+
 def test_an_op_of_a_table_family_says_its_family(tmp_path: Path) -> None:
     """Zeta has no rule of its own; the op table puts it with the poles: its explanation
     names the pole and quotes the input's zeros, and does not claim an overflow."""

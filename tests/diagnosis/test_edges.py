@@ -16,6 +16,7 @@ each into its own logdir; `tfdbg-tui report --json` then reads each logdir as a 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +26,11 @@ from typing import Any
 import pytest
 from support.paths import PROGRAMS, tf_env
 from support.shared import build_once, shared_root
+from support.tui import follow_first_alert, sync
 from zoo_support import ZooProgram, parse_program, problems, summary
+
+from reader import DebugLogdir
+from tfdbg_tui.ui.app import TfdbgApp
 
 pytestmark = [pytest.mark.tf, pytest.mark.timeout(900)]
 
@@ -61,6 +66,7 @@ def edge_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             reports = pool.map(_report, [root / s.name for s in SCENARIOS])
             for s, rep in zip(SCENARIOS, reports, strict=True):
                 runs[s.name]["report"] = rep
+                runs[s.name]["logdir"] = str(root / s.name)
         return runs
 
     return build_once(shared_root(tmp_path_factory), "edges", build)
@@ -85,3 +91,21 @@ def test_edges_cover_the_issue() -> None:
         assert any(s.startswith(point) for s in stems), point
     table_ops = {p.origin_ops[0] for p in SCENARIOS if p.name.startswith("t")}
     assert len(table_ops) >= 12
+
+
+@sync
+async def test_the_tui_shows_the_underflowing_line(edge_runs: dict[str, Any]) -> None:
+    """launch → Enter on the first alert: Source Code highlights the softplus line (where
+    float16 underflowed), not the Log that met the zeros — the TUI follows the fix."""
+    prog = next(p for p in SCENARIOS if p.name == "p1_fp16_softplus_log")
+    assert edge_runs[prog.name]["returncode"] == 0
+    logdir = Path(edge_runs[prog.name]["logdir"])
+    app = TfdbgApp(DebugLogdir(str(logdir)), follow=False)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await follow_first_alert(app, pilot)
+        s = app.main
+        assert s is not None and s.source.frame is not None
+        assert os.path.realpath(s.source.frame.file) == os.path.realpath(prog.path)
+        said = str(s.alerts.query_one("#alerts-diagnosis").render())
+        assert s.source.view.line == prog.fix_line, said
+        assert "underflow" in said

@@ -8,6 +8,10 @@ costs seconds on a loaded two-core machine, so the scenarios share one process: 
 as `__main__` with its own argv into OUT_ROOT/<stem>; dumping is disabled after each (even
 when one fails), so no scenario's records reach another's logdir. STATUS_JSON gets, per
 scenario, its exit status and the tail of its output.
+
+Two scenarios must not define the same function body: AutoGraph caches converted functions
+by code object, and code objects compare equal across files (the file name is not part of
+the comparison), so the second would be recorded with the first one's source lines.
 """
 
 from __future__ import annotations

@@ -82,10 +82,27 @@ def unknown_counts(x: In) -> str:
 NO_INPUTS = In("", None, "the record lists none")
 
 
+_OUTSIDE = " was made outside"
+
+
 def unrecorded_all(xs: list[In], named: int = 5) -> str:
     """`unrecorded` for each of the first `named` inputs; the rest counted (an eager op may
-    list thousands of inputs, and one sentence must stay readable)."""
-    out = "; ".join(unrecorded(x) for x in xs[:named])
+    list thousands of inputs, and one sentence must stay readable). Inputs with the same
+    reason are said once: "its inputs a:0 and b:0 were not recorded (made outside …)"."""
+    shown = xs[:named]
+    out = ""
+    if len(shown) > 1 and all(x.name for x in shown):
+        names = ", ".join(x.name for x in shown[:-1]) + f" and {shown[-1].name}"
+        notes = [x.note for x in shown]
+        tails = {n.partition(_OUTSIDE)[2] for n in notes}
+        if len(set(notes)) == 1:
+            out = f"its inputs {names} were not recorded" + (f" ({notes[0]})" if notes[0]
+                                                              else "")
+        elif all(_OUTSIDE in n for n in notes) and len(tails) == 1:
+            heads = "; ".join(n.partition(_OUTSIDE)[0] for n in notes)
+            out = (f"its inputs {names} were not recorded ({heads} — each made outside"
+                   f"{tails.pop()})")
+    out = out or "; ".join(unrecorded(x) for x in shown)
     if len(xs) > named:
         out += f"; nor were {len(xs) - named:,} more inputs"
     return out

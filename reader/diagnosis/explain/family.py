@@ -14,6 +14,8 @@ says which of that the recorded inputs show, what they cannot show, and the stan
 
 from __future__ import annotations
 
+import numpy as np
+
 from reader.diagnosis import optable
 from reader.diagnosis.explain.common import In, counts_known, plural, unrecorded_all
 from reader.diagnosis.index import Health
@@ -77,6 +79,14 @@ FIXES: dict[str, str] = {
     "Cast": "check the values' range before narrowing, or keep the wider type",
 }
 
+# said of CTC when its integer labels were not recorded; replaced by the example when they
+# were (`reader.diagnosis.ctc`)
+UNKNOWN_EXAMPLE = ("the health modes do not trace integers and the float logits cannot show "
+                   "it, so which example is too long is not known from this logdir")
+# families whose cause the recorded health cannot confirm (a matrix's rank, eigenvalues)
+_UNSEEN = ("singular", "not_positive_definite")
+# values checked for rank/eigenvalues up to these sizes (an SVD per matrix: kept cheap)
+_MAX_MATRIX, _MAX_ORDER, _MAX_BATCH = 4_000_000, 512, 256
 # the families whose cause the zero / negative counts of the inputs speak to
 _EDGE_FAMILIES = ("domain", "pole")
 _NAMED = 5
@@ -119,14 +129,35 @@ def _unknown_part(unknown: list[In]) -> str:
             "not known")
 
 
-def _alignment(op: str, known: list[In]) -> str:
+def _alignment(op: str) -> str:
     ints = ", ".join(optable.nonfloat_inputs(op).values()) or "labels and lengths"
-    logits = known[0].name if known else "logits"
     return (f"CTC's loss is +∞ when no alignment exists: a label sequence longer than its "
             f"logit length allows (each repeated label needs a blank between). Its integer "
-            f"inputs ({ints}) cannot hold NaN but are the reason; the health modes do not "
-            f"trace them, so which example is too long is not known from this logdir "
-            f"({logits} is the float input)")
+            f"inputs ({ints}) cannot hold NaN but are the reason; {UNKNOWN_EXAMPLE}")
+
+
+def _matrix_evidence(fam: str, x: In) -> str:
+    """From a recorded matrix's values: its rank (singular) or smallest eigenvalue (not
+    positive definite), for the first batch matrix that shows it; "" when not recorded."""
+    v = x.health.values if x.health is not None else None
+    if (v is None or v.ndim < 2 or v.shape[-1] != v.shape[-2] or v.size > _MAX_MATRIX
+            or not 0 < v.shape[-1] <= _MAX_ORDER):
+        return ""
+    n = v.shape[-1]
+    for k, m in enumerate(np.asarray(v, dtype=np.float64).reshape(-1, n, n)[:_MAX_BATCH]):
+        if not np.isfinite(m).all():
+            continue
+        which = f" (batch matrix {k})" if v.ndim > 2 else ""
+        if fam == "singular":
+            rank = int(np.linalg.matrix_rank(m))
+            if rank < n:
+                return f"the recorded values show it: {x.name}{which} has rank {rank} of {n}"
+        else:
+            low = float(np.linalg.eigvalsh((m + m.T) / 2)[0])
+            if low <= 0:
+                return (f"the recorded values show it: {x.name}{which} has an eigenvalue of "
+                        f"{low:.3g}")
+    return ""
 
 
 def family_rule(op: str, out: Health, ins: list[In]) -> str | None:
@@ -147,9 +178,15 @@ def family_rule(op: str, out: Health, ins: list[In]) -> str | None:
     cond = ("" if not unknown or not any(x.name for x in unknown)  # none listed at all
             else "if it was finite, " if len(unknown) == 1 else "if they were finite, ")
     if fam == "alignment":
-        law = _alignment(op, known)
-    else:
-        law = LAWS.get(op) or f"{op} makes NaN/∞ from finite inputs at {text['when']}"
+        law = _alignment(op)
+    elif op in LAWS:
+        law = LAWS[op]
+        if fam in _UNSEEN and known and not unknown:
+            # the matrix's values (FULL_TENSOR) show it; else what the health cannot, said
+            law += f" ({_matrix_evidence(fam, known[0]) or text['tells']})"
+    else:  # no law of its own: what the family makes likely, and what health can tell
+        law = (f"{op} is in the op table's {fam.replace('_', ' ')} family: from finite "
+               f"inputs, NaN/∞ comes from {text['when']} ({text['tells']})")
     fix = FIXES.get(op) or text["fix"]
     parts.append(f"{cond}{law}{' — ' + fix if fix else ''}")
     return "; ".join(p for p in parts if p)

@@ -186,6 +186,12 @@ def unknown_op(generic: Rule) -> Rule:
             return (f"{unrecorded_all(unknown)}: {op} cannot make NaN/∞ from finite inputs "
                     "and its recorded inputs were finite, so the NaN/∞ came in through "
                     f"{'it' if len(unknown) == 1 else 'one of them'}")
+        if unknown and not moves:  # an op the table does not know: overflow is a guess too
+            they = "it" if len(unknown) == 1 else "they"
+            return (f"{unrecorded_all(unknown)}, so whether {they} already held NaN/∞ is not "
+                    f"known; this tool has no rule for {op} (it is not in the op table of the "
+                    "TensorFlow it knows), so even with finite inputs it cannot tell an "
+                    "overflow from a pole or the edge of its domain")
         if unknown:
             return said
         if moves:

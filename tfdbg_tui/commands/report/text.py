@@ -6,14 +6,41 @@ never through markup parsing, so a hostile op name cannot style, link or move th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions
+from rich.padding import Padding
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
 from tfdbg_tui.commands.report.sections import SECTIONS
 from tfdbg_tui.core.sanitize import literal
+
+
+class Hanging:
+    """An indented line whose wrapped continuation keeps the indent.
+
+    Rich wraps a long `Text` at the console width and starts the continuation at column 0,
+    so a source line's trailing comment (or the end of a long explanation) landed on a line
+    of its own at the left edge, looking like another line of the file. Rendered as the
+    text after the indent inside a left padding, every wrapped line stays under its start.
+    Not a `Text` (Rich would join it with the Texts around it and wrap it as one); `.plain`
+    is still the whole line, as a Text's.
+    """
+
+    def __init__(self, indent: int, text: str, style: str = "") -> None:
+        self.indent = indent
+        self.plain = " " * indent + text
+        self.body = Text(text, style=style)
+
+    def __str__(self) -> str:
+        return self.plain
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions
+                         ) -> Iterable[Segment]:
+        yield from console.render(Padding(self.body, (0, 0, 0, self.indent)), options)
 
 
 def _counts_line(counts: dict[str, int]) -> str:
@@ -89,9 +116,10 @@ def render_report(report: dict[str, Any]) -> list[Any]:
             where.append(f" in {literal(uf['function'])}")
             out.append(where)
             if uf.get("code"):
-                out.append(Text("         " + literal(uf["code"]), style="yellow"))
+                out.append(Hanging(9, literal(uf["code"]), style="yellow"))
         for extra in _extras(entry):
-            out.append(Text("      " + extra))
+            indent = len(extra) - len(extra.lstrip(" "))
+            out.append(Hanging(6 + indent, extra.lstrip(" ")))
     for w in report["warnings"]:
         out.append(Text("warning: " + literal(w), style="yellow"))
     return out
