@@ -103,3 +103,19 @@ def test_follow_after_the_merge_appends(job: Path, tmp_path: Path) -> None:
     assert len(logdir.traces) == before + 1
     assert logdir.filesets[int(logdir.traces.fileset[before])].host == "worker-9"
     assert len(logdir.hosts) == HOSTS + 1
+
+
+def test_reopened_from_the_index_cache_in_the_same_order(job: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    monkeypatch.setenv("TFDBG_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TFDBG_TUI_CACHE_MIN_BYTES", "0")
+    first = DebugLogdir(str(job), cache=True)
+    assert first.update().bytes_read > 0
+    again = DebugLogdir(str(job), cache=True)
+    assert again.update().bytes_read == 0  # all from the cache
+    assert np.array_equal(first.traces.wall_time, again.traces.wall_time)
+    assert np.array_equal(np.asarray(first.traces.fileset[:]), np.asarray(again.traces.fileset[:]))
+    assert np.array_equal(first.alerts().index, again.alerts().index)
+    assert row_hosts(again, again.executions.fileset[:]) == [
+        f"worker-{k}" for k in host_of_time(again.executions.wall_time)]
