@@ -4,7 +4,8 @@
   stand-alone server on 127.0.0.1, as the tests use) against the same files on local disk,
   each cold (a new, empty index cache). Bar: remote ≤ 2× local.
 - **export**: `tfdbg-tui export LOGDIR OUT` (Parquet) against one `report --json`. Bar: ≤ 1×.
-- **hosts**: a run of 8 hosts (8 file sets, written by the TF-free writer) indexed with worker
+- **hosts**: a run of 8 hosts (8 file sets of 1.5M graph traces each, ~1 GB in all, written by
+  the TF-free writer; big enough that spawning workers is not the cost) indexed with worker
   processes (the default) against one after another in one process (`TFDBG_TUI_WORKERS=1`),
   and against 1 host of the same size per host. Bar: 8 hosts ≥ 1.6× faster than one after
   another on 2 cores.
@@ -142,7 +143,7 @@ def main(logdir: str, repeats: int = 3, smoke: bool = False) -> tuple[str, dict[
     tmp = Path(tempfile.mkdtemp(prefix="tfdbg-bench-hosts-"))
     try:
         res = {"remote": remote(logdir, repeats), "export": export(logdir, repeats),
-               "hosts": hosts(20_000 if smoke else 400_000, repeats, tmp)}
+               "hosts": hosts(20_000 if smoke else 1_500_000, repeats, tmp)}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     raw = {k: {kk: ({x: y for x, y in vv.items() if x != "out"} if isinstance(vv, dict) else vv)

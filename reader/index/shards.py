@@ -21,10 +21,8 @@ Rows that arrive later (a live run) are appended in the order they are read, as 
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -265,6 +263,9 @@ def read_sharded(logdir: DebugLogdir, progress: Callable[[int, int], None] | Non
         done = logdir.read_files(progress=progress)
         reorder(logdir)
         return done
+    import multiprocessing  # here: a one-host report never pays for importing them
+    from concurrent.futures import ProcessPoolExecutor
+
     logdir.read_files(SMALL)
     shards: list[Shard] = []
     ctx = multiprocessing.get_context("spawn")  # never fork a process with threads
