@@ -198,6 +198,8 @@ def merge(logdir: DebugLogdir, shards: list[Shard]) -> None:
         kinds = getattr(logdir, name).kinds
         kinds.adopt(merged[f"{name}.kinds"], len(merged[f"{name}.kinds"]["fileset"]))
     _put_in_order(logdir, merged)
+    if logdir._unresolved_types:  # an op whose creation another host's graphs recorded
+        logdir._resolve_op_types()
 
 
 def _put_in_order(logdir: DebugLogdir, columns: dict[str, dict[str, np.ndarray]]) -> None:

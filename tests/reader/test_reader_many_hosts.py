@@ -119,3 +119,23 @@ def test_reopened_from_the_index_cache_in_the_same_order(job: Path, tmp_path: Pa
     assert np.array_equal(first.alerts().index, again.alerts().index)
     assert row_hosts(again, again.executions.fileset[:]) == [
         f"worker-{k}" for k in host_of_time(again.executions.wall_time)]
+
+
+@pytest.mark.parametrize("processes", [False, True], ids=["here", "worker-processes"])
+def test_op_type_from_another_hosts_graphs(job: Path, monkeypatch: pytest.MonkeyPatch,
+                                           processes: bool) -> None:
+    """Worker 3's `.graphs` file is lost: its traces' op types come from the graphs the
+    other workers recorded (same graph id, same op), in whichever way the run is read."""
+    if processes:
+        monkeypatch.setenv("TFDBG_TUI_WORKERS", "2")
+        monkeypatch.setenv("TFDBG_TUI_PARALLEL_MIN_BYTES", "0")
+    else:
+        monkeypatch.setenv("TFDBG_TUI_WORKERS", "1")
+    (graphs,) = job.glob("*.worker-3.graphs")
+    graphs.unlink()
+    logdir = DebugLogdir(str(job))
+    logdir.update()
+    t = logdir.traces
+    mine = [i for i in range(len(t)) if logdir.filesets[int(t.fileset[i])].host == "worker-3"]
+    assert len(mine) == STEPS * 2
+    assert {logdir.op_type_of_trace(i) for i in mine} == {"Placeholder", "Log"}
