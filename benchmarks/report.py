@@ -220,7 +220,7 @@ def render(res: dict[str, Any], big: str, big10: str) -> str:
         body += _cache(res["cache"])
     if "live" in res:
         body += _live(res["live"])
-    for name in ("tui-compare", "diff", "dumper"):
+    for name in ("tui-compare", "diff", "dumper", "scaleout"):
         if name in res:
             body += [res[name]]
     loads = ", ".join(f"{k} {a:.1f}→{b:.1f} ({t:.0f} s)" for k, (a, b, t) in res["loads"].items())

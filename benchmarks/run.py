@@ -1,6 +1,7 @@
 """`make bench`: build the benchmark logdirs once, run every benchmark, write BENCHMARKS.md.
 
-Usage: python -m benchmarks.run [--only reader,scale,tui,tui-compare,cache,live,diff,dumper]
+Usage: python -m benchmarks.run [--only reader,scale,tui,tui-compare,cache,live,diff,dumper,
+       scaleout]
        [--output F]
 Data lives in ./bench-data (git-ignored) and is reused between runs: the 1.25M-record logdir
 (`big`, ~380 MB) and its ×10 (`big10`, ~3.7 GB), both real records of a real TensorFlow run
@@ -28,7 +29,8 @@ from benchmarks.synth import build_big_logdir
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench-data"
 TUI_TIMEOUT = 480.0  # a TUI run that takes longer is stuck (bench_tui's watchdog says why)
-SECTIONS = ("reader", "scale", "tui", "tui-compare", "cache", "live", "diff", "dumper")
+SECTIONS = ("reader", "scale", "tui", "tui-compare", "cache", "live", "diff", "dumper",
+            "scaleout")
 
 
 def say(msg: str) -> None:
@@ -149,6 +151,10 @@ def main() -> int:
             lambda: _child("benchmarks.bench_diff", big))
     section("dumper", "dumper: `tfdbg-tui run` overhead and the TF-free writer",
             lambda: _child("benchmarks.bench_dumper"))
+    section("scaleout", "1.25M from a local S3 server vs disk, export vs report, 8 hosts "
+            "in worker processes vs one after another",
+            lambda: "\n".join(_child("benchmarks.bench_scaleout", big).strip().splitlines()[:-1])
+            + "\n")
     res["load_end"] = os.getloadavg()
     res["total_s"] = time.perf_counter() - t_start
     (DATA / "last-run.json").write_text(json.dumps(res, default=str, indent=1))

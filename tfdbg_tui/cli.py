@@ -51,9 +51,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(USAGE, end="")
         return 0 if args else 2
     if args[0] in ("-V", "--version"):
+        from reader._native import PURE_ENV, ingest
         from tfdbg_tui import __version__
 
-        print(f"tfdbg-tui {__version__}")
+        if ingest is not None:
+            core = "compiled reader core"
+        elif os.environ.get(PURE_ENV, "") not in ("", "0"):
+            core = f"pure-Python reader: {PURE_ENV} is set"
+        else:  # installed without a C compiler: same results, slower reading
+            core = "pure-Python reader: the compiled core was not built; same results, slower"
+        print(f"tfdbg-tui {__version__} ({core})")
         return 0
     command = args[0] if args[0] in SUBCOMMANDS else "open"
     rest = args[1:] if args[0] in SUBCOMMANDS else args

@@ -39,6 +39,7 @@ from reader.index.schema import (
     OutputTable,
     TraceTable,
 )
+from reader.index.shards import read_sharded
 from reader.index.sources import MAX_SOURCE_RECORD, SourceIndex
 from reader.io.cursors import CHUNK, ChunkRead, Cursor, FileFollower, PendingRead, Records
 from reader.io.discovery import (
@@ -81,12 +82,17 @@ class UpdateStats:
 class DebugLogdir(TensorQueries):
     """The index of one run in a tfdbg2 logdir. Call `update()` to read (more of) it."""
 
-    def __init__(self, path: str, run: str | None = None, cache: bool = False) -> None:
+    def __init__(self, path: str, run: str | None = None, cache: bool = False, *,
+                 filesets: list[FileSet] | None = None) -> None:
         # a URL (s3://bucket/run) is read through reader.io.remote; a file:// URL is local
         path = local_path(path)
         self.path = normalize(path) if is_remote(path) else os.path.abspath(path)
-        self.runs: list[Run] = group_runs(discover(self.path))
+        # `filesets`: index only these, of run `run` (a shard, `reader.index.shards`)
+        self._fixed = filesets is not None
+        self.runs: list[Run] = ([Run(run or "", list(filesets))] if filesets is not None
+                                else group_runs(discover(self.path)))
         self.run: Run = select_run(self.runs, run, path)
+        self._sharded = self._fixed
         self.strings = StringTable()
         self.graphs = GraphStore()
         self.executions = ExecutionTable()
@@ -193,7 +199,10 @@ class DebugLogdir(TensorQueries):
             before = (len(self.executions), len(self.traces), len(self._alerts))
             if self._cache is not None:
                 self._cache.before_update(self)
-            done = self.read_files(progress=progress)
+            if self._first_of_several():  # hosts read apart (in parallel), then merged
+                done = read_sharded(self, progress)
+            else:
+                done = self.read_files(progress=progress)
             if self._cache is not None:
                 self._cache.after_update(self)
             return UpdateStats(len(self.executions) - before[0], len(self.traces) - before[1],
@@ -212,6 +221,14 @@ class DebugLogdir(TensorQueries):
                 self._resolve_op_types()
             return done
 
+    def _first_of_several(self) -> bool:
+        """The first read of a run with several file sets (not restored from a cache)?"""
+        if self._sharded or len(self.filesets) < 2:
+            return False
+        self._sharded = True
+        return not any(self._files.cursor(i, s).offset for i in range(len(self.filesets))
+                       for s in ("graph_execution_traces", "execution"))
+
     def file_cursor(self, fsi: int, suffix: str) -> Cursor:
         """Where reading one file of the run stopped (see `reader.io.cursors`)."""
         return self._files.cursor(fsi, suffix)
@@ -225,7 +242,8 @@ class DebugLogdir(TensorQueries):
 
     def _refresh_filesets(self) -> None:
         """Pick up file sets of our run that appeared since (another host starting late)."""
-        mine = new_filesets(self.path, {fs.prefix for fs in self.filesets}, self.run_id)
+        mine = [] if self._fixed else new_filesets(
+            self.path, {fs.prefix for fs in self.filesets}, self.run_id)
         if mine:
             self._add_filesets(mine)
             self.run.filesets.extend(mine)

@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
+_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]+)://")  # not C:// (a drive)
 EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs"}
 LISTING_TTL = 0.1  # seconds a folder listing answers `stat` before it is fetched again
 READ_AHEAD = 1 << 20  # bytes fetched at once for small reads by offset
@@ -159,7 +159,8 @@ def _stat_of(info: dict[str, Any]) -> RemoteStat | None:
         return None
     size = info.get("size")
     size = size if isinstance(size, int) and size >= 0 else 0  # a server's claim, not trusted
-    modified: Any = info.get("LastModified") or info.get("mtime") or info.get("updated")
+    modified: Any = (info.get("LastModified") or info.get("mtime") or info.get("updated")
+                     or info.get("created"))
     try:
         mtime = float(modified.timestamp() if hasattr(modified, "timestamp") else modified or 0)
     except (TypeError, ValueError, OverflowError):

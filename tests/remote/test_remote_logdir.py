@@ -212,3 +212,11 @@ def test_hostile_length_in_an_object_allocates_nothing(s3: S3Server, tmp_path: P
     assert len(logdir.traces) == 20
     assert peak < 100 << 20, peak
     assert logdir.file_cursor(0, "graph_execution_traces").need > 0  # waiting for it
+
+
+def test_open_and_diff_name_a_missing_bucket_in_one_line(s3: S3Server,
+                                                         reference_logdir: str) -> None:
+    url = "s3://no-such-bucket/run"
+    assert "no such bucket" in one_line_error(cli(url), url)  # the TUI: before any screen
+    assert "no such bucket" in one_line_error(cli("diff", reference_logdir, url), url)
+    assert "no such bucket" in one_line_error(cli("export", url, "/nonexistent/out"), url)

@@ -10,6 +10,8 @@ panes pass them through the sanitizer (`textutil.lit`).
 from __future__ import annotations
 
 import re
+from typing import Any
+from weakref import WeakKeyDictionary
 
 from reader import GRAPH, DebugLogdir, ReaderError
 
@@ -71,3 +73,26 @@ def tensor_device(logdir: DebugLogdir, kind: int, index: int, slot: int = 0) -> 
     if 0 <= slot < len(ids):
         return logdir.graphs.devices.get(int(ids[slot]), "")
     return ""
+
+
+_HOSTS: WeakKeyDictionary[DebugLogdir, tuple[int, int]] = WeakKeyDictionary()
+
+
+def num_hosts(logdir: DebugLogdir) -> int:
+    """How many hosts wrote the run's file sets (counted again only when file sets were
+    added: rows are drawn many times a second, and a run may have 40,000 file sets)."""
+    n = len(logdir.filesets)
+    seen = _HOSTS.get(logdir)
+    if seen is None or seen[0] != n:
+        seen = _HOSTS[logdir] = (n, len({fs.host for fs in logdir.filesets[:n]}))
+    return seen[1]
+
+
+def row_host(logdir: DebugLogdir, filesets: Any, i: int) -> str:
+    """The host whose file set holds row `i` of a table (`filesets`: its `fileset` column),
+    when the run has several hosts; "" for a one-host run (nothing to tell apart)."""
+    sets = logdir.filesets
+    if num_hosts(logdir) < 2:
+        return ""
+    fsi = int(filesets[i])
+    return sets[fsi].host if 0 <= fsi < len(sets) else ""

@@ -12,6 +12,7 @@ from rich.text import Text
 from reader import DebugLogdir
 from tfdbg_tui.core.liveness import activity, last_growth
 from tfdbg_tui.core.model import Snapshot
+from tfdbg_tui.core.names import num_hosts
 from tfdbg_tui.core.textutil import lit
 
 
@@ -27,6 +28,9 @@ def header_line(logdir: DebugLogdir, snap: Snapshot, display_path: str, narrow: 
         t.append(f"  TF {lit(logdir.tensorflow_version) or '?'}", "dim")
     modes = ", ".join(logdir.tensor_debug_modes) or "mode ?"
     t.append(f"  {lit(modes)}", "bold")
+    hosts = num_hosts(logdir)
+    if hosts > 1:  # their file sets are merged into one timeline
+        t.append(f"  {hosts} hosts", "bold")
     if narrow:
         t.append(f"  {snap.executions:,} exec · {snap.traces:,} traces · ", "")
     else:

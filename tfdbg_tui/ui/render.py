@@ -95,8 +95,9 @@ def trace_row(logdir: DebugLogdir, i: int, width: int, n_rows: int, marker: str 
 
 
 def execution_row(logdir: DebugLogdir, i: int, width: int, n_rows: int,
-                  n_outputs: int, bad: bool) -> Text:
-    """One Timeline row: index, op type (or tf.function), outputs' health."""
+                  n_outputs: int, bad: bool, host: str = "") -> Text:
+    """One Timeline row: index, op type (or tf.function), outputs' health, and the host
+    when the run has several (their timelines are merged in wall-time order)."""
     ex = logdir.execution(i)
     idx_w = max(2, len(str(max(n_rows - 1, 0))))
     is_call = ex.graph_id is not None
@@ -125,6 +126,8 @@ def execution_row(logdir: DebugLogdir, i: int, width: int, n_rows: int,
     if not count:
         n_out = ex.num_outputs
         row.append(f"{n_out} output{'s' if n_out != 1 else ''}" if n_out else "no outputs", DIM)
+    if host:
+        row.append(f"  {lit(host)}", MARK_STYLE)
     return row
 
 

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from tfdbg_tui.core import model
-from tfdbg_tui.core.names import short_device
+from tfdbg_tui.core.names import row_host, short_device
 from tfdbg_tui.ui.panes.base import ShowTrace, TableListPane
 from tfdbg_tui.ui.panes.registry import register_pane
 from tfdbg_tui.ui.render import trace_row
@@ -44,6 +44,9 @@ class GraphExecutionsPane(TableListPane):
         device = ""
         if len(self._devices) > 1:
             device = short_device(logdir.strings[int(logdir.traces.device[i])])
+        host = row_host(logdir, logdir.traces.fileset, i)  # a run of several hosts
+        if host:
+            device = f"{host} {device}".rstrip()
         if self._chip is None:
             return trace_row(logdir, i, width, self.state.snapshot.traces, marker, device)
         chip, chip_width = self._chip

@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from tfdbg_tui.core import model
-from tfdbg_tui.core.names import GRAPH_MODE_TIMELINE, graph_mode_run
+from tfdbg_tui.core.names import GRAPH_MODE_TIMELINE, graph_mode_run, row_host
 from tfdbg_tui.ui.panes.base import ShowExecution, ShowTrace, TableListPane
 from tfdbg_tui.ui.panes.registry import register_pane
 from tfdbg_tui.ui.render import execution_row
@@ -36,7 +36,9 @@ class TimelinePane(TableListPane):
     def _row(self, i: int, width: int) -> Text:
         snap = self.state.snapshot
         bad = bool(self._bad[i]) if i < len(self._bad) else False
-        return execution_row(self.state.logdir, i, width, snap.executions, snap.outputs, bad)
+        logdir = self.state.logdir
+        return execution_row(logdir, i, width, snap.executions, snap.outputs, bad,
+                             row_host(logdir, logdir.executions.fileset, i))
 
     @property
     def selected(self) -> int | None:
