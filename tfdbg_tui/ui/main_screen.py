@@ -25,6 +25,7 @@ from textual.widgets import ProgressBar, Static
 
 from reader import EAGER, GRAPH, ReaderError
 from reader.index.frames import Frame
+from tfdbg_tui.core import model
 from tfdbg_tui.core.model import AppState
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.bindings import ACTION_KEYS, NAV_KEYS, KeySpec, to_bindings
@@ -77,6 +78,7 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
         self._pending: tuple[bool, Callable[[], None]] | None = None
         self._timer: Timer | None = None
         self._launch_followed = False  # the first alert is followed once, at launch
+        self._launch_alert: tuple[int, int, int] | None = None  # ...while still indexing
         self.panes: list[Pane] = [spec.widget(state, id=spec.dom_id) for spec in PANES]
 
     def pane_of(self, kind: type[P]) -> P:
@@ -147,6 +149,7 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
         if final:  # op types resolved late may change rows already drawn
             for pane in self.panes:
                 pane.on_indexed()
+            self._earlier_alert_found()
         if first_alerts and not self._launch_followed:
             self._launch_followed = True
             if self.alerts.selected is None:
@@ -160,6 +163,22 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
         if self.focused in (None, self.alerts.vlist) and self.alerts.selected in (None, 0):
             self.alerts.vlist.select_index(0)
             self.follow_alert(0)
+            if self.state.snapshot.indexing:  # the earliest so far: checked at the end
+                self._launch_alert = self.alerts.selected_alert()
+
+    def _earlier_alert_found(self) -> None:
+        """Indexing ended: if an alert earlier than the one followed at launch appeared,
+        say so and how to go there — the user's selection is never moved by itself."""
+        launch, self._launch_alert = self._launch_alert, None
+        if launch is None or self.alerts.selected_alert() != launch:
+            return  # not followed while indexing, or the user has moved on
+        pos = model.alert_position(self.alerts.alerts, launch[0], launch[1])
+        if not pos:
+            return  # still the earliest: what "earliest so far" promised
+        what = "an earlier alert" if pos == 1 else f"{pos:,} earlier alerts"
+        self.notify(f"Indexing found {what} than the one selected at launch. In Alerts, "
+                    "Home then Enter follows the earliest (your selection stays).",
+                    title="earlier alert", timeout=30, markup=False)
 
     def _update_header(self) -> None:
         logdir, snap = self.state.logdir, self.state.snapshot
