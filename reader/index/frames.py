@@ -20,7 +20,7 @@ _FRAMEWORK_PATTERNS = re.compile(
         [/\\](site|dist)-packages[/\\]            # any installed package
       | [/\\]lib[/\\]python\d[\d.]*[/\\]          # the standard library
       | [/\\]lib[/\\]Python\d+[/\\]
-      | ^<frozen\ |^<string>$|^<__array_function__
+      | (^|[/\\])<frozen\ |^<string>$|^<__array_function__   # runpy (a cwd may prefix it)
       | [/\\]tensorflow[/\\](python|core|compiler)[/\\]   # a TensorFlow source tree
       | [/\\]keras[/\\]src[/\\]
       | [/\\]tfdbg_tui[/\\]|[/\\]dumper[/\\](?!examples[/\\])   # our own wrapper

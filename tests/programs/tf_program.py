@@ -112,7 +112,11 @@ def mixed() -> None:
     nested()
 
 
-KINDS = {f.__name__: f for f in (eager, function, nested, keras, mlp, nan_graph, mixed)}
+def noop() -> None:
+    """Dumping on, then no TensorFlow op at all (a script that stops before its first op)."""
+
+
+KINDS = {f.__name__: f for f in (eager, function, nested, keras, mlp, nan_graph, mixed, noop)}
 
 
 def main() -> None:

@@ -88,7 +88,7 @@ async def test_enter_on_input_selects_its_trace(reference_logdir: str) -> None:
         row = s.structure.rows[s.structure.vlist.cursor_index or 0]
         assert row.kind == "input" and "probs:0" in row.text.plain
         # resolved exactly through the function boundary, not guessed by content
-        assert s.structure.inputs[0].argument and not s.structure.inputs[0].inferred
+        assert s.structure.inputs[0].argument and not s.structure.inputs[0].pending
         await pilot.press("enter")
         await settle(app, pilot)
         L = app.state.logdir
@@ -105,8 +105,15 @@ async def test_inputs_of_selected_tensor_are_marked(reference_logdir: str) -> No
     app = make_app(reference_logdir)
     async with app.run_test(size=SIZE) as pilot:
         s = await follow_first(app, pilot)
-        assert s.ge.vlist._marked == s.structure.input_traces()
-        assert len(s.ge.vlist._marked) == 1
+        L = app.state.logdir
+        log_row = s.ge.selected
+        assert log_row is not None and L.op_type_of_trace(log_row) == "Log"
+        # the program: probs = tf.nn.softmax(logits) in train_step, then
+        # cross_entropy(probs, labels) takes tf.math.log(probs) — Log's one input is the
+        # caller's Softmax output of the same call, the latest Softmax trace before it
+        softmax = max(i for i in range(log_row) if L.op_type_of_trace(i) == "Softmax")
+        assert s.ge.vlist._marked == frozenset({softmax})
+        assert log_row not in s.ge.vlist._marked  # the tensor itself is not its input
 
 
 @sync
@@ -293,7 +300,8 @@ async def test_an_argument_shown_during_the_first_read_is_resolved_once_indexed(
         app.state.snapshot = replace(done, indexing=True)  # as while the first read runs
         s.structure.show_trace(log_row)
         assert not s.structure.inputs[0].argument  # not walked while "indexing"
+        assert s.structure.inputs[0].pending and s.structure.inputs[0].trace is None
         app.state.snapshot = done
         s.on_data(final=True)
         await settle(app, pilot)
-        assert s.structure.inputs[0].argument and not s.structure.inputs[0].inferred
+        assert s.structure.inputs[0].argument and not s.structure.inputs[0].pending

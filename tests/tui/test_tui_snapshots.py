@@ -1,4 +1,5 @@
-"""SVG snapshots of the layout at 200×50 and 80×24, after following the first alert.
+"""SVG snapshots of the layout: the first screen as it opens (no key pressed) at 160×45,
+120×32 and 80×24, and after Enter on the first alert at 200×50 and 80×24.
 
 The logdir is written by `dumper.writer` with a fixed run id, host, timestamps and source
 paths, and the header shows a fixed display path, so the pictures are the same every run.
@@ -32,6 +33,17 @@ def make_app(path: str) -> TfdbgApp:
 
 async def follow_first_alert(pilot: Pilot[Any]) -> None:
     await support.tui.follow_first_alert(pilot.app, pilot)
+
+
+@pytest.mark.parametrize("size", [(160, 45), (120, 32), (80, 24)])
+def test_first_screen(snap_compare: Callable[..., bool], snap_logdir: str,
+                      size: tuple[int, int]) -> None:
+    """What a user sees before pressing any key: the first alert already followed."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await support.tui.settle(pilot.app, pilot)
+
+    assert snap_compare(make_app(snap_logdir), terminal_size=size, run_before=run_before)
 
 
 def test_layout_200x50(snap_compare: Callable[..., bool], snap_logdir: str) -> None:

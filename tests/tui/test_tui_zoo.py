@@ -63,7 +63,7 @@ async def test_enter_on_the_first_alert_shows_the_fix_line_and_the_cause(
         assert s.alerts.selected_alert() == want, (
             f"selected alert {s.alerts.selected_alert()}, want the report's headline {want}")
         view, frame = s.source.view, s.source.frame
-        said = str(s.alerts.query_one("#alerts-diagnosis").render())
+        said = s.alerts.diagnosis_box.plain  # the whole text (`i` shows it; the pane wraps)
         shown = f"{frame.file}:{view.line}" if frame is not None else "nothing"
         assert frame is not None and os.path.realpath(frame.file) == os.path.realpath(
             prog.path), f"Source Code shows {shown}, want {prog.path.name}; {said}"

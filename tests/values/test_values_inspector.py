@@ -92,7 +92,8 @@ async def test_float_tensor_shows_shape_stats_and_highlighted_values(logdir: Deb
         nan_line = grid.render_line(1 + 1)  # header, row 0, row 1 (NaN at [1, 2])
         styles = [seg.style for seg in nan_line if seg.text.strip() == "nan"]
         assert styles and styles[0] is not None and styles[0].color is not None
-        assert styles[0].color.name == "red"
+        red = styles[0].color.triplet
+        assert red is not None and red.red > 200 and red.green < 128 and red.blue < 128
 
 
 @sync

@@ -16,8 +16,22 @@ from collections.abc import Sequence
 
 from reader import LogdirError, ReaderError
 from tfdbg_tui.core.sanitize import error_line
+from tfdbg_tui.core.textutil import lit
 
 USAGE = ("tfdbg-tui LOGDIR [--run ID] [--compare B [--run-b ID] [--rtol R] [--atol A]]")
+HELP = f"""\
+usage: {USAGE}
+
+Open the terminal debugger on a tfdbg2 logdir (the first alert is followed at launch).
+  --run ID      the run to open when the logdir holds several (default: the newest)
+  --compare B   compare with run B's logdir: d/D jump between divergences, b shows B's side
+  --run-b ID    the run of B to compare with
+  --rtol R      relative tolerance of the comparison (default numpy's 1e-7)
+  --atol A      absolute tolerance of the comparison (default 0)
+In the app, ? lists every key and ctrl+p searches every action. Other commands:
+tfdbg-tui --help.
+"""
+OPTIONS = ("--run", "--compare", "--run-b", "--rtol", "--atol")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,6 +41,13 @@ class _Parser(argparse.ArgumentParser):
 
 def main(args: Sequence[str]) -> int:
     """Open the app on LOGDIR; returns the exit status (2 for any user error)."""
+    if "-h" in args or "--help" in args:  # anywhere, as `tfdbg-tui LOGDIR --help`
+        print(HELP, end="")
+        return 0
+    problem = _unknown_option(args)
+    if problem is not None:
+        print(f"{error_line('tfdbg-tui: error', problem)}\nusage: {USAGE}", file=sys.stderr)
+        return 2
     parser = _Parser(prog="tfdbg-tui", usage=USAGE, add_help=False)
     parser.add_argument("logdir")
     parser.add_argument("--run", default=None)
@@ -64,6 +85,27 @@ def main(args: Sequence[str]) -> int:
     # non-zero when the app crashed (Textual sets 1 and prints the traceback) or its
     # reading worker died (TfdbgApp.exit)
     return app.return_code or 0
+
+
+def _unknown_option(args: Sequence[str]) -> str | None:
+    """The first option we do not know, said as such (argparse would report a missing
+    LOGDIR for `tfdbg-tui --bogus`, which sends the user looking in the wrong place)."""
+    for arg in args:
+        if arg == "--":
+            return None
+        if arg.startswith("-") and len(arg) > 1 and not _is_number(arg):
+            name = arg.split("=", 1)[0]
+            if name not in OPTIONS:
+                return f"unknown option {lit(name)} (see tfdbg-tui LOGDIR --help)"
+    return None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def nonnegative(text: str) -> float:

@@ -14,12 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from reader import GRAPH, Alerts, DebugLogdir, ReaderError
-from reader.diagnosis import fed_by, optable
+from reader.diagnosis import fed_by
 from reader.index.graphs import Op
 
 _FIRST_WINDOW = 4096
 _MAX_WINDOW = 1 << 20
-_ARG_SEARCH_LIMIT = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -161,13 +160,18 @@ def find_trace(logdir: DebugLogdir, n: int, graph_id: str, op_name: str, slot: i
 
 @dataclass(frozen=True)
 class OpLink:
-    """One input or consumer of the op of a selected trace, resolved to a trace if possible."""
+    """One input or consumer of the op of a selected trace, resolved to a trace if possible.
+
+    A function argument (a Placeholder inside a tf.function) is never traced: it is linked
+    only when the diagnosis walk resolves it exactly (`argument`). Otherwise it has no trace
+    — a guess by dtype and size once showed `Softmax:0` for `labels:0` as if it were fact —
+    and `pending` says whether the walk simply has not run yet (during the first read)."""
 
     label: str  # "probs:0" or "mul (input 1)"
     op: Op | None
     trace: int | None
-    inferred: bool = False  # trace found by content (function argument), not by name
     argument: bool = False  # a function argument resolved exactly to the caller's tensor
+    pending: bool = False  # a function argument not resolved yet (asked again once indexed)
 
 
 def _exact_feeders(logdir: DebugLogdir, trace: int) -> list[int | None]:
@@ -183,16 +187,16 @@ def input_links(logdir: DebugLogdir, n: int, trace: int, op: Op, *,
     """The op's inputs, each with its latest trace before `trace`.
 
     A function argument (a Placeholder TensorFlow never traces) is resolved to the caller's
-    tensor by the diagnosis walk; only if that fails is it guessed by content ("≈").
-    `exact=False` skips the walk (the UI thread while the first read holds the reader: the
-    walk would wait for it); the pane asks again once the logdir is indexed.
+    tensor by the diagnosis walk, or left without a trace. `exact=False` skips the walk (the
+    UI thread while the first read holds the reader: the walk would wait for it) and marks
+    such inputs `pending`; the pane asks again once the logdir is indexed.
     """
     out = []
     fed_list: list[int | None] | None = None
     for i, (name, slot) in enumerate(op.inputs):
         src = logdir.graphs.op(op.graph_id, name)
         hit = find_trace(logdir, n, op.graph_id, name, slot, before=trace)
-        inferred = argument = False
+        argument = pending = False
         if hit is None and src is not None and src.op_type == "Placeholder":
             if fed_list is None:
                 fed_list = _exact_feeders(logdir, trace) if exact else []
@@ -200,53 +204,9 @@ def input_links(logdir: DebugLogdir, n: int, trace: int, op: Op, *,
             if fed is not None and fed < n:
                 hit, argument = fed, True
             else:
-                hit = _argument_trace(logdir, n, src, trace, op)
-                inferred = hit is not None
-        out.append(OpLink(f"{name}:{slot}", src, hit, inferred, argument))
+                pending = not exact
+        out.append(OpLink(f"{name}:{slot}", src, hit, argument, pending))
     return out
-
-
-def _argument_trace(logdir: DebugLogdir, n: int, placeholder: Op, trace: int,
-                    consumer: Op) -> int | None:
-    """The caller's tensor that most likely fed a function argument (a Placeholder).
-
-    TensorFlow traces neither the call op nor the argument, so nothing links them by name.
-    We take the latest trace in the enclosing graph before `trace`, preferring one with the
-    dtype and size of the consumer's own output (right for elementwise consumers such as Log).
-    The UI marks the result as inferred ("≈"). An argument that an op of the function reads
-    at an integer/boolean position (the op table's non-floating inputs: labels, indices,
-    lengths) is never guessed: traces in the health modes are float tensors, so any guess
-    would name a float tensor as its producer.
-    """
-    del consumer
-    if _integer_argument(logdir, placeholder):
-        return None
-    g = logdir.graph(placeholder.graph_id)
-    if g is None or not g.outer_id:
-        return None
-    t = logdir.traces
-    sid_outer = logdir.strings.lookup(g.outer_id)
-    if sid_outer < 0:
-        return None
-    size, dtype = int(t.size[trace]), int(t.dtype[trace])
-    hi = min(trace, n)
-    lo = max(0, hi - _ARG_SEARCH_LIMIT)
-    m = t.graph_id[lo:hi] == sid_outer
-    if size >= 0:  # elementwise consumers keep dtype and size: prefer such a tensor
-        same = m & (t.size[lo:hi] == size) & (t.dtype[lo:hi] == dtype)
-        if same.any():
-            m = same
-    hits = np.flatnonzero(m)
-    return lo + int(hits[-1]) if len(hits) else None
-
-
-def _integer_argument(logdir: DebugLogdir, placeholder: Op) -> bool:
-    """True when an op of the function reads this argument where it takes a non-float."""
-    for name, index, _slot in placeholder.consumers:
-        user = logdir.graphs.op(placeholder.graph_id, name)
-        if user is not None and index in optable.nonfloat_inputs(user.op_type):
-            return True
-    return False
 
 
 def consumer_links(logdir: DebugLogdir, n: int, trace: int, op: Op) -> list[OpLink]:

@@ -16,6 +16,7 @@ from weakref import WeakKeyDictionary
 from reader import GRAPH, DebugLogdir, ReaderError
 
 SESSION_GRAPH = "(Session graph)"
+EAGER_CONTEXT = "(eager)"  # the unnamed outermost graph of a TF2 program's tf.function calls
 GRAPH_MODE_TIMELINE = "graph mode (TF1 Session): no eager executions are recorded"
 _DEVICE = re.compile(r"(?:^|/)device:([^/]+)$", re.IGNORECASE)
 _TASK = re.compile(r"/job:([^/]+)/(?:replica:\d+/)?task:(\d+)")
@@ -44,15 +45,17 @@ def trace_device(logdir: DebugLogdir, index: int) -> str:
 
 
 def graph_label(logdir: DebugLogdir, graph_id: str | None) -> str:
-    """A graph's name for people: its name, or "(Session graph)" for the unnamed outermost
-    graph of a TF1 program, or the id when nothing better is known."""
+    """A graph's name for people: its name; for the unnamed outermost graph "(Session graph)"
+    in a TF1 program (no eager execution) and "(eager)" in a TF2 one, where it is only the
+    eager context tf.functions are called from; the id when nothing better is known."""
+    outermost = SESSION_GRAPH if not len(logdir.executions) else EAGER_CONTEXT
     if not graph_id:
-        return SESSION_GRAPH
+        return outermost
     g = logdir.graph(graph_id)
     if g is not None and g.name:
         return g.name
     if g is not None and not g.outer_id:
-        return SESSION_GRAPH
+        return outermost
     return graph_id
 
 

@@ -52,6 +52,35 @@ def fit_left(s: str, width: int) -> str:
     return "…" + "".join(reversed(out))
 
 
+def fit_middle(s: str, width: int) -> str:
+    """Cut out of the middle ("gradient_tape/…/Log_grad/mul:0"): an op name's scope starts
+    it and its op ends it, and the end is what tells two names apart. A third of the room
+    goes to the start, the rest to the end."""
+    if width <= 0:
+        return ""
+    if cell_len(s) <= width:
+        return s
+    if width < 6:
+        return fit(s, width)
+    head_w = (width - 1) // 3
+    tail_w = width - 1 - head_w
+    head: list[str] = []
+    used = 0
+    for ch in s:
+        if used + cell_len(ch) > head_w:
+            break
+        head.append(ch)
+        used += cell_len(ch)
+    tail: list[str] = []
+    used = 0
+    for ch in reversed(s):
+        if used + cell_len(ch) > tail_w:
+            break
+        tail.append(ch)
+        used += cell_len(ch)
+    return "".join(head) + "…" + "".join(reversed(tail))
+
+
 def pad(s: str, width: int) -> str:
     """Fit and left-align `s` in exactly `width` cells."""
     s = fit(s, width)

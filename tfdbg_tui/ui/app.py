@@ -15,12 +15,12 @@ import asyncio
 import threading
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import RenderableType
 from textual import work
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -53,6 +53,10 @@ class TfdbgApp(App[None]):
     TITLE = "tfdbg-tui"
     COMMANDS = App.COMMANDS | {TfdbgCommands}
     ESCAPE_TO_MINIMIZE = False
+    # Ctrl+C quits, as in lazygit, k9s and every terminal program a user knows (Textual's
+    # default only tells how to quit); priority: it works in the prompt and the inspector too
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="app.interrupt")]
 
     def __init__(self, logdir: DebugLogdir, *, display_path: str | None = None,
                  follow: bool = True, poll_interval: float = 0.2,

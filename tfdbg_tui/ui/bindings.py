@@ -42,6 +42,8 @@ ACTION_KEYS: tuple[KeySpec, ...] = (
     KeySpec("alert.previous", "N", "next_alert(-1)", "Previous alert (and follow it)"),
     KeySpec("alert.origin", "o", "jump_origin", "Jump to where the selected alert's NaN/∞ was "
             "born (diagnosis)", footer=True, label="origin"),
+    KeySpec("alert.details", "i", "show_details", "Show the whole diagnosis of the selected "
+            "alert and every warning (never cut)", footer=True, label="why"),
     KeySpec("tensor.values", "v", "inspect_values", "Inspect the selected tensor's values",
             footer=True, label="values"),
     KeySpec("list.filter", "slash", "filter", "Filter the focused list (regex on op name/type)",
@@ -56,16 +58,19 @@ ACTION_KEYS: tuple[KeySpec, ...] = (
     KeySpec("app.copy", "y", "copy", "Copy file:line (Source Code, Stack Trace) or the "
             "selected op/tensor name to the clipboard", label="copy"),
     KeySpec("compare.next", "d", "next_divergence(1)", "Next tensor that differs from run B "
-            "(with --compare; the first from the top)", label="diverge",
+            "(with --compare; the first from the top)", footer=True, label="diverge",
             shown_with="compare.previous"),
     KeySpec("compare.previous", "D", "next_divergence(-1)",
             "Previous tensor that differs from run B"),
     KeySpec("compare.side", "b", "toggle_side", "Stack Trace and Source Code: run B's side "
-            "of the selected tensor (toggle, with --compare)"),
+            "of the selected tensor (toggle, with --compare)", footer=True, label="B side"),
     KeySpec("pane.zoom", "z", "zoom", "Zoom the focused pane (toggle)", footer=True, label="zoom"),
     KeySpec("app.help", "question_mark", "help", "Help: every key", footer=True, label="help"),
     KeySpec("app.quit", "q", "quit", "Quit", footer=True, label="quit"),
 )
+
+# Keys that only apply with `--compare B`: in the footer only then (elsewhere they say why).
+COMPARE_ACTIONS = frozenset({"next_divergence", "toggle_side"})
 
 # Keys of every list pane (the virtual list widget).
 LIST_KEYS: tuple[KeySpec, ...] = (

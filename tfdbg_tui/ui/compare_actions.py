@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from textual.events import Key
+
 from tfdbg_tui.core.textutil import lit
+from tfdbg_tui.ui.bindings import ACTION_KEYS, COMPARE_ACTIONS
 from tfdbg_tui.ui.compare_view import CHIP_WIDTH, CompareView, OtherSide, other_side
 
 if TYPE_CHECKING:
@@ -21,6 +24,7 @@ class CompareActions:
     """`compare_view` is set once run B is compared; `show_b` is the `b` toggle."""
 
     compare_view: CompareView | None = None
+    compare_error: str | None = None  # why comparing failed (the header says so)
     show_b: bool = False
 
     @property
@@ -30,12 +34,16 @@ class CompareActions:
     def on_comparison(self, view: CompareView | None, error: str | None = None) -> None:
         """The comparison finished (in the indexing worker): show the column and say so."""
         if view is None:
+            self.compare_error = error or "unknown error"
             self._s.notify(lit(f"compare: {error}"), severity="error", timeout=10,
                            markup=False)
+            self._s._update_header()
             return
         self.compare_view = view
         self._s.ge.set_chip(view.chip, CHIP_WIDTH)
         self._s.notify(view.summary(), timeout=8, markup=False)
+        self._s._update_header()  # the header keeps saying "vs B: verdict" once it is gone
+        self._s.refresh_bindings()  # d/D and b join the footer
 
     def action_next_divergence(self, delta: int) -> None:
         """Select the next (previous) tensor of Graph Executions that differs from run B."""
@@ -87,6 +95,28 @@ class CompareActions:
         else:
             s.source.view.set_source(None, 0, "no stack recorded for this tensor in run B")
         return True
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """d/D/b are offered (footer) only in compare mode; without it a press still says
+        why (`on_key`)."""
+        if action in COMPARE_ACTIONS:
+            return self._comparing()
+        return True
+
+    def on_key(self, event: Key) -> None:
+        """A compare key pressed without `--compare` (its binding is off): say why."""
+        if self._comparing():
+            return
+        user = getattr(self._s.app, "user_keymap", None)
+        for spec in ACTION_KEYS:
+            action = spec.action.split("(")[0]
+            if action not in COMPARE_ACTIONS:
+                continue
+            keys = user.keys.get(spec.id, spec.keys) if user is not None else spec.keys
+            if event.key in keys.split(","):
+                event.stop()
+                self._s.notify(NO_COMPARISON, markup=False)
+                return
 
     def _comparing(self) -> bool:
         return getattr(self._s.app, "compare_with", None) is not None

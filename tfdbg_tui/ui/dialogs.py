@@ -171,3 +171,30 @@ class HelpScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+class TextScreen(ModalScreen[None]):
+    """A long text shown whole, wrapped and scrollable (`i`: the whole diagnosis and the
+    warnings, which the Alerts pane can only show in part)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,i", "close", "Close")]
+    DEFAULT_CSS = """
+    TextScreen { align: center middle; }
+    TextScreen > VerticalScroll { width: 100; max-width: 96%; height: auto; max-height: 90%;
+        border: round $accent; background: $panel; padding: 0 1; }
+    TextScreen #text-body { height: auto; }
+    """
+
+    def __init__(self, title: str, body: Text) -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(Text(f"{lit(self.title_text)} (Esc closes)", style="bold"),
+                         markup=False)
+            yield Static(self.body, id="text-body", markup=False)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

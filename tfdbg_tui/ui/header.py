@@ -1,52 +1,103 @@
 """The header line: logdir, run, TensorFlow version, modes, counts, alerts, reading state.
 
 It is rebuilt on every snapshot, from the snapshot's counts only (rows below them never
-change), and shortened for the narrow layout. After an error ended reading it says so
-instead of "live" (the error itself is in a notification).
+change). It is never cut at the edge: each part has a priority, and when the line does not
+fit its width the least needed parts go first (the TensorFlow version, the program name,
+then the run, the modes, the counts; the path is shortened from the left before it goes).
+The alert count and the reading state ("● live", "idle since…", "indexing 40%", "✖ reading
+stopped") always stay — they are what a user looks at the header for. In compare mode the
+header says so ("vs B …" and the verdict), between those and the counts.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from rich.cells import cell_len
 from rich.text import Text
 
 from reader import DebugLogdir
 from tfdbg_tui.core.liveness import activity, last_growth
 from tfdbg_tui.core.model import Snapshot
 from tfdbg_tui.core.names import num_hosts
-from tfdbg_tui.core.textutil import lit
+from tfdbg_tui.core.textutil import fit_left, lit
 
 
-def header_line(logdir: DebugLogdir, snap: Snapshot, display_path: str, narrow: bool,
-                follow: bool, stopped: str | None = None) -> Text:
-    """The header for `snap`; `follow` says whether the app keeps reading a live logdir;
-    `stopped` is the error that ended reading (then neither "indexing" nor "live" holds)."""
-    t = Text(no_wrap=True, overflow="ellipsis")
-    t.append("tfdbg-tui ", "bold")
-    t.append(lit(display_path), "bold #5fd7ff")
-    t.append(f"  run {lit(logdir.run_id) or '?'}", "")
-    if not narrow:
-        t.append(f"  TF {lit(logdir.tensorflow_version) or '?'}", "dim")
-    modes = ", ".join(logdir.tensor_debug_modes) or "mode ?"
-    t.append(f"  {lit(modes)}", "bold")
+@dataclass
+class Part:
+    """One piece of the header; lower `drop` goes last (0: never dropped)."""
+
+    text: str
+    style: str
+    drop: int
+    shrink: bool = False  # a path: shortened from the left before it is dropped
+
+
+def header_parts(logdir: DebugLogdir, snap: Snapshot, display_path: str, follow: bool,
+                 stopped: str | None = None, compare: str | None = None) -> list[Part]:
+    """The header's parts in display order (see the module docstring for priorities)."""
+    parts = [Part("tfdbg-tui", "bold", 9),
+             Part(lit(display_path), "bold #5fd7ff", 5, shrink=True),
+             Part(f"run {lit(logdir.run_id) or '?'}", "", 6),
+             Part(f"TF {lit(logdir.tensorflow_version) or '?'}", "dim", 8),
+             Part(lit(", ".join(logdir.tensor_debug_modes) or "mode ?"), "bold", 4)]
     hosts = num_hosts(logdir)
     if hosts > 1:  # their file sets are merged into one timeline
-        t.append(f"  {hosts} hosts", "bold")
-    if narrow:
-        t.append(f"  {snap.executions:,} exec · {snap.traces:,} traces · ", "")
-    else:
-        t.append(f"  {snap.executions:,} executions · {snap.traces:,} graph tensors · ", "")
-    t.append(f"{len(snap.alerts):,} alerts", "bold #ff5f5f" if len(snap.alerts) else "green")
+        parts.append(Part(f"{hosts} hosts", "bold", 4))
+    parts.append(Part(f"{snap.executions:,} executions · {snap.traces:,} graph tensors", "",
+                      3))
+    if compare:
+        parts.append(Part(compare, "bold #d7afff", 2))
+    n = len(snap.alerts)
+    parts.append(Part(f"{n:,} alert{'' if n == 1 else 's'}",
+                      "bold #ff5f5f" if n else "green", 0))
     warnings = len(logdir.all_warnings()) if not snap.indexing else 0
     if warnings:
-        t.append(f"  ⚠ {warnings}", "bold yellow")
+        parts.append(Part(f"⚠ {warnings}", "bold yellow", 1))
     if stopped is not None:
-        t.append("  ✖ reading stopped", "bold #ff5f5f")
+        parts.append(Part("✖ reading stopped", "bold #ff5f5f", 0))
     elif snap.indexing:
         pct = (100 * snap.done_bytes // snap.total_bytes) if snap.total_bytes else 0
-        t.append(f"  indexing {pct}%", "bold yellow")
+        parts.append(Part(f"indexing {pct}%", "bold yellow", 0))
     elif follow:
         words, live = activity(last_growth(logdir))
-        t.append(f"  {words}", "bold green" if live else "dim")
+        parts.append(Part(words, "bold green" if live else "dim", 0))
     else:
-        t.append("  ● read", "bold green")
+        parts.append(Part("● read", "bold green", 0))
+    return parts
+
+
+def fit_parts(parts: list[Part], width: int, gap: str = "  ") -> Text:
+    """The parts joined by `gap`, dropping (or shortening) the least needed until they fit
+    `width` cells; never cut at the edge while droppable parts remain."""
+    parts = [Part(p.text, p.style, p.drop, p.shrink) for p in parts]
+
+    def total() -> int:
+        return sum(cell_len(p.text) for p in parts) + cell_len(gap) * (len(parts) - 1)
+
+    while total() > width:
+        over = total() - width
+        path = next((p for p in parts if p.shrink and cell_len(p.text) > 12), None)
+        droppable = [p for p in parts if p.drop]
+        worst = max(droppable, key=lambda p: p.drop) if droppable else None
+        if path is not None and worst is not None and worst.drop <= path.drop:
+            path.text = fit_left(path.text, max(12, cell_len(path.text) - over))
+            continue
+        if worst is None:
+            break
+        parts.remove(worst)
+    t = Text(no_wrap=True, overflow="ellipsis")
+    for k, p in enumerate(parts):
+        if k:
+            t.append(gap)
+        t.append(p.text, p.style)
     return t
+
+
+def header_line(logdir: DebugLogdir, snap: Snapshot, display_path: str, width: int,
+                follow: bool, stopped: str | None = None, compare: str | None = None) -> Text:
+    """The header for `snap` in `width` cells; `follow` says whether the app keeps reading a
+    live logdir; `stopped` is the error that ended reading (then neither "indexing" nor
+    "live" holds); `compare` the compare-mode status ("vs B: …")."""
+    return fit_parts(header_parts(logdir, snap, display_path, follow, stopped, compare),
+                     width)

@@ -21,16 +21,19 @@ from textual.dom import DOMNode
 from textual.events import Resize
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, ProgressBar, Static
+from textual.widgets import ProgressBar, Static
 
 from reader import EAGER, GRAPH, ReaderError
 from reader.index.frames import Frame
+from tfdbg_tui.core import model
 from tfdbg_tui.core.model import AppState
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.bindings import ACTION_KEYS, NAV_KEYS, KeySpec, to_bindings
 from tfdbg_tui.ui.compare_actions import CompareActions
-from tfdbg_tui.ui.dialogs import HelpScreen, PromptBar
+from tfdbg_tui.ui.compare_status import compare_status
+from tfdbg_tui.ui.dialogs import HelpScreen, PromptBar, TextScreen
 from tfdbg_tui.ui.fix_actions import FixActions
+from tfdbg_tui.ui.footer import TfdbgFooter
 from tfdbg_tui.ui.header import header_line
 from tfdbg_tui.ui.inspector.inspector import ValueInspector
 from tfdbg_tui.ui.panes.alerts import AlertsPane, origin_of
@@ -64,7 +67,7 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
         *to_bindings(SCREEN_KEYS)]
-    ALLOW_IN_MAXIMIZED_VIEW = "#top-bar, Footer"
+    ALLOW_IN_MAXIMIZED_VIEW = "#top-bar, TfdbgFooter"
 
     def __init__(self, state: AppState, display_path: str) -> None:
         super().__init__()
@@ -74,6 +77,8 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
         # a debounced request: (is it a frame?, what to do when the cursor rests)
         self._pending: tuple[bool, Callable[[], None]] | None = None
         self._timer: Timer | None = None
+        self._launch_followed = False  # the first alert is followed once, at launch
+        self._launch_alert: tuple[int, int, int] | None = None  # ...while still indexing
         self.panes: list[Pane] = [spec.widget(state, id=spec.dom_id) for spec in PANES]
 
     def pane_of(self, kind: type[P]) -> P:
@@ -119,7 +124,7 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
                         if members:
                             with Vertical(id=area, classes="area"):
                                 yield from members
-        yield Footer()
+        yield TfdbgFooter()
 
     @property
     def prompt(self) -> PromptBar:
@@ -144,17 +149,51 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
         if final:  # op types resolved late may change rows already drawn
             for pane in self.panes:
                 pane.on_indexed()
-        if first_alerts and self.alerts.selected is None:
-            self.alerts.vlist.select_index(0)
+            self._earlier_alert_found()
+        if first_alerts and not self._launch_followed:
+            self._launch_followed = True
+            if self.alerts.selected is None:
+                self.alerts.vlist.select_index(0)
+            self.call_after_refresh(self._follow_at_launch)
         self._update_header()
+
+    def _follow_at_launch(self) -> None:
+        """The first view is a full one (tensor, op, stack, line), as TensorBoard's Debugger
+        V2 opens on the first alert — unless the user has already gone elsewhere."""
+        if self.focused in (None, self.alerts.vlist) and self.alerts.selected in (None, 0):
+            self.alerts.vlist.select_index(0)
+            self.follow_alert(0)
+            if self.state.snapshot.indexing:  # the earliest so far: checked at the end
+                self._launch_alert = self.alerts.selected_alert()
+
+    def _earlier_alert_found(self) -> None:
+        """Indexing ended: if an alert earlier than the one followed at launch appeared,
+        say so and how to go there — the user's selection is never moved by itself."""
+        launch, self._launch_alert = self._launch_alert, None
+        if launch is None or self.alerts.selected_alert() != launch:
+            return  # not followed while indexing, or the user has moved on
+        pos = model.alert_position(self.alerts.alerts, launch[0], launch[1])
+        if not pos:
+            return  # still the earliest: what "earliest so far" promised
+        what = "an earlier alert" if pos == 1 else f"{pos:,} earlier alerts"
+        self.notify(f"Indexing found {what} than the one selected at launch. In Alerts, "
+                    "Home then Enter follows the earliest (your selection stays).",
+                    title="earlier alert", timeout=30, markup=False)
 
     def _update_header(self) -> None:
         logdir, snap = self.state.logdir, self.state.snapshot
         follow = bool(getattr(self.app, "follow", True))
-        t = header_line(logdir, snap, self.display_path, self.has_class("-narrow"), follow,
-                        stopped=getattr(self.app, "read_error", None))
-        self.query_one("#header-line", Static).update(t)
+        other = getattr(self.app, "compare_with", None)
+        view = self.compare_view
+        compare = compare_status(other.path if other is not None else None,
+                                 view.c if view is not None else None, self.compare_error)
         bar = self.query_one("#progress", ProgressBar)
+        line = self.query_one("#header-line", Static)
+        width = line.content_region.width or (
+            self.size.width - 4 - (bar.outer_size.width if snap.indexing else 0))
+        t = header_line(logdir, snap, self.display_path, max(20, width - 1), follow,
+                        stopped=getattr(self.app, "read_error", None), compare=compare)
+        line.update(t)
         bar.set_class(not snap.indexing, "-done")
         if snap.indexing and snap.total_bytes:
             bar.update(total=snap.total_bytes, progress=snap.done_bytes)
@@ -208,6 +247,7 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
 
     def on_resize(self, event: Resize) -> None:
         self._check_narrow()
+        self._update_header()
 
     def _check_narrow(self) -> None:
         narrow = self.size.width < NARROW_WIDTH or self.size.height < NARROW_HEIGHT
@@ -330,6 +370,10 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
         vl._set_cursor_position(pos)
         if vl.cursor_index is not None:
             self.follow_alert(vl.cursor_index)
+
+    def action_show_details(self) -> None:
+        """`i`: the selected alert's whole diagnosis and every warning, never cut."""
+        self.app.push_screen(TextScreen("Diagnosis and warnings", self.alerts.whole_text()))
 
     def action_jump_origin(self) -> None:
         d = self.alerts.diagnosis

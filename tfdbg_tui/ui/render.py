@@ -8,12 +8,13 @@ builds one `Text` per row. Every string from the logdir goes through `textutil`.
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from reader import EAGER, DebugLogdir
 from reader.index.schema import HealthRow
 from reader.io.tensors import dtype_name
-from tfdbg_tui.core.textutil import fit, lit, pad
+from tfdbg_tui.core.textutil import fit_middle, lit, pad
 
 WARN = "bold #ff5f5f"  # NaN / ∞ counts: the warning colour
 WARN_CHIP = "bold #ffffff on #b30000"
@@ -131,23 +132,52 @@ def execution_row(logdir: DebugLogdir, i: int, width: int, n_rows: int,
     return row
 
 
+def bad_counts(h: HealthRow | None) -> Text:
+    """The NaN / −∞ / +∞ counts of one tensor as warning chips ("NaN/∞" when the mode
+    records only that something is bad, "health ?" when nothing is known)."""
+    out = Text(no_wrap=True, end="")
+    if h is None:
+        out.append("health ?", DIM)
+        return out
+    counted = h.nan >= 0 or h.neg_inf >= 0 or h.pos_inf >= 0
+    if counted:
+        for label, n in (("NaN", h.nan), ("−∞", h.neg_inf), ("+∞", h.pos_inf)):
+            if n > 0:
+                if out.plain:
+                    out.append(" ")
+                out.append(f"{label} {n:,}", WARN_CHIP)
+    if not out.plain:
+        out.append("NaN/∞", WARN_CHIP)
+    if out.cell_len < 5:  # one column for the common case of one count ("NaN 1")
+        out.append(" " * (5 - out.cell_len))
+    return out
+
+
 def alert_row(logdir: DebugLogdir, number: int, kind: int, index: int, slot: int,
               t0: float, wall: float, width: int) -> Text:
-    """One Alerts row: alert number, +seconds since the run's first record, tensor, health."""
+    """One Alerts row, in the order a user needs it when the pane is narrow: alert number,
+    the NaN/∞ counts, the tensor's name (shortened in the middle), then — while there is
+    room — its op type, its row number and the time since the run's first record."""
     row = Text(no_wrap=True, end="")
     row.append(f"{number + 1:>3} ", DIM)
-    row.append(f"+{max(0.0, wall - t0):7.3f}s ", DIM)
     if kind == EAGER:
         op_type = lit(logdir.op_type_of_execution(index))
-        row.append("eager ", "magenta")
-        row.append(fit(f"{op_type}:{slot}", max(8, width // 3)), "bold")
-        row.append(f" #{index} ", DIM)
+        name, kind_text, kind_style = f"{op_type}:{slot}", "eager", "magenta"
         h = logdir.tensor_health(EAGER, index, slot)
-        if h is not None:
-            row.append_text(health_chips(h, compact=True))
-        return row
-    row.append(fit(lit(logdir.trace_name(index)), max(8, width // 3)), "bold")
-    row.append(f" {lit(logdir.op_type_of_trace(index))}", "cyan")
-    row.append(f" #{index} ", DIM)
-    row.append_text(health_chips(logdir.traces.health(index), compact=True))
+    else:
+        name = lit(logdir.trace_name(index))
+        kind_text, kind_style = lit(logdir.op_type_of_trace(index)), "cyan"
+        h = logdir.traces.health(index)
+    row.append_text(bad_counts(h))
+    row.append(" ")
+    rest = width - row.cell_len
+    extras = [(f" {kind_text}", kind_style), (f" #{index}", DIM),
+              (f" t+{max(0.0, wall - t0):.3f}s", DIM)]
+    row.append(fit_middle(name, max(8, rest)), "bold")
+    room = width - row.cell_len
+    for text, style in extras:
+        if cell_len(text) > room:
+            break
+        row.append(text, style)
+        room -= cell_len(text)
     return row

@@ -40,8 +40,8 @@ class VirtualList(ScrollView, can_focus=True):
         "vlist--cursor", "vlist--cursor-blurred", "vlist--marked"}
     DEFAULT_CSS = """
     VirtualList { background: $surface; scrollbar-size-vertical: 1; }
-    VirtualList > .vlist--cursor { background: $accent 60%; text-style: bold; }
-    VirtualList > .vlist--cursor-blurred { background: $accent 25%; }
+    VirtualList > .vlist--cursor { background: $accent 70%; text-style: bold; }
+    VirtualList > .vlist--cursor-blurred { background: $foreground 15%; }
     VirtualList > .vlist--marked { background: $secondary 20%; }
     """
 
@@ -263,15 +263,23 @@ class VirtualList(ScrollView, can_focus=True):
             self._cache[key] = strip
         return strip
 
+    def _background_of(self, component: str) -> Style:
+        """Only the background of a component class, blended as CSS says. Why: the partial
+        style drops the alpha (`$accent 25%` came out as full accent, so a blurred cursor
+        looked focused), and the full style's foreground would repaint the row's colours."""
+        return Style(bgcolor=self.get_component_rich_style(component, partial=False).bgcolor)
+
     def _draw(self, index: int, width: int, is_cursor: bool, marked: bool,
               base: Style) -> Strip:
         text = self._render_row(index, width)
         text.truncate(width, pad=True)
         if is_cursor:
             name = "vlist--cursor" if self.has_focus else "vlist--cursor-blurred"
-            text.stylize(self.get_component_rich_style(name, partial=True))
+            text.stylize(self._background_of(name))
+            if self.has_focus:
+                text.stylize(Style(bold=True))
         elif marked:
-            text.stylize(self.get_component_rich_style("vlist--marked", partial=True))
+            text.stylize(self._background_of("vlist--marked"))
         segments = [Segment(s.text, base + s.style if s.style else base, s.control)
                     for s in text.render(self.app.console)]
         return Strip(segments, width).crop_extend(0, width, base)

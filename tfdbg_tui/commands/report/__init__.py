@@ -2,7 +2,8 @@
 
 This module is the command (arguments, loading, exit status); `build` makes the report dict,
 `text` renders it for humans, `sections` lists the extra per-alert sections.
-Exit status: 0 read and no alerts, 1 alerts found, 2 nothing readable or bad usage.
+Exit status: 0 read and no alerts, 1 alerts found, 2 nothing readable, nothing recorded (the
+program ran no TensorFlow op while dumping) or bad usage.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from reader import DebugLogdir, ReaderError
 from tfdbg_tui.commands.report.build import build_report
+from tfdbg_tui.core.recorded import nothing_recorded
 from tfdbg_tui.core.sanitize import error_line
 
 
@@ -33,10 +35,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("logdir")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--run", help="run id (or unique prefix) when the logdir holds several")
-    p.add_argument("--limit", type=int, default=10, help="how many first alerts to detail")
+    p.add_argument("--limit", type=_count, default=10,
+                   help="how many first alerts to detail (0 or more)")
     p.add_argument("--values", action="store_true",
                    help="add value statistics for alerts with FULL_TENSOR data")
     return p
+
+
+def _count(text: str) -> int:
+    """A count for `--limit`: a negative one is a usage error, not "no limit"."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be ≥ 0: {text!r}")
+    return value
 
 
 def _nothing_readable(logdir: DebugLogdir) -> bool:
@@ -101,6 +115,10 @@ def main(argv: Sequence[str]) -> int:
     if _nothing_readable(logdir):
         print(error_line(PROG, f"nothing readable in {opts.logdir}: {logdir.warnings[0]}"),
               file=sys.stderr)
+        return 2
+    empty = nothing_recorded(logdir)
+    if empty is not None:  # a valid logdir with no tensor: no verdict on NaN/∞ (exit 2)
+        print(error_line(PROG, f"{opts.logdir}: {empty}"), file=sys.stderr)
         return 2
     report = build_report(logdir, opts.limit, opts)
     if opts.json:

@@ -22,8 +22,12 @@ from textual.strip import Strip
 
 from tfdbg_tui.core.sanitize import literal
 
-NAN_STYLE = Style(color="red", bold=True)
-INF_STYLE = Style(color="magenta", bold=True)
+# Explicit colours, not ANSI names: Textual's ANSI theme drew "red" and "magenta" alike
+# (#f4005f), and NaN (0/0, ∞ − ∞) and ∞ (overflow, log 0) are different bugs.
+NAN_COLOUR = "#ff5f5f"
+INF_COLOUR = "#d787ff"
+NAN_STYLE = Style(color=NAN_COLOUR, bold=True)
+INF_STYLE = Style(color=INF_COLOUR, bold=True)
 MARK_STYLE = Style(reverse=True)
 LABEL_STYLE = Style(dim=True)
 DIM_STYLE = Style(dim=True)

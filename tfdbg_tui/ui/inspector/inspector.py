@@ -10,7 +10,9 @@ worker's result is dropped). Once loaded:
   Line-API grid that formats only what is visible; a slicing box (`[0, :10]`, `[..., 3]`),
   `n` to jump to the first NaN/∞, `s` to save the whole tensor to `.npy`;
 - health modes: a labelled bar of −, 0, +, −∞, +∞, NaN; SHAPE: the shape; NO_TENSOR: how to
-  record values.
+  record values. Then the value keys (`/`, `n`, `s`, `i`) leave the footer, the slice box
+  cannot take focus (it once swallowed the first Esc), and pressing one says why it does
+  not apply instead of doing nothing.
 
 Every string from the logdir goes through `literal()` into `Text`/`Segment`, never markup.
 """
@@ -26,6 +28,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.events import Key
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, LoadingIndicator, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -45,6 +48,10 @@ from tfdbg_tui.core.sanitize import literal
 from tfdbg_tui.core.values import STAGES, Loaded, load
 from tfdbg_tui.ui.inspector.grid import ValueGrid, cell_width, formatter_for
 from tfdbg_tui.ui.inspector.panels import HealthBar, HistogramView, stats_table
+
+# The keys that work on values, by action and by key (see `check_action`, `on_key`).
+VALUE_ACTIONS = frozenset({"focus_slice", "first_nonfinite", "save", "toggle_summary"})
+VALUE_KEYS = frozenset({"slash", "n", "s", "i"})
 
 
 class ValueInspector(Screen[None]):
@@ -114,6 +121,35 @@ class ValueInspector(Screen[None]):
     def on_mount(self) -> None:
         self.load_worker = self._load()
 
+    # ------------------------------------------------------------ keys without values
+    def _no_values(self) -> bool:
+        """Loaded (or failed) with nothing but counts: the value keys do not apply."""
+        return self.error is not None or (self.loaded is not None and self.loaded.value is None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in VALUE_ACTIONS and self._no_values():
+            return False  # not offered in the footer; `on_key` says why when pressed
+        return True
+
+    def why_no_values(self) -> str:
+        """One line on why the value keys do nothing for this tensor."""
+        if self.loaded is None:
+            return "cannot inspect this tensor: no values to work on"
+        mode = mode_name(self.loaded.target.mode)
+        return (f"no values to slice, search or save: {mode} records "
+                f"{'nothing about values' if mode == 'NO_TENSOR' else 'a summary, not values'}"
+                " (record with tensor_debug_mode=\"FULL_TENSOR\" or "
+                "tfdbg-tui run --mode FULL_TENSOR)")
+
+    def on_key(self, event: Key) -> None:
+        if self._no_values() and event.key in VALUE_KEYS:
+            event.stop()
+            self.notify(literal(self.why_no_values()), severity="warning", markup=False)
+
+    def _disable_values(self) -> None:
+        self.query_one("#vi-slice", Input).disabled = True  # never focused, never visible
+        self.refresh_bindings()
+
     # ------------------------------------------------------------ loading (worker thread)
     @work(thread=True, exclusive=True, group="inspector-load", exit_on_error=False)
     def _load(self) -> Loaded:
@@ -164,6 +200,7 @@ class ValueInspector(Screen[None]):
         self.query_one("#vi-message", Static).update(Text(literal(message), style="red"))
         for wid in ("#vi-summary", "#vi-slicebar", "#vi-status", "#vi-grid"):
             self.query_one(wid).display = False
+        self._disable_values()
 
     def _show(self, loaded: Loaded) -> None:
         self.loaded = loaded
@@ -175,6 +212,7 @@ class ValueInspector(Screen[None]):
             for wid in ("#vi-summary", "#vi-slicebar", "#vi-status", "#vi-grid"):
                 self.query_one(wid).display = False
             message.update(self._summary_renderable(loaded))
+            self._disable_values()
             return
         message.display = False
         stats = loaded.stats

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from reader.values import Histogram, ValueStats
+from tfdbg_tui.ui.inspector.grid import INF_COLOUR, NAN_COLOUR
 
 EIGHTHS = " ▏▎▍▌▋▊▉█"
 # Health categories in the order of the bar: label, colour.
@@ -21,10 +22,16 @@ CATEGORIES: tuple[tuple[str, str, str], ...] = (
     ("neg", "−", "blue"),
     ("zero", "0", "grey50"),
     ("pos", "+", "green"),
-    ("neg_inf", "−∞", "magenta"),
-    ("pos_inf", "+∞", "bright_magenta"),
-    ("nan", "NaN", "red"),
+    ("neg_inf", "−∞", INF_COLOUR),
+    ("pos_inf", "+∞", "#af5fff"),
+    ("nan", "NaN", NAN_COLOUR),
 )
+
+
+def nonfinite_style(label: str) -> str:
+    """NaN in red, ±∞ in magenta — as the value grid draws them (`grid.NAN_STYLE`,
+    `grid.INF_STYLE`) and the README promises: the two mean different bugs."""
+    return f"bold {NAN_COLOUR}" if label == "NaN" else f"bold {INF_COLOUR}"
 
 
 def fmt_num(x: float | int | None, digits: int = 6) -> str:
@@ -71,7 +78,7 @@ def stats_table(stats: ValueStats) -> Table:
     if stats.kind in ("float", "complex"):
         t.add_row("finite", _count(stats.n_finite, stats.size))
         for label, n in (("NaN", stats.n_nan), ("−∞", stats.n_neg_inf), ("+∞", stats.n_pos_inf)):
-            t.add_row(label, Text(f"{n:,}", style="bold red" if n else "dim"))
+            t.add_row(label, Text(f"{n:,}", style=nonfinite_style(label) if n else "dim"))
     t.add_row("negative", _count(stats.n_neg, stats.size))
     t.add_row("zero", _count(stats.n_zero, stats.size))
     t.add_row("positive", _count(stats.n_pos, stats.size))
@@ -152,5 +159,6 @@ class HealthBar:
                 legend.append("   ")
             legend.append("■ ", style=Style(color=colour))
             legend.append(f"{label} {n:,} ({100 * n / total:.3g}%)",
-                          style="bold red" if n and label in ("−∞", "+∞", "NaN") else "")
+                          style=nonfinite_style(label) if n and label in ("−∞", "+∞", "NaN")
+                          else "")
         yield legend

@@ -1,8 +1,14 @@
-"""Alerts: every NaN/∞ event, earliest first, with a one-line diagnosis of the selected one.
+"""Alerts: every NaN/∞ event, earliest first, with the diagnosis of the selected one.
 
 Enter follows an alert (trace or eager op, structure, stack, source). The diagnosis comes
 from `reader.diagnosis.diagnose`; it runs in a worker because it may walk many rows, and a
 stale result is dropped if the selection moved on.
+
+While the first read runs, the index is incomplete: a diagnosis walked then can name an
+input "not recorded" that is only not read yet. So it is shown as provisional and walked
+again once indexing ends (what stays on screen is what the finished index says). The
+diagnosis and the warnings wrap into the room there is; when that is not enough they end in
+"… i: all", and `i` shows them whole (`ClampedText`).
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ from textual.worker import get_current_worker
 from reader import GRAPH, Alerts, ReaderError
 from reader.diagnosis import Diagnosis, diagnose
 from tfdbg_tui.core import model
+from tfdbg_tui.core.recorded import nothing_recorded
 from tfdbg_tui.core.textutil import lit
+from tfdbg_tui.ui.clamped import ClampedText
 from tfdbg_tui.ui.fix_actions import DiagnosisReady
 from tfdbg_tui.ui.panes.base import FollowAlert, ListPane
 from tfdbg_tui.ui.panes.registry import register_pane
@@ -44,13 +52,50 @@ class AlertsPane(ListPane):
         self._t0 = 0.0
         self.diagnosis: Diagnosis | None = None
         self.diagnosed: int | None = None  # the alert position `diagnosis` belongs to
+        self.provisional = False  # the diagnosis shown was walked while indexing
+        self._generation = 0  # of the latest diagnosis asked for (older results dropped)
 
     def compose(self) -> ComposeResult:
         yield Static(Text("indexing…", style="dim"), id="alerts-summary", markup=False)
-        yield VirtualList(self._row, empty="no NaN/∞ found (yet)",
-                          announce_initial=True, id="alerts-list")
-        yield Static(Text(""), id="alerts-diagnosis", markup=False)
-        yield Static(Text(""), id="alerts-warnings", markup=False)
+        yield VirtualList(self._row, empty="", announce_initial=True, id="alerts-list")
+        yield ClampedText(3, id="alerts-diagnosis")
+        yield ClampedText(2, id="alerts-warnings")
+
+    def on_mount(self) -> None:
+        user = getattr(self.app, "user_keymap", None)  # TfdbgApp's (see core.keymap)
+        key = (user.keys.get("alert.details") if user is not None else None) or "i"
+        hint = f"{key.split(',')[0]}: all"
+        for box in self.query(ClampedText):
+            box.hint = hint
+
+    @property
+    def diagnosis_box(self) -> ClampedText:
+        return self.query_one("#alerts-diagnosis", ClampedText)
+
+    @property
+    def warnings_box(self) -> ClampedText:
+        return self.query_one("#alerts-warnings", ClampedText)
+
+    def whole_text(self) -> Text:
+        """The selected alert's whole diagnosis and every reader warning (the `i` screen)."""
+        out = Text()
+        alert = self.selected_alert()
+        if alert is not None and self.selected is not None:
+            kind, index, slot = alert
+            logdir = self.state.logdir
+            name = (logdir.trace_name(index) if kind == GRAPH
+                    else f"{logdir.op_type_of_execution(index)}:{slot} (eager #{index})")
+            out.append(f"Alert {self.selected + 1}: {lit(name)}\n\n", "bold")
+            out.append_text(self.diagnosis_box.text)
+            out.append("\n")
+        warnings = [] if self.state.snapshot.indexing else self.state.logdir.all_warnings()
+        if warnings:
+            out.append(f"\nWarnings ({len(warnings)})\n", "bold yellow")
+            for w in warnings:
+                out.append(f"⚠ {lit(w)}\n", "yellow")
+        if not out.plain:
+            out.append("no alert selected and no warnings", "dim")
+        return out
 
     @property
     def alerts(self) -> Alerts:
@@ -119,15 +164,21 @@ class AlertsPane(ListPane):
     def refilter(self) -> None:
         self._view = self._compute_view()
         self.vlist.set_rows(len(self._alerts), self._view)
+        self.vlist.scroll_to_cursor()  # the view changed under it: keep the selection seen
         self._summary()
 
     def _summary(self) -> None:
         snap = self.state.snapshot
         text = model.alert_summary(self.state.logdir, self._alerts, snap.traces)
+        style = "bold #ff5f5f" if len(self._alerts) else "green"
+        empty = None if snap.indexing else nothing_recorded(self.state.logdir, snap.executions,
+                                                             snap.traces)
         if snap.indexing:
-            text = f"indexing… {text}" if len(self._alerts) else "indexing…"
-        self.query_one("#alerts-summary", Static).update(
-            Text(lit(text), style="bold #ff5f5f" if len(self._alerts) else "green"))
+            # an alert found now may yet have an earlier one in the part not read
+            text = f"indexing… earliest so far · {text}" if len(self._alerts) else "indexing…"
+        elif empty is not None:  # no verdict on a run that recorded nothing
+            text, style = "nothing was recorded (no TensorFlow op ran while dumping)", "yellow"
+        self.query_one("#alerts-summary", Static).update(Text(lit(text), style=style))
         self._warnings(snap.indexing)
         n, shown = len(self._alerts), self.vlist.row_count
         status = f"{n:,} alerts" if shown == n else f"{shown:,} of {n:,} alerts"
@@ -138,11 +189,11 @@ class AlertsPane(ListPane):
         """The reader's warnings (a full circular buffer, nothing recorded, damaged files):
         they can explain an empty or misleading alert list, so they are shown here."""
         found = [] if indexing else self.state.logdir.all_warnings()
-        box = self.query_one("#alerts-warnings", Static)
+        box = self.warnings_box
         box.display = bool(found)
         if found:
             more = f" (+{len(found) - 1} more)" if len(found) > 1 else ""
-            box.update(Text(f"⚠ {lit(found[0])}{more}", style="yellow"))
+            box.update(Text(f"⚠{more} {lit(found[0])}", style="yellow"))
 
     def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
         event.stop()
@@ -153,18 +204,27 @@ class AlertsPane(ListPane):
         self.post_message(FollowAlert(event.index))
 
     # ------------------------------------------------------------------ diagnosis
+    def on_indexed(self) -> None:
+        """The first read is done: a diagnosis walked before it is walked again."""
+        super().on_indexed()
+        if self.provisional and self.selected_alert() is not None:
+            self._diagnose()
+
     def _diagnose(self) -> None:
-        line = self.query_one("#alerts-diagnosis", Static)
+        line = self.diagnosis_box
         alert = self.selected_alert()
         self.diagnosis, self.diagnosed = None, None
+        self._generation += 1
+        self.provisional = self.state.snapshot.indexing
         if alert is None:
             line.update(Text(""))
             return
         line.update(Text("diagnosing…", style="dim italic"))
-        self._run_diagnosis(alert, self.selected)
+        self._run_diagnosis(alert, self.selected, self._generation)
 
     @work(thread=True, exclusive=True, group="diagnosis")
-    def _run_diagnosis(self, alert: tuple[int, int, int], position: int | None) -> None:
+    def _run_diagnosis(self, alert: tuple[int, int, int], position: int | None,
+                       generation: int) -> None:
         worker = get_current_worker()
         result: Diagnosis | None
         try:
@@ -175,15 +235,22 @@ class AlertsPane(ListPane):
             # the original exception propagates and the worker fails, as the tests want)
             result, message = None, f"diagnosis failed: {exc}"
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._show_diagnosis, position, result, message)
+            self.app.call_from_thread(self._show_diagnosis, position, result, message,
+                                      generation)
 
     def _show_diagnosis(self, position: int | None, result: Diagnosis | None,
-                        message: str) -> None:
-        if position != self.selected:
+                        message: str, generation: int) -> None:
+        if position != self.selected or generation != self._generation:
             return  # the selection moved on; its own diagnosis is on the way
+        if self.provisional and not self.state.snapshot.indexing:
+            self._diagnose()  # indexing ended meanwhile: walk the finished index instead
+            return
         self.diagnosis, self.diagnosed = result, position
-        line = self.query_one("#alerts-diagnosis", Static)
         notes = " ".join(result.notes) if result is not None and result.notes else ""
-        line.update(Text(lit(f"{message} {notes}" if notes else message), style="italic"))
+        text = Text()
+        if self.provisional:
+            text.append("provisional (indexing…): ", "bold yellow")
+        text.append(lit(f"{message} {notes}" if notes else message), "italic")
+        self.diagnosis_box.update(text)
         if position is not None:
             self.post_message(DiagnosisReady(position, result))

@@ -232,6 +232,7 @@ class TableListPane(ListPane):
         self._shown = n
         self._view = self.matching(0, n) if self.pattern or self.only_bad else None
         self.vlist.set_rows(n, self._view)
+        self.vlist.scroll_to_cursor()  # the view changed under it: keep the selection seen
         self._status()
 
     def _status(self) -> None:

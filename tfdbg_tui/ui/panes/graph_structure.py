@@ -2,8 +2,10 @@
 
 Enter on an input moves Graph Executions to that tensor's latest trace before the current
 one (on a consumer: its first trace after). A function argument (a Placeholder inside a
-tf.function) is never traced by TensorFlow, so it is resolved to the caller's tensor by
-content and marked "≈".
+tf.function) is never traced by TensorFlow: it is shown as the caller's tensor only when the
+diagnosis walk resolves it exactly, and otherwise says the caller's tensor is unknown (never
+a guess shown as fact). What identifies a link (its tensor and row) comes first on a line,
+the notes after, so a narrow pane cuts notes, not facts.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from textual.app import ComposeResult
 
 from reader.index.graphs import Op
 from tfdbg_tui.core import model
-from tfdbg_tui.core.names import graph_label, trace_device
+from tfdbg_tui.core.names import EAGER_CONTEXT, graph_label, trace_device
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.panes.base import ListPane, ShowTrace
 from tfdbg_tui.ui.panes.registry import register_pane
@@ -130,28 +132,32 @@ class GraphStructurePane(ListPane):
         logdir = self.state.logdir
         names = [graph_label(logdir, gid)
                  for gid in reversed(logdir.graphs.graph_chain(op.graph_id))]
-        return " ⊂ ".join(names) or graph_label(logdir, op.graph_id)
+        named = [n for n in names if n != EAGER_CONTEXT]  # a tf.function called eagerly
+        return " ⊂ ".join(named or names) or graph_label(logdir, op.graph_id)
 
     def _link_text(self, arrow: str, link: model.OpLink, where: str) -> Text:
         logdir = self.state.logdir
         t = Text(no_wrap=True)
         t.append(arrow, "bold")
         t.append(lit(link.label), "bold")
+        if link.trace is not None:
+            bad = int(logdir.traces.bad[link.trace]) == 1
+            if link.argument:
+                t.append(f" = {lit(logdir.trace_name(link.trace))}", WARN if bad else "bold")
+            t.append(f" #{link.trace}", WARN if bad else "")
         if link.op is not None:
             t.append(f"  {lit(link.op.op_type)}", "cyan")
         if link.trace is None:
-            t.append("  (not traced)", DIM)
-            return t
-        bad = int(logdir.traces.bad[link.trace]) == 1
-        if link.argument:
-            t.append(f"  = {lit(logdir.trace_name(link.trace))} #{link.trace}", WARN if bad else "")
+            if link.pending:
+                t.append("  (function argument: resolved when indexing ends)", DIM)
+            elif link.op is not None and link.op.op_type == "Placeholder":
+                t.append("  (function argument: the caller's tensor is unknown)", DIM)
+            else:
+                t.append("  (not traced)", DIM)
+        elif link.argument:
             t.append("  (function argument: the caller's tensor)", DIM)
-        elif link.inferred:
-            t.append(f"  ≈ {lit(logdir.trace_name(link.trace))} #{link.trace}", WARN if bad else "")
-            t.append("  (function argument, guessed: caller's tensor)", DIM)
         else:
-            t.append(f"  #{link.trace}", WARN if bad else "")
-            t.append(f" ({where})", DIM)
+            t.append(f"  ({where})", DIM)
         return t
 
     def selected_name(self) -> str | None:

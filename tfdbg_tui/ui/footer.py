@@ -1,0 +1,53 @@
+"""The footer: the keys that matter most always fit, whatever the width.
+
+Textual's footer lists every shown binding in order and lets the last ones fall off the
+right edge — at 80 columns that was help and quit. Here each key has a rank; when the keys
+do not fit, the lowest ranked go first (they stay in `?` help and the ctrl+p palette).
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from textual.app import ComposeResult
+from textual.events import Resize
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+# Actions by how much a new user needs them in the footer, first = kept longest.
+RANK = ("help", "quit", "select", "next_alert", "show_details", "next_divergence",
+        "toggle_side", "jump_origin", "inspect_values", "toggle_framework", "filter",
+        "toggle_only_bad", "goto", "zoom")
+
+
+def _rank(action: str) -> int:
+    name = action.split("(")[0]
+    return RANK.index(name) if name in RANK else len(RANK)
+
+
+class TfdbgFooter(Footer):
+    """A footer that drops its least needed keys instead of cutting help and quit."""
+
+    def compose(self) -> ComposeResult:
+        width = self.app.size.width
+        widgets = list(super().compose())
+        pad = 3  # key and description padding of each FooterKey
+
+        def cells(w: FooterKey) -> int:
+            return cell_len(w.key_display) + cell_len(w.description) + pad
+
+        keys: list[FooterKey] = [w for w in widgets if isinstance(w, FooterKey)
+                                 and not w.has_class("-command-palette")]
+        fixed = sum(cells(w) + 2 for w in widgets
+                    if isinstance(w, FooterKey) and w not in keys)
+        budget = width - fixed - 4
+        kept: set[int] = set()
+        for key in sorted(keys, key=lambda k: _rank(k.action)):
+            if cells(key) <= budget:
+                kept.add(id(key))
+                budget -= cells(key)
+        for w in widgets:
+            if not isinstance(w, FooterKey) or w not in keys or id(w) in kept:
+                yield w
+
+    def on_resize(self, event: Resize) -> None:
+        self.call_later(self.recompose)
