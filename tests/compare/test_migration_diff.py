@@ -10,8 +10,9 @@ Every expectation below was written from the programs before running the tool:
 - the quantity: the first thing the guide's checks would see differ, in the order a step
   computes it (variables, layer outputs, loss, gradients, learning rate, updates);
 - the lines: `# MIGRATION-A: <variant>` in the TF1 program, `# MIGRATION-BUG: <variant>` in
-  the rewrite — the lines the user would look at and change (for a variable's initial value,
-  the line that creates it).
+  the rewrite — the lines the user would look at and change: for a variable's initial value
+  or dtype, the line that creates it; for a schedule or optimizer setting, the line that
+  creates the schedule or optimizer (each written on one line, as is the TF1 counterpart).
 Tolerances as the guide's float32 comparisons need them (graph mode and eager round
 differently): atol 1e-6, rtol 1e-5.
 """

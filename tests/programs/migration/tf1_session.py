@@ -41,8 +41,7 @@ def main() -> None:
         loss = v1.losses.softmax_cross_entropy(y, logits)  # MIGRATION-A: from_logits
         step = v1.train.get_or_create_global_step()
         lr = v1.train.polynomial_decay(LR0, step, DECAY, LR_END, POWER)  # MIGRATION-A: end_lr
-        sgd = v1.train.GradientDescentOptimizer(lr)
-        train = sgd.minimize(loss, global_step=step)  # MIGRATION-A: momentum
+        train = v1.train.GradientDescentOptimizer(lr).minimize(loss, global_step=step)  # MIGRATION-A: momentum  # noqa: E501
         init = v1.global_variables_initializer()
     config = v1.ConfigProto(inter_op_parallelism_threads=1, intra_op_parallelism_threads=1)
     with v1.Session(graph=graph, config=config) as sess:

@@ -42,11 +42,7 @@ class SimpleModel(keras.Model):
             H2, kernel_initializer=Constant(w["w2"]), bias_initializer=Constant(w["b2"]))
         self.out = keras.layers.Dense(
             C, kernel_initializer=Constant(w["w3"]), bias_initializer=Constant(w["b3"]))
-        self.learning_rate_fn = PolynomialDecay(
-            initial_learning_rate=LR0,
-            decay_steps=DECAY,
-            end_learning_rate=0.0 if bug == "end_lr" else LR_END,  # MIGRATION-BUG: end_lr
-            power=POWER)
+        self.learning_rate_fn = PolynomialDecay(LR0, DECAY, 0.0 if bug == "end_lr" else LR_END, POWER)  # MIGRATION-BUG: end_lr  # noqa: E501
         self.optimizer = keras.optimizers.SGD(self.learning_rate_fn)
 
     def call(self, inputs: tf.Tensor) -> tf.Tensor:

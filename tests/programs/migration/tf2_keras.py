@@ -51,8 +51,8 @@ def main() -> None:
     model = build_model(d, args.variant)
     learning_rate_fn = PolynomialDecay(
         initial_learning_rate=LR0, decay_steps=DECAY, end_learning_rate=LR_END, power=POWER)
-    momentum = 0.9 if args.variant == "momentum" else 0.0  # MIGRATION-BUG: momentum
-    model.compile(optimizer=keras.optimizers.SGD(learning_rate_fn, momentum=momentum),
+    optimizer = keras.optimizers.SGD(learning_rate_fn, momentum=0.9 if args.variant == "momentum" else 0.0)  # MIGRATION-BUG: momentum  # noqa: E501
+    model.compile(optimizer=optimizer,
                   loss=keras.losses.CategoricalCrossentropy(from_logits=True),
                   jit_compile=False)
     if args.api == "fit":
