@@ -36,15 +36,12 @@ REWRITES = [("tf1", b) for b in
 REWRITES.append(("tf1_health", "eager"))
 
 # What the tool gets wrong today (filled in after running it; removed as the engine catches up)
-EAGER_ALIGNS_NOTHING = "issue 18: an eager rewrite aligns nothing with the TF1 graph (0 compared)"
+EAGER_STEPS = "issue 18: eager steps misaligned (a false step-0 'update' divergence)"
 XFAIL: dict[str, str] = {
-    "tf1-eager": EAGER_ALIGNS_NOTHING,
-    "tf1-eager_logged": EAGER_ALIGNS_NOTHING,
+    "tf1-eager": EAGER_STEPS,
+    "tf1-eager_logged": EAGER_STEPS,
     "tf1-function": "issue 18: false divergence on a Shape constant of the loss gradient",
-    "tf1-function_logged": "issue 18: the loss paired with the hand-logged schedule's ops",
-    "tf1-fit": "issue 18: the loss paired with a gradient op (false divergence)",
-    "tf1-train_on_batch": "issue 18: the loss paired with a gradient op (false divergence)",
-    "tf1_health-eager": "issue 18: a FULL_HEALTH TF1 graph run aligns nothing with an eager run",
+    "tf1_health-eager": EAGER_STEPS,
 }
 
 
@@ -83,7 +80,7 @@ def test_faithful_rewrite_is_equivalent_on_every_step(migration_runs: dict[str, 
         assert _quantity(s, "update")["compared"] == VARIABLES
 
 
-@pytest.mark.xfail(strict=True, reason=EAGER_ALIGNS_NOTHING)
+@pytest.mark.xfail(strict=True, reason=EAGER_STEPS)
 def test_human_output_says_equivalent_on_what_within_which_tolerances(
         migration_runs: dict[str, str]) -> None:
     code, out, err = run_diff(migration_runs["tf1"], migration_runs["eager"], *TOL)
@@ -93,7 +90,6 @@ def test_human_output_says_equivalent_on_what_within_which_tolerances(
     assert re.search(r"1e-0?6", out) and re.search(r"1e-0?5", out), out  # the tolerances
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18: no --csv option yet")
 def test_csv_carries_the_steps_by_quantities_table(migration_runs: dict[str, str]) -> None:
     code, out, err = run_diff("--csv", "-", migration_runs["tf1"], migration_runs["fit"], *TOL)
     assert code == 0 and "Traceback" not in err, err
