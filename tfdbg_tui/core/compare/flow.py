@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from reader import EAGER, GRAPH, DebugLogdir, ReaderError
+from reader import GRAPH, DebugLogdir, ReaderError
 from reader.index.graphs import parse_tensor_name
 from tfdbg_tui.core.compare.graphs import OpTable
 
@@ -79,7 +79,8 @@ class Flow:
     phase: list[int] = field(default_factory=list)
     steps: list[int] = field(default_factory=list)  # global step numbers this flow covers
     rows: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 1), np.int64))
-    init: dict[str, int] = field(default_factory=dict)  # handle → row of its initial value
+    # handle → (kind, row) of the value assigned to it before its first read
+    init: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.op_type)
@@ -106,7 +107,7 @@ class Training:
     step_of_execution: np.ndarray | None = None
 
 
-class _Frames:
+class Frames:
     """Phase per stack (frame ids tuple), resolved once per distinct stack."""
 
     def __init__(self, logdir: DebugLogdir) -> None:
@@ -125,7 +126,7 @@ class _Frames:
 
 
 # ---------------------------------------------------------------------- graphs
-def _graph_flow(logdir: DebugLogdir, ops: OpTable, gid: str, frames: _Frames) -> Flow:
+def _graph_flow(logdir: DebugLogdir, ops: OpTable, gid: str, frames: Frames) -> Flow:
     graph = logdir.graphs.graphs[gid]
     ids = ops.by_graph.get(gid, [])
     local = {ops.keys[i][1]: k for k, i in enumerate(ids)}
@@ -166,11 +167,8 @@ def _float_value(flow: Flow, k: int, dtype_of: dict[int, int]) -> bool:
 
 def trained_handles(flow: Flow, dtype_of: dict[int, int]) -> set[str]:
     """Variables read by the forward pass and updated with a float value in the flow."""
-    updated = {flow.handle[k] for k, t in enumerate(flow.op_type)
-               if t in UPDATES and flow.handle[k] and flow.phase[k] != METRIC
-               and _float_value(flow, k, dtype_of)
-               and not (t == "AssignVariableOp" and flow.phase[k] == FWD
-                        and not _from_gradient(flow, k))}
+    updated = {flow.handle[k] for k in range(len(flow))
+               if flow.handle[k] and training_update(flow, k, dtype_of)}
     consumers: dict[int, list[int]] = {}
     for k, ins in enumerate(flow.inputs):
         for j, _ in ins:
@@ -184,6 +182,16 @@ def trained_handles(flow: Flow, dtype_of: dict[int, int]) -> set[str]:
                    and flow.op_type[c] not in READS for c in consumers.get(k, [])):
                 out.add(h)
     return {h for h in out if h is not None}
+
+
+def training_update(flow: Flow, k: int, dtype_of: dict[int, int]) -> bool:
+    """Whether node k updates a variable as training does: a float value, not a metric's,
+    and not a plain assignment in forward code (a variable's initial value) unless its value
+    comes from the backward pass."""
+    t = flow.op_type[k]
+    return (t in UPDATES and flow.phase[k] != METRIC and _float_value(flow, k, dtype_of)
+            and not (t in ("AssignVariableOp", "Assign") and flow.phase[k] in FORWARD
+                     and not _from_gradient(flow, k)))
 
 
 def _from_gradient(flow: Flow, k: int) -> bool:
@@ -201,7 +209,7 @@ def _from_gradient(flow: Flow, k: int) -> bool:
     return False
 
 
-def _graph_training(logdir: DebugLogdir, ops: OpTable, frames: _Frames
+def graph_training(logdir: DebugLogdir, ops: OpTable, frames: Frames
                     ) -> list[tuple[Flow, set[str]]]:
     """The graphs holding training updates, as flows, with their trained variables."""
     found = []
@@ -219,6 +227,13 @@ def _graph_training(logdir: DebugLogdir, ops: OpTable, frames: _Frames
 
 
 def _ancestors(flow: Flow, seeds: list[int]) -> np.ndarray:
+    """Nodes the seeds depend on, through data edges and through variables: a read depends
+    on the earlier assignments to its variable (an optimizer's slot: written, then read)."""
+    writes: dict[str, list[int]] = {}
+    for k, t in enumerate(flow.op_type):
+        h = flow.handle[k]
+        if t in UPDATES and h:
+            writes.setdefault(h, []).append(k)
     mask = np.zeros(len(flow), bool)
     todo = list(seeds)
     while todo:
@@ -227,10 +242,13 @@ def _ancestors(flow: Flow, seeds: list[int]) -> np.ndarray:
             continue
         mask[k] = True
         todo.extend(j for j, _ in flow.inputs[k])
+        h = flow.handle[k]
+        if flow.op_type[k] in READS and h:
+            todo.extend(w for w in writes.get(h, []) if w < k)
     return mask
 
 
-def _graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
+def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
                  trained: set[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(ends, rows[step, node, slot], first row of each node's slot 0) of a training graph.
 
@@ -292,139 +310,3 @@ def _next_start(starts: np.ndarray, step: np.ndarray, rows: np.ndarray) -> np.nd
     """Per row, the start of the step after its own (no bound after the last step)."""
     bound = np.append(starts[1:], np.iinfo(np.int64).max)
     return bound[step.clip(0, len(starts) - 1)]
-
-
-# ---------------------------------------------------------------------- eager
-def _eager_training(logdir: DebugLogdir, frames: _Frames, notes: list[str]
-                    ) -> tuple[list[Flow], set[str], np.ndarray | None]:
-    """Eager steps: one flow per step, from the execution records (inputs by tensor id)."""
-    e = logdir.executions
-    n = len(e)
-    if not n:
-        return [], set(), None
-    names = np.array([logdir.strings[int(s)] for s in np.unique(e.op_type)], dtype=object)
-    uniq = np.unique(e.op_type)
-    is_update = np.isin(e.op_type, uniq[np.isin(names, list(UPDATES))])
-    if not is_update.any():
-        return [], set(), None
-    if n > MAX_EXECUTIONS:
-        notes.append(f"{n:,} eager executions: too many to find training steps in "
-                     f"(the first {MAX_EXECUTIONS:,} would be read); compared op by op")
-        return [], set(), None
-    records = [logdir.read_execution(i) for i in range(n)]
-    whole = Flow(EAGER)
-    producer: dict[int, tuple[int, int]] = {}
-    for i, r in enumerate(records):
-        ins = [producer.get(tid, (-1, 0)) for tid in r.input_tensor_ids]
-        handle = (f"id:{r.input_tensor_ids[0]}" if (r.op_type in READS or r.op_type in UPDATES)
-                  and r.input_tensor_ids else None)
-        whole.add(r.op_type, "", ins, handle, frames.phase(r.stack_frame_ids))
-        for s, tid in enumerate(r.output_tensor_ids):
-            producer[tid] = (i, s)
-    first = np.asarray(e.col("first_output"), np.int64)
-    dtype = np.asarray(logdir.outputs.dtype)
-    dtype_of = {i: int(dtype[first[i]]) if e.n_outputs[i] > 0 else -1 for i in range(n)}
-    trained = trained_handles(whole, dtype_of)
-    if not trained:
-        return [], set(), None
-    per: dict[str, list[int]] = {h: [] for h in trained}
-    for k, t in enumerate(whole.op_type):
-        h = whole.handle[k]
-        if (t in UPDATES and h in per and whole.phase[k] != METRIC
-                and _float_value(whole, k, dtype_of)):
-            per[h].append(k)
-    n_steps = min(len(v) for v in per.values())
-    n_steps = min(n_steps, MAX_STEPS)
-    ends = [max(v[s] for v in per.values()) for s in range(n_steps)]
-    step_of = np.full(n, -1, np.int64)
-    flows = []
-    start = 0
-    for s, end in enumerate(ends):
-        step_of[start:end + 1] = s
-        flow = Flow(EAGER, steps=[s])
-        index = {k: j for j, k in enumerate(range(start, end + 1))}
-        width = max([records[k].num_outputs for k in range(start, end + 1)] + [1])
-        width = min(width, MAX_SLOTS)
-        rows = np.full((1, end + 1 - start, width), -1, np.int64)
-        for k in range(start, end + 1):
-            ins = [(index.get(j, -1), sl) if j >= 0 else (-1, sl) for j, sl in whole.inputs[k]]
-            flow.add(whole.op_type[k], "", ins, whole.handle[k], whole.phase[k])
-            m = min(int(e.n_outputs[k]), width)
-            rows[0, index[k], :m] = first[k] + np.arange(m)
-        flow.rows = rows
-        if s == 0:  # initial values: what was assigned to a trained variable before its read
-            read: set[str | None] = set()
-            for k in range(end + 1):
-                h = whole.handle[k]
-                if whole.op_type[k] in READS:
-                    read.add(h)
-                elif (whole.op_type[k] == "AssignVariableOp" and h in trained and h not in read
-                      and len(whole.inputs[k]) > 1):
-                    j, sl = whole.inputs[k][1]
-                    if j >= 0 and sl < int(e.n_outputs[j]):
-                        flow.init[h] = int(first[j]) + sl
-        flows.append(flow)
-        start = end + 1
-    return flows, trained, step_of
-
-
-def find_training(logdir: DebugLogdir, ops: OpTable) -> Training:
-    """The run's training steps in whichever form it took (see the module docstring)."""
-    frames = _Frames(logdir)
-    notes: list[str] = []
-    graph_flows = _graph_training(logdir, ops, frames)
-    flows: list[Flow] = []
-    trained: set[str] = set()
-    step_of_trace = np.full(len(logdir.traces), -1, np.int64)
-    spans = []  # (first end row, flow, ends, rows) per training graph
-    for flow, handles in graph_flows:
-        gid = _gid_of(logdir, flow, handles)
-        ends, rows, first = _graph_steps(logdir, ops, gid, flow, handles)
-        if not len(ends):
-            continue
-        flow.rows = rows
-        for k, t in enumerate(flow.op_type):  # initial values assigned in the graph
-            h = flow.handle[k]
-            if t == "AssignVariableOp" and h in handles and len(flow.inputs[k]) > 1:
-                j = _traced_source(flow, flow.inputs[k][1][0], first)
-                if j >= 0:
-                    flow.init[h] = int(first[j])
-        spans.append((int(ends[0]), flow, ends))
-        trained |= handles
-    spans.sort(key=lambda x: x[0])
-    n = 0
-    for _, flow, ends in spans:  # retraced functions: their steps follow one another
-        flow.steps = list(range(n, n + len(ends)))
-        rows = flow.rows
-        valid = rows >= 0
-        step_of_trace[rows[valid]] = np.nonzero(valid)[0] + n
-        n += len(ends)
-        flows.append(flow)
-    eager_flows, eager_trained, step_of_exec = _eager_training(logdir, frames, notes)
-    if eager_flows:
-        offset = n
-        for f in eager_flows:
-            f.steps = [s + offset for s in f.steps]
-        if step_of_exec is not None:
-            step_of_exec = np.where(step_of_exec >= 0, step_of_exec + offset, -1)
-        flows += eager_flows
-        trained |= eager_trained
-        n += len(eager_flows)
-    return Training(flows, n, trained, notes, step_of_trace, step_of_exec)
-
-
-def _gid_of(logdir: DebugLogdir, flow: Flow, handles: set[str]) -> str:
-    """The graph id a graph flow was built from (handles are `graph id/op name`)."""
-    h = next(iter(handles))
-    for gid in logdir.graphs.graphs:
-        if h.startswith(gid + "/"):
-            return gid
-    return ""
-
-
-def _traced_source(flow: Flow, k: int, first: np.ndarray) -> int:
-    """Node k, or the first traced node up its chain of single-input ops (Identity, Cast)."""
-    hops = 0
-    while k >= 0 and first[k] < 0 and flow.inputs[k] and hops < 8:
-        k, hops = flow.inputs[k][0][0], hops + 1
-    return k if k >= 0 and first[k] >= 0 else -1

@@ -14,7 +14,7 @@ import numpy as np
 
 from reader import EAGER, GRAPH, DebugLogdir
 from tfdbg_tui.core.compare.flow import BWD, FWD, LOSS, METRIC, OPT, Training
-from tfdbg_tui.core.compare.pairs import BY_STEP, Pairs
+from tfdbg_tui.core.compare.pairs import BY_NAME, BY_STEP, Pairs
 from tfdbg_tui.core.compare.steps import (
     Q_GRADIENT,
     Q_LAYER,
@@ -39,8 +39,8 @@ def role_rows(model: RunModel) -> dict[int, np.ndarray]:
             got = model.row(k, t)
             if got is not None:
                 found[got[0]].add(got[1])
-        for r in flow.init.values():
-            found[flow.kind].add(r)
+        for kind, r in flow.init.values():
+            found[kind].add(r)
     return {k: np.array(sorted(v), np.int64) for k, v in found.items()}
 
 
@@ -78,7 +78,15 @@ def merge(a: DebugLogdir, b: DebugLogdir, kind: np.ndarray, a_row: np.ndarray,
             continue
         sa = row_steps(a, ma.training, k, a_row[sel])
         sb = row_steps(b, mb.training, k, b_row[sel])
-        ok = ~_isin(a_row[sel], ra[k]) & ~_isin(b_row[sel], rb[k]) & (sa == sb)
+        pa = _phase_rows(ma, k, len(a.traces) if k == GRAPH else len(a.outputs))[a_row[sel]]
+        pb = _phase_rows(mb, k, len(b.traces) if k == GRAPH else len(b.outputs))[b_row[sel]]
+        inside = sa >= 0
+        # inside a step, ops paired by structure only in the forward pass: the gradient code
+        # and the optimizer differ between TF1 and TF2 by construction (their shape
+        # constants, their fusions), and what matters of them — gradients, learning rate,
+        # updates — is paired by role; a pair by name (one program twice) stays
+        ok = (~_isin(a_row[sel], ra[k]) & ~_isin(b_row[sel], rb[k]) & (sa == sb)
+              & (~inside | (how[sel] == BY_NAME) | ((pa == FWD) & (pb == FWD))))
         keep[sel] = ok
         step_a[sel] = sa
     n_old = int(np.count_nonzero(keep))

@@ -1,6 +1,6 @@
 """Pair two runs' training steps quantity by quantity, whatever form each run took.
 
-Each run's steps come from `flow.find_training`, each step's roles from `roles.analyse`. Then
+Each run's steps come from `training.find_training`, each step's roles from `roles.analyse`. Then
 step k of A pairs with step k of B, and within it:
 - the **variables** pair by their order in the forward pass and their dtype class and shape
   (`difflib` on the signatures: a variable one side lacks stays unpaired without shifting
@@ -22,9 +22,10 @@ from difflib import SequenceMatcher
 import numpy as np
 
 from reader import EAGER, GRAPH, DebugLogdir
-from tfdbg_tui.core.compare.flow import Flow, Training, find_training
+from tfdbg_tui.core.compare.flow import Flow, Training
 from tfdbg_tui.core.compare.graphs import OpTable
 from tfdbg_tui.core.compare.roles import Roles, Tensor, analyse, sig_class
+from tfdbg_tui.core.compare.training import find_training
 
 QUANTITIES = ("variable", "layer_output", "loss", "learning_rate", "gradient", "update",
               "metric", "other")
@@ -231,8 +232,8 @@ def pair_steps(ma: RunModel, mb: RunModel,
             out.unpaired_b = [mb.names.get(h, h) for h in rb.variables if h not in pb]
             fa, fb = ma.steps[0][0], mb.steps[0][0]
             for ha, hb in vp:
-                a = (fa.kind, fa.init[ha]) if ha in fa.init else ma.row(0, ra.read.get(ha))
-                b = (fb.kind, fb.init[hb]) if hb in fb.init else mb.row(0, rb.read.get(hb))
+                a = fa.init[ha] if ha in fa.init else ma.row(0, ra.read.get(ha))
+                b = fb.init[hb] if hb in fb.init else mb.row(0, rb.read.get(hb))
                 if out.add(a, b, 0, Q_VARIABLE, f"initial {ma.names.get(ha, ha)}") < 0:
                     out.missing.append(f"step 0: initial value of {ma.names.get(ha, ha)}")
         else:

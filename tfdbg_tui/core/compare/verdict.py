@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from tfdbg_tui.core.compare.result import Comparison
 
 EQUIVALENT, DIVERGE, INCOMPARABLE = "equivalent", "diverge", "incomparable"
+_VALUELESS = {"NO_TENSOR", "SHAPE"}
 _COSINE_PAIRS = 20_000  # step pairs whose values are re-read for the cosine column
 _HINT = ("record both runs in FULL_TENSOR or FULL_HEALTH for the same number of steps, with "
          "the training step, its loss and its optimizer update inside the recording; "
@@ -49,12 +50,13 @@ def decide(c: Comparison) -> tuple[str, list[str]]:
         if not t.a.n_steps and not t.b.n_steps:
             if c.compared:
                 return EQUIVALENT, []
-            return INCOMPARABLE, ["no tensor of A could be aligned with a tensor of B"]
+            return INCOMPARABLE, [*_modes(c), "no tensor of A could be aligned with a "
+                                              "tensor of B"]
         side = "A" if not t.a.n_steps else "B"
         return INCOMPARABLE, [f"{side} has no training step (no variable that the forward "
                               "pass reads is updated from a gradient) while the other run "
                               "trains"]
-    missing = list(sp.missing)
+    missing = _modes(c) + list(sp.missing)
     status = c.pairs.status
     off = step_offset(c)
     for k, required in enumerate(sp.required):
@@ -67,11 +69,23 @@ def decide(c: Comparison) -> tuple[str, list[str]]:
             parts.append("A's " + ", ".join(sp.unpaired_a[:6]))
         if sp.unpaired_b:
             parts.append("B's " + ", ".join(sp.unpaired_b[:6]))
-        missing.insert(0, "variables without a partner of the same dtype and shape: "
-                       + "; ".join(parts))
+        missing.insert(len(_modes(c)), "variables without a partner of the same dtype "
+                       "and shape: " + "; ".join(parts))
     if not sp.n_steps:
         missing.append("no training step to compare")
     return (INCOMPARABLE, missing) if missing else (EQUIVALENT, [])
+
+
+def _modes(c: Comparison) -> list[str]:
+    """A run recorded in a mode without values or counts, said first: it is the cause."""
+    out = []
+    for side, logdir in (("A", c.a), ("B", c.b)):
+        modes = set(logdir.tensor_debug_modes)
+        if modes and modes <= _VALUELESS:
+            out.append(f"{side} was recorded in {', '.join(sorted(modes))} mode: it holds no "
+                       "values or counts to compare; record it with --mode FULL_TENSOR "
+                       "(values) or FULL_HEALTH (counts)")
+    return out
 
 
 def _cosine(ra: RecordReader, rb: RecordReader, kind_a: int, row_a: int, kind_b: int,
