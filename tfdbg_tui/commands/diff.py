@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TextIO
 
 from reader import GRAPH, DebugLogdir, ReaderError
+from tfdbg_tui.commands.report.build import _frame_dict as frame_dict
 from tfdbg_tui.commands.report.build import tensor_entry
 from tfdbg_tui.core.compare import (
     QUANTITIES,
@@ -30,7 +31,8 @@ from tfdbg_tui.core.compare import (
     explain,
     read_map,
 )
-from tfdbg_tui.core.compare.verdict import decide, hint, step_table
+from tfdbg_tui.core.compare.flow import node_frames
+from tfdbg_tui.core.compare.verdict import decide, hint, step_offset, step_table
 from tfdbg_tui.core.sanitize import error_line
 
 PROG = "tfdbg-tui diff"
@@ -159,6 +161,7 @@ def _divergence(c: Comparison, p: int, full: bool) -> dict[str, Any]:
     if not full:
         a.pop("stack", None)
         b.pop("stack", None)
+    _where_line(c, p, a, b, full)
     step = int(c.pairs.step[p])
     return {"a": a, "b": b, "max_abs_error": d.max_abs, "max_rel_error": d.max_rel,
             "reason": d.reason, "reason_code": d.reason_code, "worst_index": d.worst_index,
@@ -166,6 +169,27 @@ def _divergence(c: Comparison, p: int, full: bool) -> dict[str, Any]:
             "step": step if step >= 0 else None,
             "quantity": QUANTITIES[int(c.pairs.quantity[p])],
             "what": c.pairs.label[p] or None}
+
+
+def _where_line(c: Comparison, p: int, a: dict[str, Any], b: dict[str, Any],
+                full: bool) -> None:
+    """For a loss or an update, the line is not the tensor's own: the line calling the loss
+    function, the line applying the optimizer's update (`StepPairs.where_a/b`)."""
+    sp = c.training.sp
+    if sp is None:
+        return
+    k = p - step_offset(c)
+    for entry, where, logdir in ((a, sp.where_a, c.a), (b, sp.where_b, c.b)):
+        got = where.get(k)
+        if got is None:
+            continue
+        frames = node_frames(logdir, *got)
+        uf = logdir.user_frame(frames)
+        if uf is None:
+            continue
+        entry["user_frame"] = {**frame_dict(uf), "code": (logdir.code_line(uf) or "").strip()}
+        if full:
+            entry["stack"] = [frame_dict(f) for f in frames]
 
 
 def _group(c: Comparison, side: str, g: TensorGroup) -> dict[str, Any]:

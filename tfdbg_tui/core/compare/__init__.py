@@ -35,6 +35,7 @@ from tfdbg_tui.core.compare.pairs import (
     DIFFERENT,
     EQUAL,
     HOW_NAMES,
+    R_MISSING,
     REASON_NAMES,
     SKIPPED,
     UNMATCHED,
@@ -113,5 +114,8 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
         from tfdbg_tui.core.compare.values import record_checks
 
         record_checks(a, b, pairs, todo, tol, notes.append)
+    if sp is not None and sp.lacking:  # a variable only one run has: a divergence
+        at = len(pairs) - len(sp.row_a) + np.asarray(sp.lacking, np.int64)
+        pairs.status[at], pairs.reason[at] = DIFFERENT, R_MISSING
     return Comparison(a, b, tol, pairs, graph_pairs, ops_a, ops_b, notes,
                       training=Training(ma, mb, sp))

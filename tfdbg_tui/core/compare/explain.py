@@ -17,6 +17,7 @@ from tfdbg_tui.core.compare.pairs import (
     HOW_NAMES,
     R_COUNTS,
     R_DTYPE,
+    R_MISSING,
     R_NONFINITE,
     R_NONFINITE_COUNT,
     R_OP_TYPE,
@@ -134,6 +135,9 @@ def _reason(c: Comparison, p: int, code: int, outcome: Outcome | None,
         return "op type differs (nothing else recorded to compare)"
     if code == R_UNREADABLE:
         return "a record could not be read"
+    if code == R_MISSING:
+        return ("a variable without a partner of the same dtype and shape: "
+                + (c.pairs.label[p] or "?") + "; shown beside its neighbour in the other run")
     return "equal"
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from reader import GRAPH, DebugLogdir, ReaderError
+from reader.index.frames import Frame
 from reader.index.graphs import parse_tensor_name
 from tfdbg_tui.core.compare.graphs import OpTable
 
@@ -79,6 +80,8 @@ class Flow:
     phase: list[int] = field(default_factory=list)
     steps: list[int] = field(default_factory=list)  # global step numbers this flow covers
     rows: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 1), np.int64))
+    gid: str = ""  # a graph flow's graph id
+    index: list[int] = field(default_factory=list)  # an eager flow's execution per node
     # handle → (kind, row) of the value assigned to it before its first read
     init: dict[str, tuple[int, int]] = field(default_factory=dict)
 
@@ -130,7 +133,7 @@ def _graph_flow(logdir: DebugLogdir, ops: OpTable, gid: str, frames: Frames) -> 
     graph = logdir.graphs.graphs[gid]
     ids = ops.by_graph.get(gid, [])
     local = {ops.keys[i][1]: k for k, i in enumerate(ids)}
-    flow = Flow(GRAPH)
+    flow = Flow(GRAPH, gid=gid)
     for i in ids:
         name = ops.keys[i][1]
         op = graph.ops.get(name)
@@ -310,3 +313,17 @@ def _next_start(starts: np.ndarray, step: np.ndarray, rows: np.ndarray) -> np.nd
     """Per row, the start of the step after its own (no bound after the last step)."""
     bound = np.append(starts[1:], np.iinfo(np.int64).max)
     return bound[step.clip(0, len(starts) - 1)]
+
+
+def node_frames(logdir: DebugLogdir, flow: Flow, node: int) -> list[Frame]:
+    """Where node `node` of a flow was created (graph op) or run (eager execution)."""
+    try:
+        if flow.kind == GRAPH:
+            graph = logdir.graphs.graphs.get(flow.gid)
+            op = graph.ops.get(flow.name[node]) if graph is not None else None
+            return logdir.op_stack(op) if op is not None else []
+        if 0 <= node < len(flow.index):
+            return logdir.stack(logdir.read_execution(flow.index[node]).stack_frame_ids)
+    except (ReaderError, KeyError, ValueError):
+        pass
+    return []

@@ -70,7 +70,7 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str]
     start = 0
     for s, end in enumerate(ends):
         step_of[start:end + 1] = s
-        flow = Flow(EAGER, steps=[s])
+        flow = Flow(EAGER, steps=[s], index=list(range(start, end + 1)))
         index = {k: j for j, k in enumerate(range(start, end + 1))}
         width = max([records[k].num_outputs for k in range(start, end + 1)] + [1])
         width = min(width, MAX_SLOTS)

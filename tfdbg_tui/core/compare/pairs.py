@@ -25,8 +25,8 @@ EQUAL, DIFFERENT, UNMATCHED, SKIPPED = 0, 1, 2, 3
 
 # why a pair differs (the first that applies, in this order of precedence)
 R_NONE, R_DTYPE, R_SHAPE, R_NONFINITE, R_NONFINITE_COUNT, R_COUNTS, R_VALUES, R_OP_TYPE = range(8)
-R_UNREADABLE = 8
-REASON_NAMES = {R_NONE: "equal", R_DTYPE: "dtype", R_SHAPE: "shape",
+R_UNREADABLE, R_MISSING = 8, 9
+REASON_NAMES = {R_MISSING: "variable_missing", R_NONE: "equal", R_DTYPE: "dtype", R_SHAPE: "shape",
                 R_NONFINITE: "nan_or_inf_one_side", R_NONFINITE_COUNT: "nan_or_inf_count",
                 R_COUNTS: "counts", R_VALUES: "values", R_OP_TYPE: "op_type",
                 R_UNREADABLE: "unreadable"}

@@ -26,7 +26,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tfdbg_tui.core.compare.flow import APPLY, BWD, FORWARD, FWD, METRIC, OPT, READS, UPDATES, Flow
+from tfdbg_tui.core.compare.flow import (
+    APPLY,
+    BWD,
+    FORWARD,
+    FWD,
+    LOSS,
+    METRIC,
+    OPT,
+    READS,
+    UPDATES,
+    Flow,
+    training_update,
+)
 
 Tensor = tuple[int, int]  # (node, slot)
 Sig = tuple[int, int, int]  # (dtype class, rank, size); -1 unknown
@@ -56,6 +68,8 @@ class Roles:
     lr: Tensor | None = None
     loss: Tensor | None = None
     layers: list[tuple[frozenset[str], Tensor]] = field(default_factory=list)  # depth order
+    update: dict[str, int] = field(default_factory=dict)  # the node updating each variable
+    loss_entry: int | None = None  # the first op of the loss function (its line: the loss's)
 
 
 def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Roles:
@@ -119,6 +133,8 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         h = flow.handle[k]
         if flow.op_type[k] not in UPDATES or h not in roles.read or flow.phase[k] == METRIC:
             continue
+        if training_update(flow, k, {}):
+            roles.update.setdefault(h, k)
         grad, lr = _walk(flow, k, roles.sig[h], sig, last_assign, traced)
         if grad is not None and h not in roles.grad:
             roles.grad[h] = grad
@@ -155,6 +171,12 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         if got is None or (int(depth[k]), k) > got:
             groups[deps[k]] = (int(depth[k]), k)
     roles.layers = [(g, (k, 0)) for g, (_, k) in sorted(groups.items(), key=lambda x: x[1])]
+    if roles.layers and roles.loss is not None:  # where the loss function starts
+        last = roles.layers[-1][1][0]
+        uses = [c for c in consumers[last] if flow.phase[c] in FORWARD
+                and flow.op_type[c] not in _SHAPE_ONLY]
+        uses.sort(key=lambda c: (flow.phase[c] != LOSS, c))
+        roles.loss_entry = uses[0] if uses else None
     return roles
 
 

@@ -152,6 +152,13 @@ class StepPairs:
     unpaired_b: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # required quantities not recorded
     required: list[list[int]] = field(default_factory=list)  # per step: its pair ids
+    # pairs standing for a variable one run lacks (with its neighbour in the other run):
+    # divergences whatever their values (`compare` marks them)
+    lacking: list[int] = field(default_factory=list)
+    # pair → (flow, node) whose stack holds the line to show, when it is not the tensor's
+    # own (a loss: where the loss function is called; an update: the optimizer's update op)
+    where_a: dict[int, tuple[Flow, int]] = field(default_factory=dict)
+    where_b: dict[int, tuple[Flow, int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     def add(self, a: tuple[int, int] | None, b: tuple[int, int] | None, step: int, q: int,
@@ -231,24 +238,36 @@ def pair_steps(ma: RunModel, mb: RunModel,
             out.unpaired_a = [ma.names.get(h, h) for h in ra.variables if h not in pa]
             out.unpaired_b = [mb.names.get(h, h) for h in rb.variables if h not in pb]
             fa, fb = ma.steps[0][0], mb.steps[0][0]
+            _lacking(out, ma, ra, fa, mb, rb, fb, vp)
             for ha, hb in vp:
                 a = fa.init[ha] if ha in fa.init else ma.row(0, ra.read.get(ha))
                 b = fb.init[hb] if hb in fb.init else mb.row(0, rb.read.get(hb))
                 if out.add(a, b, 0, Q_VARIABLE, f"initial {ma.names.get(ha, ha)}") < 0:
                     out.missing.append(f"step 0: initial value of {ma.names.get(ha, ha)}")
         else:
+            _, _, pra = ma.steps[k - 1]
+            _, _, prb = mb.steps[k - 1]
             for ha, hb in vp:
                 got = out.add(ma.row(k, ra.read.get(ha)), mb.row(k, rb.read.get(hb)), k - 1,
                               Q_UPDATE, f"{ma.names.get(ha, ha)} after step {k - 1}'s update")
                 if got < 0:
                     out.missing.append(f"step {k - 1}: {ma.names.get(ha, ha)} after the update")
-                else:
-                    out.required[k - 1].append(got)
+                    continue
+                out.required[k - 1].append(got)
+                if ha in pra.update:
+                    out.where_a[got] = (ma.steps[k - 1][0], pra.update[ha])
+                if hb in prb.update:
+                    out.where_b[got] = (mb.steps[k - 1][0], prb.update[hb])
         for j, ta, tb in _layers(ra, rb, vp):
             out.add(ma.row(k, ta), mb.row(k, tb), k, Q_LAYER, f"layer {j + 1} output")
         got = out.add(ma.row(k, ra.loss), mb.row(k, rb.loss), k, Q_LOSS, "loss")
         if got < 0:
             out.missing.append(f"step {k}: the loss" + _which(ra.loss, rb.loss))
+        else:
+            if ra.loss_entry is not None:
+                out.where_a[got] = (ma.steps[k][0], ra.loss_entry)
+            if rb.loss_entry is not None:
+                out.where_b[got] = (mb.steps[k][0], rb.loss_entry)
         req.append(got)
         out.add(ma.row(k, ra.lr), mb.row(k, rb.lr), k, Q_LR, "learning rate")
         for ha, hb in vp:
@@ -263,6 +282,37 @@ def pair_steps(ma: RunModel, mb: RunModel,
         out.notes.append(f"step {n - 1}'s update is not compared: neither run reads the "
                          "variables after it")
     return out
+
+
+def _init_row(model: RunModel, roles: Roles, flow: Flow, h: str) -> tuple[int, int] | None:
+    return flow.init[h] if h in flow.init else model.row(0, roles.read.get(h))
+
+
+def _lacking(out: StepPairs, ma: RunModel, ra: Roles, fa: Flow, mb: RunModel, rb: Roles,
+             fb: Flow, vp: list[tuple[str, str]]) -> None:
+    """A variable one run lacks (a dropped bias) is a step-0 `variable` divergence: its
+    initial value against the initial value of the other run's variable next to where it
+    would be (the same layer's kernel) — so both lines shown are those that create them."""
+    to_b, to_a = dict(vp), {b: a for a, b in vp}
+    for side, order, partner, names in (("a", ra.variables, to_b, ma.names),
+                                        ("b", rb.variables, to_a, mb.names)):
+        for i, h in enumerate(order):
+            if h in partner:
+                continue
+            near = [order[j] for j in range(i - 1, -1, -1) if order[j] in partner]
+            near += [order[j] for j in range(i + 1, len(order)) if order[j] in partner]
+            if not near:
+                continue
+            other = partner[near[0]]
+            if side == "a":
+                a, b = _init_row(ma, ra, fa, h), _init_row(mb, rb, fb, other)
+                label = f"{names.get(h, h)}: in A only (no such variable in B)"
+            else:
+                a, b = _init_row(ma, ra, fa, other), _init_row(mb, rb, fb, h)
+                label = f"{names.get(h, h)}: in B only (no such variable in A)"
+            got = out.add(a, b, 0, Q_VARIABLE, label)
+            if got >= 0:
+                out.lacking.append(got)
 
 
 def _which(a: Tensor | None, b: Tensor | None) -> str:

@@ -162,7 +162,7 @@ def verdict_text(c: Comparison) -> str:
     if verdict == EQUIVALENT:
         if sp is not None:
             n = int(np.count_nonzero(c.pairs.status[step_offset(c):] == EQUAL))
-            return (f"equivalent: {sp.n_steps} training step{'s' * (sp.n_steps != 1)}, "
+            return (f"equivalent: {sp.n_steps} step{'s' * (sp.n_steps != 1)} of training, "
                     f"{n:,} quantities compared (loss, gradients, updates among them) "
                     f"within {tol}")
         return f"equivalent: {c.compared:,} tensor pairs compared within {tol}"
