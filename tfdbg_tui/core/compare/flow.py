@@ -32,7 +32,7 @@ PHASE_NAMES = {FWD: "forward", BWD: "backward", OPT: "optimizer", METRIC: "metri
                LOSS: "loss function"}
 FORWARD = frozenset({FWD, LOSS})  # a loss function's ops are forward ops, but no layer
 MAX_STEPS = 256  # steps modelled per run (later steps still pair row by row)
-MAX_EXECUTIONS = 200_000  # eager records read to find steps (each is a file read)
+MAX_EXECUTIONS = 50_000  # eager records read to find steps (each is a file read)
 MAX_SLOTS = 8
 READS = frozenset({"ReadVariableOp"})
 # update ops: (gradient input, learning-rate input); input 0 is the variable
