@@ -36,13 +36,7 @@ REWRITES = [("tf1", b) for b in
 REWRITES.append(("tf1_health", "eager"))
 
 # What the tool gets wrong today (filled in after running it; removed as the engine catches up)
-EAGER_STEPS = "issue 18: eager steps misaligned (a false step-0 'update' divergence)"
-XFAIL: dict[str, str] = {
-    "tf1-eager": EAGER_STEPS,
-    "tf1-eager_logged": EAGER_STEPS,
-    "tf1-function": "issue 18: false divergence on a Shape constant of the loss gradient",
-    "tf1_health-eager": EAGER_STEPS,
-}
+XFAIL: dict[str, str] = {}
 
 
 def _params() -> list[object]:
@@ -80,7 +74,6 @@ def test_faithful_rewrite_is_equivalent_on_every_step(migration_runs: dict[str, 
         assert _quantity(s, "update")["compared"] == VARIABLES
 
 
-@pytest.mark.xfail(strict=True, reason=EAGER_STEPS)
 def test_human_output_says_equivalent_on_what_within_which_tolerances(
         migration_runs: dict[str, str]) -> None:
     code, out, err = run_diff(migration_runs["tf1"], migration_runs["eager"], *TOL)

@@ -95,6 +95,8 @@ def render_result(r: dict[str, Any]) -> list[Any]:
         out.append(Text("\nThen:", style="bold"))
         for d in rest:
             line = Text("  ")
+            if d.get("step") is not None:
+                line.append(f"step {d['step']}, {literal(d.get('what') or d['quantity'])}: ")
             line.append(_names(d["a"]), style="bold")
             line.append(f" ≠ {_names(d['b'])}: {literal(d['reason'])}")
             out.append(line)
@@ -150,12 +152,9 @@ def _cell(v: dict[str, Any]) -> str:
     if not v["different"]:
         return f"= ×{v['compared']}"
     err = v["max_abs_error"]
-    cos = v["cosine"]
     text = f"≠{v['different']}/{v['compared']}"
     if err is not None:
         text += f" {err:.0e}"
-    if cos is not None and cos < 0.9995:
-        text += f" c{cos:.2f}"
     return text
 
 
@@ -185,6 +184,8 @@ def _steps(r: dict[str, Any]) -> list[Any]:
 
 
 def print_result(result: dict[str, Any], console: Console | None = None) -> None:
-    console = console or Console(highlight=False)
+    # soft wrap: a line of code is never broken in two (a terminal still folds it visually),
+    # so it can be searched for in the output
+    console = console or Console(highlight=False, soft_wrap=True)
     for r in render_result(result):
         console.print(r, highlight=False)
