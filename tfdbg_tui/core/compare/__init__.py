@@ -108,7 +108,7 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
         pairs = Pairs.build(kind, a_row, b_row, how)
         pairs.order = _timeline_order(a, pairs)
     need = judge(a, b, pairs, tol.rtol)
-    notes = list(budget.notes) + ma.training.notes + mb.training.notes
+    notes = list(dict.fromkeys(budget.notes + ma.training.notes + mb.training.notes))
     todo = pairs.order[need[pairs.order]] if need.any() else np.zeros(0, np.int64)
     if len(todo):
         from tfdbg_tui.core.compare.values import record_checks

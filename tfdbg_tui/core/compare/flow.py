@@ -32,7 +32,7 @@ PHASE_NAMES = {FWD: "forward", BWD: "backward", OPT: "optimizer", METRIC: "metri
                LOSS: "loss function"}
 FORWARD = frozenset({FWD, LOSS})  # a loss function's ops are forward ops, but no layer
 MAX_STEPS = 256  # steps modelled per run (later steps still pair row by row)
-MAX_EXECUTIONS = 50_000  # eager records read to find steps (each is a file read)
+MAX_EXECUTIONS = 20_000  # eager records read to find steps (each is a file read)
 MAX_SLOTS = 8
 READS = frozenset({"ReadVariableOp"})
 # update ops: (gradient input, learning-rate input); input 0 is the variable
@@ -281,14 +281,22 @@ def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
     values, freq = np.unique(counts[eligible], return_counts=True)
     n = int(values[np.argmax(freq)])
     exact = eligible & (counts == n)
+    if n > MAX_STEPS + 1:  # a long run: only the rows of the first steps are looked at
+        e0 = int(np.flatnonzero(exact)[0])
+        limit = int(rows[node == e0][MAX_STEPS + 1])
+        cut = rows < limit
+        rows, node, slot = rows[cut], node[cut], slot[cut]
+        n = MAX_STEPS + 1
+        exact = exact & (np.bincount(node, minlength=len(flow)) == n)
     sel = exact[node]
     from tfdbg_tui.core.compare.keys import occurrence
 
     occ = occurrence(node[sel])
+    keep_occ = occ < n
     starts = np.full(n, np.iinfo(np.int64).max, np.int64)
     ends = np.full(n, -1, np.int64)
-    np.minimum.at(starts, occ, rows[sel])
-    np.maximum.at(ends, occ, rows[sel])
+    np.minimum.at(starts, occ[keep_occ], rows[sel][keep_occ])
+    np.maximum.at(ends, occ[keep_occ], rows[sel][keep_occ])
     n = min(n, MAX_STEPS)
     starts, ends = np.minimum.accumulate(starts[::-1])[::-1][:n], ends[:n]
     # a row belongs to the step whose start it follows; within the step, a row between its

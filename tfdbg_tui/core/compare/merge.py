@@ -122,8 +122,14 @@ _PHASE_RANK = {FWD: 1, LOSS: 2, BWD: 4, OPT: 5, METRIC: 5}
 
 
 def _phase_rows(model: RunModel, kind: int, n: int) -> np.ndarray:
-    """Per row of `kind`, the phase of its node in a training step (-1 outside)."""
+    """Per row of `kind`, the phase of its node in a training step (-1 outside); made once
+    per run and kind."""
+    key = ("phase", kind)
+    got = model.cache.get(key)
+    if got is not None and len(got) == n:
+        return got
     out = np.full(n, -1, np.int8)
+    model.cache[key] = out
     for flow, local, _ in model.steps:
         if flow.kind != kind:
             continue

@@ -43,6 +43,7 @@ class RunModel:
     training: Training
     steps: list[tuple[Flow, int, Roles]]
     names: dict[str, str]
+    cache: dict[tuple[str, int], np.ndarray] = field(default_factory=dict, repr=False)
 
     @property
     def n_steps(self) -> int:

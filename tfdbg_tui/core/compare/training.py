@@ -12,6 +12,7 @@ import numpy as np
 
 from reader import GRAPH, DebugLogdir
 from tfdbg_tui.core.compare.flow import (
+    MAX_STEPS,
     Flow,
     Frames,
     Training,
@@ -67,6 +68,9 @@ def find_training(logdir: DebugLogdir, ops: OpTable) -> Training:
         flows += eager_flows
         trained |= eager_trained
         n += len(eager_flows)
+    if n >= MAX_STEPS:
+        notes.append(f"the first {MAX_STEPS} training steps were modelled (compared by what "
+                     "each tensor is); later ones pair op by op")
     return Training(flows, n, trained, notes, step_of_trace, step_of_exec)
 
 
