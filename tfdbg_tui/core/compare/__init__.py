@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from reader import EAGER, GRAPH, DebugLogdir
+from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
 from tfdbg_tui.core.compare.checks import judge, take
 from tfdbg_tui.core.compare.explain import Detail, explain
-from tfdbg_tui.core.compare.graphs import GraphPair, Tokens, op_table, pair_graphs
+from tfdbg_tui.core.compare.flow import Training as RunTraining
+from tfdbg_tui.core.compare.graphs import GraphPair, OpTable, Tokens, op_table, pair_graphs
 from tfdbg_tui.core.compare.merge import merge, step_order
 from tfdbg_tui.core.compare.opmatch import pair_ops
 from tfdbg_tui.core.compare.pairs import (
@@ -44,7 +45,14 @@ from tfdbg_tui.core.compare.pairs import (
 from tfdbg_tui.core.compare.result import Comparison, TensorGroup, Training
 from tfdbg_tui.core.compare.rows import eager_rows, graph_rows
 from tfdbg_tui.core.compare.seqalign import DEFAULT_BUDGET, Budget
-from tfdbg_tui.core.compare.steps import QUANTITIES, Mapping, model_run, pair_steps, read_map
+from tfdbg_tui.core.compare.steps import (
+    QUANTITIES,
+    Mapping,
+    RunModel,
+    model_run,
+    pair_steps,
+    read_map,
+)
 from tfdbg_tui.core.compare.values import Outcome, RecordReader, Tolerance, compare_records
 
 __all__ = [
@@ -85,6 +93,17 @@ def _timeline_order(logdir: DebugLogdir, pairs: Pairs) -> np.ndarray:
     return np.argsort(wall, kind="stable").astype(np.int64)
 
 
+def _model(logdir: DebugLogdir, ops: OpTable, side: str) -> RunModel:
+    """The run's training steps; a damaged file (a graph that contradicts itself) leaves the
+    run without steps — compared op by op — and says why, in one line."""
+    try:
+        return model_run(logdir, ops)
+    except (ReaderError, ValueError, IndexError, KeyError) as exc:
+        empty = RunModel(RunTraining([], 0, set()), [], {})
+        empty.training.notes.append(f"{side}: training steps not modelled: {exc!r}"[:300])
+        return empty
+
+
 def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
             budget_tokens: int = DEFAULT_BUDGET, mapping: Mapping | None = None) -> Comparison:
     """Align run A with run B and judge every aligned pair of tensors."""
@@ -99,7 +118,7 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
     kind = np.concatenate([np.full(len(ga), GRAPH), np.full(len(ea), EAGER)]).astype(np.int8)
     a_row, b_row = np.concatenate([ga, ea]), np.concatenate([gb, eb])
     how = np.concatenate([ghow, ehow]).astype(np.int8)
-    ma, mb = model_run(a, ops_a), model_run(b, ops_b)
+    ma, mb = _model(a, ops_a, "A"), _model(b, ops_b, "B")
     sp = pair_steps(ma, mb, mapping) if ma.n_steps and mb.n_steps else None
     if sp is not None:
         pairs = merge(a, b, kind, a_row, b_row, how, sp, ma, mb)

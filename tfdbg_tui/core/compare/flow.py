@@ -34,6 +34,7 @@ FORWARD = frozenset({FWD, LOSS})  # a loss function's ops are forward ops, but n
 MAX_STEPS = 256  # steps modelled per run (later steps still pair row by row)
 MAX_EXECUTIONS = 20_000  # eager records read to find steps (each is a file read)
 MAX_SLOTS = 8
+_CELLS = 1 << 21  # (step, node, slot) cells of a graph's row table
 READS = frozenset({"ReadVariableOp"})
 # update ops: (gradient input, learning-rate input); input 0 is the variable
 APPLY = {"ResourceApplyGradientDescent": (2, 1), "ApplyGradientDescent": (2, 1),
@@ -84,6 +85,7 @@ class Flow:
     index: list[int] = field(default_factory=list)  # an eager flow's execution per node
     # handle → (kind, row) of the value assigned to it before its first read
     init: dict[str, tuple[int, int]] = field(default_factory=dict)
+    truncated: bool = False  # more steps ran than were modelled
 
     def __len__(self) -> int:
         return len(self.op_type)
@@ -281,12 +283,17 @@ def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
     values, freq = np.unique(counts[eligible], return_counts=True)
     n = int(values[np.argmax(freq)])
     exact = eligible & (counts == n)
-    if n > MAX_STEPS + 1:  # a long run: only the rows of the first steps are looked at
+    # steps modelled: at most MAX_STEPS, and fewer for a big graph (the step × op × slot
+    # tables are bounded by _CELLS, whatever the file claims)
+    slots = min(MAX_SLOTS, int(slot.max(initial=0)) + 1)
+    cap = max(1, min(MAX_STEPS, _CELLS // max(1, len(flow) * slots)))
+    flow.truncated = n > cap
+    if n > cap + 1:  # a long run: only the rows of the first steps are looked at
         e0 = int(np.flatnonzero(exact)[0])
-        limit = int(rows[node == e0][MAX_STEPS + 1])
+        limit = int(rows[node == e0][cap + 1])
         cut = rows < limit
         rows, node, slot = rows[cut], node[cut], slot[cut]
-        n = MAX_STEPS + 1
+        n = cap + 1
         exact = exact & (np.bincount(node, minlength=len(flow)) == n)
     sel = exact[node]
     from tfdbg_tui.core.compare.keys import occurrence
@@ -297,7 +304,7 @@ def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
     ends = np.full(n, -1, np.int64)
     np.minimum.at(starts, occ[keep_occ], rows[sel][keep_occ])
     np.maximum.at(ends, occ[keep_occ], rows[sel][keep_occ])
-    n = min(n, MAX_STEPS)
+    n = min(n, cap)
     starts, ends = np.minimum.accumulate(starts[::-1])[::-1][:n], ends[:n]
     # a row belongs to the step whose start it follows; within the step, a row between its
     # first and last step op wins over one after (a fetch run after the step, to log)

@@ -63,6 +63,7 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str]
         if h in per and training_update(whole, k, dtype_of):
             per[h].append(k)
     n_steps = min(len(v) for v in per.values())
+    truncated = n_steps > MAX_STEPS
     n_steps = min(n_steps, MAX_STEPS)
     ends = [max(v[s] for v in per.values()) for s in range(n_steps)]
     step_of = np.full(n, -1, np.int64)
@@ -70,7 +71,7 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str]
     start = 0
     for s, end in enumerate(ends):
         step_of[start:end + 1] = s
-        flow = Flow(EAGER, steps=[s], index=list(range(start, end + 1)))
+        flow = Flow(EAGER, steps=[s], index=list(range(start, end + 1)), truncated=truncated)
         index = {k: j for j, k in enumerate(range(start, end + 1))}
         width = max([records[k].num_outputs for k in range(start, end + 1)] + [1])
         width = min(width, MAX_SLOTS)

@@ -118,7 +118,8 @@ def merge(a: DebugLogdir, b: DebugLogdir, kind: np.ndarray, a_row: np.ndarray,
 # where a quantity falls within its step (what the guide checks first comes first)
 _RANK = {Q_VARIABLE: 0, Q_LAYER: 1, Q_LOSS: 2, Q_LR: 3, Q_GRADIENT: 4, Q_UPDATE: 6,
          Q_METRIC: 5, Q_OTHER: 1}
-_PHASE_RANK = {FWD: 1, LOSS: 2, BWD: 4, OPT: 5, METRIC: 5}
+# an op pair by its phase in A; the optimizer's own intermediates after the updates they make
+_PHASE_RANK = {FWD: 1, LOSS: 2, BWD: 4, OPT: 7, METRIC: 7}
 
 
 def _phase_rows(model: RunModel, kind: int, n: int) -> np.ndarray:

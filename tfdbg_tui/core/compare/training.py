@@ -12,7 +12,6 @@ import numpy as np
 
 from reader import GRAPH, DebugLogdir
 from tfdbg_tui.core.compare.flow import (
-    MAX_STEPS,
     Flow,
     Frames,
     Training,
@@ -68,8 +67,8 @@ def find_training(logdir: DebugLogdir, ops: OpTable) -> Training:
         flows += eager_flows
         trained |= eager_trained
         n += len(eager_flows)
-    if n >= MAX_STEPS:
-        notes.append(f"the first {MAX_STEPS} training steps were modelled (compared by what "
+    if any(f.truncated for f in flows):
+        notes.append(f"only the first {n} training steps were modelled (compared by what "
                      "each tensor is); later ones pair op by op")
     return Training(flows, n, trained, notes, step_of_trace, step_of_exec)
 
