@@ -147,19 +147,20 @@ def test_migration_needs_its_tolerance(pair_runs: dict[str, str]) -> None:
     assert 0 < r["first_divergence"]["max_abs_error"] < 1e-5
 
 
-def test_migration_changed_weight_diverges_at_the_first_layer(pair_runs: dict[str, str]
-                                                              ) -> None:
+def test_migration_changed_weight_diverges_at_the_initial_value(pair_runs: dict[str, str]
+                                                                ) -> None:
+    """A changed initial weight is a step-0 `variable` divergence; A's line is the one that
+    creates and initialises the variable (issue 18's contract), B's the line reading it (B
+    set its weights before recording began, so nothing else of B names that variable)."""
     code, r = diff_json(pair_runs["tf1"], pair_runs["tf2_perturbed"], "--rtol", "1e-5")
-    assert code == 1
+    assert code == 1 and r["verdict"] == "diverge"
     first = r["first_divergence"]
-    assert _line(first["a"], "migration_tf1.py") == marker_line("migration_tf1.py", "layer1")
+    assert first["step"] == 0 and first["quantity"] == "variable"
+    assert _line(first["a"], "migration_tf1.py") == marker_line("migration_tf1.py", "w1")
     assert _line(first["b"], "migration_tf2.py") == marker_line("migration_tf2.py", "layer1")
-    assert first["occurrence"] == 0 and first["aligned_by"] == "structure"
-    if first["a"]["op_type"] == "ReadVariableOp":  # the kernel itself: one weight moved 0.5
-        assert first["worst_index"] == [0, 0]
-        assert first["max_abs_error"] == pytest.approx(0.5, rel=1e-6)
-    else:
-        assert first["a"]["op_type"] == "MatMul"
+    assert first["occurrence"] == 0
+    assert first["worst_index"] == [0, 0]  # the kernel itself: one weight moved by 0.5
+    assert first["max_abs_error"] == pytest.approx(0.5, rel=1e-6)
 
 
 def test_human_output_shows_both_lines(pair_runs: dict[str, str]) -> None:

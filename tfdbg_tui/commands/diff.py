@@ -1,24 +1,38 @@
 """`tfdbg-tui diff A B`: the first tensor where two runs diverge, for humans or for CI.
 
 This module is the command: arguments, loading both logdirs (in parallel), the JSON-able
-result and the exit status — 0 equivalent within tolerance, 1 they diverge (or nothing could
-be aligned), 2 bad input. The comparison itself is `tfdbg_tui.core.compare`; tensors are
-described by the report's `tensor_entry`, so `a`/`b` read exactly as `report --json`'s alerts.
+result and the exit status — 0 equivalent within tolerance (when the runs train: every
+compared step's loss, gradients and updates were compared and agree), 1 they diverge, 2 bad
+input, 3 too little could be compared (the message says what was missing). The comparison
+itself is `tfdbg_tui.core.compare`; tensors are described by the report's `tensor_entry`, so
+`a`/`b` read exactly as `report --json`'s alerts, plus the training `step` and `quantity`.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import math
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TextIO
 
 from reader import GRAPH, DebugLogdir, ReaderError
+from tfdbg_tui.commands.report.build import _frame_dict as frame_dict
 from tfdbg_tui.commands.report.build import tensor_entry
-from tfdbg_tui.core.compare import Comparison, TensorGroup, Tolerance, compare, explain
+from tfdbg_tui.core.compare import (
+    QUANTITIES,
+    Comparison,
+    TensorGroup,
+    Tolerance,
+    compare,
+    explain,
+    read_map,
+)
+from tfdbg_tui.core.compare.flow import node_frames
+from tfdbg_tui.core.compare.verdict import decide, hint, step_offset, step_table
 from tfdbg_tui.core.sanitize import error_line
 
 PROG = "tfdbg-tui diff"
@@ -75,6 +89,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default %(default)g)")
     p.add_argument("--atol", type=_tolerance, default=Tolerance.atol,
                    help="absolute tolerance (default %(default)g)")
+    p.add_argument("--tight-steps", type=_count, default=0, metavar="N",
+                   help="judge the first N training steps on --atol alone (rtol 0), the later "
+                        "ones on atol + rtol·|b|, as the migration guide does (default 0)")
+    p.add_argument("--map", metavar="FILE",
+                   help="pair variables the tool cannot pair itself: lines 'A_REGEX = B_REGEX' "
+                        "(searched in the variable names each run shows)")
+    p.add_argument("--csv", metavar="FILE",
+                   help="write the table of training steps × quantities as CSV ('-': stdout)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--limit", type=_count, default=10,
                    help="how many divergences, tensors and unmatched ops to list")
@@ -135,13 +157,39 @@ def _brief(logdir: DebugLogdir, kind: int, row: int) -> dict[str, Any]:
 def _divergence(c: Comparison, p: int, full: bool) -> dict[str, Any]:
     d = explain(c, p)
     a = tensor_entry(c.a, d.kind, d.a_index, d.a_slot)
-    b = tensor_entry(c.b, d.kind, d.b_index, d.b_slot)
+    b = tensor_entry(c.b, d.b_kind if d.b_kind >= 0 else d.kind, d.b_index, d.b_slot)
     if not full:
         a.pop("stack", None)
         b.pop("stack", None)
+    _where_line(c, p, a, b, full)
+    step = int(c.pairs.step[p])
     return {"a": a, "b": b, "max_abs_error": d.max_abs, "max_rel_error": d.max_rel,
             "reason": d.reason, "reason_code": d.reason_code, "worst_index": d.worst_index,
-            "aligned_by": d.aligned_by, "occurrence": d.occurrence}
+            "aligned_by": d.aligned_by, "occurrence": d.occurrence,
+            "step": step if step >= 0 else None,
+            "quantity": QUANTITIES[int(c.pairs.quantity[p])],
+            "what": c.pairs.label[p] or None}
+
+
+def _where_line(c: Comparison, p: int, a: dict[str, Any], b: dict[str, Any],
+                full: bool) -> None:
+    """For a loss or an update, the line is not the tensor's own: the line calling the loss
+    function, the line applying the optimizer's update (`StepPairs.where_a/b`)."""
+    sp = c.training.sp
+    if sp is None:
+        return
+    k = p - step_offset(c)
+    for entry, where, logdir in ((a, sp.where_a, c.a), (b, sp.where_b, c.b)):
+        got = where.get(k)
+        if got is None:
+            continue
+        frames = node_frames(logdir, *got)
+        uf = logdir.user_frame(frames)
+        if uf is None:
+            continue
+        entry["user_frame"] = {**frame_dict(uf), "code": (logdir.code_line(uf) or "").strip()}
+        if full:
+            entry["stack"] = [frame_dict(f) for f in frames]
 
 
 def _group(c: Comparison, side: str, g: TensorGroup) -> dict[str, Any]:
@@ -155,14 +203,29 @@ def build_result(c: Comparison, limit: int) -> dict[str, Any]:
     first_pair = c.first_divergence  # always given, whatever --limit says
     first = _divergence(c, first_pair, True) if first_pair is not None else None
     later = c.divergences(limit)[1:]
+    verdict, missing = decide(c)
+    sp = c.training.sp
     return {
-        "equivalent": c.equivalent,
+        "equivalent": verdict == "equivalent",
         "compared": c.compared,
         "different": c.different,
         "unmatched_a": c.unmatched("a"),
         "unmatched_b": c.unmatched("b"),
         "first_divergence": first,
+        "verdict": verdict,
+        "verdict_text": c.verdict_text(),
+        "missing": missing,
+        "hint": hint() if verdict == "incomparable" else None,
         "tolerance": {"rtol": c.tolerance.rtol, "atol": c.tolerance.atol},
+        "tolerances": {"rtol": c.tolerance.rtol, "atol": c.tolerance.atol,
+                       "tight_steps": c.tolerance.tight_steps,
+                       "text": c.tolerance.describe()},
+        "training": {"steps_a": c.training.a.n_steps, "steps_b": c.training.b.n_steps,
+                     "steps_compared": sp.n_steps if sp is not None else 0,
+                     "variables": [{"a": x, "b": y} for x, y in sp.variables] if sp else [],
+                     "unpaired_variables": {"a": sp.unpaired_a if sp else [],
+                                            "b": sp.unpaired_b if sp else []}},
+        "steps": step_table(c),
         "a": _side(c.a),
         "b": _side(c.b),
         "aligned": {"by_name": c.by_name, "by_structure": c.by_structure},
@@ -183,8 +246,25 @@ def build_result(c: Comparison, limit: int) -> dict[str, Any]:
     }
 
 
+def write_csv(result: dict[str, Any], out: TextIO) -> None:
+    """The steps × quantities table, one row per (step, quantity)."""
+    w = csv.writer(out)
+    w.writerow(["step", "quantity", "compared", "equal", "different", "max_abs_error",
+                "max_rel_error", "cosine"])
+    for step in result["steps"]:
+        for q, v in step["quantities"].items():
+            w.writerow([step["step"], q, v["compared"], v["equal"], v["different"],
+                        "" if v["max_abs_error"] is None else repr(v["max_abs_error"]),
+                        "" if v["max_rel_error"] is None else repr(v["max_rel_error"]),
+                        "" if v["cosine"] is None else repr(v["cosine"])])
+
+
+EXIT = {"equivalent": 0, "diverge": 1, "incomparable": 3}
+
+
 def main(argv: Sequence[str]) -> int:
-    """Run the diff command; returns the exit status (0 equivalent, 1 diverge, 2 error)."""
+    """Run the diff command; returns the exit status (0 equivalent, 1 diverge, 2 error,
+    3 too little compared)."""
     try:
         opts = build_parser().parse_args(list(argv))
     except _UsageError as exc:
@@ -195,8 +275,29 @@ def main(argv: Sequence[str]) -> int:
     except ReaderError as exc:
         print(error_line(f"{PROG}: error", exc), file=sys.stderr)
         return 2
-    comparison = compare(a, b, Tolerance(opts.rtol, opts.atol))
+    mapping = None
+    if opts.map:
+        try:
+            with open(opts.map, encoding="utf-8") as f:
+                mapping = read_map(f.read(1 << 20))
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            print(error_line(f"{PROG}: error", f"--map {opts.map}: {exc}"), file=sys.stderr)
+            return 2
+    comparison = compare(a, b, Tolerance(opts.rtol, opts.atol, opts.tight_steps),
+                         mapping=mapping)
     result = build_result(comparison, opts.limit)
+    if opts.csv:
+        try:
+            if opts.csv == "-":
+                write_csv(result, sys.stdout)
+            else:
+                with open(opts.csv, "w", newline="", encoding="utf-8") as f:
+                    write_csv(result, f)
+        except OSError as exc:
+            print(error_line(f"{PROG}: error", f"--csv {opts.csv}: {exc}"), file=sys.stderr)
+            return 2
+        if opts.csv == "-":
+            return EXIT[result["verdict"]]
     if opts.json:
         # strict JSON: a NaN/±∞ read from a file (a wall time, an error) becomes null
         json.dump(finite(result), sys.stdout, indent=1, allow_nan=False, default=str)
@@ -205,7 +306,7 @@ def main(argv: Sequence[str]) -> int:
         from tfdbg_tui.commands.diff_text import print_result
 
         print_result(result)
-    return 0 if result["equivalent"] else 1
+    return EXIT[result["verdict"]]
 
 
-__all__ = ["build_result", "load_pair", "main"]
+__all__ = ["EXIT", "build_result", "load_pair", "main", "write_csv"]

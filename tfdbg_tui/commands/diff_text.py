@@ -74,11 +74,18 @@ def render_result(r: dict[str, Any]) -> list[Any]:
         f"{al['by_structure']:,} by structure): {r['different']:,} different; unmatched "
         f"{r['unmatched_a']:,} in A, {r['unmatched_b']:,} in B"
         + (f"; {r['skipped']:,} not readable" if r["skipped"] else "")))
+    out.extend(_steps(r))
     first = r["first_divergence"]
     if first:
         k = first["occurrence"] + 1
-        out.append(Text(f"\nFirst divergence (aligned by {first['aligned_by']}; the {_nth(k)} "
-                        "time A computed this tensor):", style="bold red"))
+        if first.get("step") is not None:
+            what = literal(first.get("what") or first["quantity"])
+            out.append(Text(f"\nFirst divergence: training step {first['step']}, "
+                            f"{first['quantity']} ({what}; aligned by {first['aligned_by']}):",
+                            style="bold red"))
+        else:
+            out.append(Text(f"\nFirst divergence (aligned by {first['aligned_by']}; the "
+                            f"{_nth(k)} time A computed this tensor):", style="bold red"))
         for side in ("a", "b"):
             out.append(Text(f"  {side.upper()}  ", style="bold").append_text(_tensor(first[side])))
             out.extend(_where(first[side], "      "))
@@ -88,6 +95,8 @@ def render_result(r: dict[str, Any]) -> list[Any]:
         out.append(Text("\nThen:", style="bold"))
         for d in rest:
             line = Text("  ")
+            if d.get("step") is not None:
+                line.append(f"step {d['step']}, {literal(d.get('what') or d['quantity'])}: ")
             line.append(_names(d["a"]), style="bold")
             line.append(f" ≠ {_names(d['b'])}: {literal(d['reason'])}")
             out.append(line)
@@ -114,19 +123,69 @@ def render_result(r: dict[str, Any]) -> list[Any]:
     for side in ("a", "b"):
         for w in r["warnings"][side]:
             out.append(Text(f"warning ({side.upper()}): " + literal(w), style="yellow"))
-    tol = r["tolerance"]
-    if r["equivalent"]:
-        out.append(Text(f"\nEquivalent within rtol={tol['rtol']:g}, atol={tol['atol']:g}: "
-                        "no compared tensor differs.", style="bold green"))
-    elif not r["compared"]:
-        out.append(Text("\nNothing could be aligned between the two runs.", style="bold red"))
+    tol = r["tolerances"]["text"]
+    if r["verdict"] == "equivalent":
+        out.append(Text(f"\nEquivalent within {tol}: no compared tensor differs.",
+                        style="bold green"))
+        out.append(Text(literal(r["verdict_text"]), style="green"))
+    elif r["verdict"] == "incomparable":
+        out.append(Text("\nToo little could be compared (exit status 3):", style="bold yellow"))
+        out.extend(Text("  - " + literal(m)) for m in r["missing"][:12])
+        if not r["compared"]:
+            out.append(Text("Nothing could be aligned between the two runs."))
+        if r.get("hint"):
+            out.append(Text("To make them comparable: " + literal(r["hint"]), style="dim"))
     else:
-        out.append(Text(f"\nThe runs diverge (rtol={tol['rtol']:g}, atol={tol['atol']:g}).",
-                        style="bold red"))
+        out.append(Text(f"\nThe runs diverge ({tol}).", style="bold red"))
+        out.append(Text(literal(r["verdict_text"]), style="red"))
+    return out
+
+
+_SHORT = {"variable": "vars", "layer_output": "layers", "loss": "loss",
+          "learning_rate": "lr", "gradient": "grads", "update": "updates", "metric": "metric",
+          "other": "other"}
+
+
+def _cell(v: dict[str, Any]) -> str:
+    if not v["compared"]:
+        return "not read"
+    if not v["different"]:
+        return f"= ×{v['compared']}"
+    err = v["max_abs_error"]
+    text = f"≠{v['different']}/{v['compared']}"
+    if err is not None:
+        text += f" {err:.0e}"
+    return text
+
+
+def _steps(r: dict[str, Any]) -> list[Any]:
+    """The steps × quantities table (training runs only)."""
+    t = r.get("training") or {}
+    if not r.get("steps"):
+        return []
+    out: list[Any] = [Text(f"\nTraining steps: A {t['steps_a']}, B {t['steps_b']}; compared "
+                           f"{t['steps_compared']}, {len(t['variables'])} variables paired",
+                           style="bold")]
+    names = [q for q in _SHORT if any(q in s["quantities"] for s in r["steps"])]
+    out.append(Text("  step  " + "".join(f"{_SHORT[q]:<12}" for q in names), style="dim"))
+    for s in r["steps"]:
+        line = Text(f"  {s['step']:<6}")
+        for q in names:
+            v = s["quantities"].get(q)
+            cell = _cell(v) if v else "-"
+            line.append(f"{cell:<12}", style="red" if v and v["different"] else "")
+        out.append(line)
+    un = t.get("unpaired_variables", {})
+    for side in ("a", "b"):
+        if un.get(side):
+            out.append(Text(f"  variables of {side.upper()} without a partner: "
+                            + literal(", ".join(un[side])), style="yellow"))
     return out
 
 
 def print_result(result: dict[str, Any], console: Console | None = None) -> None:
-    console = console or Console(highlight=False)
+    # soft wrap: a line of code is never broken in two (a terminal still folds it visually),
+    # so it can be searched for in the output
+    console = console or Console(highlight=False, soft_wrap=True)
     for r in render_result(result):
         console.print(r, highlight=False)

@@ -14,6 +14,7 @@ Rows that arrived after the comparison (a live run) have no chip.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,6 +69,22 @@ class CompareView:
         t.append(" " * (CHIP_WIDTH - t.cell_len))
         return t
 
+    def verdict_line(self) -> Text:
+        """The verdict for the screen's top bar: which run A is compared with, and how it
+        compares (it stays on screen, unlike the toast)."""
+        c = self.c
+        verdict = c.verdict
+        style = {"equivalent": "bold green", "diverge": "bold #ff5f5f"}.get(verdict,
+                                                                          "bold yellow")
+        t = Text(no_wrap=True, end="")
+        t.append(" │ vs B ", "dim")
+        t.append(lit(os.path.basename(os.path.normpath(c.b.path)) or c.b.path))
+        t.append(": ")
+        t.append(lit(c.verdict_text()), style)
+        if verdict == "diverge":
+            t.append("  (d: first divergence, b: B's side)", "dim")
+        return t
+
     def summary(self) -> str:
         c = self.c
         first = c.first_divergence
@@ -76,13 +93,19 @@ class CompareView:
             kind, row = int(c.pairs.kind[first]), int(c.pairs.a_row[first])
             where = (f"; first at graph trace #{row}" if kind == GRAPH
                      else f"; first at eager execution #{int(c.a.outputs.execution[row])}")
-        verdict = (f"{c.different:,} of {c.compared:,} tensor pairs differ{where} (d: jump)"
-                   if c.different else f"equivalent: {c.compared:,} tensor pairs equal")
+        if c.verdict == "diverge":
+            verdict = f"{c.verdict_text()}{where} (d: jump)"
+        else:
+            verdict = c.verdict_text()
         return f"compared with {lit(c.b.path)}: {verdict}"
 
     def next_row(self, after: int | None, delta: int) -> int | None:
         """The next (delta > 0) or previous divergent trace row from `after`."""
         rows = self.c.divergent_rows("a", GRAPH)
+        first = self.c.first_divergence
+        if delta > 0 and after is None and first is not None \
+                and int(self.c.pairs.kind[first]) == GRAPH:
+            return int(self.c.pairs.a_row[first])  # the first divergence, by step and quantity
         if delta > 0:
             return self.c.next_divergence("a", GRAPH, -1 if after is None else after)
         k = int(np.searchsorted(rows, len(self.status) if after is None else after)) - 1
@@ -119,6 +142,10 @@ def other_side(view: CompareView, kind: int, index: int) -> OtherSide | str:
         if p < 0:
             return "this tensor has no partner in run B"
         row = int(c.pairs.b_row[p])
+        if int(c.pairs.kind_b[p]) == EAGER:  # a TF1 graph tensor against a TF2 eager op
+            execution = int(b.outputs.execution[row])
+            record = b.read_execution(execution)
+            return OtherSide(b.stack(record.stack_frame_ids), f"B: ran {record.op_type}", b)
         op = b.op_of_trace(row)
         return OtherSide(b.op_stack(op) if op is not None else [],
                          f"B: created {b.trace_name(row)}", b)
@@ -127,6 +154,12 @@ def other_side(view: CompareView, kind: int, index: int) -> OtherSide | str:
     found = [int(pairs[r]) for r in rows if r < len(pairs) and pairs[r] >= 0]
     if not found:
         return "this execution has no partner in run B"
-    execution = int(b.outputs.execution[int(c.pairs.b_row[found[0]])])
+    p = found[0]
+    if int(c.pairs.kind_b[p]) == GRAPH:  # an eager op against a TF1 graph tensor
+        row = int(c.pairs.b_row[p])
+        op = b.op_of_trace(row)
+        return OtherSide(b.op_stack(op) if op is not None else [],
+                         f"B: created {b.trace_name(row)}", b)
+    execution = int(b.outputs.execution[int(c.pairs.b_row[p])])
     record = b.read_execution(execution)
     return OtherSide(b.stack(record.stack_frame_ids), f"B: ran {record.op_type}", b)

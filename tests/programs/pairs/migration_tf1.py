@@ -32,7 +32,7 @@ def main() -> None:
             args.logdir, tensor_debug_mode=args.mode, circular_buffer_size=-1)
         x = tf.compat.v1.placeholder(tf.float32, [None, SIZES[0]], name="x")
         y = tf.compat.v1.placeholder(tf.float32, [None, SIZES[-1]], name="y")
-        w1 = tf.compat.v1.Variable(d["w1"], name="w1")
+        w1 = tf.compat.v1.Variable(d["w1"], name="w1")  # line: w1
         b1 = tf.compat.v1.Variable(d["b1"], name="b1")
         w2 = tf.compat.v1.Variable(d["w2"], name="w2")
         b2 = tf.compat.v1.Variable(d["b2"], name="b2")

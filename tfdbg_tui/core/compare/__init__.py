@@ -11,31 +11,48 @@ Textual- and Rich-free, on the reader's queries and columns only. The steps:
    (health columns vectorised; FULL_TENSOR values and SHAPE dimensions from the records);
 5. `result.Comparison` — counts, the first divergence in run A's order, summaries, and
    per-row status arrays for the TUI.
+Beside steps 2–3, when both runs train, `flow`, `roles` and `steps` find their training steps
+(a `Session.run`, an eager `train_step`, a tf.function or `fit` step) and pair what each tensor
+*is* in its step — variables, layer outputs, loss, learning rate, gradients, updates — across
+forms (a TF1 graph against TF2 eager ops); `merge` keeps the op pairs that do not contradict
+them, and `verdict` says equivalent only when every step's loss, gradients and updates were
+compared.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from reader import EAGER, GRAPH, DebugLogdir
+from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
 from tfdbg_tui.core.compare.checks import judge, take
 from tfdbg_tui.core.compare.explain import Detail, explain
-from tfdbg_tui.core.compare.graphs import GraphPair, Tokens, op_table, pair_graphs
+from tfdbg_tui.core.compare.flow import Training as RunTraining
+from tfdbg_tui.core.compare.graphs import GraphPair, OpTable, Tokens, op_table, pair_graphs
+from tfdbg_tui.core.compare.merge import merge, step_order
 from tfdbg_tui.core.compare.opmatch import pair_ops
 from tfdbg_tui.core.compare.pairs import (
     BY_NAME,
     DIFFERENT,
     EQUAL,
     HOW_NAMES,
+    R_MISSING,
     REASON_NAMES,
     SKIPPED,
     UNMATCHED,
     Pairs,
 )
-from tfdbg_tui.core.compare.result import Comparison, TensorGroup
+from tfdbg_tui.core.compare.result import Comparison, TensorGroup, Training
 from tfdbg_tui.core.compare.rows import eager_rows, graph_rows
 from tfdbg_tui.core.compare.seqalign import DEFAULT_BUDGET, Budget
+from tfdbg_tui.core.compare.steps import (
+    QUANTITIES,
+    Mapping,
+    RunModel,
+    model_run,
+    pair_steps,
+    read_map,
+)
 from tfdbg_tui.core.compare.values import Outcome, RecordReader, Tolerance, compare_records
 
 __all__ = [
@@ -43,12 +60,14 @@ __all__ = [
     "DIFFERENT",
     "EQUAL",
     "HOW_NAMES",
+    "QUANTITIES",
     "REASON_NAMES",
     "SKIPPED",
     "UNMATCHED",
     "Comparison",
     "Detail",
     "GraphPair",
+    "Mapping",
     "Outcome",
     "RecordReader",
     "TensorGroup",
@@ -56,6 +75,7 @@ __all__ = [
     "compare",
     "compare_records",
     "explain",
+    "read_map",
 ]
 
 
@@ -73,8 +93,19 @@ def _timeline_order(logdir: DebugLogdir, pairs: Pairs) -> np.ndarray:
     return np.argsort(wall, kind="stable").astype(np.int64)
 
 
+def _model(logdir: DebugLogdir, ops: OpTable, side: str) -> RunModel:
+    """The run's training steps; a damaged file (a graph that contradicts itself) leaves the
+    run without steps — compared op by op — and says why, in one line."""
+    try:
+        return model_run(logdir, ops)
+    except (ReaderError, ValueError, IndexError, KeyError) as exc:
+        empty = RunModel(RunTraining([], 0, set()), [], {})
+        empty.training.notes.append(f"{side}: training steps not modelled: {exc!r}"[:300])
+        return empty
+
+
 def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
-            budget_tokens: int = DEFAULT_BUDGET) -> Comparison:
+            budget_tokens: int = DEFAULT_BUDGET, mapping: Mapping | None = None) -> Comparison:
     """Align run A with run B and judge every aligned pair of tensors."""
     tol = tolerance or Tolerance()
     budget = Budget(budget_tokens, budget_tokens)
@@ -84,15 +115,26 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
     tensors = pair_ops(a, b, ops_a, ops_b, graph_pairs, tokens, budget)
     ga, gb, ghow = graph_rows(a, b, ops_a, ops_b, tensors)
     ea, eb, ehow = eager_rows(a, b, graph_pairs, budget)
-    kind = np.concatenate([np.full(len(ga), GRAPH), np.full(len(ea), EAGER)])
-    pairs = Pairs.build(kind, np.concatenate([ga, ea]), np.concatenate([gb, eb]),
-                        np.concatenate([ghow, ehow]))
-    pairs.order = _timeline_order(a, pairs)
+    kind = np.concatenate([np.full(len(ga), GRAPH), np.full(len(ea), EAGER)]).astype(np.int8)
+    a_row, b_row = np.concatenate([ga, ea]), np.concatenate([gb, eb])
+    how = np.concatenate([ghow, ehow]).astype(np.int8)
+    ma, mb = _model(a, ops_a, "A"), _model(b, ops_b, "B")
+    sp = pair_steps(ma, mb, mapping) if ma.n_steps and mb.n_steps else None
+    if sp is not None:
+        pairs = merge(a, b, kind, a_row, b_row, how, sp, ma, mb)
+        pairs.order = step_order(a, pairs, ma)
+    else:
+        pairs = Pairs.build(kind, a_row, b_row, how)
+        pairs.order = _timeline_order(a, pairs)
     need = judge(a, b, pairs, tol.rtol)
-    notes = list(budget.notes)
+    notes = list(dict.fromkeys(budget.notes + ma.training.notes + mb.training.notes))
     todo = pairs.order[need[pairs.order]] if need.any() else np.zeros(0, np.int64)
     if len(todo):
         from tfdbg_tui.core.compare.values import record_checks
 
         record_checks(a, b, pairs, todo, tol, notes.append)
-    return Comparison(a, b, tol, pairs, graph_pairs, ops_a, ops_b, notes)
+    if sp is not None and sp.lacking:  # a variable only one run has: a divergence
+        at = len(pairs) - len(sp.row_a) + np.asarray(sp.lacking, np.int64)
+        pairs.status[at], pairs.reason[at] = DIFFERENT, R_MISSING
+    return Comparison(a, b, tol, pairs, graph_pairs, ops_a, ops_b, notes,
+                      training=Training(ma, mb, sp))

@@ -89,13 +89,15 @@ def gather(logdir: DebugLogdir, kind: int, rows: np.ndarray) -> dict[str, np.nda
 
 
 def gather_pair(a: DebugLogdir, b: DebugLogdir, kind: int, rows_a: np.ndarray,
-                rows_b: np.ndarray, pool: ThreadPoolExecutor | None = None
+                rows_b: np.ndarray, pool: ThreadPoolExecutor | None = None,
+                kind_b: int | None = None
                 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """`gather` of both sides; with a `pool`, side by side: reading records back is mostly
     file reads and the compiled loop, which release the GIL."""
+    kb = kind if kind_b is None else kind_b
     if pool is None or len(rows_a) + len(rows_b) < 2 * BULK_ROWS:
-        return gather(a, kind, rows_a), gather(b, kind, rows_b)
-    fb = pool.submit(gather, b, kind, rows_b)
+        return gather(a, kind, rows_a), gather(b, kb, rows_b)
+    fb = pool.submit(gather, b, kb, rows_b)
     return gather(a, kind, rows_a), fb.result()
 
 
@@ -120,30 +122,33 @@ def judge(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, rtol: float) -> np.ndarr
     todo = np.zeros(len(pairs), bool)
     scratch = (Scratch(), Scratch())  # memory each side's reads reuse from block to block
     with ThreadPoolExecutor(1) as pool:  # B's side, beside this thread's A
-        for kind in np.unique(pairs.kind).tolist():
-            sel = pairs.of_kind(kind)
+        for kind, kind_b in pairs.kinds():
+            sel = pairs.of_kinds(kind, kind_b)
             for start in range(0, len(sel), _BLOCK):
                 block = sel[start:start + _BLOCK]
-                todo[block] = _judge_block(a, b, pairs, kind, block, rtol, pool, scratch)
+                todo[block] = _judge_block(a, b, pairs, (kind, kind_b), block, rtol, pool,
+                                           scratch)
     return todo
 
 
-def _judge_block(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, kind: int, sel: np.ndarray,
-                 rtol: float, pool: ThreadPoolExecutor, scratch: tuple[Scratch, Scratch]
-                 ) -> np.ndarray:
+def _judge_block(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, kinds: tuple[int, int],
+                 sel: np.ndarray, rtol: float, pool: ThreadPoolExecutor,
+                 scratch: tuple[Scratch, Scratch]) -> np.ndarray:
     """`judge` for the pairs `sel`, all of one kind; returns their `todo`. Pairs whose two
     records hold the same summary are equal without decoding it (`same_summaries`)."""
     todo = np.zeros(len(sel), bool)
     reason = np.zeros(len(sel), np.int8)
-    same = same_summaries(a, b, kind, pairs.a_row[sel], pairs.b_row[sel], pool, scratch)
+    kind, kind_b = kinds
+    same = same_summaries(a, b, kind, pairs.a_row[sel], pairs.b_row[sel], pool, scratch,
+                          kind_b)
     rest = np.flatnonzero(~same)
     if len(rest):
         rows_a, rows_b = pairs.a_row[sel[rest]], pairs.b_row[sel[rest]]
-        ca, cb = gather_pair(a, b, kind, rows_a, rows_b, pool)
+        ca, cb = gather_pair(a, b, kind, rows_a, rows_b, pool, kind_b)
         why, comparable = _reasons(ca, cb, rtol)
         loose = np.flatnonzero(~comparable)
         if len(loose):
-            other = op_types(a, kind, rows_a[loose]) != op_types(b, kind, rows_b[loose])
+            other = op_types(a, kind, rows_a[loose]) != op_types(b, kind_b, rows_b[loose])
             why[loose[other & (why[loose] == R_NONE)]] = R_OP_TYPE
         reason[rest] = why
         both_ft = (ca["mode"] == FULL_TENSOR) & (cb["mode"] == FULL_TENSOR)
@@ -155,7 +160,8 @@ def _judge_block(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, kind: int, sel: n
 
 def same_summaries(a: DebugLogdir, b: DebugLogdir, kind: int, rows_a: np.ndarray,
                    rows_b: np.ndarray, pool: ThreadPoolExecutor | None = None,
-                   scratch: tuple[Scratch | None, Scratch | None] = (None, None)) -> np.ndarray:
+                   scratch: tuple[Scratch | None, Scratch | None] = (None, None),
+                   kind_b: int | None = None) -> np.ndarray:
     """Pairs whose records hold the same health summary (CURT/CONCISE/FULL_HEALTH) in every
     element a health column or `bad` comes from, with the same known `bad`.
 
@@ -166,7 +172,7 @@ def same_summaries(a: DebugLogdir, b: DebugLogdir, kind: int, rows_a: np.ndarray
     runs of one program, equal almost everywhere, cheap to compare. Rows the reader cannot
     give raw (no compiled core, a summary it leaves to Python) are simply not "same" here
     and go through the columns."""
-    ta, tb = _table(a, kind), _table(b, kind)
+    ta, tb = _table(a, kind), _table(b, kind if kind_b is None else kind_b)
     da: Any = getattr(ta, "detail", None)
     db: Any = getattr(tb, "detail", None)
     same = np.zeros(len(rows_a), bool)

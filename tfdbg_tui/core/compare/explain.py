@@ -17,6 +17,7 @@ from tfdbg_tui.core.compare.pairs import (
     HOW_NAMES,
     R_COUNTS,
     R_DTYPE,
+    R_MISSING,
     R_NONFINITE,
     R_NONFINITE_COUNT,
     R_OP_TYPE,
@@ -38,7 +39,7 @@ class Detail:
     (eager, with `slot` the output); `occurrence` counts earlier rows of the same tensor in A."""
 
     pair: int
-    kind: int
+    kind: int  # A's kind
     a_index: int
     a_slot: int
     b_index: int
@@ -50,6 +51,7 @@ class Detail:
     max_rel: float | None
     worst_index: list[int] | None
     occurrence: int
+    b_kind: int = -1  # B's kind (a graph trace may pair with an eager output); -1: as A's
 
 
 def _where(c: Comparison, side: str, kind: int, row: int) -> tuple[int, int]:
@@ -72,13 +74,14 @@ def explain(c: Comparison, p: int) -> Detail:
     """Describe pair `p` (normally a differing one)."""
     pairs = c.pairs
     kind, row_a, row_b = int(pairs.kind[p]), int(pairs.a_row[p]), int(pairs.b_row[p])
+    kind_b = int(pairs.kind_b[p])
     a_index, a_slot = _where(c, "a", kind, row_a)
-    b_index, b_slot = _where(c, "b", kind, row_b)
+    b_index, b_slot = _where(c, "b", kind_b, row_b)
     code = int(pairs.reason[p])
     outcome: Outcome | None = None
     try:
         outcome = compare_records(RecordReader(c.a), RecordReader(c.b), kind, row_a, row_b,
-                                  c.tolerance)
+                                  c.tolerance.for_step(int(pairs.step[p])), kind_b)
     except ReaderError:
         outcome = None
     worst = None
@@ -88,7 +91,7 @@ def explain(c: Comparison, p: int) -> Detail:
     return Detail(p, kind, a_index, a_slot, b_index, b_slot, HOW_NAMES[int(pairs.how[p])],
                   REASON_NAMES[code], _reason(c, p, code, outcome, worst),
                   _number(float(pairs.max_abs[p])), _number(float(pairs.max_rel[p])), worst,
-                  _occurrence(c, kind, row_a))
+                  _occurrence(c, kind, row_a), kind_b)
 
 
 def _health(c: Comparison, side: str, kind: int, row: int) -> dict[str, int]:
@@ -102,8 +105,8 @@ def _reason(c: Comparison, p: int, code: int, outcome: Outcome | None,
             worst: list[int] | None) -> str:
     kind = int(c.pairs.kind[p])
     ha = _health(c, "a", kind, int(c.pairs.a_row[p]))
-    hb = _health(c, "b", kind, int(c.pairs.b_row[p]))
-    tol = c.tolerance
+    hb = _health(c, "b", int(c.pairs.kind_b[p]), int(c.pairs.b_row[p]))
+    tol = c.tolerance.for_step(int(c.pairs.step[p]))
     if code == R_VALUES and outcome is not None:
         text = (f"values differ in {outcome.mismatched:,} of {outcome.total:,} elements "
                 f"(|a − b| > {tol.atol:g} + {tol.rtol:g}·|b|)")
@@ -132,6 +135,9 @@ def _reason(c: Comparison, p: int, code: int, outcome: Outcome | None,
         return "op type differs (nothing else recorded to compare)"
     if code == R_UNREADABLE:
         return "a record could not be read"
+    if code == R_MISSING:
+        return ("a variable without a partner of the same dtype and shape: "
+                + (c.pairs.label[p] or "?") + "; shown beside its neighbour in the other run")
     return "equal"
 
 

@@ -9,23 +9,24 @@ Python objects.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from reader import GRAPH
 
 # how a pair was aligned
-BY_NAME, BY_STRUCTURE, BY_ROLE = 0, 1, 2
-HOW_NAMES = {BY_NAME: "name", BY_STRUCTURE: "structure", BY_ROLE: "structure"}
+BY_NAME, BY_STRUCTURE, BY_ROLE, BY_STEP = 0, 1, 2, 3
+HOW_NAMES = {BY_NAME: "name", BY_STRUCTURE: "structure", BY_ROLE: "structure",
+             BY_STEP: "training step"}
 
 # status of a pair, and of a row on its own side (UNMATCHED: no partner)
 EQUAL, DIFFERENT, UNMATCHED, SKIPPED = 0, 1, 2, 3
 
 # why a pair differs (the first that applies, in this order of precedence)
 R_NONE, R_DTYPE, R_SHAPE, R_NONFINITE, R_NONFINITE_COUNT, R_COUNTS, R_VALUES, R_OP_TYPE = range(8)
-R_UNREADABLE = 8
-REASON_NAMES = {R_NONE: "equal", R_DTYPE: "dtype", R_SHAPE: "shape",
+R_UNREADABLE, R_MISSING = 8, 9
+REASON_NAMES = {R_MISSING: "variable_missing", R_NONE: "equal", R_DTYPE: "dtype", R_SHAPE: "shape",
                 R_NONFINITE: "nan_or_inf_one_side", R_NONFINITE_COUNT: "nan_or_inf_count",
                 R_COUNTS: "counts", R_VALUES: "values", R_OP_TYPE: "op_type",
                 R_UNREADABLE: "unreadable"}
@@ -45,21 +46,38 @@ class Pairs:
     max_rel: np.ndarray  # float64
     worst: np.ndarray  # int64 flat index of the worst element, -1 if none
     order: np.ndarray  # int64 pair ids, earliest in run A first
+    # B's kind: a TF1 graph trace pairs with a TF2 eager output across forms (`steps`)
+    kind_b: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))
+    step: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # -1: none
+    quantity: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # Q_* of steps
+    label: list[str] = field(default_factory=list)  # per pair, what it is ("" for op pairs)
 
     @classmethod
     def build(cls, kind: np.ndarray, a_row: np.ndarray, b_row: np.ndarray,
-              how: np.ndarray) -> Pairs:
+              how: np.ndarray, kind_b: np.ndarray | None = None) -> Pairs:
         n = len(kind)
         return cls(kind.astype(np.int8), a_row.astype(np.int64), b_row.astype(np.int64),
                    how.astype(np.int8), np.zeros(n, np.int8), np.zeros(n, np.int8),
                    np.full(n, np.nan), np.full(n, np.nan), np.full(n, -1, np.int64),
-                   np.arange(n, dtype=np.int64))
+                   np.arange(n, dtype=np.int64),
+                   (kind if kind_b is None else kind_b).astype(np.int8),
+                   np.full(n, -1, np.int64), np.full(n, 7, np.int8), [""] * n)
 
     def __len__(self) -> int:
         return len(self.kind)
 
-    def of_kind(self, kind: int) -> np.ndarray:
-        return np.flatnonzero(self.kind == kind)
+    def of_kind(self, kind: int, side: str = "a") -> np.ndarray:
+        return np.flatnonzero((self.kind if side == "a" else self.kind_b) == kind)
+
+    def kinds(self) -> list[tuple[int, int]]:
+        """The distinct (A kind, B kind) combinations present."""
+        if not len(self.kind):
+            return []
+        combo = np.unique(self.kind.astype(np.int64) * 8 + self.kind_b)
+        return [(int(c) // 8, int(c) % 8) for c in combo]
+
+    def of_kinds(self, ka: int, kb: int) -> np.ndarray:
+        return np.flatnonzero((self.kind == ka) & (self.kind_b == kb))
 
     def is_graph(self, p: int) -> bool:
         return int(self.kind[p]) == GRAPH

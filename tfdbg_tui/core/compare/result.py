@@ -13,16 +13,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from reader import EAGER, GRAPH, DebugLogdir
+from tfdbg_tui.core.compare.flow import Training as RunTraining
 from tfdbg_tui.core.compare.graphs import GraphPair, OpTable
 from tfdbg_tui.core.compare.pairs import (
     BY_NAME,
+    BY_STEP,
     DIFFERENT,
     EQUAL,
     SKIPPED,
     UNMATCHED,
     Pairs,
 )
+from tfdbg_tui.core.compare.steps import RunModel, StepPairs
 from tfdbg_tui.core.compare.values import Tolerance
+
+_NO_RUN = RunModel(RunTraining([], 0, set()), [], {})
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,15 @@ class TensorGroup:
 
 
 @dataclass
+class Training:
+    """Both runs' training steps and their pairing (None when not both runs train)."""
+
+    a: RunModel
+    b: RunModel
+    sp: StepPairs | None
+
+
+@dataclass
 class Comparison:
     a: DebugLogdir
     b: DebugLogdir
@@ -46,6 +60,7 @@ class Comparison:
     ops_a: OpTable
     ops_b: OpTable
     notes: list[str] = field(default_factory=list)
+    training: Training = field(default_factory=lambda: Training(_NO_RUN, _NO_RUN, None))
     _cache: dict[tuple[str, int, str], np.ndarray] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------------ counts
@@ -76,15 +91,36 @@ class Comparison:
 
     @property
     def equivalent(self) -> bool:
-        """No compared pair differs (unmatched tensors are listed, not counted against)."""
-        return self.different == 0 and self.compared > 0
+        """The verdict is "equivalent" (see `verdict`): nothing differs and enough was
+        compared — every step's loss, gradients and updates when the runs train."""
+        return self.verdict == "equivalent"
+
+    @property
+    def verdict(self) -> str:
+        """"equivalent", "diverge" or "incomparable" (`tfdbg_tui.core.compare.verdict`)."""
+        from tfdbg_tui.core.compare.verdict import decide
+
+        return decide(self)[0]
+
+    @property
+    def missing(self) -> list[str]:
+        """What was not compared, when the verdict is "incomparable"."""
+        from tfdbg_tui.core.compare.verdict import decide
+
+        return decide(self)[1]
+
+    def verdict_text(self) -> str:
+        """The verdict in one line, with the tolerances and what it rests on."""
+        from tfdbg_tui.core.compare.verdict import verdict_text
+
+        return verdict_text(self)
 
     # ------------------------------------------------------------------ per-row queries
     def _logdir(self, side: str) -> DebugLogdir:
         return self.a if side == "a" else self.b
 
     def _rows(self, side: str, kind: int) -> tuple[np.ndarray, np.ndarray]:
-        sel = self.pairs.of_kind(kind)
+        sel = self.pairs.of_kind(kind, side)
         rows = self.pairs.a_row if side == "a" else self.pairs.b_row
         return sel, rows[sel]
 
@@ -188,8 +224,8 @@ class Comparison:
         """Tensor pairs aligned by structure (not by name), with how many rows each."""
         out: list[TensorGroup] = []
         for kind in (GRAPH, EAGER):
-            sel = self.pairs.of_kind(kind)
-            sel = sel[self.pairs.how[sel] != BY_NAME]
+            sel = self.pairs.of_kinds(kind, kind)
+            sel = sel[(self.pairs.how[sel] != BY_NAME) & (self.pairs.how[sel] != BY_STEP)]
             if not len(sel):
                 continue
             sel = sel[np.argsort(self.pairs.a_row[sel], kind="stable")]

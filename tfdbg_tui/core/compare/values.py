@@ -40,10 +40,27 @@ from tfdbg_tui.core.compare.pairs import (
 
 @dataclass(frozen=True)
 class Tolerance:
-    """assert_allclose's tolerances (its defaults: rtol 1e-7, atol 0)."""
+    """assert_allclose's tolerances (its defaults: rtol 1e-7, atol 0). As the migration guide
+    does, the first `tight_steps` training steps may be judged on `atol` alone (errors have
+    not accumulated yet) and the later ones on `atol + rtol·|b|`."""
 
     rtol: float = 1e-7
     atol: float = 0.0
+    tight_steps: int = 0
+
+    def for_step(self, step: int) -> Tolerance:
+        """The tolerance in effect at training step `step` (-1: outside any step)."""
+        if 0 <= step < self.tight_steps:
+            return Tolerance(0.0, self.atol)
+        return self
+
+    def describe(self) -> str:
+        if self.tight_steps:
+            last = self.tight_steps - 1
+            first = "step 0" if last == 0 else f"steps 0–{last}"
+            return (f"{first}: atol={self.atol:g} (rtol 0); from step {self.tight_steps}: "
+                    f"rtol={self.rtol:g}, atol={self.atol:g}")
+        return f"rtol={self.rtol:g}, atol={self.atol:g}"
 
 
 @dataclass(frozen=True)
@@ -148,10 +165,11 @@ def _finite_signs(tv: TensorValue) -> tuple[int, int, int] | None:
 
 
 def compare_records(ra: RecordReader, rb: RecordReader, kind: int, row_a: int, row_b: int,
-                    tol: Tolerance) -> Outcome:
+                    tol: Tolerance, kind_b: int | None = None) -> Outcome:
     """Compare one pair on what its records give (ReaderError if one is damaged)."""
-    ma, mb = ra.mode(kind, row_a), rb.mode(kind, row_b)
-    va, vb = ra.tensor(kind, row_a), rb.tensor(kind, row_b)
+    kb = kind if kind_b is None else kind_b
+    ma, mb = ra.mode(kind, row_a), rb.mode(kb, row_b)
+    va, vb = ra.tensor(kind, row_a), rb.tensor(kb, row_b)
     if ma == FULL_TENSOR and mb == FULL_TENSOR:
         if va is None or vb is None:
             return Outcome(R_NONE if va is vb else R_VALUES)
@@ -161,7 +179,7 @@ def compare_records(ra: RecordReader, rb: RecordReader, kind: int, row_a: int, r
         signs = _finite_signs(ft) if ft is not None else None
         if signs is None:
             return Outcome(R_NONE)
-        other = fh[0].signs(kind, fh[1])
+        other = fh[0].signs(kind if fh[0] is ra else kb, fh[1])
         if min(other) < 0:
             return Outcome(R_NONE)
         a_counts, b_counts = (signs, other) if ma == FULL_TENSOR else (other, signs)
@@ -181,7 +199,8 @@ def record_checks(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, todo: np.ndarray
     for p in todo.tolist():
         kind, row_a, row_b = int(pairs.kind[p]), int(pairs.a_row[p]), int(pairs.b_row[p])
         try:
-            got = compare_records(ra, rb, kind, row_a, row_b, tol)
+            got = compare_records(ra, rb, kind, row_a, row_b,
+                                  tol.for_step(int(pairs.step[p])), int(pairs.kind_b[p]))
         except ReaderError as exc:
             pairs.status[p], pairs.reason[p] = SKIPPED, R_UNREADABLE
             warn(f"not compared: {exc}")

@@ -1,0 +1,123 @@
+"""The migration runs (tests/programs/migration/) recorded once per session, and their marks.
+
+Each program runs unmodified under `tfdbg-tui run` in its own process, as a user records it:
+the TF1 Session program (FULL_TENSOR and FULL_HEALTH), its guide-style TF2 rewrite called
+eagerly and in `tf.function`, and the Keras `fit` / `train_on_batch` rewrite, in the variants
+the tests need. Sixteen short processes, two at a time.
+
+Expected lines come from the programs' comments: `# MIGRATION-BUG: <variant>` on the rewrite's
+mistaken line, `# MIGRATION-A: <variant> ...` on the TF1 line it corresponds to.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.paths import PROGRAMS, ROOT, tf_env
+from support.shared import build_once, shared_root
+
+MIGRATION = PROGRAMS / "migration"
+TF1 = "tf1_session.py"
+CUSTOM = "tf2_custom.py"
+KERAS = "tf2_keras.py"
+STEPS = 3  # migration_common.STEPS
+VARIABLES = 6  # three dense layers, a kernel and a bias each
+
+# name → (program, mode, program arguments)
+RUNS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "tf1": (TF1, "FULL_TENSOR", ()),
+    "tf1_health": (TF1, "FULL_HEALTH", ()),
+    "eager": (CUSTOM, "FULL_TENSOR", ("--form", "eager")),
+    "eager_logged": (CUSTOM, "FULL_TENSOR", ("--form", "eager", "--variant", "logged")),
+    "eager_end_lr": (CUSTOM, "FULL_TENSOR", ("--form", "eager", "--variant", "end_lr")),
+    "eager_relu": (CUSTOM, "FULL_TENSOR", ("--form", "eager", "--variant", "relu")),
+    "eager_no_tensor": (CUSTOM, "NO_TENSOR", ("--form", "eager")),
+    "function": (CUSTOM, "FULL_TENSOR", ("--form", "function")),
+    "function_logged": (CUSTOM, "FULL_TENSOR", ("--form", "function", "--variant", "logged")),
+    "function_from_logits": (CUSTOM, "FULL_TENSOR",
+                             ("--form", "function", "--variant", "from_logits")),
+    "fit": (KERAS, "FULL_TENSOR", ("--api", "fit")),
+    "train_on_batch": (KERAS, "FULL_TENSOR", ("--api", "train_on_batch")),
+    "fit_initializer": (KERAS, "FULL_TENSOR", ("--variant", "initializer")),
+    "fit_nobias": (KERAS, "FULL_TENSOR", ("--variant", "nobias")),
+    "fit_dtype": (KERAS, "FULL_TENSOR", ("--variant", "dtype")),
+    "fit_momentum": (KERAS, "FULL_TENSOR", ("--variant", "momentum")),
+}
+
+
+def _record(name: str, logdir: Path) -> str | None:
+    """Record one run with `tfdbg-tui run`; its stderr tail if it failed, else None."""
+    program, mode, extra = RUNS[name]
+    proc = subprocess.run(
+        [sys.executable, "-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode", mode,
+         "--", str(MIGRATION / program), *extra],
+        cwd=ROOT, env=tf_env(), capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        return f"{name}: {program} {mode} {' '.join(extra)}:\n{proc.stderr[-3000:]}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def migration_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """name → logdir of every run in RUNS."""
+    pytest.importorskip("tensorflow")
+
+    def build(root: Path) -> dict[str, str]:
+        with ThreadPoolExecutor(2) as pool:
+            failures = list(pool.map(lambda n: _record(n, root / n), RUNS))
+        failed = [f for f in failures if f]
+        if failed:
+            pytest.fail("a migration program failed: " + failed[0])
+        return {name: str(root / name) for name in RUNS}
+
+    return build_once(shared_root(tmp_path_factory), "migration", build)
+
+
+def marked_line(program: str, side: str, variant: str) -> int:
+    """1-based line of `program` marked `# MIGRATION-<side>: ... <variant> ...` (side "A"
+    or "BUG"); exactly one line must carry the mark."""
+    pattern = re.compile(rf"#\s*MIGRATION-{side}:([\w ]+)")
+    hits = []
+    for number, line in enumerate((MIGRATION / program).read_text().splitlines(), 1):
+        m = pattern.search(line)
+        if m and variant in m.group(1).split():
+            hits.append(number)
+    assert len(hits) == 1, f"{program}: {len(hits)} lines marked MIGRATION-{side}: {variant}"
+    return hits[0]
+
+
+def run_diff(*args: str) -> tuple[int, str, str]:
+    """`tfdbg-tui diff ARGS` in a fresh process: (exit status, stdout, stderr)."""
+    proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "diff", *args], cwd=ROOT,
+                          env=tf_env(), capture_output=True, text=True, timeout=300)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def diff_json(*args: str) -> tuple[int, dict[str, Any]]:
+    """`tfdbg-tui diff --json ARGS`: (exit status, the parsed result). A traceback, or an
+    unparsable output, fails the test whatever the exit status."""
+    code, out, err = run_diff("--json", *args)
+    assert "Traceback" not in err, err[-3000:]
+    try:
+        result = json.loads(out)
+    except json.JSONDecodeError:
+        pytest.fail(f"diff --json printed no JSON (exit {code}): {out[:500]!r} {err[-500:]!r}")
+    assert isinstance(result, dict), result
+    return code, result
+
+
+def frame_line(side: dict[str, Any] | None, program: str) -> int | None:
+    """The line of `side`'s user frame if it is in `program`, else None."""
+    if not side or not side.get("user_frame"):
+        return None
+    frame = side["user_frame"]
+    if not str(frame.get("file", "")).endswith(program):
+        return None
+    return int(frame["line"])

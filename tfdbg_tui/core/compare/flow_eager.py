@@ -1,0 +1,98 @@
+"""Training steps of an eager run: `train_step` called without `tf.function` (the guide's form).
+
+Executions have no names and no graph, but each records the ids of the tensors it consumed
+and produced, so the dataflow of a step is rebuilt from the records (read once each; runs of
+more than `MAX_EXECUTIONS` are compared op by op instead). A step ends with the k-th update
+of every trained variable; the initial value of a variable is what was assigned to it before
+its first read (its line is the one that creates the layer or the variable).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reader import EAGER, DebugLogdir
+from tfdbg_tui.core.compare.flow import (
+    MAX_EXECUTIONS,
+    MAX_SLOTS,
+    MAX_STEPS,
+    READS,
+    UPDATES,
+    Flow,
+    Frames,
+    trained_handles,
+    training_update,
+)
+
+
+def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str]
+                    ) -> tuple[list[Flow], set[str], np.ndarray | None]:
+    """Eager steps: one flow per step, from the execution records (inputs by tensor id)."""
+    e = logdir.executions
+    n = len(e)
+    if not n:
+        return [], set(), None
+    names = np.array([logdir.strings[int(s)] for s in np.unique(e.op_type)], dtype=object)
+    uniq = np.unique(e.op_type)
+    is_update = np.isin(e.op_type, uniq[np.isin(names, list(UPDATES))])
+    if not is_update.any():
+        return [], set(), None
+    if n > MAX_EXECUTIONS:
+        notes.append(f"{n:,} eager executions: too many to find training steps in "
+                     f"(the first {MAX_EXECUTIONS:,} would be read); compared op by op")
+        return [], set(), None
+    records = [logdir.read_execution(i) for i in range(n)]
+    whole = Flow(EAGER)
+    producer: dict[int, tuple[int, int]] = {}
+    for i, r in enumerate(records):
+        ins = [producer.get(tid, (-1, 0)) for tid in r.input_tensor_ids]
+        handle = (f"id:{r.input_tensor_ids[0]}" if (r.op_type in READS or r.op_type in UPDATES)
+                  and r.input_tensor_ids else None)
+        whole.add(r.op_type, "", ins, handle, frames.phase(r.stack_frame_ids))
+        for s, tid in enumerate(r.output_tensor_ids):
+            producer[tid] = (i, s)
+    first = np.asarray(e.col("first_output"), np.int64)
+    dtype = np.asarray(logdir.outputs.dtype)
+    dtype_of = {i: int(dtype[first[i]]) if e.n_outputs[i] > 0 else -1 for i in range(n)}
+    trained = trained_handles(whole, dtype_of)
+    if not trained:
+        return [], set(), None
+    per: dict[str, list[int]] = {h: [] for h in trained}
+    for k in range(len(whole)):
+        h = whole.handle[k]
+        if h in per and training_update(whole, k, dtype_of):
+            per[h].append(k)
+    n_steps = min(len(v) for v in per.values())
+    truncated = n_steps > MAX_STEPS
+    n_steps = min(n_steps, MAX_STEPS)
+    ends = [max(v[s] for v in per.values()) for s in range(n_steps)]
+    step_of = np.full(n, -1, np.int64)
+    flows = []
+    start = 0
+    for s, end in enumerate(ends):
+        step_of[start:end + 1] = s
+        flow = Flow(EAGER, steps=[s], index=list(range(start, end + 1)), truncated=truncated)
+        index = {k: j for j, k in enumerate(range(start, end + 1))}
+        width = max([records[k].num_outputs for k in range(start, end + 1)] + [1])
+        width = min(width, MAX_SLOTS)
+        rows = np.full((1, end + 1 - start, width), -1, np.int64)
+        for k in range(start, end + 1):
+            ins = [(index.get(j, -1), sl) if j >= 0 else (-1, sl) for j, sl in whole.inputs[k]]
+            flow.add(whole.op_type[k], "", ins, whole.handle[k], whole.phase[k])
+            m = min(int(e.n_outputs[k]), width)
+            rows[0, index[k], :m] = first[k] + np.arange(m)
+        flow.rows = rows
+        if s == 0:  # initial values: what was assigned to a trained variable before its read
+            read: set[str | None] = set()
+            for k in range(end + 1):
+                h = whole.handle[k]
+                if whole.op_type[k] in READS:
+                    read.add(h)
+                elif (whole.op_type[k] == "AssignVariableOp" and h in trained and h not in read
+                      and len(whole.inputs[k]) > 1):
+                    j, sl = whole.inputs[k][1]
+                    if j >= 0 and sl < int(e.n_outputs[j]):
+                        flow.init[h] = (EAGER, int(first[j]) + sl)
+        flows.append(flow)
+        start = end + 1
+    return flows, trained, step_of

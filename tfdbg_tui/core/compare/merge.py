@@ -1,0 +1,162 @@
+"""Join the training-step pairs (`steps`) with the op-by-op pairs (`opmatch`, `rows`).
+
+When both runs train, what each tensor *is* decides: the step pairs (variables, layer outputs,
+loss, learning rate, gradients, updates) are authoritative, and an op-by-op pair is kept only
+as an `other` quantity when neither of its tensors has a role in its run and both lie in the
+same training step — so an op pairing that crosses roles (a loss with a gradient op, a loss
+with a schedule evaluated a second time to log it) can no longer make a false divergence.
+Pairs are then ordered by step, and within a step by run A's timeline.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reader import EAGER, GRAPH, DebugLogdir
+from tfdbg_tui.core.compare.flow import BWD, FWD, LOSS, METRIC, OPT, Training
+from tfdbg_tui.core.compare.pairs import BY_NAME, BY_STEP, Pairs
+from tfdbg_tui.core.compare.steps import (
+    Q_GRADIENT,
+    Q_LAYER,
+    Q_LOSS,
+    Q_LR,
+    Q_METRIC,
+    Q_OTHER,
+    Q_UPDATE,
+    Q_VARIABLE,
+    RunModel,
+    StepPairs,
+)
+
+
+def role_rows(model: RunModel) -> dict[int, np.ndarray]:
+    """Per kind, the sorted rows of every tensor that has a role in some step."""
+    found: dict[int, set[int]] = {GRAPH: set(), EAGER: set()}
+    for k, (flow, _, roles) in enumerate(model.steps):
+        tensors = [*roles.read.values(), *roles.grad.values(), roles.lr, roles.loss,
+                   *(t for _, t in roles.layers)]
+        for t in tensors:
+            got = model.row(k, t)
+            if got is not None:
+                found[got[0]].add(got[1])
+        for kind, r in flow.init.values():
+            found[kind].add(r)
+    return {k: np.array(sorted(v), np.int64) for k, v in found.items()}
+
+
+def row_steps(logdir: DebugLogdir, training: Training, kind: int, rows: np.ndarray
+              ) -> np.ndarray:
+    """The training step of each row (-1: outside every step)."""
+    if kind == GRAPH:
+        table = training.step_of_trace
+        if table is None or not len(table):
+            return np.full(len(rows), -1, np.int64)
+        return table[rows]
+    table = training.step_of_execution
+    if table is None or not len(table):
+        return np.full(len(rows), -1, np.int64)
+    return table[np.asarray(logdir.outputs.execution)[rows]]
+
+
+def _isin(rows: np.ndarray, sorted_rows: np.ndarray) -> np.ndarray:
+    if not len(sorted_rows) or not len(rows):
+        return np.zeros(len(rows), bool)
+    at = np.searchsorted(sorted_rows, rows).clip(0, len(sorted_rows) - 1)
+    return sorted_rows[at] == rows
+
+
+def merge(a: DebugLogdir, b: DebugLogdir, kind: np.ndarray, a_row: np.ndarray,
+          b_row: np.ndarray, how: np.ndarray, sp: StepPairs, ma: RunModel, mb: RunModel
+          ) -> Pairs:
+    """Op pairs filtered as the module docstring says, then the step pairs; with steps set."""
+    ra, rb = role_rows(ma), role_rows(mb)
+    keep = np.ones(len(kind), bool)
+    step_a = np.full(len(kind), -1, np.int64)
+    for k in (GRAPH, EAGER):
+        sel = np.flatnonzero(kind == k)
+        if not len(sel):
+            continue
+        sa = row_steps(a, ma.training, k, a_row[sel])
+        sb = row_steps(b, mb.training, k, b_row[sel])
+        pa = _phase_rows(ma, k, len(a.traces) if k == GRAPH else len(a.outputs))[a_row[sel]]
+        pb = _phase_rows(mb, k, len(b.traces) if k == GRAPH else len(b.outputs))[b_row[sel]]
+        inside = sa >= 0
+        # inside a step, ops paired by structure only in the forward pass: the gradient code
+        # and the optimizer differ between TF1 and TF2 by construction (their shape
+        # constants, their fusions), and what matters of them — gradients, learning rate,
+        # updates — is paired by role; a pair by name (one program twice) stays
+        ok = (~_isin(a_row[sel], ra[k]) & ~_isin(b_row[sel], rb[k]) & (sa == sb)
+              & (~inside | (how[sel] == BY_NAME) | ((pa == FWD) & (pb == FWD))))
+        keep[sel] = ok
+        step_a[sel] = sa
+    n_old = int(np.count_nonzero(keep))
+    n_new = len(sp.row_a)
+    new_how = np.full(n_new, BY_STEP, np.int8)
+    if n_new and len(kind):  # a step pair the op pairing made too keeps how it was made
+        width = int(max(a_row.max(initial=0), max(sp.row_a))) + 1
+        wb = int(max(b_row.max(initial=0), max(sp.row_b))) + 1
+        old_key = ((kind.astype(np.int64) * width + a_row) * wb + b_row)
+        new_key = ((np.asarray(sp.kind_a, np.int64) * width + np.asarray(sp.row_a)) * wb
+                   + np.asarray(sp.row_b))
+        same_kind = np.asarray(sp.kind_a) == np.asarray(sp.kind_b)
+        order = np.argsort(old_key)
+        at = np.searchsorted(old_key[order], new_key).clip(0, len(order) - 1)
+        hit = same_kind & (old_key[order][at] == new_key)
+        new_how[hit] = how[order[at[hit]]]
+    pairs = Pairs.build(np.concatenate([kind[keep], np.asarray(sp.kind_a, np.int8)]),
+                        np.concatenate([a_row[keep], np.asarray(sp.row_a, np.int64)]),
+                        np.concatenate([b_row[keep], np.asarray(sp.row_b, np.int64)]),
+                        np.concatenate([how[keep], new_how]),
+                        np.concatenate([kind[keep], np.asarray(sp.kind_b, np.int8)]))
+    pairs.step = np.concatenate([step_a[keep], np.asarray(sp.step, np.int64)])
+    pairs.quantity = np.concatenate([np.full(n_old, Q_OTHER, np.int8),
+                                     np.asarray(sp.quantity, np.int8)])
+    pairs.label = [""] * n_old + list(sp.label)
+    return pairs
+
+
+# where a quantity falls within its step (what the guide checks first comes first)
+_RANK = {Q_VARIABLE: 0, Q_LAYER: 1, Q_LOSS: 2, Q_LR: 3, Q_GRADIENT: 4, Q_UPDATE: 6,
+         Q_METRIC: 5, Q_OTHER: 1}
+# an op pair by its phase in A; the optimizer's own intermediates after the updates they make
+_PHASE_RANK = {FWD: 1, LOSS: 2, BWD: 4, OPT: 7, METRIC: 7}
+
+
+def _phase_rows(model: RunModel, kind: int, n: int) -> np.ndarray:
+    """Per row of `kind`, the phase of its node in a training step (-1 outside); made once
+    per run and kind."""
+    key = ("phase", kind)
+    got = model.cache.get(key)
+    if got is not None and len(got) == n:
+        return got
+    out = np.full(n, -1, np.int8)
+    model.cache[key] = out
+    for flow, local, _ in model.steps:
+        if flow.kind != kind:
+            continue
+        rows = flow.rows[local]
+        phase = np.asarray(flow.phase, np.int8)
+        has = rows >= 0
+        out[rows[has]] = np.broadcast_to(phase[:, None], rows.shape)[has]
+    return out
+
+
+def step_order(a: DebugLogdir, pairs: Pairs, model: RunModel) -> np.ndarray:
+    """Pair ids by training step (pairs outside every step last), then by what the quantity
+    is (variables, layer outputs, loss, learning rate, gradients, updates — an op pair by
+    the phase of its op in A), then by run A's wall time."""
+    wall = np.empty(len(pairs))
+    g, e = pairs.of_kind(GRAPH), pairs.of_kind(EAGER)
+    wall[g] = np.asarray(a.traces.wall_time)[pairs.a_row[g]]
+    wall[e] = np.asarray(a.executions.wall_time)[np.asarray(a.outputs.execution)[pairs.a_row[e]]]
+    step = np.where(pairs.step >= 0, pairs.step, np.iinfo(np.int64).max)
+    lut = np.array([_RANK[q] for q in range(len(_RANK))], np.int64)
+    rank = lut[pairs.quantity]
+    other = pairs.quantity == Q_OTHER
+    for kind, n in ((GRAPH, len(a.traces)), (EAGER, len(a.outputs))):
+        sel = np.flatnonzero(other & (pairs.kind == kind))
+        if len(sel):
+            phase = _phase_rows(model, kind, n)[pairs.a_row[sel]]
+            plut = np.array([_PHASE_RANK.get(k, 1) for k in range(-1, 5)], np.int64)
+            rank[sel] = plut[phase.astype(np.int64) + 1]
+    return np.lexsort((wall, rank, step)).astype(np.int64)

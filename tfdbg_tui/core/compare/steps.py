@@ -1,0 +1,327 @@
+"""Pair two runs' training steps quantity by quantity, whatever form each run took.
+
+Each run's steps come from `training.find_training`, each step's roles from `roles.analyse`. Then
+step k of A pairs with step k of B, and within it:
+- the **variables** pair by their order in the forward pass and their dtype class and shape
+  (`difflib` on the signatures: a variable one side lacks stays unpaired without shifting
+  the rest), or first by a user mapping (`--map`: name patterns from A to B);
+- step 0's `variable` quantity is each variable's initial value (the value assigned to it
+  before its first read, when recorded — its line is the one that initialises it — else its
+  first read); step k's `update` quantity is the variable read at step k + 1, i.e. its value
+  after step k's update (the last step's update is seen only if the run reads it again);
+- layer outputs pair by the set of paired variables they depend on; the loss, the learning
+  rate and each paired variable's gradient pair with theirs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+import numpy as np
+
+from reader import EAGER, GRAPH, DebugLogdir
+from tfdbg_tui.core.compare.flow import Flow, Training
+from tfdbg_tui.core.compare.graphs import OpTable
+from tfdbg_tui.core.compare.roles import Roles, Tensor, analyse, sig_class
+from tfdbg_tui.core.compare.training import find_training
+
+QUANTITIES = ("variable", "layer_output", "loss", "learning_rate", "gradient", "update",
+              "metric", "other")
+Q_VARIABLE, Q_LAYER, Q_LOSS, Q_LR, Q_GRADIENT, Q_UPDATE, Q_METRIC, Q_OTHER = range(8)
+_SUFFIXES = ("/Cast/ReadVariableOp/resource", "/BiasAdd/ReadVariableOp/resource",
+             "/MatMul/ReadVariableOp/resource", "/ReadVariableOp/resource", "/resource")
+Mapping = list[tuple[re.Pattern[str], re.Pattern[str]]]  # --map: A pattern → B pattern
+_ROLE_OF_OP = {"/Cast/": "/kernel", "/MatMul/": "/kernel", "/BiasAdd/": "/bias"}
+
+
+@dataclass
+class RunModel:
+    """One run's steps: per global step, its flow, the step within the flow, its roles."""
+
+    training: Training
+    steps: list[tuple[Flow, int, Roles]]
+    names: dict[str, str]
+    cache: dict[tuple[str, int], np.ndarray] = field(default_factory=dict, repr=False)
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.steps)
+
+    def row(self, step: int, t: Tensor | None) -> tuple[int, int] | None:
+        """(kind, row) of tensor `t` in global step `step`, or None if not recorded."""
+        if t is None or not 0 <= step < len(self.steps):
+            return None
+        flow, local, _ = self.steps[step]
+        node, slot = t
+        if node < 0 or slot >= flow.rows.shape[2]:
+            return None
+        r = int(flow.rows[local, node, slot])
+        return (flow.kind, r) if r >= 0 else None
+
+
+def _sig_table(logdir: DebugLogdir, flow: Flow) -> np.ndarray:
+    """(dtype, rank, size) per (node, slot) from the first step of the flow that has it."""
+    rows = flow.rows
+    out = np.full((*rows.shape[1:], 3), -1, np.int64)
+    if not rows.size:
+        return out
+    best = rows.max(axis=0)  # any recorded row of each tensor (the latest step's)
+    has = best >= 0
+    table = logdir.traces if flow.kind == GRAPH else logdir.outputs
+    picked = best[has]
+    if len(picked):
+        order = np.argsort(picked)
+        sorted_rows = picked[order]
+        cols = table.health_columns(sorted_rows) if hasattr(table, "health_columns") else {
+            c: np.asarray(getattr(table, c))[sorted_rows] for c in ("dtype", "rank", "size")}
+        vals = np.stack([np.asarray(cols[c])[np.argsort(order)] for c in ("dtype", "rank",
+                                                                         "size")], axis=1)
+        out[has] = vals
+    return out
+
+
+def _name(handle: str, k: int) -> str:
+    if handle.startswith("id:"):
+        return f"variable {k + 1}"
+    name = handle.split("/", 1)[1] if "/" in handle else handle
+    for suffix in _SUFFIXES:
+        if name.endswith(suffix):
+            name = name[:-len(suffix)]
+            break
+    for op, what in _ROLE_OF_OP.items():  # Keras reads a kernel in its Cast, a bias in BiasAdd
+        if suffix.startswith(op) and suffix != "/ReadVariableOp/resource":
+            return name + what
+    return name
+
+
+def model_run(logdir: DebugLogdir, ops: OpTable) -> RunModel:
+    """Find the run's steps and every step's roles (a graph's roles once for all its steps)."""
+    training = find_training(logdir, ops)
+    steps: list[tuple[Flow, int, Roles]] = []
+    names: dict[str, str] = {}
+    for flow in training.flows:
+        sigs = _sig_table(logdir, flow)
+        if flow.kind == GRAPH:
+            roles = analyse(flow, 0, training.trained, sigs) if len(flow.steps) else Roles()
+            steps += [(flow, s, roles) for s in range(len(flow.steps))]
+        else:
+            steps += [(flow, s, analyse(flow, s, training.trained, sigs))
+                      for s in range(len(flow.steps))]
+    for _, _, roles in steps[:1]:
+        for k, h in enumerate(roles.variables):
+            names.setdefault(h, _name(h, k))
+    for _, _, roles in steps:
+        for k, h in enumerate(roles.variables):
+            names.setdefault(h, _name(h, k))
+    return RunModel(training, steps, names)
+
+
+def read_map(text: str) -> list[tuple[re.Pattern[str], re.Pattern[str]]]:
+    """`--map` lines `A_PATTERN = B_PATTERN` (regexes searched in variable names); `#`
+    comments and blank lines skipped. ValueError (one line) on a bad line."""
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        a, sep, b = line.partition("=")
+        if not sep or not a.strip() or not b.strip():
+            raise ValueError(f"line {n}: expected 'A_PATTERN = B_PATTERN'")
+        try:
+            out.append((re.compile(a.strip()), re.compile(b.strip())))
+        except re.error as exc:
+            raise ValueError(f"line {n}: {exc}") from None
+    return out
+
+
+@dataclass
+class StepPairs:
+    """The paired quantities of two runs, as parallel lists (one entry per pair)."""
+
+    kind_a: list[int] = field(default_factory=list)
+    row_a: list[int] = field(default_factory=list)
+    kind_b: list[int] = field(default_factory=list)
+    row_b: list[int] = field(default_factory=list)
+    step: list[int] = field(default_factory=list)
+    quantity: list[int] = field(default_factory=list)
+    label: list[str] = field(default_factory=list)
+    n_steps: int = 0
+    variables: list[tuple[str, str]] = field(default_factory=list)  # paired names at step 0
+    unpaired_a: list[str] = field(default_factory=list)
+    unpaired_b: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # required quantities not recorded
+    required: list[list[int]] = field(default_factory=list)  # per step: its pair ids
+    # pairs standing for a variable one run lacks (with its neighbour in the other run):
+    # divergences whatever their values (`compare` marks them)
+    lacking: list[int] = field(default_factory=list)
+    # pair → (flow, node) whose stack holds the line to show, when it is not the tensor's
+    # own (a loss: where the loss function is called; an update: the optimizer's update op)
+    where_a: dict[int, tuple[Flow, int]] = field(default_factory=dict)
+    where_b: dict[int, tuple[Flow, int]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, a: tuple[int, int] | None, b: tuple[int, int] | None, step: int, q: int,
+            label: str) -> int:
+        if a is None or b is None:
+            return -1
+        self.kind_a.append(a[0])
+        self.row_a.append(a[1])
+        self.kind_b.append(b[0])
+        self.row_b.append(b[1])
+        self.step.append(step)
+        self.quantity.append(q)
+        self.label.append(label)
+        return len(self.row_a) - 1
+
+
+def _pair_variables(ma: RunModel, ra: Roles, mb: RunModel, rb: Roles,
+                    mapping: list[tuple[re.Pattern[str], re.Pattern[str]]]
+                    ) -> list[tuple[str, str]]:
+    """Variable pairs: the user's mapping first, then forward order × dtype class and shape."""
+    pairs: list[tuple[str, str]] = []
+    left, right = list(ra.variables), list(rb.variables)
+    for pa, pb in mapping:
+        for ha in list(left):
+            if pa.search(ma.names.get(ha, "")):
+                hit = [hb for hb in right if pb.search(mb.names.get(hb, ""))]
+                if hit:
+                    pairs.append((ha, hit[0]))
+                    left.remove(ha)
+                    right.remove(hit[0])
+    sa = [sig_class(ra.sig[h]) for h in left]
+    sb = [sig_class(rb.sig[h]) for h in right]
+    m = SequenceMatcher(None, sa, sb, autojunk=False)
+    for block in m.get_matching_blocks():
+        for i in range(block.size):
+            pairs.append((left[block.a + i], right[block.b + i]))
+    return pairs
+
+
+def _layers(ra: Roles, rb: Roles, vp: list[tuple[str, str]]
+            ) -> list[tuple[int, Tensor, Tensor]]:
+    """Layer outputs paired by the set of paired variables they depend on."""
+    to_b = dict(vp)
+    paired_b = set(to_b.values())
+    out = []
+    used: set[int] = set()
+    for k, (ga, ta) in enumerate(ra.layers):
+        want = frozenset(to_b[h] for h in ga if h in to_b)
+        cands = [(len(gb - paired_b), j) for j, (gb, _) in enumerate(rb.layers)
+                 if j not in used and frozenset(gb & paired_b) == want]
+        if want and cands:
+            _, j = min(cands)
+            used.add(j)
+            out.append((k, ta, rb.layers[j][1]))
+    return out
+
+
+def pair_steps(ma: RunModel, mb: RunModel,
+               mapping: list[tuple[re.Pattern[str], re.Pattern[str]]] | None = None
+               ) -> StepPairs:
+    """Pair the steps of two modelled runs (see the module docstring)."""
+    out = StepPairs()
+    n = min(ma.n_steps, mb.n_steps)
+    out.n_steps = n
+    if ma.n_steps != mb.n_steps:
+        out.notes.append(f"A has {ma.n_steps} training steps, B {mb.n_steps}: the first {n} "
+                         "are compared")
+    for k in range(n):
+        _, _, ra = ma.steps[k]
+        _, _, rb = mb.steps[k]
+        vp = _pair_variables(ma, ra, mb, rb, mapping or [])
+        req: list[int] = []
+        if k == 0:
+            out.variables = [(ma.names.get(a, a), mb.names.get(b, b)) for a, b in vp]
+            pa = {a for a, _ in vp}
+            pb = {b for _, b in vp}
+            out.unpaired_a = [ma.names.get(h, h) for h in ra.variables if h not in pa]
+            out.unpaired_b = [mb.names.get(h, h) for h in rb.variables if h not in pb]
+            fa, fb = ma.steps[0][0], mb.steps[0][0]
+            _lacking(out, ma, ra, fa, mb, rb, fb, vp)
+            for ha, hb in vp:
+                a = fa.init[ha] if ha in fa.init else ma.row(0, ra.read.get(ha))
+                b = fb.init[hb] if hb in fb.init else mb.row(0, rb.read.get(hb))
+                if out.add(a, b, 0, Q_VARIABLE, f"initial {ma.names.get(ha, ha)}") < 0:
+                    out.missing.append(f"step 0: initial value of {ma.names.get(ha, ha)}")
+        else:
+            _, _, pra = ma.steps[k - 1]
+            _, _, prb = mb.steps[k - 1]
+            for ha, hb in vp:
+                got = out.add(ma.row(k, ra.read.get(ha)), mb.row(k, rb.read.get(hb)), k - 1,
+                              Q_UPDATE, f"{ma.names.get(ha, ha)} after step {k - 1}'s update")
+                if got < 0:
+                    out.missing.append(f"step {k - 1}: {ma.names.get(ha, ha)} after the update")
+                    continue
+                out.required[k - 1].append(got)
+                if ha in pra.update:
+                    out.where_a[got] = (ma.steps[k - 1][0], pra.update[ha])
+                if hb in prb.update:
+                    out.where_b[got] = (mb.steps[k - 1][0], prb.update[hb])
+        for j, ta, tb in _layers(ra, rb, vp):
+            out.add(ma.row(k, ta), mb.row(k, tb), k, Q_LAYER, f"layer {j + 1} output")
+        got = out.add(ma.row(k, ra.loss), mb.row(k, rb.loss), k, Q_LOSS, "loss")
+        if got < 0:
+            out.missing.append(f"step {k}: the loss" + _which(ra.loss, rb.loss))
+        else:
+            if ra.loss_entry is not None:
+                out.where_a[got] = (ma.steps[k][0], ra.loss_entry)
+            if rb.loss_entry is not None:
+                out.where_b[got] = (mb.steps[k][0], rb.loss_entry)
+        req.append(got)
+        out.add(ma.row(k, ra.lr), mb.row(k, rb.lr), k, Q_LR, "learning rate")
+        for ha, hb in vp:
+            got = out.add(ma.row(k, ra.grad.get(ha)), mb.row(k, rb.grad.get(hb)), k,
+                          Q_GRADIENT, f"gradient of {ma.names.get(ha, ha)}")
+            if got < 0:
+                out.missing.append(f"step {k}: the gradient of {ma.names.get(ha, ha)}"
+                                   + _which(ra.grad.get(ha), rb.grad.get(hb)))
+            req.append(got)
+        out.required.append([r for r in req if r >= 0])
+    if n:
+        out.notes.append(f"step {n - 1}'s update is not compared: neither run reads the "
+                         "variables after it")
+    return out
+
+
+def _init_row(model: RunModel, roles: Roles, flow: Flow, h: str) -> tuple[int, int] | None:
+    return flow.init[h] if h in flow.init else model.row(0, roles.read.get(h))
+
+
+def _lacking(out: StepPairs, ma: RunModel, ra: Roles, fa: Flow, mb: RunModel, rb: Roles,
+             fb: Flow, vp: list[tuple[str, str]]) -> None:
+    """A variable one run lacks (a dropped bias) is a step-0 `variable` divergence: its
+    initial value against the initial value of the other run's variable next to where it
+    would be (the same layer's kernel) — so both lines shown are those that create them."""
+    to_b, to_a = dict(vp), {b: a for a, b in vp}
+    for side, order, partner, names in (("a", ra.variables, to_b, ma.names),
+                                        ("b", rb.variables, to_a, mb.names)):
+        for i, h in enumerate(order):
+            if h in partner:
+                continue
+            near = [order[j] for j in range(i - 1, -1, -1) if order[j] in partner]
+            near += [order[j] for j in range(i + 1, len(order)) if order[j] in partner]
+            if not near:
+                continue
+            other = partner[near[0]]
+            if side == "a":
+                a, b = _init_row(ma, ra, fa, h), _init_row(mb, rb, fb, other)
+                label = f"{names.get(h, h)}: in A only (no such variable in B)"
+            else:
+                a, b = _init_row(ma, ra, fa, other), _init_row(mb, rb, fb, h)
+                label = f"{names.get(h, h)}: in B only (no such variable in A)"
+            got = out.add(a, b, 0, Q_VARIABLE, label)
+            if got >= 0:
+                out.lacking.append(got)
+
+
+def _which(a: Tensor | None, b: Tensor | None) -> str:
+    if a is None and b is None:
+        return " (found in neither run)"
+    return " (not found in A)" if a is None else " (not found in B)" if b is None else \
+        " (not recorded)"
+
+
+__all__ = ["EAGER", "GRAPH", "QUANTITIES", "RunModel", "StepPairs", "model_run", "pair_steps",
+           "read_map"]
