@@ -1,10 +1,10 @@
-"""Graph Structure's guess of a function argument's producer (tfdbg_tui.core.model).
+"""Graph Structure never guesses a function argument's producer (tfdbg_tui.core.model).
 
-TensorFlow traces neither a nested call nor its arguments; when the exact walk cannot
-resolve an argument, the pane guesses the caller's latest tensor ("≈"). Traces in the health
-modes are float tensors, so an argument the function reads as an integer (CTCLoss's labels,
-a gather's indices) must not be guessed: any guess would name a float tensor as its
-producer. The logdir is written with the TF-free writer: the facts are the graph's ops.
+TensorFlow traces neither a nested call nor its arguments. A guess by dtype and size once
+named a float tensor as the producer of an integer argument (CTCLoss's labels) and showed
+`Softmax:0` for `labels:0` as fact (issues 19 and 20), so an argument the exact walk cannot
+resolve is shown with no tensor — float or integer. The logdir is written with the TF-free
+writer: the facts are the graph's ops.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ OUTER = "0b7c1d2e-0000-4000-8000-0000000000a1"
 INNER = "0b7c1d2e-0000-4000-8000-0000000000a2"
 
 
-def test_an_integer_argument_is_not_guessed_a_float_argument_is(tmp_path: Path) -> None:
+def test_an_unresolved_argument_names_no_producer(tmp_path: Path) -> None:
     w = LogdirWriter(tmp_path / "logdir", run_id="run-1", hostname="host",
                      tensorflow_version="2.21.0", file_timestamp=int(T0))
     src = w.add_source_file(str(tmp_path / "prog.py"), [f"line {i}" for i in range(1, 20)])
@@ -42,7 +42,7 @@ def test_an_integer_argument_is_not_guessed_a_float_argument_is(tmp_path: Path) 
     op = L.op_of_trace(loss)
     assert op is not None
     x, indices, values, lengths = input_links(L, len(L.traces), loss, op, exact=False)
-    assert x.inferred and x.trace is not None
-    assert L.op_name_of_trace(x.trace) == "logits"  # the float argument: guessed, marked ≈
-    for link in (indices, values, lengths):  # integers: no float tensor named as producer
-        assert link.trace is None and not link.inferred, link
+    # `logits` is the caller's only float tensor of the right kind: a content guess would
+    # name it for x (and, worse, for the integer labels); nothing links them exactly.
+    for link in (x, indices, values, lengths):
+        assert link.trace is None and not link.argument, link

@@ -51,7 +51,7 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str]
         whole.add(r.op_type, "", ins, handle, frames.phase(r.stack_frame_ids))
         for s, tid in enumerate(r.output_tensor_ids):
             producer[tid] = (i, s)
-    first = np.asarray(e.col("first_output"), np.int64)
+    first = np.asarray(e.first_output, np.int64)
     dtype = np.asarray(logdir.outputs.dtype)
     dtype_of = {i: int(dtype[first[i]]) if e.n_outputs[i] > 0 else -1 for i in range(n)}
     trained = trained_handles(whole, dtype_of)
