@@ -23,24 +23,23 @@ from dataclasses import dataclass
 import numpy as np
 
 from reader.cache.snapshot import LogdirCache
+from reader.index.access import RecordAccess
 from reader.index.alerts import AlertLog, Alerts, NewRows
 from reader.index.autograph import AutographMapper
 from reader.index.columns import StringTable, Table
 from reader.index.detail import RecordHealth
-from reader.index.frames import Frame, user_frame_index
-from reader.index.graphs import GraphStore, Op, ingest_graphs
+from reader.index.graphs import GraphStore, ingest_graphs
 from reader.index.ingest import IngestCache, ingest_traces
 from reader.index.ingest_exec import ingest_executions
 from reader.index.queries import TensorQueries
 from reader.index.recording import buffer_warning, thread_warning
 from reader.index.schema import (
-    GRAPH,
     ExecutionTable,
     OutputTable,
     TraceTable,
 )
 from reader.index.shards import read_sharded
-from reader.index.sources import MAX_SOURCE_RECORD, SourceIndex
+from reader.index.sources import SourceIndex
 from reader.io.cursors import CHUNK, ChunkRead, Cursor, FileFollower, PendingRead, Records
 from reader.io.discovery import (
     FileSet,
@@ -52,16 +51,8 @@ from reader.io.discovery import (
     select_run,
 )
 from reader.io.problems import ProblemLog
-from reader.io.records import (
-    ExecutionRecord,
-    TraceRecord,
-    execution_record,
-    read_record,
-    trace_record,
-)
 from reader.io.remote import is_remote, local_path, normalize
 from reader.modes import NAN_REVEALING, mode_name
-from reader.proto import tfdbg_events_pb2 as pb
 
 Progress = Callable[[int, int], None]
 
@@ -79,7 +70,7 @@ class UpdateStats:
         return bool(self.executions or self.traces or self.bytes_read)
 
 
-class DebugLogdir(TensorQueries):
+class DebugLogdir(TensorQueries, RecordAccess):
     """The index of one run in a tfdbg2 logdir. Call `update()` to read (more of) it."""
 
     def __init__(self, path: str, run: str | None = None, cache: bool = False, *,
@@ -343,69 +334,6 @@ class DebugLogdir(TensorQueries):
     @property
     def num_alerts(self) -> int:
         return len(self._alerts)
-
-    # ------------------------------------------------------------------ full records
-    def read_event(self, fsi: int, suffix: str, offset: int,
-                   max_length: int | None = None) -> pb.DebugEvent:
-        """Re-read and parse the record at `offset`; ReaderError if it is damaged (or
-        longer than `max_length`)."""
-        return read_record(self.filesets[fsi].path(suffix), offset, max_length)
-
-    def read_execution(self, i: int) -> ExecutionRecord:
-        """The full eager execution `i` (inputs, outputs, stack, debug tensors)."""
-        t = self.executions
-        ev = self.read_event(int(t.lazy("fileset")[i]), "execution", int(t.col("offset")[i]))
-        return execution_record(i, ev)
-
-    def read_trace(self, i: int) -> TraceRecord:
-        """The full graph trace `i`, with its debug vector or FULL_TENSOR value decoded."""
-        t = self.traces
-        ev = self.read_event(int(t.lazy("fileset")[i]), "graph_execution_traces",
-                             int(t.col("offset")[i]))
-        g = ev.graph_execution_trace
-        op = self.graphs.op(g.tfdbg_context_id, g.op_name)
-        return trace_record(i, ev, op.op_type if op else "?")
-
-    # ------------------------------------------------------------------ stacks & sources
-    def stack(self, frame_ids: tuple[str, ...] | list[str]) -> list[Frame]:
-        """Resolve frame ids (outermost first, as recorded) to Frames; frames in AutoGraph's
-        generated code are mapped back to the user's line (`reader.index.autograph`)."""
-        return self._autograph.map(self.sources.stack(frame_ids))
-
-    def op_stack(self, op: Op) -> list[Frame]:
-        """Where a graph op was created."""
-        return self.stack(op.stack_frame_ids)
-
-    def alert_stack(self, kind: int, index: int) -> list[Frame]:
-        """The stack of an alert: the op's creation (graph) or the execution (eager)."""
-        if kind == GRAPH:
-            op = self.op_of_trace(index)
-            return self.op_stack(op) if op else []
-        return self.stack(self.read_execution(index).stack_frame_ids)
-
-    @staticmethod
-    def user_frame(frames: list[Frame]) -> Frame | None:
-        i = user_frame_index(frames)
-        return frames[i] if i is not None else None
-
-    def source_lines(self, host: str, path: str) -> list[str] | None:
-        """The logdir's copy of a source file (lines without newlines), or None."""
-        with self._lock:
-            return self.sources.lines(
-                host, path,
-                lambda fsi, off: self.read_event(fsi, "source_files", off, MAX_SOURCE_RECORD),
-                self.problems)
-
-    def source_files(self) -> list[tuple[str, str]]:
-        """(host, path) of every captured source file."""
-        return self.sources.files()
-
-    def code_line(self, frame: Frame) -> str | None:
-        """The frame's line of code, from the logdir's copy of its file."""
-        lines = self.source_lines(frame.host, frame.file)
-        if lines and 1 <= frame.line <= len(lines):
-            return lines[frame.line - 1]
-        return None
 
 
 def open_logdir(path: str, run: str | None = None, progress: Progress | None = None,
