@@ -80,17 +80,24 @@ def migration_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return build_once(shared_root(tmp_path_factory), "migration", build)
 
 
-def marked_line(program: str, side: str, variant: str) -> int:
-    """1-based line of `program` marked `# MIGRATION-<side>: ... <variant> ...` (side "A"
-    or "BUG"); exactly one line must carry the mark."""
+def marked_lines(program: str, side: str, variant: str) -> set[int]:
+    """1-based lines of `program` marked `# MIGRATION-<side>: ... <variant> ...` (side "A"
+    or "BUG"). More than one A line when the mistake touches several variables at once (a
+    layer's dtype: its kernel and its bias), any of which is a right answer."""
     pattern = re.compile(rf"#\s*MIGRATION-{side}:([\w ]+)")
-    hits = []
+    hits = set()
     for number, line in enumerate((MIGRATION / program).read_text().splitlines(), 1):
         m = pattern.search(line)
         if m and variant in m.group(1).split():
-            hits.append(number)
-    assert len(hits) == 1, f"{program}: {len(hits)} lines marked MIGRATION-{side}: {variant}"
-    return hits[0]
+            hits.add(number)
+    assert hits, f"{program}: no line marked MIGRATION-{side}: {variant}"
+    return hits
+
+
+def marked_line(program: str, side: str, variant: str) -> int:
+    """The one line of `program` marked for `variant` on `side` (see `marked_lines`)."""
+    (line,) = marked_lines(program, side, variant)
+    return line
 
 
 def run_diff(*args: str) -> tuple[int, str, str]:

@@ -40,7 +40,7 @@ XFAIL: dict[str, str] = {}
 
 
 def _params() -> list[object]:
-    out = []
+    out: list[object] = []
     for a, b in REWRITES:
         i = f"{a}-{b}"
         marks = [pytest.mark.xfail(strict=True, reason=XFAIL[i])] if i in XFAIL else []

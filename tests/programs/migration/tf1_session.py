@@ -34,7 +34,7 @@ def main() -> None:
         w2 = v1.get_variable("dense_1/kernel", initializer=d["w2"])
         b2 = v1.get_variable("dense_1/bias", initializer=d["b2"])  # MIGRATION-A: nobias
         w3 = v1.get_variable("dense_2/kernel", initializer=d["w3"])  # MIGRATION-A: dtype
-        b3 = v1.get_variable("dense_2/bias", initializer=d["b3"])
+        b3 = v1.get_variable("dense_2/bias", initializer=d["b3"])  # MIGRATION-A: dtype
         h1 = tf.nn.relu(tf.matmul(x, w1) + b1)
         h2 = tf.matmul(h1, w2) + b2  # MIGRATION-A: relu
         logits = tf.matmul(h2, w3) + b3
