@@ -3,7 +3,7 @@
 Each program runs unmodified under `tfdbg-tui run` in its own process, as a user records it:
 the TF1 Session program (FULL_TENSOR and FULL_HEALTH), its guide-style TF2 rewrite called
 eagerly and in `tf.function`, and the Keras `fit` / `train_on_batch` rewrite, in the variants
-the tests need. Sixteen short processes, two at a time.
+the tests need. Seventeen short processes, two at a time.
 
 Expected lines come from the programs' comments: `# MIGRATION-BUG: <variant>` on the rewrite's
 mistaken line, `# MIGRATION-A: <variant> ...` on the TF1 line it corresponds to.
@@ -34,6 +34,7 @@ VARIABLES = 6  # three dense layers, a kernel and a bias each
 RUNS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "tf1": (TF1, "FULL_TENSOR", ()),
     "tf1_health": (TF1, "FULL_HEALTH", ()),
+    "tf1_logged": (TF1, "FULL_TENSOR", ("--variant", "logged")),
     "eager": (CUSTOM, "FULL_TENSOR", ("--form", "eager")),
     "eager_logged": (CUSTOM, "FULL_TENSOR", ("--form", "eager", "--variant", "logged")),
     "eager_end_lr": (CUSTOM, "FULL_TENSOR", ("--form", "eager", "--variant", "end_lr")),

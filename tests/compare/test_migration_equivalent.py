@@ -34,9 +34,15 @@ REWRITES = [("tf1", b) for b in
             ("eager", "eager_logged", "function", "function_logged", "fit", "train_on_batch")]
 # TF1 recorded in FULL_HEALTH against the eager rewrite in FULL_TENSOR: compared on counts
 REWRITES.append(("tf1_health", "eager"))
+# TF1 with a second Session.run per step fetching the loss and the learning rate for a print:
+# a forward pass on the updated weights and lr(k + 1), which are no training step
+REWRITES.append(("tf1_logged", "eager"))
 
 # What the tool gets wrong today (filled in after running it; removed as the engine catches up)
-XFAIL: dict[str, str] = {}
+XFAIL: dict[str, str] = {
+    "tf1_logged-eager": "issue 18: a logging Session.run (loss, lr; no update) counts as a "
+                        "training step (A: 6 steps), a false step-1 divergence",
+}
 
 
 def _params() -> list[object]:
