@@ -35,7 +35,7 @@ class CompareActions:
             return
         self.compare_view = view
         self._s.ge.set_chip(view.chip, CHIP_WIDTH)
-        self._s._update_tabs()  # the verdict joins the top bar
+        self._s._update_header()  # run B and the verdict join the header line
         self._s.notify(view.summary(), timeout=8, markup=False)
 
     def action_next_divergence(self, delta: int) -> None:

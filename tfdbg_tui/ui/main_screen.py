@@ -153,6 +153,9 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
         follow = bool(getattr(self.app, "follow", True))
         t = header_line(logdir, snap, self.display_path, self.has_class("-narrow"), follow,
                         stopped=getattr(self.app, "read_error", None))
+        view = getattr(self, "compare_view", None)
+        if view is not None:  # compare mode: run B and the verdict stay on screen
+            t.append_text(view.verdict_line())
         self.query_one("#header-line", Static).update(t)
         bar = self.query_one("#progress", ProgressBar)
         bar.set_class(not snap.indexing, "-done")
@@ -166,9 +169,6 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
         for pane in self.panes:
             style = "bold reverse" if pane is current else "dim"
             t.append(f" {pane.number} {pane.SHORT} ", style)
-        view = getattr(self, "compare_view", None)
-        if view is not None:  # compare mode: the verdict stays on screen
-            t.append_text(view.verdict_line())
         self.query_one("#pane-tabs", Static).update(t)
 
     # ------------------------------------------------------------------ focus & layout
