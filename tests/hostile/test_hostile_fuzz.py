@@ -295,7 +295,7 @@ def test_hostile_records_through_diff(fuzz_root: Path, reference_run: str,
                     contextlib.redirect_stderr(stderr):
                 warnings.simplefilter("error")
                 status = diff_main([*flags, *pair])
-            assert status in (0, 1, 2), status
+            assert status in (0, 1, 2, 3), status  # 3: too little compared (issue 18)
             assert_no_raw_controls(stdout.getvalue() + stderr.getvalue(), "diff")
             if flags and status != 2:
                 strict_json(stdout.getvalue())
