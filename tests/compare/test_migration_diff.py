@@ -209,3 +209,15 @@ def test_the_programs_promise_what_the_expectations_rely_on() -> None:
     # float16 rounds the output layer's weights beyond rtol 1e-5
     w3 = d["w3"]
     assert np.max(np.abs(w3.astype(np.float16) - w3) / np.abs(w3)) > 1e-5
+
+
+@pytest.mark.parametrize("m", [pytest.param(m, id=i) for m, i in zip(MISTAKES, IDS, strict=True)])
+def test_the_rewrite_as_run_a_gives_the_same_answer(migration_runs: dict[str, str],
+                                                    m: Mistake) -> None:
+    """`diff tf2-run tf1-run`: a user may pass the runs in either order; the step, the
+    quantity and the two lines are the same, each on its own side."""
+    code, r = diff_json(migration_runs[m.run_b], migration_runs[m.run_a], *TOL)
+    assert (code, r.get("verdict")) == (1, "diverge")
+    first = r["first_divergence"]
+    assert (first.get("step"), first.get("quantity")) == (m.step, m.quantity)
+    assert frame_line(first["b"], TF1) in marked_lines(TF1, "A", m.variant)

@@ -97,3 +97,12 @@ def test_csv_carries_the_steps_by_quantities_table(migration_runs: dict[str, str
     table = {(int(r["step"]), r["quantity"]) for r in rows}
     for step in range(STEPS):
         assert {(step, "loss"), (step, "gradient")} <= table, sorted(table)
+
+
+@pytest.mark.parametrize("a, b", [pytest.param(a, b, id=f"{b}-{a}") for a, b in REWRITES])
+def test_the_rewrite_as_run_a_is_equivalent_too(migration_runs: dict[str, str],
+                                               a: str, b: str) -> None:
+    """`diff tf2-run tf1-run`: the order of the runs does not change the verdict."""
+    code, r = diff_json(migration_runs[b], migration_runs[a], *TOL)
+    assert (code, r.get("verdict")) == (0, "equivalent")
+    assert [s["step"] for s in r["steps"]] == list(range(STEPS))
