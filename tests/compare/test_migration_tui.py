@@ -122,8 +122,6 @@ async def test_d_agrees_with_diff_on_a_tf_function_pair(migration_runs: dict[str
     await _open(a_dir, b_dir, check)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18: the verdict is in #pane-tabs, which the wide "
-                   "layout hides; not in the header line or footer")
 @sync
 async def test_the_verdict_and_run_b_stay_in_the_header_or_footer(
         migration_runs: dict[str, str]) -> None:
