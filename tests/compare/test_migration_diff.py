@@ -137,6 +137,14 @@ def test_human_output_names_a_later_step(migration_runs: dict[str, str]) -> None
     assert re.search(r"learning[ _]rate", out, re.I), out
 
 
+def test_human_output_names_the_session_graph(migration_runs: dict[str, str]) -> None:
+    """The TF1 side's graph has no function name; it is the Session's graph, not "unnamed"."""
+    code, out, err = run_diff(migration_runs["tf1"], migration_runs["function_from_logits"],
+                              *TOL)
+    assert code == 1 and "Traceback" not in err
+    assert "unnamed" not in out.lower(), out
+
+
 OLD_TOP = {"equivalent": bool, "compared": int, "different": int, "unmatched_a": int,
            "unmatched_b": int}
 OLD_SIDE = {"kind": str, "index": int, "op_type": str}  # and op_name: None for an eager op

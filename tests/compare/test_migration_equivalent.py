@@ -4,7 +4,9 @@ on what — every step, the loss, every gradient (issue 18).
 Run A is tests/programs/migration/tf1_session.py, run B a faithful rewrite in each form:
 `train_step` called eagerly (the guide's form) or in `tf.function`, with and without the
 guide's hand logging (which evaluates the learning-rate schedule a second time per step:
-extra ops that must pair with nothing), and Keras `fit` / `train_on_batch`. What is compared
+extra ops that must pair with nothing), and Keras `fit` / `train_on_batch`; also TF1 recorded
+in FULL_HEALTH (compared on counts), TF1 with a logging `Session.run` per step, and every pair
+with the runs in the other order. What is compared
 is counted from the programs: `STEPS` training steps, six variables (three dense layers,
 kernel and bias each) so six gradients per step, three layer outputs, one loss, one learning
 rate. A variable's value after the last update is read by nobody, so updates are required for
@@ -39,10 +41,7 @@ REWRITES.append(("tf1_health", "eager"))
 REWRITES.append(("tf1_logged", "eager"))
 
 # What the tool gets wrong today (filled in after running it; removed as the engine catches up)
-XFAIL: dict[str, str] = {
-    "tf1_logged-eager": "issue 18: a logging Session.run (loss, lr; no update) counts as a "
-                        "training step (A: 6 steps), a false step-1 divergence",
-}
+XFAIL: dict[str, str] = {}
 
 
 def _params() -> list[object]:
