@@ -3,7 +3,7 @@
 Each program runs unmodified under `tfdbg-tui run` in its own process, as a user records it:
 the TF1 Session program (FULL_TENSOR and FULL_HEALTH), its guide-style TF2 rewrite called
 eagerly and in `tf.function`, and the Keras `fit` / `train_on_batch` rewrite, in the variants
-the tests need. Sixteen short processes, two at a time.
+the tests need. Seventeen short processes, two at a time.
 
 Expected lines come from the programs' comments: `# MIGRATION-BUG: <variant>` on the rewrite's
 mistaken line, `# MIGRATION-A: <variant> ...` on the TF1 line it corresponds to.
@@ -34,6 +34,7 @@ VARIABLES = 6  # three dense layers, a kernel and a bias each
 RUNS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "tf1": (TF1, "FULL_TENSOR", ()),
     "tf1_health": (TF1, "FULL_HEALTH", ()),
+    "tf1_logged": (TF1, "FULL_TENSOR", ("--variant", "logged")),
     "eager": (CUSTOM, "FULL_TENSOR", ("--form", "eager")),
     "eager_logged": (CUSTOM, "FULL_TENSOR", ("--form", "eager", "--variant", "logged")),
     "eager_end_lr": (CUSTOM, "FULL_TENSOR", ("--form", "eager", "--variant", "end_lr")),
@@ -80,17 +81,24 @@ def migration_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return build_once(shared_root(tmp_path_factory), "migration", build)
 
 
-def marked_line(program: str, side: str, variant: str) -> int:
-    """1-based line of `program` marked `# MIGRATION-<side>: ... <variant> ...` (side "A"
-    or "BUG"); exactly one line must carry the mark."""
+def marked_lines(program: str, side: str, variant: str) -> set[int]:
+    """1-based lines of `program` marked `# MIGRATION-<side>: ... <variant> ...` (side "A"
+    or "BUG"). More than one A line when the mistake touches several variables at once (a
+    layer's dtype: its kernel and its bias), any of which is a right answer."""
     pattern = re.compile(rf"#\s*MIGRATION-{side}:([\w ]+)")
-    hits = []
+    hits = set()
     for number, line in enumerate((MIGRATION / program).read_text().splitlines(), 1):
         m = pattern.search(line)
         if m and variant in m.group(1).split():
-            hits.append(number)
-    assert len(hits) == 1, f"{program}: {len(hits)} lines marked MIGRATION-{side}: {variant}"
-    return hits[0]
+            hits.add(number)
+    assert hits, f"{program}: no line marked MIGRATION-{side}: {variant}"
+    return hits
+
+
+def marked_line(program: str, side: str, variant: str) -> int:
+    """The one line of `program` marked for `variant` on `side` (see `marked_lines`)."""
+    (line,) = marked_lines(program, side, variant)
+    return line
 
 
 def run_diff(*args: str) -> tuple[int, str, str]:

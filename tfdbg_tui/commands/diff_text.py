@@ -66,7 +66,8 @@ def render_result(r: dict[str, Any]) -> list[Any]:
                     style="dim")
         out.append(line)
     for g in r["graphs"]:
-        out.append(Text(f"graph {literal(g['a']) or '(unnamed)'} = {literal(g['b']) or '(unnamed)'}"
+        out.append(Text(f"graph {literal(g['a']) or '(Session graph)'} = "
+                        f"{literal(g['b']) or '(Session graph)'}"
                         f" (by {g['aligned_by']})", style="dim"))
     al = r["aligned"]
     out.append(Text(

@@ -41,7 +41,7 @@ class CompareActions:
             return
         self.compare_view = view
         self._s.ge.set_chip(view.chip, CHIP_WIDTH)
-        self._s._update_tabs()  # the verdict joins the top bar
+        self._s._update_header()  # run B and the verdict join the header line
         self._s.notify(view.summary(), timeout=8, markup=False)
         self._s._update_header()  # the header keeps saying "vs B: verdict" once it is gone
         self._s.refresh_bindings()  # d/D and b join the footer

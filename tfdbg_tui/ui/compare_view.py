@@ -70,7 +70,7 @@ class CompareView:
         return t
 
     def verdict_line(self) -> Text:
-        """The verdict for the screen's top bar: which run A is compared with, and how it
+        """The verdict for the header line: which run A is compared with, and how it
         compares (it stays on screen, unlike the toast)."""
         c = self.c
         verdict = c.verdict

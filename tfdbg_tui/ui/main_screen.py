@@ -205,9 +205,6 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
         for pane in self.panes:
             style = "bold reverse" if pane is current else "dim"
             t.append(f" {pane.number} {pane.SHORT} ", style)
-        view = getattr(self, "compare_view", None)
-        if view is not None:  # compare mode: the verdict stays on screen
-            t.append_text(view.verdict_line())
         self.query_one("#pane-tabs", Static).update(t)
 
     # ------------------------------------------------------------------ focus & layout

@@ -1,11 +1,15 @@
 """The TF1 side of the migration: a graph-mode model trained with `Session.run`.
 
-Usage: python tf1_session.py   (recorded with `tfdbg-tui run --mode MODE -- tf1_session.py`)
+Usage: python tf1_session.py [--variant equivalent|logged]
+       (recorded with `tfdbg-tui run --mode MODE -- tf1_session.py ...`)
 
 Written as a TF1.x user wrote it, minus `tf.compat.v1.layers.dense` (gone with Keras 3):
 placeholders, `get_variable` for each layer's kernel and bias (named as `layers.dense` named
 them), softmax cross entropy, `polynomial_decay` on the global step, gradient descent,
 `migration_common.STEPS` calls of `Session.run` on one fixed batch. No debugging code.
+`--variant logged` adds what TF1 users write to watch training: after each step, a second
+`Session.run` fetching the loss (a forward pass on the updated weights) and the learning rate
+(the schedule at the incremented global step) for a print. It trains exactly the same.
 
 Lines a TF2 rewrite's mistake corresponds to carry `# MIGRATION-A: <variant> ...`; the
 mistaken lines of the rewrites carry `# MIGRATION-BUG: <variant>`.
@@ -13,6 +17,7 @@ mistaken lines of the rewrites carry `# MIGRATION-BUG: <variant>`.
 
 from __future__ import annotations
 
+import argparse
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -23,6 +28,9 @@ from tensorflow.compat import v1
 
 
 def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--variant", choices=("equivalent", "logged"), default="equivalent")
+    args = p.parse_args()
     v1.disable_eager_execution()
     d = make_data()
     graph = tf.Graph()
@@ -34,7 +42,7 @@ def main() -> None:
         w2 = v1.get_variable("dense_1/kernel", initializer=d["w2"])
         b2 = v1.get_variable("dense_1/bias", initializer=d["b2"])  # MIGRATION-A: nobias
         w3 = v1.get_variable("dense_2/kernel", initializer=d["w3"])  # MIGRATION-A: dtype
-        b3 = v1.get_variable("dense_2/bias", initializer=d["b3"])
+        b3 = v1.get_variable("dense_2/bias", initializer=d["b3"])  # MIGRATION-A: dtype
         h1 = tf.nn.relu(tf.matmul(x, w1) + b1)
         h2 = tf.matmul(h1, w2) + b2  # MIGRATION-A: relu
         logits = tf.matmul(h2, w3) + b3
@@ -48,6 +56,8 @@ def main() -> None:
         sess.run(init)
         for _ in range(STEPS):
             sess.run([train, loss], feed_dict={x: d["x"], y: d["y"]})
+            if args.variant == "logged":
+                print(sess.run({"loss": loss, "lr": lr}, feed_dict={x: d["x"], y: d["y"]}))
 
 
 if __name__ == "__main__":

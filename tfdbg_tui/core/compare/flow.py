@@ -254,13 +254,16 @@ def _ancestors(flow: Flow, seeds: list[int]) -> np.ndarray:
 
 
 def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
-                 trained: set[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                trained: set[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(ends, rows[step, node, slot], first row of each node's slot 0) of a training graph.
 
-    Vectorised over the graph's trace rows: the ops every step runs (ancestors of the
-    updates) that ran fewest times give the step count and each step's last row; every row
-    belongs to the step whose end it precedes, and a tensor computed twice in one step's
-    window (the learning rate fetched again to log it) keeps its last row — the step's own."""
+    Vectorised over the graph's trace rows. The backward ops (traced only when a step
+    trains) give the step count and each step's span [start, end]. A tensor computed in the
+    span is that step's. One computed outside it — also by other `Session.run`s: the
+    initializer, a fetch of the loss and learning rate to log them — is taken from the run
+    that trains: an op that ran exactly once per step has its k-th row in step k; else, for
+    an op the updates depend on (the forward pass, the learning rate), its last row before
+    the span; for any other (a loss fetched beside the train op), the row nearest to it."""
     ids = np.asarray(ops.by_graph.get(gid, []), np.int64)
     lut = np.full(len(ops.keys), -1, np.int64)
     lut[ids] = np.arange(len(ids))
@@ -278,10 +281,14 @@ def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
         first[node[::-1]] = rows[::-1]
     if not eligible.any():
         return np.zeros(0, np.int64), np.zeros((0, len(flow), 1), np.int64), first
-    # the count most step ops share (an op run once, before the steps — an initial value
+    backward = np.asarray(flow.phase) == BWD
+    if (eligible & backward).any():  # only a training run computes gradients
+        eligible = eligible & backward
+    # the count most of them share (an op run once, before the steps — an initial value
     # reached through a control or resource edge — must not set the step count)
     values, freq = np.unique(counts[eligible], return_counts=True)
     n = int(values[np.argmax(freq)])
+    n_all = n  # the step count over the rows looked at
     exact = eligible & (counts == n)
     # steps modelled: at most MAX_STEPS, and fewer for a big graph (the step × op × slot
     # tables are bounded by _CELLS, whatever the file claims)
@@ -293,41 +300,56 @@ def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
         limit = int(rows[node == e0][cap + 1])
         cut = rows < limit
         rows, node, slot = rows[cut], node[cut], slot[cut]
-        n = cap + 1
+        n = n_all = cap + 1
         exact = exact & (np.bincount(node, minlength=len(flow)) == n)
     sel = exact[node]
     from tfdbg_tui.core.compare.keys import occurrence
 
     occ = occurrence(node[sel])
     keep_occ = occ < n
-    starts = np.full(n, np.iinfo(np.int64).max, np.int64)
+    big = np.iinfo(np.int64).max
+    starts = np.full(n, big, np.int64)
     ends = np.full(n, -1, np.int64)
     np.minimum.at(starts, occ[keep_occ], rows[sel][keep_occ])
     np.maximum.at(ends, occ[keep_occ], rows[sel][keep_occ])
     n = min(n, cap)
-    starts, ends = np.minimum.accumulate(starts[::-1])[::-1][:n], ends[:n]
-    # a row belongs to the step whose start it follows; within the step, a row between its
-    # first and last step op wins over one after (a fetch run after the step, to log)
-    step = np.searchsorted(starts, rows, side="right") - 1
-    keep = (step >= 0) & (slot >= 0) & (slot < MAX_SLOTS)
-    if n:
-        keep &= rows < _next_start(starts, step, rows)
-    width = int(slot[keep].max(initial=0)) + 1
-    big = np.iinfo(np.int64).max
-    inner = np.full((n, len(flow), width), big, np.int64)
-    outer = np.full((n, len(flow), width), big, np.int64)
-    within = keep & (rows <= ends[step.clip(0, max(n - 1, 0))] if n else keep)
-    np.minimum.at(inner, (step[within], node[within], slot[within]), rows[within])
-    np.minimum.at(outer, (step[keep], node[keep], slot[keep]), rows[keep])
-    out = np.where(inner < big, inner, outer)
-    out[out == big] = -1
+    starts = np.minimum.accumulate(starts[::-1])[::-1][:n]
+    ends = np.maximum.accumulate(ends)[:n]
+    ok = (slot >= 0) & (slot < MAX_SLOTS)
+    rows, node, slot = rows[ok], node[ok], slot[ok]
+    k = np.searchsorted(starts, rows, side="right") - 1  # the last step started
+    inside = (k >= 0) & (rows <= ends[k.clip(0)])
+    after = (k >= 0) & ~inside
+    before = ~inside & (k + 1 < n)
+    width = int(slot.max(initial=0)) + 1
+    tables = []
+    for mask, step, pick in ((inside, k, np.minimum), (before, k + 1, np.maximum),
+                             (after, k, np.minimum)):
+        table = np.full((n, len(flow), width), -1 if pick is np.maximum else big, np.int64)
+        pick.at(table, (step[mask], node[mask], slot[mask]), rows[mask])
+        table[(table == big) | (table < 0)] = -1
+        tables.append(table)
+    inside_t, before_t, after_t = tables
+    # an op run exactly once per step (counted over the whole run): its k-th row is step k's
+    key = node * width + slot
+    once = np.bincount(key, minlength=len(flow) * width).reshape(len(flow), width) == n_all
+    sel_once = once[node, slot]
+    occ_once = occurrence(key[sel_once])
+    fit_in = occ_once < n
+    once_t = np.full((n, len(flow), width), -1, np.int64)
+    once_t[occ_once[fit_in], node[sel_once][fit_in], slot[sel_once][fit_in]] = \
+        rows[sel_once][fit_in]
+    # what the updates depend on: the last row before the span; anything else: the row
+    # nearest to the span (a loss fetched beside the train op is computed just before the
+    # gradients in a function, just after them in a TF1 graph)
+    far = np.iinfo(np.int64).max // 4
+    gap_before = np.where(before_t >= 0, starts[:, None, None] - before_t, far)
+    gap_after = np.where(after_t >= 0, after_t - ends[:, None, None], far)
+    nearest = np.where(gap_before <= gap_after, before_t, after_t)
+    prefer_before = step_ops[None, :, None]
+    outside = np.where(prefer_before, np.where(before_t >= 0, before_t, after_t), nearest)
+    out = np.where(once_t >= 0, once_t, np.where(inside_t >= 0, inside_t, outside))
     return ends, out, first
-
-
-def _next_start(starts: np.ndarray, step: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Per row, the start of the step after its own (no bound after the last step)."""
-    bound = np.append(starts[1:], np.iinfo(np.int64).max)
-    return bound[step.clip(0, len(starts) - 1)]
 
 
 def node_frames(logdir: DebugLogdir, flow: Flow, node: int) -> list[Frame]:

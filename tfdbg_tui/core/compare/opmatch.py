@@ -79,7 +79,8 @@ def pair_ops(a: DebugLogdir, b: DebugLogdir, ops_a: OpTable, ops_b: OpTable,
         if gp.how == NAME:
             for op_a, op_b in _name_anchors(sa, sb, ops_a, ops_b):
                 pairs[op_a] = (op_b, NAME)
-        _fill_gaps(sa, sb, ops_a, ops_b, pairs, tokens, budget, f"graph {gp.name_a or '(unnamed)'}")
+        _fill_gaps(sa, sb, ops_a, ops_b, pairs, tokens, budget,
+                   f"graph {gp.name_a or '(Session graph)'}")
         _drop_unwitnessed(sa, sb, pairs)
         for op_a, (op_b, how) in pairs.items():
             for slot in range(min(ops_a.n_out[op_a], ops_b.n_out[op_b])):

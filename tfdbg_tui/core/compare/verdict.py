@@ -5,7 +5,9 @@ Three verdicts, never "equivalent" on nothing:
 - `equivalent`: nothing differs *and*, when the runs train, every compared step's loss, every
   paired variable's gradient and its value after the update (all steps but the last, whose
   update no run reads back) were compared, and the variables all paired; when neither run
-  trains, at least one pair was compared;
+  trains, at least one pair was compared; and whenever every recorded tensor of both runs
+  was paired, read and found equal (a run against itself, a rerun), whatever roles the tool
+  could or could not name — then nothing recorded is left to differ;
 - `incomparable`: too little could be compared — with what was missing, so the user knows
   what to record or map.
 """
@@ -44,6 +46,8 @@ def decide(c: Comparison) -> tuple[str, list[str]]:
     """(verdict, what was missing) — see the module docstring."""
     if c.different:
         return DIVERGE, []
+    if whole_runs_equal(c):
+        return EQUIVALENT, []
     t = c.training
     sp = t.sp
     if sp is None:
@@ -74,6 +78,19 @@ def decide(c: Comparison) -> tuple[str, list[str]]:
     if not sp.n_steps:
         missing.append("no training step to compare")
     return (INCOMPARABLE, missing) if missing else (EQUIVALENT, [])
+
+
+def whole_runs_equal(c: Comparison) -> bool:
+    """Every row of both runs paired and compared equal: nothing unmatched, nothing skipped.
+
+    The step model's roles (loss, gradients, updates) are what make a partial comparison
+    trustworthy; when nothing at all is left out, they add nothing, and a run whose loss the
+    tool cannot name (computed in a nested tf.function, say) is still equal to its rerun."""
+    if not c.compared or c.skipped:
+        return False
+    if _modes(c):
+        return False
+    return not c.unmatched("a") and not c.unmatched("b")
 
 
 def _modes(c: Comparison) -> list[str]:
@@ -160,6 +177,10 @@ def verdict_text(c: Comparison) -> str:
             where = f" at step {int(c.pairs.step[first])}: {label}"
         return f"diverge{where} ({c.different:,} of {c.compared:,} compared differ; {tol})"
     if verdict == EQUIVALENT:
+        if whole_runs_equal(c) and (sp is None or sp.missing or sp.unpaired_a
+                                    or sp.unpaired_b):
+            return (f"equivalent: every recorded tensor of both runs paired and equal "
+                    f"({c.compared:,} pairs, within {tol})")
         if sp is not None:
             n = int(np.count_nonzero(c.pairs.status[step_offset(c):] == EQUAL))
             return (f"equivalent: {sp.n_steps} step{'s' * (sp.n_steps != 1)} of training, "
