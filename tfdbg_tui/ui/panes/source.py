@@ -96,14 +96,18 @@ class SourceView(ScrollView, can_focus=True):
         self.refresh()
         self.call_after_refresh(self.center)  # the new virtual size must apply first
 
-    def center(self) -> None:
+    def center(self, tries: int = 3) -> None:
         height = self.scrollable_content_region.height
         if height <= 0:
             self.call_after_refresh(self.center)
             return
         if self.line:
-            self.scroll_to(x=0, y=max(0, self.line - 1 - height // 2), animate=False,
-                           immediate=True)
+            target = max(0, self.line - 1 - height // 2)
+            self.scroll_to(x=0, y=target, animate=False, immediate=True)
+            if int(self.scroll_offset.y) < target and tries > 0:
+                # the new virtual size was not laid out yet (the scroll was clamped short):
+                # a file loaded at once, at launch, met this
+                self.call_after_refresh(self.center, tries - 1)
 
     def action_center(self) -> None:
         self.center()
