@@ -352,7 +352,7 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
 
     def _show_source(self, frame: Frame | None) -> None:
         if frame is not None:
-            self.source.show_frame(frame)
+            self.source.show_frame(frame, self.fix_why(frame))
         else:
             self.source.view.set_source(None, 0, "no stack recorded for this tensor")
             self.source.set_status("")
