@@ -70,3 +70,13 @@ def test_report_on_a_run_that_recorded_nothing(noop_logdir: str, as_json: bool) 
         assert proc.stdout == ""  # no report object claiming "total": 0
     with pytest.raises(json.JSONDecodeError):
         json.loads(proc.stdout or "")
+
+
+@pytest.mark.tf
+def test_report_into_a_pipe_is_not_padded(reference_logdir: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", reference_logdir],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1  # the reference run has alerts
+    lines = proc.stdout.splitlines()
+    assert len(lines) > 5
+    assert not [ln for ln in lines if ln != ln.rstrip()]  # no trailing padding to 80 columns
