@@ -13,9 +13,10 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
-from support.paths import ROOT
+from support.paths import ROOT, tf_env
 
 from tfdbg_tui.commands.open import main as open_main
 from tfdbg_tui.commands.report import main as report_main
@@ -70,3 +71,25 @@ def test_report_on_a_run_that_recorded_nothing(noop_logdir: str, as_json: bool) 
         assert proc.stdout == ""  # no report object claiming "total": 0
     with pytest.raises(json.JSONDecodeError):
         json.loads(proc.stdout or "")
+
+
+@pytest.mark.tf
+def test_report_into_a_pipe_is_not_padded(reference_logdir: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", reference_logdir],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1  # the reference run has alerts
+    lines = proc.stdout.splitlines()
+    assert len(lines) > 5
+    assert not [ln for ln in lines if ln != ln.rstrip()]  # no trailing padding to 80 columns
+
+
+@pytest.mark.tf
+def test_demo_records_without_tensorflows_start_up_chatter(tmp_path: Path) -> None:
+    env = tf_env()
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "demo", "--no-open"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "dump written" in proc.stderr and "step 2: loss nan" in proc.stdout + proc.stderr
+    assert "absl::InitializeLog" not in proc.stderr
+    assert not [ln for ln in proc.stderr.splitlines() if ln.startswith("I0000")]

@@ -102,6 +102,8 @@ async def test_launch_shows_the_first_alert_followed_without_a_key(reference_log
         frame = s.stack.selected_frame  # the user's frame of its stack
         assert frame is not None and frame.function == "cross_entropy"
         assert "tf.math.log(probs)" in (s.source.highlighted_text or "")  # the line
+        # Source Code says what that line is (not just "a frame of the stack")
+        assert str(s.source.border_subtitle).startswith("line to change (diagnosis) · ")
 
 
 # ---------------------------------------------------------------- 1: no race on first open

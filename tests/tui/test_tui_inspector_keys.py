@@ -87,3 +87,26 @@ async def test_nan_and_infinity_have_different_colours_in_the_statistics(
                 if word in cells and seg.style is not None and seg.style.color is not None:
                     cells[word].add(seg.style.color.name)
         assert cells["nan"] and cells["inf"] and not cells["nan"] & cells["inf"]
+
+
+@sync
+async def test_a_slice_keeps_the_tensors_own_indices(values_logdir: str) -> None:
+    """`[2:5, 3:]` of the 6×7 `floats` shows rows 2, 3, 4 and columns from 3, labelled so —
+    not renumbered from 0, which would send a user to the wrong element."""
+    logdir = open_values(values_logdir)
+    app = Host(lambda: ValueInspector(logdir, GRAPH, trace_index(logdir, "floats:0"), 0))
+    async with app.run_test(size=(120, 50)) as pilot:
+        await pilot.pause()
+        await workers_done(app)
+        await pilot.pause()
+        await pilot.press("slash")
+        field = app.screen.query_one("#vi-slice")
+        field.value = "[2:5, 3:]"  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await pilot.pause()
+        grid = app.screen.query_one("#vi-grid")
+        box = [strip.text for strip in grid.render_lines(Region(0, 0, *grid.outer_size))]
+        lines = [ln.strip("│ ") for ln in box[1:-1]]  # inside the round border
+        header, rows = lines[0].split(), [ln.split()[0] for ln in lines[1:4]]
+        assert header[:4] == ["3", "4", "5", "6"], lines[0]
+        assert rows == ["[2]", "[3]", "[4]"], lines[:4]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -37,8 +38,17 @@ def _fail(message: str) -> int:
     return 2
 
 
+# TensorFlow's C++ start-up chatter, written before its log level is read (so
+# TF_CPP_MIN_LOG_LEVEL cannot silence it): absl's notice and INFO lines ("I0000 …
+# port.cc:153] oneDNN custom operations are on…", "cudart_stub.cc … no cuda drivers").
+# Warnings and errors (W…/E…/F… lines, tracebacks) pass through.
+_NOISE = re.compile(r"WARNING: All log messages before absl::InitializeLog\(\) is called"
+                    r"|I\d{4} [\d:.]+ +\d+ [\w.]+:\d+\] ")
+
+
 def record(logdir: str) -> int:
-    """Record the example into `logdir` in a child process; returns its exit status."""
+    """Record the example into `logdir` in a child process; returns its exit status.
+    The child's stderr is passed on line by line, without TensorFlow's start-up chatter."""
     command = [
         sys.executable, "-m", "tfdbg_tui", "run", "--logdir", logdir, "--overwrite",
         "--", "-m", "dumper.examples.nan_mlp", "--steps", DEMO_STEPS,
@@ -46,7 +56,14 @@ def record(logdir: str) -> int:
     env = dict(os.environ)
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # the demo user needs none of its C++ logs
     try:
-        return subprocess.run(command, env=env, check=False).returncode
+        with subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True,
+                              errors="replace") as child:
+            assert child.stderr is not None
+            for line in child.stderr:
+                if not _NOISE.match(line):
+                    sys.stderr.write(line)
+                    sys.stderr.flush()
+            return child.wait()
     except OSError as exc:
         print(f"tfdbg-tui: error: cannot start {shlex.join(command)}: {exc}", file=sys.stderr)
         return 2

@@ -281,16 +281,16 @@ def alert_summary(logdir: DebugLogdir, alerts: Alerts, n_traces: int) -> str:
         return "no NaN/∞ found"
     graph = alerts.index[alerts.kind == GRAPH]
     n_graph = len(graph)
-    parts = [f"{n} NaN/∞ events"]
+    parts = [f"{n:,} NaN/∞ events"]
     if n_traces:
-        parts.append(f"{n_graph} of {n_traces} graph tensors")
+        parts.append(f"{n_graph:,} of {n_traces:,} graph tensors")
     if n - n_graph:
-        parts.append(f"{n - n_graph} eager")
+        parts.append(f"{n - n_graph:,} eager")
     types = logdir.traces.op_type[graph[graph < len(logdir.traces)]]
     if len(types):
         ids, counts = np.unique(types, return_counts=True)
         order = np.argsort(-counts, kind="stable")[:3]
-        parts.append(", ".join(f"{logdir.strings[int(ids[k])] or '?'}×{int(counts[k])}"
+        parts.append(", ".join(f"{logdir.strings[int(ids[k])] or '?'}×{int(counts[k]):,}"
                                for k in order))
     return " · ".join(parts)
 

@@ -116,7 +116,8 @@ def bindings_table(app: App[object], nodes: list[tuple[str, DOMNode]],
             for b in bindings:
                 if b.system:
                     continue
-                label = app.get_key_display(b)
+                # the plain display: the footer's paired "n/N" would list N twice here
+                label = App.get_key_display(app, b)
                 desc = b.tooltip or b.description
                 if (desc, title) in seen:
                     continue

@@ -158,7 +158,18 @@ class FixActions:
         if not stack.select_frame(frame):
             self._stale_frame = stack.selected_frame
             self._s.set_timer(SUPPRESS_SECONDS, self._forget_stale)
-        self._s.source.show_frame(frame)
+        self._s.source.show_frame(frame, self.fix_why(frame))
+
+    def fix_why(self, frame: Frame | None) -> str:
+        """What Source Code says of the followed alert's fix line — and, when that line is
+        not in the Stack Trace (a gradient fixed in its forward op, data fixed where it
+        enters), why the two panes highlight different lines."""
+        if frame is None or self._fixed is None or frame != self._fixed[2]:
+            return ""
+        stack = self._s.stack
+        if any((f.file, f.line) == (frame.file, frame.line) for f in stack.frames):
+            return "line to change (diagnosis)"
+        return "line to change (diagnosis; not in this op's stack)"
 
     def fix_or(self, kind: int, index: int, frame: Frame | None) -> Frame | None:
         """The frame Source Code shows for tensor (`kind`, `index`): its fix line when it is

@@ -56,9 +56,8 @@ def header_parts(logdir: DebugLogdir, snap: Snapshot, display_path: str, follow:
         parts.append(Part(f"⚠ {warnings}", "bold yellow", 1))
     if stopped is not None:
         parts.append(Part("✖ reading stopped", "bold #ff5f5f", 0))
-    elif snap.indexing:
-        pct = (100 * snap.done_bytes // snap.total_bytes) if snap.total_bytes else 0
-        parts.append(Part(f"indexing {pct}%", "bold yellow", 0))
+    elif snap.indexing:  # the percentage is the progress bar's, beside this line
+        parts.append(Part("indexing…", "bold yellow", 0))
     elif follow:
         words, live = activity(last_growth(logdir))
         parts.append(Part(words, "bold green" if live else "dim", 0))

@@ -194,6 +194,8 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
         t = header_line(logdir, snap, self.display_path, max(20, width - 1), follow,
                         stopped=getattr(self.app, "read_error", None), compare=compare)
         line.update(t)
+        if bar.has_class("-done") == snap.indexing:  # the bar comes or goes: the header's
+            self.call_after_refresh(self._update_header)  # width changes with it
         bar.set_class(not snap.indexing, "-done")
         if snap.indexing and snap.total_bytes:
             bar.update(total=snap.total_bytes, progress=snap.done_bytes)
@@ -350,7 +352,7 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
 
     def _show_source(self, frame: Frame | None) -> None:
         if frame is not None:
-            self.source.show_frame(frame)
+            self.source.show_frame(frame, self.fix_why(frame))
         else:
             self.source.view.set_source(None, 0, "no stack recorded for this tensor")
             self.source.set_status("")

@@ -45,7 +45,10 @@ class TfdbgCommands(Provider):
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for spec, pane_id in self._commands():
-            score = matcher.match(spec.description)
+            # the description, or the footer's word and the binding id ("origin" finds
+            # "Jump to where the selected alert's NaN/∞ was born")
+            score = max(matcher.match(spec.description),
+                        matcher.match(f"{spec.label} {spec.id}") * 0.9)
             if score > 0:
                 yield Hit(score, matcher.highlight(spec.description),
                           partial(self._run, spec, pane_id), text=spec.description,

@@ -28,7 +28,9 @@ def health_chips(h: HealthRow, *, compact: bool = False) -> Text:
     """The health summary of one tensor row (a graph trace or an eager output).
 
     Shows what the mode recorded: dtype, rank, size, then counts of NaN, −∞, +∞ (in the
-    warning colour when non-zero) and −, 0, +. "-1" columns (not recorded) are left out.
+    warning colour when non-zero) and of negative, zero and positive values as labelled
+    pairs ("−:981 0:18 +:0"; Graph Executions' status line says what they mean). "-1"
+    columns (not recorded) are left out.
     """
     dtype, rank, size = h.dtype, h.rank, h.size
     nan, ninf, pinf = h.nan, h.neg_inf, h.pos_inf
@@ -52,8 +54,8 @@ def health_chips(h: HealthRow, *, compact: bool = False) -> Text:
     elif bad == 1:
         out.append("NaN/∞", WARN_CHIP)
         out.append(" ")
-    if neg >= 0:
-        out.append(f"−{neg} 0:{zero} +{pos}", "")
+    if neg >= 0:  # labelled pairs: "−:981 0:18 +:0" (negative, zero, positive)
+        out.append(f"−:{neg} 0:{zero} +:{pos}", "")
     elif bad == 0:
         out.append("finite", "green")
     if not out.plain.strip():

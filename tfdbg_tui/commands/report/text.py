@@ -133,6 +133,15 @@ def _extras(entry: dict[str, Any]) -> list[str]:
 
 
 def print_report(report: dict[str, Any], console: Console | None = None) -> None:
+    """Print for humans. Into a pipe or a file the lines carry no trailing padding (Rich
+    pads table cells to the console's width, 80 columns when it cannot ask a terminal)."""
     console = console or Console(highlight=False)
-    for r in render_report(report):
-        console.print(r, highlight=False)
+    if console.is_terminal:
+        for r in render_report(report):
+            console.print(r, highlight=False)
+        return
+    with console.capture() as captured:
+        for r in render_report(report):
+            console.print(r, highlight=False)
+    lines = captured.get().splitlines()
+    console.file.write("".join(line.rstrip() + "\n" for line in lines))

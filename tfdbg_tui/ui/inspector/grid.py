@@ -104,14 +104,19 @@ class ValueGrid(ScrollView, can_focus=True):
         self.rows = 0
         self.cols = 0
         self.label_width = 0
+        self.axes: list[range] | None = None  # the tensor's indices of the shown axes
         self.mark: tuple[int, int] | None = None
 
     # ------------------------------------------------------------ data
-    def set_array(self, array: np.ndarray, fmt: Formatter, width: int) -> None:
-        """Show `array` (a view, ndim ≤ 2) formatted by `fmt` in cells `width` wide."""
+    def set_array(self, array: np.ndarray, fmt: Formatter, width: int,
+                  axes: list[range] | None = None) -> None:
+        """Show `array` (a view, ndim ≤ 2) formatted by `fmt` in cells `width` wide.
+        `axes`: per shown axis, the tensor's own index of each position (a slice `[2:5]`
+        is labelled 2, 3, 4 — not renumbered from 0); None labels positions."""
         if array.ndim > 2:
             raise ValueError("ValueGrid shows at most two dimensions")
         self.array = array
+        self.axes = axes if axes is not None and len(axes) == array.ndim else None
         self.fmt = fmt
         self.width_cell = width
         if array.ndim == 2:
@@ -122,14 +127,22 @@ class ValueGrid(ScrollView, can_focus=True):
         else:
             self.rows, self.cols = 1, 1
         last_label = self.rows - 1 if array.ndim != 1 else (self.rows - 1) * PER_ROW_1D
-        self.label_width = len(f"[{max(last_label, 0)}]") + 1
-        header_width = len(str(max(self.cols - 1, 0)))
+        self.label_width = len(f"[{self._label(0, max(last_label, 0))}]") + 1
+        header_width = len(str(self._label(1, max(self.cols - 1, 0))))
         self.width_cell = max(self.width_cell, header_width)
         self.mark = None
         self.virtual_size = Size(self.label_width + self.cols * (self.width_cell + 1) + 1,
                                  self.rows + 1)
         self.scroll_to(0, 0, animate=False)
         self.refresh()
+
+    def _label(self, axis: int, position: int) -> int:
+        """The tensor's index shown for `position` on grid axis `axis` (0 rows, 1 columns;
+        a 1-D array's columns are offsets within its row, as numpy prints them)."""
+        if self.axes is None or (self.array.ndim == 1 and axis == 1):
+            return position
+        r = self.axes[0 if self.array.ndim == 1 else axis]
+        return r[position] if 0 <= position < len(r) else position
 
     def cell_of(self, index: tuple[int, ...]) -> tuple[int, int]:
         """Grid (row, col) of an index into the shown array."""
@@ -180,14 +193,15 @@ class ValueGrid(ScrollView, can_focus=True):
         base = self.rich_style
         if y == 0:
             label = Segment(" " * self.label_width, base)
-            cells = [Segment(str(c).rjust(self.width_cell) + " ", base + LABEL_STYLE)
-                     for c in range(c0, c1)]
+            cells = [Segment(str(self._label(1, c)).rjust(self.width_cell) + " ",
+                             base + LABEL_STYLE) for c in range(c0, c1)]
         else:
             row = scroll_y + y - 1
             if row >= self.rows:
                 return Strip.blank(width, base)
             first = row * PER_ROW_1D if self.array.ndim == 1 else row
-            label = Segment(f"[{first}]".rjust(self.label_width - 1) + " ", base + LABEL_STYLE)
+            label = Segment(f"[{self._label(0, first)}]".rjust(self.label_width - 1) + " ",
+                            base + LABEL_STYLE)
             cells = self._cells(row, c0, c1, base)
         body = Strip(cells).crop(crop_from, crop_from + avail)
         return Strip([label, *body]).adjust_cell_length(width, base)
@@ -221,3 +235,24 @@ def _clip(text: str, width: int) -> str:
             break
         out += ch
     return out + "…"
+
+
+def kept_axes(shape: tuple[int, ...], index: tuple[Any, ...]) -> list[range] | None:
+    """For `values[index]` (ints, slices, one Ellipsis), the original indices along each
+    axis that remains; None for anything else (then positions are shown)."""
+    items = list(index)
+    if sum(1 for it in items if it is Ellipsis) > 1:
+        return None
+    if Ellipsis in items:
+        k = items.index(Ellipsis)
+        items[k:k + 1] = [slice(None)] * (len(shape) - (len(items) - 1))
+    items += [slice(None)] * (len(shape) - len(items))
+    if len(items) != len(shape):
+        return None
+    out: list[range] = []
+    for it, n in zip(items, shape, strict=True):
+        if isinstance(it, slice):
+            out.append(range(*it.indices(n)))
+        elif not isinstance(it, int | np.integer):
+            return None
+    return out

@@ -46,7 +46,7 @@ from reader.values import (
 from tfdbg_tui.core.names import short_device, tensor_device
 from tfdbg_tui.core.sanitize import literal
 from tfdbg_tui.core.values import STAGES, Loaded, load
-from tfdbg_tui.ui.inspector.grid import ValueGrid, cell_width, formatter_for
+from tfdbg_tui.ui.inspector.grid import ValueGrid, cell_width, formatter_for, kept_axes
 from tfdbg_tui.ui.inspector.panels import HealthBar, HistogramView, stats_table
 
 # The keys that work on values, by action and by key (see `check_action`, `on_key`).
@@ -259,14 +259,16 @@ class ValueInspector(Screen[None]):
             status.update(Text(f"bad slice: {exc}", style="bold red"))
             return False
         self.view_index = index
+        axes = kept_axes(values.shape, index)
         note = ""
         if shown.ndim > 2:
             lead = (0,) * (shown.ndim - 2)
             note = f"; showing {format_index((*lead, slice(None), slice(None)))} of it"
             shown = shown[lead]
+            axes = axes[-2:] if axes is not None else None
         assert self.loaded.layout is not None
         fmt, width = self.loaded.layout
-        self.query_one("#vi-grid", ValueGrid).set_array(shown, fmt, width)
+        self.query_one("#vi-grid", ValueGrid).set_array(shown, fmt, width, axes)
         where = format_index(index) if index else "all"
         status.update(Text(f"{where} → shape {list(apply_index(values, index).shape)}{note}",
                            style="dim"))

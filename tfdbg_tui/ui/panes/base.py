@@ -183,6 +183,7 @@ class ListPane(Pane):
                 self.notify(f"no {what} {value.strip()}", markup=False)
                 return
             self.focus_target.focus()
+            self.vlist.action_select()  # and follow it, as Enter on that row would
 
         prompt.ask(f"g Go to {what} in {self.TITLE}", "", "", check, done)
 
@@ -196,6 +197,7 @@ class TableListPane(ListPane):
 
     supports_only_bad = True
     NOUN: ClassVar[str] = "rows"  # "12 of 40 <noun>" in the status line
+    LEGEND: ClassVar[str] = "−:neg 0:zero +:pos"  # what the health pairs count
 
     def __init__(self, state: AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
@@ -239,7 +241,8 @@ class TableListPane(ListPane):
         n, shown = self.total(), self.vlist.row_count
         text = f"{n:,} {self.NOUN}" if shown == n else f"{shown:,} of {n:,} {self.NOUN}"
         extra = self.filter_status()
-        self.set_status(f"{text} · {extra}" if extra else text)
+        legend = f"{self.LEGEND} · " if self.LEGEND else ""
+        self.set_status(f"{legend}{text} · {extra}" if extra else f"{legend}{text}")
 
 
 def valid_regex(pattern: str) -> str | None:

@@ -45,6 +45,7 @@ class GraphStructurePane(ListPane):
         self.inputs: list[model.OpLink] = []
         self.trace: int | None = None
         self.provisional = False
+        self._last_pos: int | None = None  # the cursor's previous row (heading skips)
 
     def compose(self) -> ComposeResult:
         yield VirtualList(self._row, empty="select a graph execution or follow an alert",
@@ -126,7 +127,8 @@ class GraphStructurePane(ListPane):
         vl = self.vlist
         vl.set_rows(len(rows), content_changed=True)
         vl.select_index(first if first is not None else 0, center=False)
-        self.set_status(f"{len(inputs)} inputs" if self.trace is not None else "")
+        n = len(inputs)
+        self.set_status(f"{n} input{'' if n == 1 else 's'}" if self.trace is not None else "")
 
     def _graph_path(self, op: Op) -> str:
         logdir = self.state.logdir
@@ -174,7 +176,20 @@ class GraphStructurePane(ListPane):
         return frozenset(link.trace for link in self.inputs if link.trace is not None)
 
     def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
+        """The cursor never rests on a heading ("── inputs (1)"): it goes on to the next
+        row Enter can follow, in the direction it was moving."""
         event.stop()
+        pos, last = event.index, self._last_pos
+        self._last_pos = pos
+        if pos is None or pos >= len(self.rows) or self.rows[pos].kind:
+            return
+        down, up = range(pos + 1, len(self.rows)), range(pos - 1, -1, -1)
+        order = (up, down) if last is not None and pos < last else (down, up)
+        for k in (*order[0], *order[1]):  # onward; at the first or last row, back
+            if self.rows[k].kind:
+                self._last_pos = k
+                self.vlist.select_index(k, center=False)
+                return
 
     def on_virtual_list_selected(self, event: VirtualList.Selected) -> None:
         event.stop()

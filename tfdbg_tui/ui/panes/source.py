@@ -96,14 +96,18 @@ class SourceView(ScrollView, can_focus=True):
         self.refresh()
         self.call_after_refresh(self.center)  # the new virtual size must apply first
 
-    def center(self) -> None:
+    def center(self, tries: int = 3) -> None:
         height = self.scrollable_content_region.height
         if height <= 0:
             self.call_after_refresh(self.center)
             return
         if self.line:
-            self.scroll_to(x=0, y=max(0, self.line - 1 - height // 2), animate=False,
-                           immediate=True)
+            target = max(0, self.line - 1 - height // 2)
+            self.scroll_to(x=0, y=target, animate=False, immediate=True)
+            if int(self.scroll_offset.y) < target and tries > 0:
+                # the new virtual size was not laid out yet (the scroll was clamped short):
+                # a file loaded at once, at launch, met this
+                self.call_after_refresh(self.center, tries - 1)
 
     def action_center(self) -> None:
         self.center()
@@ -151,6 +155,7 @@ class SourcePane(Pane):
         super().__init__(state, id=id)
         self._cache: OrderedDict[tuple[str, str], SourceFile] = OrderedDict()
         self.frame: Frame | None = None
+        self.why = ""  # what the highlighted line is, when the stack alone does not say
         self.logdir: DebugLogdir = state.logdir  # run B's while compare mode shows its side
 
     def compose(self) -> ComposeResult:
@@ -183,10 +188,17 @@ class SourcePane(Pane):
             self.logdir, self.frame = logdir, None
             self._cache.clear()
 
-    def show_frame(self, frame: Frame) -> None:
-        """Show `frame`'s file with its line highlighted and centred."""
+    def show_frame(self, frame: Frame, why: str = "") -> None:
+        """Show `frame`'s file with its line highlighted and centred; `why` says what the
+        line is when it is not simply the Stack Trace's selected frame ("line to change")."""
         if frame == self.frame and self.view.source is not None:
+            if why != self.why:
+                self.why = why
+                cached = self._cache.get((frame.host, frame.file))
+                if cached is not None:
+                    self._apply(frame, cached)
             return
+        self.why = why
         self.frame = frame
         key = (frame.host, frame.file)
         cached = self._cache.get(key)
@@ -220,4 +232,5 @@ class SourcePane(Pane):
             return
         note = "" if src.origin == "logdir" else " · not captured in logdir: read from disk"
         self.view.set_source(src, frame.line)
-        self.set_status(fit_left(where, 70) + note)
+        why = f"{self.why} · " if self.why else ""
+        self.set_status(why + fit_left(where, 70) + note)
