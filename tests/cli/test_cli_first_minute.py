@@ -93,3 +93,27 @@ def test_demo_records_without_tensorflows_start_up_chatter(tmp_path: Path) -> No
     assert "dump written" in proc.stderr and "step 2: loss nan" in proc.stdout + proc.stderr
     assert "absl::InitializeLog" not in proc.stderr
     assert not [ln for ln in proc.stderr.splitlines() if ln.startswith("I0000")]
+
+
+@pytest.mark.tf
+def test_report_lines_keep_their_indent_when_they_wrap(demo_report: str) -> None:
+    lines = demo_report.splitlines()
+    start = next(k for k, ln in enumerate(lines) if ln.startswith("First "))
+    block = []
+    for ln in lines[start + 1:]:
+        if not ln.strip():
+            break
+        block.append(ln)
+    assert len(block) > 10
+    assert all(ln.startswith("  ") for ln in block), [ln for ln in block
+                                                       if not ln.startswith("  ")]
+    assert not any(" 1 elements" in ln for ln in block)  # "1 element"
+
+
+@pytest.fixture(scope="module")
+def demo_report(reference_logdir: str) -> str:
+    proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", reference_logdir,
+                           "--limit", "5"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 1
+    return proc.stdout

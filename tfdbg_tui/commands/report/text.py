@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from rich.console import Console, ConsoleOptions
+from rich.console import Console, ConsoleOptions, RenderableType
 from rich.padding import Padding
 from rich.segment import Segment
 from rich.table import Table
@@ -59,7 +59,7 @@ def _health(entry: dict[str, Any]) -> Text:
     size = entry.get("size")
     text = Text()
     if size is not None:
-        text.append(f"{size:,} elements: ")
+        text.append(f"{size:,} element{'' if size == 1 else 's'}: ")
     fields = (("neg_inf", "−∞"), ("pos_inf", "+∞"), ("nan", "NaN"))
     known = [(entry.get(k), label) for k, label in fields if entry.get(k) is not None]
     if not known:
@@ -132,16 +132,27 @@ def _extras(entry: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _indented(r: RenderableType) -> RenderableType:
+    """An indented line whose wrapped rest keeps the indent (Rich would start it at column
+    0, under the alert numbers)."""
+    if not isinstance(r, Text):
+        return r
+    indent = len(r.plain) - len(r.plain.lstrip(" "))
+    if not indent or indent == len(r.plain):
+        return r
+    return Padding(r[indent:], (0, 0, 0, indent))
+
+
 def print_report(report: dict[str, Any], console: Console | None = None) -> None:
     """Print for humans. Into a pipe or a file the lines carry no trailing padding (Rich
     pads table cells to the console's width, 80 columns when it cannot ask a terminal)."""
     console = console or Console(highlight=False)
     if console.is_terminal:
         for r in render_report(report):
-            console.print(r, highlight=False)
+            console.print(_indented(r), highlight=False)
         return
     with console.capture() as captured:
         for r in render_report(report):
-            console.print(r, highlight=False)
+            console.print(_indented(r), highlight=False)
     lines = captured.get().splitlines()
     console.file.write("".join(line.rstrip() + "\n" for line in lines))
