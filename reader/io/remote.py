@@ -6,8 +6,9 @@ dispatching helpers of `reader.io.regular`), so the rest of the reader keeps its
 a file has a size, an identity and bytes read by offset. What differs, and why:
 
 - **Ranged reads.** Nothing is downloaded whole: the cursors read chunks with HTTP range
-  requests (`RemoteFile.readinto`), a record re-read by offset costs one small range (with a
-  1 MB read-ahead block, so rows read in offset order share requests).
+  requests (`RemoteFile.readinto`), the next chunk fetched in a background thread while the
+  index parses this one; a record re-read by offset costs one small range (with a 1 MB
+  read-ahead block, so rows read in offset order share requests).
 - **One listing per look.** A `stat` of each of a run's files would be one request each; a
   listing of the folder gives every size and ETag at once, so `stat` is answered from a
   listing at most `LISTING_TTL` old (a follower polling every 0.2 s makes one request a poll).
@@ -32,6 +33,7 @@ import re
 import stat
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -252,6 +254,10 @@ class RemoteFile:
         self._pos = 0
         self.read_ahead = 0  # pread fetches this much at once (for many reads by offset)
         self._block: tuple[int, bytes] = (0, b"")
+        # sequential reads (the cursors' chunks): bytes fetched and not yet read, and the
+        # next range being fetched meanwhile, so the network works while the index parses
+        self._got: tuple[int, bytes] = (0, b"")
+        self._next: tuple[int, Future[bytes]] | None = None
 
     def __enter__(self) -> RemoteFile:
         return self
@@ -260,7 +266,8 @@ class RemoteFile:
         self.close()
 
     def close(self) -> None:
-        self._block = (0, b"")
+        self._block = self._got = (0, b"")
+        self._next = None  # a fetch still running ends on its own; its bytes are dropped
 
     def _range(self, start: int, stop: int) -> bytes:
         stop = min(stop, self.st.st_size)
@@ -289,11 +296,27 @@ class RemoteFile:
         return data
 
     def readinto(self, buf: Any) -> int:
+        """Read at the position into `buf`; may read fewer bytes than it holds (0: the end).
+        Reading on from where the last read stopped, the next `len(buf)` bytes are fetched
+        in the background meanwhile (a failed fetch raises here, on the read that needs it)."""
         with memoryview(buf) as view:
-            data = self._range(self._pos, self._pos + len(view))
-            view[: len(data)] = data
-        self._pos += len(data)
-        return len(data)
+            n = len(view)
+            start, got = self._got
+            if not start <= self._pos < start + len(got):
+                ahead, self._next = self._next, None
+                if ahead is not None and ahead[0] == self._pos:
+                    got = ahead[1].result()
+                else:
+                    got = self._range(self._pos, self._pos + n)
+                start = self._pos
+                self._got = (start, got)
+            part = got[self._pos - start: self._pos - start + n]
+            view[: len(part)] = part
+        self._pos += len(part)
+        end = start + len(got)
+        if part and self._next is None and end < self.st.st_size:
+            self._next = (end, _fetcher().submit(self._range, end, end + max(n, 1 << 20)))
+        return len(part)
 
     def pread(self, n: int, offset: int) -> bytes:
         """`n` bytes at `offset`; with `read_ahead` set, small reads in offset order share
@@ -305,6 +328,19 @@ class RemoteFile:
             block = self._range(offset, offset + self.read_ahead)
             self._block = start, block = offset, block
         return block[offset - start: offset - start + n]
+
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def _fetcher() -> ThreadPoolExecutor:
+    """The threads that fetch the next range of sequential reads (two: one per file the
+    reader might be reading, with room for one more)."""
+    global _pool
+    with _fs_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tfdbg-fetch")
+        return _pool
 
 
 def open_file(url: str, st: RemoteStat) -> RemoteFile:

@@ -167,10 +167,12 @@ def _big_run(d: Path, n: int) -> None:
 
 def test_object_deleted_mid_read(s3: S3Server, tmp_path: Path) -> None:
     d = tmp_path / "big"
-    n = 150_000
+    n = 320_000
     _big_run(d, n)
     traces = next(d.glob("*.graph_execution_traces"))
-    assert traces.stat().st_size > CHUNK * 1.5  # read in more than one ranged request
+    # read in more than two ranged requests: the one after the next fails, whatever the
+    # background fetch of the next one (started before the deletion) gets
+    assert traces.stat().st_size > CHUNK * 3
     url = s3.upload(d, "s3://runs/deleted")
     logdir = DebugLogdir(url)
     gone: list[int] = []
