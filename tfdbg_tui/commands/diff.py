@@ -33,6 +33,7 @@ from tfdbg_tui.core.compare import (
     read_map,
 )
 from tfdbg_tui.core.compare.creation import find_creation
+from tfdbg_tui.core.compare.explain import fix_hint
 from tfdbg_tui.core.compare.flow import node_frames
 from tfdbg_tui.core.compare.verdict import decide, hint, step_offset, step_table
 from tfdbg_tui.core.sanitize import error_line
@@ -174,7 +175,8 @@ def _divergence(c: Comparison, p: int, full: bool) -> dict[str, Any]:
             "aligned_by": d.aligned_by, "occurrence": d.occurrence,
             "step": step if step >= 0 else None,
             "quantity": quantity,
-            "what": c.pairs.label[p] or None}
+            "what": c.pairs.label[p] or None,
+            "hint": fix_hint(c, p)}
 
 
 def _where_line(c: Comparison, p: int, a: dict[str, Any], b: dict[str, Any]

@@ -103,6 +103,8 @@ def render_result(r: dict[str, Any]) -> list[Any]:
             out.append(Text(f"  {side.upper()}  ", style="bold").append_text(_tensor(first[side])))
             out.extend(_where(first[side], "      "))
         out.append(Text("  why: " + literal(first["reason"])))
+        if first.get("hint"):
+            out.append(Text("  how to fix: " + literal(first["hint"]), style="bold"))
     rest = r["divergences"]
     if rest:
         out.append(Text("\nThen:", style="bold"))
