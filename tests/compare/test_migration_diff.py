@@ -78,14 +78,9 @@ IDS = [f"{m.variant}-{m.run_a}-{m.run_b}" for m in MISTAKES]
 
 # What the tool gets wrong today (filled in after running it; removed as the engine catches up)
 XFAIL_VERDICT: dict[str, str] = {}
-# B's marked line creates a schedule or an optimizer object: no op is created there, so no
-# recorded stack names it (the schedule runs, and the update is made, inside apply_gradients/fit)
-NOT_ON_ANY_STACK = ("issue 18: B's schedule/optimizer constructor line is on no recorded "
-                    "stack (B shows the line that applies it)")
-XFAIL_LINES: dict[str, str] = {
-    "end_lr-tf1-eager_end_lr": NOT_ON_ANY_STACK,
-    "momentum-tf1-fit_momentum": NOT_ON_ANY_STACK,
-}
+# (B's schedule/optimizer constructor line is on no recorded stack; the tool finds it from the
+# class whose method made the op, in the captured sources: core/compare/creation.py)
+XFAIL_LINES: dict[str, str] = {}
 
 
 def _params(xfail: dict[str, str]) -> list[object]:

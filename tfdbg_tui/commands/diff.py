@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TextIO
 
-from reader import GRAPH, DebugLogdir, ReaderError
+from reader import EAGER, GRAPH, DebugLogdir, ReaderError
+from reader.index.frames import Frame
 from tfdbg_tui.commands.report.build import _frame_dict as frame_dict
 from tfdbg_tui.commands.report.build import tensor_entry
 from tfdbg_tui.core.compare import (
@@ -31,6 +32,8 @@ from tfdbg_tui.core.compare import (
     explain,
     read_map,
 )
+from tfdbg_tui.core.compare.creation import find_creation
+from tfdbg_tui.core.compare.explain import fix_hint
 from tfdbg_tui.core.compare.flow import node_frames
 from tfdbg_tui.core.compare.verdict import decide, hint, step_offset, step_table
 from tfdbg_tui.core.sanitize import error_line
@@ -158,28 +161,35 @@ def _divergence(c: Comparison, p: int, full: bool) -> dict[str, Any]:
     d = explain(c, p)
     a = tensor_entry(c.a, d.kind, d.a_index, d.a_slot)
     b = tensor_entry(c.b, d.b_kind if d.b_kind >= 0 else d.kind, d.b_index, d.b_slot)
+    frames = _where_line(c, p, a, b)
+    quantity = QUANTITIES[int(c.pairs.quantity[p])]
+    if quantity in ("learning_rate", "update"):
+        for entry, logdir, side_frames in ((a, c.a, frames[0]), (b, c.b, frames[1])):
+            _created_at(entry, logdir, side_frames or _stack_of(logdir, entry))
     if not full:
         a.pop("stack", None)
         b.pop("stack", None)
-    _where_line(c, p, a, b, full)
     step = int(c.pairs.step[p])
     return {"a": a, "b": b, "max_abs_error": d.max_abs, "max_rel_error": d.max_rel,
             "reason": d.reason, "reason_code": d.reason_code, "worst_index": d.worst_index,
             "aligned_by": d.aligned_by, "occurrence": d.occurrence,
             "step": step if step >= 0 else None,
-            "quantity": QUANTITIES[int(c.pairs.quantity[p])],
-            "what": c.pairs.label[p] or None}
+            "quantity": quantity,
+            "what": c.pairs.label[p] or None,
+            "hint": fix_hint(c, p)}
 
 
-def _where_line(c: Comparison, p: int, a: dict[str, Any], b: dict[str, Any],
-                full: bool) -> None:
+def _where_line(c: Comparison, p: int, a: dict[str, Any], b: dict[str, Any]
+                ) -> tuple[list[Frame], list[Frame]]:
     """For a loss or an update, the line is not the tensor's own: the line calling the loss
-    function, the line applying the optimizer's update (`StepPairs.where_a/b`)."""
+    function, the line applying the optimizer's update (`StepPairs.where_a/b`). Returns the
+    stacks used instead of the tensors' own (empty: the tensor's own)."""
     sp = c.training.sp
+    used: list[list[Frame]] = [[], []]
     if sp is None:
-        return
+        return used[0], used[1]
     k = p - step_offset(c)
-    for entry, where, logdir in ((a, sp.where_a, c.a), (b, sp.where_b, c.b)):
+    for i, (entry, where, logdir) in enumerate(((a, sp.where_a, c.a), (b, sp.where_b, c.b))):
         got = where.get(k)
         if got is None:
             continue
@@ -188,8 +198,34 @@ def _where_line(c: Comparison, p: int, a: dict[str, Any], b: dict[str, Any],
         if uf is None:
             continue
         entry["user_frame"] = {**frame_dict(uf), "code": (logdir.code_line(uf) or "").strip()}
-        if full:
-            entry["stack"] = [frame_dict(f) for f in frames]
+        entry["stack"] = [frame_dict(f) for f in frames]
+        used[i] = frames
+    return used[0], used[1]
+
+
+def _stack_of(logdir: DebugLogdir, entry: dict[str, Any]) -> list[Frame]:
+    try:
+        return logdir.alert_stack(GRAPH if entry["kind"] == "graph" else EAGER, entry["index"])
+    except (ReaderError, KeyError, ValueError):
+        return []
+
+
+def _created_at(entry: dict[str, Any], logdir: DebugLogdir, frames: list[Frame]) -> None:
+    """A learning rate or an update is made by a schedule/optimizer object: the user changes
+    the line creating it, not the one applying it (`core.compare.creation`). The applying
+    line moves to `applied_at`; `user_frame` becomes the creating line when exactly one line
+    constructs that class, else it stays and `creation_unknown` says why."""
+    found = find_creation(logdir, frames)
+    if found is None:
+        return
+    entry["created_by"] = found.owner
+    if found.frame is None:
+        entry["creation_unknown"] = found.why
+        return
+    applied = entry.get("user_frame")
+    entry["user_frame"] = {**frame_dict(found.frame), "code": found.code}
+    if applied and (applied["file"], applied["line"]) != (found.frame.file, found.frame.line):
+        entry["applied_at"] = applied
 
 
 def _group(c: Comparison, side: str, g: TensorGroup) -> dict[str, Any]:

@@ -34,7 +34,19 @@ def _where(entry: dict[str, Any], indent: str) -> list[Text]:
     uf = entry.get("user_frame")
     if not uf:
         return [Text(indent + "(no user frame recorded)", style="dim")]
-    where = Text(indent + "at ")
+    applied = entry.get("applied_at")
+    owner = literal(entry.get("created_by") or "")
+    out = _at(uf, indent, f"{owner} created at " if applied else "at ")
+    if applied:  # a schedule/optimizer: the line creating it, then the one applying it
+        out += _at(applied, indent, "applied at ")
+    elif entry.get("creation_unknown"):
+        out.append(Text(indent + "(this line applies it; "
+                        + literal(entry["creation_unknown"]) + ")", style="dim"))
+    return out
+
+
+def _at(uf: dict[str, Any], indent: str, label: str) -> list[Text]:
+    where = Text(indent + label)
     where.append(f"{literal(uf['file'])}:{uf['line']}", style="cyan")
     where.append(f" in {literal(uf['function'])}")
     out = [where]
@@ -91,6 +103,8 @@ def render_result(r: dict[str, Any]) -> list[Any]:
             out.append(Text(f"  {side.upper()}  ", style="bold").append_text(_tensor(first[side])))
             out.extend(_where(first[side], "      "))
         out.append(Text("  why: " + literal(first["reason"])))
+        if first.get("hint"):
+            out.append(Text("  how to fix: " + literal(first["hint"]), style="bold"))
     rest = r["divergences"]
     if rest:
         out.append(Text("\nThen:", style="bold"))

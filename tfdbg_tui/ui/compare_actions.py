@@ -47,11 +47,16 @@ class CompareActions:
         self._s.refresh_bindings()  # d/D and b join the footer
 
     def action_next_divergence(self, delta: int) -> None:
-        """Select the next (previous) tensor of Graph Executions that differs from run B."""
+        """Select the next (previous) tensor of Graph Executions — or of the Timeline, when run
+        A's divergences are eager ops — that differs from run B."""
         view = self.compare_view
         if view is None:
             self._s.notify(NO_COMPARISON if not self._comparing() else
                            "still comparing with run B…", markup=False)
+            return
+        s = self._s
+        if view.in_timeline(s.current_pane() is s.timeline, s.ge.selected):
+            self._next_execution(view, delta)
             return
         row = view.next_row(self._s.ge.selected, delta)
         if row is None:
@@ -59,6 +64,26 @@ class CompareActions:
                            "this is the first divergence", markup=False)
             return
         self._s.show_trace(row, select=True, focus=True)
+
+    def _next_execution(self, view: CompareView, delta: int) -> None:
+        """`d`/`D` in the Timeline: run A's eager ops that differ from run B."""
+        s = self._s
+        if not len(view.divergent_executions()):
+            s.notify("no eager op of run A differs from run B (the Timeline has none to "
+                     "jump to)", markup=False)
+            return
+        on_timeline = s.current_pane() is s.timeline
+        execution = view.next_execution(s.timeline.selected if on_timeline else None, delta)
+        if execution is None:
+            s.notify("no more divergences" if delta > 0 else "this is the first divergence",
+                     markup=False)
+            return
+        if not s.timeline.goto(execution):
+            s.notify(f"eager execution #{execution} is not in the Timeline (not read yet)",
+                     markup=False)
+            return
+        s.focus_pane(s.timeline)
+        s.show_execution(execution, select=False)
 
     def action_toggle_side(self) -> None:
         """Stack Trace and Source Code: run B's side of the selected tensor, or back to A."""

@@ -5,7 +5,8 @@ indexing worker once A is read. Then:
 - Graph Executions shows, left of every row, `=` (equal), `≠` with the error (or why), or
   `· A only` (unmatched) — one numpy lookup per drawn row (`CompareView.chip`), so a pane
   of a million rows stays as fast as without a comparison;
-- `d` / `D` jump to the next / previous divergent row (the first from the top);
+- `d` / `D` jump to the next / previous divergent row (the first from the top) — in the
+  Timeline when run A's divergent tensors are eager ops (a TF2 run compared with its TF1 one);
 - `b` switches Stack Trace and Source Code to run B's side of the selected tensor (its
   aligned partner's creation stack and line) and back.
 Rows that arrived after the comparison (a live run) have no chip.
@@ -110,6 +111,43 @@ class CompareView:
             return self.c.next_divergence("a", GRAPH, -1 if after is None else after)
         k = int(np.searchsorted(rows, len(self.status) if after is None else after)) - 1
         return int(rows[k]) if k >= 0 else None
+
+
+    # ---------------------------------------------------------------- the Timeline (eager A)
+    def divergent_executions(self) -> np.ndarray:
+        """Sorted eager executions of run A with an output that differs from run B."""
+        rows = self.c.divergent_rows("a", EAGER)
+        return np.unique(self.c.a.outputs.execution[rows].astype(np.int64))
+
+    def first_is_eager(self) -> bool:
+        first = self.c.first_divergence
+        return first is not None and int(self.c.pairs.kind[first]) == EAGER
+
+    def next_execution(self, after: int | None, delta: int) -> int | None:
+        """The next (delta > 0) or previous divergent eager execution from `after`; the first
+        divergence (by step and quantity) first when nothing is selected."""
+        first = self.c.first_divergence
+        if delta > 0 and after is None and first is not None and self.first_is_eager():
+            return int(self.c.a.outputs.execution[int(self.c.pairs.a_row[first])])
+        executions = self.divergent_executions()
+        if delta > 0:
+            k = int(np.searchsorted(executions, -1 if after is None else after, side="right"))
+            return int(executions[k]) if k < len(executions) else None
+        end = int(executions[-1]) + 1 if len(executions) else 0
+        k = int(np.searchsorted(executions, end if after is None else after)) - 1
+        return int(executions[k]) if k >= 0 else None
+
+    def in_timeline(self, on_timeline: bool, ge_selected: int | None) -> bool:
+        """Does `d` move in the Timeline (run A's eager ops) rather than Graph Executions?
+        Yes when the Timeline has the focus, when only eager rows differ, or when the first
+        divergence is an eager op and Graph Executions is not on a divergent row."""
+        if on_timeline:
+            return True
+        if not len(self.c.divergent_rows("a", GRAPH)):
+            return bool(len(self.c.divergent_rows("a", EAGER)))
+        on_divergent = ge_selected is not None and ge_selected < len(self.status) \
+            and int(self.status[ge_selected]) == DIFFERENT
+        return self.first_is_eager() and not on_divergent
 
 
 def compare_runs(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None

@@ -27,6 +27,7 @@ from tfdbg_tui.core.compare.pairs import (
     REASON_NAMES,
 )
 from tfdbg_tui.core.compare.result import Comparison
+from tfdbg_tui.core.compare.steps import Q_VARIABLE
 from tfdbg_tui.core.compare.values import Outcome, RecordReader, compare_records
 
 _LABELS = {"nan": "NaN", "neg_inf": "−∞", "pos_inf": "+∞"}
@@ -92,6 +93,33 @@ def explain(c: Comparison, p: int) -> Detail:
                   REASON_NAMES[code], _reason(c, p, code, outcome, worst),
                   _number(float(pairs.max_abs[p])), _number(float(pairs.max_rel[p])), worst,
                   _occurrence(c, kind, row_a), kind_b)
+
+
+SEED_HINT = (
+    "the runs start from different weights. Seed the random ops alike: "
+    "`tf.keras.utils.set_random_seed(N)` before building each model, or an explicit seed in "
+    "each initializer (`GlorotUniform(seed=N)`), or the migration guide's "
+    "`DeterministicRandomTestTool` (gone from TF 2.21's Keras, kept in `tf_keras`: "
+    "`pip install tf_keras`, then with TF_USE_LEGACY_KERAS=1 it is "
+    "`tf.compat.v1.keras.utils.DeterministicRandomTestTool`) — or "
+    "load one checkpoint into both programs before the first step")
+
+
+def fix_hint(c: Comparison, p: int) -> str | None:
+    """How to fix a first divergence, when its kind says it: differing initial values of a
+    variable at step 0 with the same dtype are different starting weights (seed alike, or load
+    one checkpoint); with different dtypes they are a dtype's rounding, not a seed's."""
+    pairs = c.pairs
+    if int(pairs.step[p]) != 0 or int(pairs.quantity[p]) != Q_VARIABLE or \
+            int(pairs.reason[p]) != R_VALUES:
+        return None
+    da = _health(c, "a", int(pairs.kind[p]), int(pairs.a_row[p]))["dtype"]
+    db = _health(c, "b", int(pairs.kind_b[p]), int(pairs.b_row[p]))["dtype"]
+    if da != db:
+        return (f"the initial values differ in dtype ({dtype_name(da)} vs {dtype_name(db)}): "
+                "the same weights rounded differently — make the variable's dtype the same "
+                "(a layer's `dtype=`, the mixed-precision policy), not its seed")
+    return SEED_HINT
 
 
 def _health(c: Comparison, side: str, kind: int, row: int) -> dict[str, int]:
