@@ -20,8 +20,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TextIO
 
 from reader import GRAPH, DebugLogdir, ReaderError
-from tfdbg_tui.commands.report.build import _frame_dict as frame_dict
-from tfdbg_tui.commands.report.build import tensor_entry
 from tfdbg_tui.core.compare import (
     QUANTITIES,
     Comparison,
@@ -155,6 +153,10 @@ def _brief(logdir: DebugLogdir, kind: int, row: int) -> dict[str, Any]:
 
 
 def _divergence(c: Comparison, p: int, full: bool) -> dict[str, Any]:
+    # the report's builder (and the diagnosis it pulls in) only when a divergence is
+    # described: two equivalent runs, the usual CI case, never pay for importing it
+    from tfdbg_tui.commands.report.build import tensor_entry
+
     d = explain(c, p)
     a = tensor_entry(c.a, d.kind, d.a_index, d.a_slot)
     b = tensor_entry(c.b, d.b_kind if d.b_kind >= 0 else d.kind, d.b_index, d.b_slot)
@@ -178,6 +180,8 @@ def _where_line(c: Comparison, p: int, a: dict[str, Any], b: dict[str, Any],
     sp = c.training.sp
     if sp is None:
         return
+    from tfdbg_tui.commands.report.build import _frame_dict as frame_dict
+
     k = p - step_offset(c)
     for entry, where, logdir in ((a, sp.where_a, c.a), (b, sp.where_b, c.b)):
         got = where.get(k)
