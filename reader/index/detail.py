@@ -293,9 +293,7 @@ class RecordHealth:
         record declined, too long for a chunk, or in a file that cannot be opened)."""
         assert native is not None
         left: list[np.ndarray] = []
-        for fsi in np.unique(fileset).tolist():
-            mine = np.flatnonzero(fileset == fsi)
-            order = mine[np.argsort(offsets[mine], kind="stable")]
+        for fsi, order in _by_file(fileset, offsets):
             path = self.path_of(int(fsi), suffix)
             fd = None if is_remote(path) else _open(path)  # an object: read in Python
             if fd is None:
@@ -330,6 +328,22 @@ class RecordHealth:
         x = ev.execution
         if x.tensor_debug_mode != NO_TENSOR and slot < len(x.tensor_protos):
             hb.add_serialized(i, x.tensor_debug_mode, x.tensor_protos[slot], "", 0, _ignore)
+
+
+def _by_file(fileset: np.ndarray, offsets: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """Per file set, its row positions sorted by record offset (stable). The usual bulk read
+    — a block of rows of one file, in file order — is recognised in two passes over the
+    block, without the hash of its file sets or a sort."""
+    n = len(fileset)
+    if n and int(fileset.min()) == int(fileset.max()):
+        if n < 2 or bool((offsets[1:] >= offsets[:-1]).all()):
+            return [(int(fileset[0]), np.arange(n, dtype=np.int64))]
+        return [(int(fileset[0]), np.argsort(offsets, kind="stable"))]
+    out = []
+    for fsi in np.unique(fileset).tolist():
+        mine = np.flatnonzero(fileset == fsi)
+        out.append((fsi, mine[np.argsort(offsets[mine], kind="stable")]))
+    return out
 
 
 def _bulk_file(fd: int, order: np.ndarray, offs: np.ndarray, slots: np.ndarray, which: int,

@@ -21,8 +21,6 @@ from typing import Any, TextIO
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.index.frames import Frame
-from tfdbg_tui.commands.report.build import _frame_dict as frame_dict
-from tfdbg_tui.commands.report.build import tensor_entry
 from tfdbg_tui.core.compare import (
     QUANTITIES,
     Comparison,
@@ -158,6 +156,10 @@ def _brief(logdir: DebugLogdir, kind: int, row: int) -> dict[str, Any]:
 
 
 def _divergence(c: Comparison, p: int, full: bool) -> dict[str, Any]:
+    # the report's builder (and the diagnosis it pulls in) only when a divergence is
+    # described: two equivalent runs, the usual CI case, never pay for importing it
+    from tfdbg_tui.commands.report.build import tensor_entry
+
     d = explain(c, p)
     a = tensor_entry(c.a, d.kind, d.a_index, d.a_slot)
     b = tensor_entry(c.b, d.b_kind if d.b_kind >= 0 else d.kind, d.b_index, d.b_slot)
@@ -188,6 +190,8 @@ def _where_line(c: Comparison, p: int, a: dict[str, Any], b: dict[str, Any]
     used: list[list[Frame]] = [[], []]
     if sp is None:
         return used[0], used[1]
+    from tfdbg_tui.commands.report.build import _frame_dict as frame_dict
+
     k = p - step_offset(c)
     for i, (entry, where, logdir) in enumerate(((a, sp.where_a, c.a), (b, sp.where_b, c.b))):
         got = where.get(k)
@@ -222,6 +226,8 @@ def _created_at(entry: dict[str, Any], logdir: DebugLogdir, frames: list[Frame])
     if found.frame is None:
         entry["creation_unknown"] = found.why
         return
+    from tfdbg_tui.commands.report.build import _frame_dict as frame_dict
+
     applied = entry.get("user_frame")
     entry["user_frame"] = {**frame_dict(found.frame), "code": found.code}
     if applied and (applied["file"], applied["line"]) != (found.frame.file, found.frame.line):

@@ -73,7 +73,10 @@ class Pairs:
         """The distinct (A kind, B kind) combinations present."""
         if not len(self.kind):
             return []
-        combo = np.unique(self.kind.astype(np.int64) * 8 + self.kind_b)
+        code = self.kind.astype(np.int64) * 8 + self.kind_b
+        # kinds are 0/1: counting the codes is O(n), where sorting a million of them is not
+        combo = (np.flatnonzero(np.bincount(code)) if int(code.min()) >= 0
+                 else np.unique(code))
         return [(int(c) // 8, int(c) % 8) for c in combo]
 
     def of_kinds(self, ka: int, kb: int) -> np.ndarray:

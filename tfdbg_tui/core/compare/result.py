@@ -196,10 +196,10 @@ class Comparison:
         out: list[TensorGroup] = []
         for kind in (GRAPH, EAGER):
             sel, rows = self._rows("a", kind)
-            if not len(sel):
+            bad = self.pairs.status[sel] == DIFFERENT
+            if not bad.any():  # no group (two equal runs: skip numbering a million rows)
                 continue
             tensors = self.tensor_of("a", kind, rows)
-            bad = self.pairs.status[sel] == DIFFERENT
             compared = bad | (self.pairs.status[sel] == EQUAL)
             groups, first, counts = _groups(tensors[bad], rows[bad])
             totals = dict(zip(*np.unique(tensors[compared], return_counts=True), strict=True))
