@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.index.frames import Frame
+from tfdbg_tui.commands.args import Parser, UsageError, count
 from tfdbg_tui.core.compare import (
     QUANTITIES,
     Comparison,
@@ -39,13 +40,6 @@ from tfdbg_tui.core.sanitize import error_line
 PROG = "tfdbg-tui diff"
 
 
-class _UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _UsageError(message)
 
 
 def _tolerance(text: str) -> float:
@@ -69,18 +63,9 @@ def finite(obj: Any) -> Any:
     return obj
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be ≥ 0: {text!r}")
-    return value
-
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Find the first tensor where two runs diverge.")
+    p = Parser(prog=PROG, description="Find the first tensor where two runs diverge.")
     p.add_argument("a", metavar="A", help="logdir of run A (the one under test)")
     p.add_argument("b", metavar="B", help="logdir of run B (the reference)")
     p.add_argument("--run-a", help="run id (or unique prefix) in A when it holds several")
@@ -90,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default %(default)g)")
     p.add_argument("--atol", type=_tolerance, default=Tolerance.atol,
                    help="absolute tolerance (default %(default)g)")
-    p.add_argument("--tight-steps", type=_count, default=0, metavar="N",
+    p.add_argument("--tight-steps", type=count, default=0, metavar="N",
                    help="judge the first N training steps on --atol alone (rtol 0), the later "
                         "ones on atol + rtol·|b|, as the migration guide does (default 0)")
     p.add_argument("--map", metavar="FILE",
@@ -99,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", metavar="FILE",
                    help="write the table of training steps × quantities as CSV ('-': stdout)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--limit", type=_count, default=10,
+    p.add_argument("--limit", type=count, default=10,
                    help="how many divergences, tensors and unmatched ops to list")
     return p
 
@@ -309,7 +294,7 @@ def main(argv: Sequence[str]) -> int:
     3 too little compared)."""
     try:
         opts = build_parser().parse_args(list(argv))
-    except _UsageError as exc:
+    except UsageError as exc:
         print(error_line(f"{PROG}: error", exc), file=sys.stderr)
         return 2
     try:

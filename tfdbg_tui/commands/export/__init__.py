@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from reader import DebugLogdir, ReaderError
+from tfdbg_tui.commands.args import Parser, UsageError, count
 from tfdbg_tui.commands.export.tables import TABLES, Tables
 from tfdbg_tui.commands.report import _finite, _load, _nothing_readable, build_report
 from tfdbg_tui.core.sanitize import error_line
@@ -24,23 +25,16 @@ from tfdbg_tui.core.sanitize import error_line
 PROG = "tfdbg-tui export: error"
 
 
-class _UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> Any:  # one line, exit status 2 (as the other commands)
-        raise _UsageError(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="tfdbg-tui export",
+    p = Parser(prog="tfdbg-tui export",
                 description="Write a tfdbg2 logdir's index as Parquet or CSV tables.")
     p.add_argument("logdir")
     p.add_argument("out_dir")
     p.add_argument("--format", choices=("parquet", "csv"), default="parquet")
     p.add_argument("--run", help="run id (or unique prefix) when the logdir holds several")
-    p.add_argument("--diagnose", type=int, default=10, metavar="N",
+    p.add_argument("--diagnose", type=count, default=10, metavar="N",
                    help="diagnose the first N alerts (default 10)")
     return p
 
@@ -100,7 +94,7 @@ def main(argv: Sequence[str]) -> int:
     """Run the export command; returns the exit status (0 written, 2 error)."""
     try:
         opts = build_parser().parse_args(list(argv))
-    except _UsageError as exc:
+    except UsageError as exc:
         print(error_line(PROG, exc), file=sys.stderr)
         return 2
     try:

@@ -16,41 +16,23 @@ from collections.abc import Sequence
 from typing import Any
 
 from reader import DebugLogdir, ReaderError
+from tfdbg_tui.commands.args import Parser, UsageError, count
 from tfdbg_tui.commands.report.build import build_report
 from tfdbg_tui.core.recorded import nothing_recorded
 from tfdbg_tui.core.sanitize import error_line
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _UsageError(message)
-
-
-class _UsageError(Exception):
-    pass
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="tfdbg-tui report", description="Summarize a tfdbg2 logdir.")
+    p = Parser(prog="tfdbg-tui report", description="Summarize a tfdbg2 logdir.")
     p.add_argument("logdir")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--run", help="run id (or unique prefix) when the logdir holds several")
-    p.add_argument("--limit", type=_count, default=10,
+    p.add_argument("--limit", type=count, default=10,
                    help="how many first alerts to detail (0 or more)")
     p.add_argument("--values", action="store_true",
                    help="add value statistics for alerts with FULL_TENSOR data")
     return p
 
-
-def _count(text: str) -> int:
-    """A count for `--limit`: a negative one is a usage error, not "no limit"."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be ≥ 0: {text!r}")
-    return value
 
 
 def _nothing_readable(logdir: DebugLogdir) -> bool:
@@ -101,7 +83,7 @@ def main(argv: Sequence[str]) -> int:
     """Run the report command; returns the exit status (0 clean, 1 alerts, 2 error)."""
     try:
         opts = build_parser().parse_args(list(argv))
-    except _UsageError as exc:
+    except UsageError as exc:
         print(error_line(PROG, exc), file=sys.stderr)
         return 2
     try:
