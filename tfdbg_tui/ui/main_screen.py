@@ -253,7 +253,11 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
 
     # ------------------------------------------------------------------ actions
     def action_show_details(self) -> None:
-        """`i`: the selected alert's whole diagnosis and every warning, never cut."""
+        """`i`: the selected alert's whole diagnosis and every warning, never cut; on Graph
+        Structure, its rows whole (long names are cut in the middle there)."""
+        if self.current_pane() is self.structure and self.structure.rows:
+            self.app.push_screen(TextScreen("Graph Structure", self.structure.whole_text()))
+            return
         self.app.push_screen(TextScreen("Diagnosis and warnings", self.alerts.whole_text()))
 
     def selected_tensor(self) -> tuple[int, int, int] | None:
