@@ -26,7 +26,7 @@ import numpy as np
 
 from reader.cache import remote_key
 from reader.cache.files import CacheError, NoEntry, load_array
-from reader.cache.store import Store, blake2b
+from reader.cache.store import Store, blake2b, cache_dir_problem
 from reader.index.schema import EAGER, GRAPH
 from reader.io.remote import is_remote
 
@@ -172,6 +172,9 @@ class LogdirCache:
         if self._started:
             return
         self._started = True
+        problem = cache_dir_problem()
+        if problem is not None:
+            logdir.warn(problem)
         self.key = _key(logdir)
         logdir.read_files(SMALL)
         p = logdir.problems

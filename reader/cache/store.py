@@ -72,6 +72,16 @@ def cache_root() -> Path:
     return base / "tfdbg-tui"
 
 
+def cache_dir_problem() -> str | None:
+    """One line when the cache folder is a file (a typo'd $TFDBG_TUI_CACHE_DIR, say): then
+    nothing is cached and reopening a big logdir reads it all again — said, not silent."""
+    root = cache_root()
+    if root.exists() and not root.is_dir():
+        return (f"the cache folder {root} is a file: indexes are not cached (set "
+                f"${DIR_ENV} to a folder)")
+    return None
+
+
 def max_bytes() -> int:
     try:
         return max(0, int(os.environ.get(MAX_ENV, DEFAULT_MAX_BYTES)))

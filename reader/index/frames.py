@@ -55,6 +55,35 @@ class Frame:
         return is_framework_file(self.file)
 
 
+# `tfdbg-tui run`'s frame that starts the user's program, and runpy's that may follow it.
+_RUN_WRAPPER = re.compile(r"[/\\]tfdbg_tui[/\\]commands[/\\]run\.py$")
+_CONSOLE_SCRIPT = re.compile(r"(^|[/\\])tfdbg-tui(\.exe|-script\.py)?$")  # bin/tfdbg-tui
+_RUNPY = re.compile(r"(^|[/\\])(<frozen runpy>|runpy\.py)$")
+
+
+def wrapper_frames(frames: list[Frame]) -> int:
+    """How many outermost frames of `frames` (outermost first) are `tfdbg-tui run`'s own: the
+    console script, our CLI, the wrapper that starts the program and runpy under it. They
+    sit under every stack the wrapper records and say nothing about the user's program, so
+    Stack Trace does not show them at all (`f` only hides TensorFlow's). 0 when the stack
+    was not recorded through the wrapper; only a leading run is counted, so a program that
+    itself calls tfdbg-tui keeps those inner frames."""
+    last = -1
+    for i, f in enumerate(frames):
+        if _RUN_WRAPPER.search(f.file):
+            last = i
+        elif last >= 0:
+            break
+        elif not (f.is_framework or _CONSOLE_SCRIPT.search(f.file)):
+            return 0  # the user's code comes before: not the wrapper's start
+    if last < 0:
+        return 0
+    end = last + 1
+    while end < len(frames) and _RUNPY.search(frames[end].file):
+        end += 1
+    return end if end < len(frames) else 0  # never the whole stack
+
+
 def user_frame_index(frames: list[Frame]) -> int | None:
     """Index (into `frames`, outermost first) of the innermost user frame, or None."""
     for i in range(len(frames) - 1, -1, -1):

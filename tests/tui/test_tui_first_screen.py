@@ -357,9 +357,10 @@ async def test_a_run_that_recorded_nothing_says_so(make_tf_logdir: Any) -> None:
 
 # ---------------------------------------------------------------- 8: our own frames hide
 @sync
-async def test_f_hides_the_wrappers_frames_of_tfdbg_tui_run(demo_logdir: str) -> None:
+async def test_the_wrappers_frames_of_tfdbg_tui_run_are_not_shown(demo_logdir: str) -> None:
     """Recorded through `tfdbg-tui run -- -m …`: the stack starts in runpy and our CLI.
-    They are not the user's code: `f` hides them with TensorFlow's."""
+    They are not the user's code: never shown, and `f` leaves only the program's frames
+    (`test_tui_wrapper_frames.py` does the same for `run -- python prog.py`)."""
     app = make_app(demo_logdir)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(app, pilot)
@@ -368,7 +369,8 @@ async def test_f_hides_the_wrappers_frames_of_tfdbg_tui_run(demo_logdir: str) ->
         await settle(app, pilot)
         assert s.stack.frames
         files = [f.file for f in s.stack.frames]
-        assert any("runpy" in f for f in files) and any("tfdbg_tui" in f for f in files)
+        assert s.stack.omitted >= 3  # the CLI, the wrapper, runpy: recorded, left out
+        assert not any("runpy" in f or "tfdbg_tui" in f for f in files), files
         await pilot.press("6", "f")
         await pilot.pause()
         left = [s.stack.frames[k].file for k in s.stack.shown]

@@ -7,10 +7,11 @@ file system gets); the test waits on the app's data event, never on a sleep.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
-from support.tui import add_step, start_reference, sync
+from support.tui import add_step, start_reference, sync, write_reference
 
 from reader import DebugLogdir
 from tfdbg_tui.ui.app import TfdbgApp
@@ -72,3 +73,48 @@ def test_a_flood_of_new_warnings_pops_up_as_a_few_and_a_count() -> None:
     shown = notices(many)
     assert len(shown) == MAX_NOTICES and shown[:-1] == many[: MAX_NOTICES - 1]
     assert f"{len(many) - (MAX_NOTICES - 1)} more warnings" in shown[-1]
+
+
+async def _compared_rows(app: TfdbgApp, rows: int) -> None:
+    """Wait (event-driven) until a comparison covering `rows` Graph Executions rows is shown."""
+    async def wait() -> None:
+        while app.main is None or app.main.compare_view is None \
+                or len(app.main.compare_view.status) < rows:
+            app.compared.clear()
+            await app.compared.wait()
+
+    await asyncio.wait_for(wait(), WAIT)
+
+
+@sync
+async def test_comparing_a_run_still_being_written_compares_rows_as_they_arrive(
+        tmp_path: Path) -> None:
+    """`tfdbg-tui A --compare B` while A is still written (issue 19, point 13): A's rows are
+    compared as they arrive, not only those there when A was first read, and the Alerts
+    pane says "no NaN/∞ found" one way only."""
+    write_reference(tmp_path / "B", steps=3)  # B: the finished run, its steps 1, 2 bad
+    ref = start_reference(tmp_path / "A")  # A: the same program, still running
+    add_step(ref, 0, bad=False)
+    app = TfdbgApp(DebugLogdir(str(tmp_path / "A")), follow=True, notify=False,
+                   poll_interval=0.05, compare_with=DebugLogdir(str(tmp_path / "B")))
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await _compared_rows(app, 5)
+            await pilot.pause()
+            s = app.main
+            assert s is not None and s.compare_view is not None
+            summary = " ".join(str(w.render()) for w in (s.query_one("#alerts-summary"),))
+            assert "no NaN/∞ found" in summary and "yet" not in summary
+
+            add_step(ref, 1, bad=True)  # A goes on: the same steps as B
+            add_step(ref, 2, bad=True)
+            await _compared_rows(app, 15)
+            await pilot.pause()
+            assert s.ge.vlist.row_count == 15
+            chips = [s.compare_view.chip(row).plain.strip() for row in range(15)]
+            assert chips == ["="] * 15, chips  # every row paired with B's and equal
+            header = str(s.query_one("#header-line").render())
+            assert "vs B" in header and "equivalent" in header, header
+            assert "no NaN/∞ found" not in str(s.query_one("#alerts-summary").render())
+    finally:
+        ref.writer.close()

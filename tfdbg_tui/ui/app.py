@@ -111,11 +111,11 @@ class TfdbgApp(App[None]):
         """Read the logdir (publishing progress), then follow it until the app exits.
         An exception ends the worker; `on_worker_state_changed` shows it."""
         worker = get_current_worker()
-        after_first = None
-        if self.compare_with is not None:
+        after = None
+        if self.compare_with is not None:  # compared once read, and again as run A grows
             other = self.compare_with
-            after_first = lambda: self._compare_from_thread(other)  # noqa: E731
-        self.follower.run(lambda: worker.is_cancelled, after_first)
+            after = lambda: self._compare_from_thread(other)  # noqa: E731
+        self.follower.run(lambda: worker.is_cancelled, after, after)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "index" and event.state == WorkerState.ERROR:
@@ -154,9 +154,14 @@ class TfdbgApp(App[None]):
                 self.log.error(f"publishing the comparison failed: {exc!r}")
 
     def _compared(self, view: CompareView | None, error: str | None) -> None:
+        if self.main is None or not self.main.is_mounted:
+            # a small logdir is read and compared before the screen is up: the comparison
+            # was dropped (compare mode never showed); it waits for the screen instead
+            if self.is_running:
+                self.call_after_refresh(self._compared, view, error)
+            return
         try:
-            if self.main is not None and self.main.is_mounted:
-                self.main.on_comparison(view, error)
+            self.main.on_comparison(view, error)
         finally:
             self.compared.set()
 

@@ -43,7 +43,8 @@ ACTION_KEYS: tuple[KeySpec, ...] = (
     KeySpec("alert.origin", "o", "jump_origin", "Jump to where the selected alert's NaN/∞ was "
             "born (diagnosis)", footer=True, label="origin"),
     KeySpec("alert.details", "i", "show_details", "Show the whole diagnosis of the selected "
-            "alert and every warning (never cut)", footer=True, label="why"),
+            "alert and every warning (never cut); on Graph Structure, its rows whole",
+            footer=True, label="why"),
     KeySpec("tensor.values", "v", "inspect_values", "Inspect the selected tensor's values",
             footer=True, label="values"),
     KeySpec("list.filter", "slash", "filter", "Filter the focused list (regex on op name/type)",

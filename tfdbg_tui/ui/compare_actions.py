@@ -32,19 +32,23 @@ class CompareActions:
         return cast("MainScreen", self)
 
     def on_comparison(self, view: CompareView | None, error: str | None = None) -> None:
-        """The comparison finished (in the indexing worker): show the column and say so."""
+        """A comparison finished (in the indexing worker): show the column and say so.
+        A live run A is compared again as it grows: the column and header then follow,
+        and the toast comes again only when the verdict (equivalent, diverge…) changed."""
         if view is None:
+            if error != self.compare_error:
+                self._s.notify(lit(f"compare: {error}"), severity="error", timeout=10,
+                               markup=False)
             self.compare_error = error or "unknown error"
-            self._s.notify(lit(f"compare: {error}"), severity="error", timeout=10,
-                           markup=False)
             self._s._update_header()
             return
-        self.compare_view = view
+        before, self.compare_view, self.compare_error = self.compare_view, view, None
         self._s.ge.set_chip(view.chip, CHIP_WIDTH)
-        self._s._update_header()  # run B and the verdict join the header line
-        self._s.notify(view.summary(), timeout=8, markup=False)
+        if before is None or before.c.verdict != view.c.verdict:
+            self._s.notify(view.summary(), timeout=8, markup=False)
         self._s._update_header()  # the header keeps saying "vs B: verdict" once it is gone
-        self._s.refresh_bindings()  # d/D and b join the footer
+        if before is None:
+            self._s.refresh_bindings()  # d/D and b join the footer
 
     def action_next_divergence(self, delta: int) -> None:
         """Select the next (previous) tensor of Graph Executions — or of the Timeline, when run

@@ -9,7 +9,8 @@ indexing worker once A is read. Then:
   Timeline when run A's divergent tensors are eager ops (a TF2 run compared with its TF1 one);
 - `b` switches Stack Trace and Source Code to run B's side of the selected tensor (its
   aligned partner's creation stack and line) and back.
-Rows that arrived after the comparison (a live run) have no chip.
+A live run A is compared again after each update that brings records (in the indexing
+worker, `LogdirFollower.run(after_change=…)`): rows arriving get their chip then.
 """
 
 from __future__ import annotations

@@ -83,9 +83,12 @@ class LogdirFollower:
             watcher.close(join=False)
 
     def run(self, cancelled: Callable[[], bool],
-            after_first: Callable[[], None] | None = None) -> None:
+            after_first: Callable[[], None] | None = None,
+            after_change: Callable[[], None] | None = None) -> None:
         """Read the logdir (publishing progress), call `after_first`, then follow it until
-        `stop()` or `cancelled()`."""
+        `stop()` or `cancelled()`, calling `after_change` after each update that brought new
+        records (compare mode compares again then; in this thread, so that nothing updates
+        the logdir while it is compared)."""
         watcher = self._start_watcher() if self.follow else None
         try:
             self._first_read(cancelled)
@@ -96,8 +99,9 @@ class LogdirFollower:
             watcher.ready.wait()  # always set: by the watch thread, or at once when polling
             changed = True  # what changed while notifications were being set up
             while not self._stop.is_set() and not cancelled():
-                if changed:
-                    self._update()
+                if changed and self._update() and after_change is not None \
+                        and not self._stop.is_set():
+                    after_change()
                 changed = watcher.wait(WAIT_SLICE)
         finally:
             if watcher is not None:
@@ -130,7 +134,8 @@ class LogdirFollower:
             self.logdir.warn(str(exc))
         self._publish(self.snapshot(False), True, self._new_warnings())
 
-    def _update(self) -> None:
+    def _update(self) -> bool:
+        """Read what was added; True when records were (a snapshot was published)."""
         try:
             changed = self.logdir.update().changed
         except ReaderError as exc:
@@ -139,6 +144,7 @@ class LogdirFollower:
         new = self._new_warnings()
         if changed or new:
             self._publish(self.snapshot(False), False, new)
+        return changed
 
     def _new_warnings(self) -> list[str]:
         out = []

@@ -6,12 +6,15 @@ fit its width the least needed parts go first (the TensorFlow version, the progr
 then the run, the modes, the counts; the path is shortened from the left before it goes).
 The alert count and the reading state ("● live", "idle since…", "indexing 40%", "✖ reading
 stopped") always stay — they are what a user looks at the header for. In compare mode the
-header says so ("vs B …" and the verdict), between those and the counts.
+header says so ("vs B …:" and the verdict), between those and the counts; then A's path
+and the verdict outrank the counts, and both are shortened (the verdict at its end, the
+whole of it is in the toast) before either goes: which run is which and how they compare
+is what a comparing user looks for.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -20,7 +23,7 @@ from reader import DebugLogdir
 from tfdbg_tui.core.liveness import activity, last_growth
 from tfdbg_tui.core.model import Snapshot
 from tfdbg_tui.core.names import num_hosts
-from tfdbg_tui.core.textutil import fit_left, lit
+from tfdbg_tui.core.textutil import fit, fit_left, lit
 
 
 @dataclass
@@ -30,14 +33,17 @@ class Part:
     text: str
     style: str
     drop: int
-    shrink: bool = False  # a path: shortened from the left before it is dropped
+    # "left": a path, shortened from the left before it is dropped; "right": a sentence,
+    # cut at its end (with "…"); neither shorter than `least` cells
+    shrink: str = ""
+    least: int = 12
 
 
 def header_parts(logdir: DebugLogdir, snap: Snapshot, display_path: str, follow: bool,
                  stopped: str | None = None, compare: str | None = None) -> list[Part]:
     """The header's parts in display order (see the module docstring for priorities)."""
     parts = [Part("tfdbg-tui", "bold", 9),
-             Part(lit(display_path), "bold #5fd7ff", 5, shrink=True),
+             Part(lit(display_path), "bold #5fd7ff", 2 if compare else 5, shrink="left"),
              Part(f"run {lit(logdir.run_id) or '?'}", "", 6),
              Part(f"TF {lit(logdir.tensorflow_version) or '?'}", "dim", 8),
              Part(lit(", ".join(logdir.tensor_debug_modes) or "mode ?"), "bold", 4)]
@@ -47,7 +53,12 @@ def header_parts(logdir: DebugLogdir, snap: Snapshot, display_path: str, follow:
     parts.append(Part(f"{snap.executions:,} executions · {snap.traces:,} graph tensors", "",
                       3))
     if compare:
-        parts.append(Part(compare, "bold #d7afff", 2))
+        where, colon, verdict = compare.partition(": ")
+        if colon:
+            parts += [Part(f"{where}:", "bold #d7afff", 2),
+                      Part(verdict, "bold #d7afff", 2, shrink="right")]
+        else:
+            parts.append(Part(compare, "bold #d7afff", 2, shrink="right"))
     n = len(snap.alerts)
     parts.append(Part(f"{n:,} alert{'' if n == 1 else 's'}",
                       "bold #ff5f5f" if n else "green", 0))
@@ -69,18 +80,22 @@ def header_parts(logdir: DebugLogdir, snap: Snapshot, display_path: str, follow:
 def fit_parts(parts: list[Part], width: int, gap: str = "  ") -> Text:
     """The parts joined by `gap`, dropping (or shortening) the least needed until they fit
     `width` cells; never cut at the edge while droppable parts remain."""
-    parts = [Part(p.text, p.style, p.drop, p.shrink) for p in parts]
+    parts = [replace(p) for p in parts]
 
     def total() -> int:
         return sum(cell_len(p.text) for p in parts) + cell_len(gap) * (len(parts) - 1)
 
     while total() > width:
         over = total() - width
-        path = next((p for p in parts if p.shrink and cell_len(p.text) > 12), None)
         droppable = [p for p in parts if p.drop]
         worst = max(droppable, key=lambda p: p.drop) if droppable else None
-        if path is not None and worst is not None and worst.drop <= path.drop:
-            path.text = fit_left(path.text, max(12, cell_len(path.text) - over))
+        # a part is shortened before any part as needed as it (or less) is dropped
+        short = [p for p in parts if p.shrink and cell_len(p.text) > p.least
+                 and (worst is None or p.drop >= worst.drop)]
+        if short:
+            p = max(short, key=lambda p: p.drop)
+            cut = fit_left if p.shrink == "left" else fit
+            p.text = cut(p.text, max(p.least, cell_len(p.text) - over))
             continue
         if worst is None:
             break

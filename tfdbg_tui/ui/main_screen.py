@@ -2,15 +2,13 @@
 
 The panes come from the registry (`panes.registry`): their layout areas, focus keys, tab
 line and help sections are built from it. Panes post requests (`ShowTrace`,
-`ShowExecution`, `ShowFrame`, `FollowAlert`); this screen turns each into the full
-"follow": select the tensor, show its op's structure, its stack with the user frame
-selected, and that frame's line in Source Code. Cursor moves are debounced so scrolling
-through a million rows only redraws the list.
+`ShowExecution`, `ShowFrame`, `FollowAlert`); the `Following` mixin (`following.py`)
+turns each into the full "follow"; this module lays the panes out, keeps the header and
+tab line current, and follows the first alert at launch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import ClassVar, TypeVar
 
 from rich.text import Text
@@ -20,30 +18,24 @@ from textual.containers import Horizontal, Vertical
 from textual.dom import DOMNode
 from textual.events import Resize
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import ProgressBar, Static
 
-from reader import EAGER, GRAPH, ReaderError
-from reader.index.frames import Frame
+from reader import EAGER, GRAPH
 from tfdbg_tui.core import model
 from tfdbg_tui.core.model import AppState
-from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.bindings import ACTION_KEYS, NAV_KEYS, KeySpec, to_bindings
 from tfdbg_tui.ui.compare_actions import CompareActions
 from tfdbg_tui.ui.compare_status import compare_status
 from tfdbg_tui.ui.dialogs import HelpScreen, PromptBar, TextScreen
 from tfdbg_tui.ui.fix_actions import FixActions
+from tfdbg_tui.ui.following import Following
 from tfdbg_tui.ui.footer import TfdbgFooter
 from tfdbg_tui.ui.header import header_line
 from tfdbg_tui.ui.inspector.inspector import ValueInspector
-from tfdbg_tui.ui.panes.alerts import AlertsPane, origin_of
+from tfdbg_tui.ui.panes.alerts import AlertsPane
 from tfdbg_tui.ui.panes.base import (
-    FollowAlert,
     ListPane,
     Pane,
-    ShowExecution,
-    ShowFrame,
-    ShowTrace,
 )
 from tfdbg_tui.ui.panes.graph_executions import GraphExecutionsPane
 from tfdbg_tui.ui.panes.graph_structure import GraphStructurePane
@@ -54,7 +46,6 @@ from tfdbg_tui.ui.panes.timeline import TimelinePane
 from tfdbg_tui.ui.vlist import VirtualList
 
 ACTIVITY_EVERY = 5.0  # seconds between checks of whether the logdir still grows
-DEBOUNCE = 0.12  # seconds a cursor must rest before the other panes follow it
 NARROW_WIDTH, NARROW_HEIGHT = 120, 32
 PANES = registered_panes()
 # Every key bound on the main screen, in help order; the palette offers them too.
@@ -62,7 +53,7 @@ SCREEN_KEYS: tuple[KeySpec, ...] = (*NAV_KEYS, *focus_keys(PANES), *ACTION_KEYS)
 P = TypeVar("P", bound=Pane)
 
 
-class MainScreen(FixActions, CompareActions, Screen[None]):
+class MainScreen(Following, FixActions, CompareActions, Screen[None]):
     """Alerts, Timeline over Graph Structure, Graph Executions; Source Code and Stack Trace."""
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
@@ -74,9 +65,8 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
         self.state = state
         self.display_path = display_path
         self.zoomed = False
-        # a debounced request: (is it a frame?, what to do when the cursor rests)
-        self._pending: tuple[bool, Callable[[], None]] | None = None
-        self._timer: Timer | None = None
+        self._pending = None  # a debounced follow (see Following)
+        self._timer = None
         self._launch_followed = False  # the first alert is followed once, at launch
         self._launch_alert: tuple[int, int, int] | None = None  # ...while still indexing
         self.panes: list[Pane] = [spec.widget(state, id=spec.dom_id) for spec in PANES]
@@ -261,128 +251,14 @@ class MainScreen(FixActions, CompareActions, Screen[None]):
     def on_descendant_focus(self, event: object) -> None:
         self._update_tabs()
 
-    # ------------------------------------------------------------------ following
-    def on_follow_alert(self, message: FollowAlert) -> None:
-        self.follow_alert(message.position)
-
-    def follow_alert(self, position: int) -> None:
-        """Follow alert `position`: its tensor, op, stack and source line."""
-        a = self.alerts.alerts
-        if not 0 <= position < len(a):
-            return
-        kind, index = int(a.kind[position]), int(a.index[position])
-        self.follow(kind, index)
-        self.want_fix(position, kind, index)  # then Source Code on the line to change
-
-    def follow(self, kind: int, index: int) -> None:
-        if kind == GRAPH:
-            self.show_trace(index, select=True)
-        else:
-            self.show_execution(index, select=True)
-
-    def _debounce(self, action: Callable[[], None], *, frame: bool = False) -> None:
-        """Run `action` once the cursor rests. A frame request never replaces a pending
-        trace or execution request (which shows a frame of its own)."""
-        if frame and self._pending is not None and not self._pending[0]:
-            return
-        self._pending = (frame, action)
-        if self._timer is not None:
-            self._timer.stop()
-        self._timer = self.set_timer(DEBOUNCE, self._fire)
-
-    def _fire(self) -> None:
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            pending[1]()
-
-    def on_show_trace(self, message: ShowTrace) -> None:
-        if message.immediate:
-            self.show_trace(message.index, select=message.select, focus=message.focus)
-        else:
-            self._debounce(lambda: self.show_trace(message.index, select=message.select))
-
-    def on_show_execution(self, message: ShowExecution) -> None:
-        if message.immediate:
-            self.show_execution(message.index, select=message.select)
-        else:
-            self._debounce(lambda: self.show_execution(message.index, select=message.select))
-
-    def on_show_frame(self, message: ShowFrame) -> None:
-        if message.immediate:
-            self.source.show_frame(message.frame)
-        elif not self.stale_frame_request(message.frame):
-            self._debounce(lambda: self.source.show_frame(message.frame), frame=True)
-
-    def show_trace(self, index: int, *, select: bool = True, focus: bool = False) -> None:
-        """Graph trace `index` everywhere: Graph Executions, Structure, Stack, Source."""
-        if self._timer is not None and select:
-            self._timer.stop()
-        if select and not self.ge.goto(index):
-            return
-        logdir = self.state.logdir
-        self.structure.show_trace(index)
-        self.ge.mark_inputs(self.structure.input_traces())
-        if not self.show_side(GRAPH, index):  # compare mode can show run B's side instead
-            op = logdir.op_of_trace(index)
-            frames = logdir.op_stack(op) if op is not None else []
-            frame = self.stack.show_frames(frames, f"created {logdir.trace_name(index)}")
-            self._show_source(self.fix_or(GRAPH, index, frame))
-        if focus:
-            self.focus_pane(self.ge)
-
-    def show_execution(self, index: int, *, select: bool = True) -> None:
-        """Eager execution `index` everywhere: Timeline, Structure, Stack, Source."""
-        if self._timer is not None and select:
-            self._timer.stop()
-        if select and not self.timeline.goto(index):
-            return
-        logdir = self.state.logdir
-        self.structure.show_execution(index)
-        self.ge.mark_inputs(frozenset())
-        if self.show_side(EAGER, index):  # compare mode: run B's side
-            return
-        try:
-            record = logdir.read_execution(index)
-        except ReaderError as exc:
-            self.notify(lit(str(exc)), severity="error", markup=False)
-            return
-        frames = logdir.stack(record.stack_frame_ids)
-        frame = self.stack.show_frames(frames, f"ran {record.op_type}")
-        self._show_source(self.fix_or(EAGER, index, frame))
-
-    def _show_source(self, frame: Frame | None) -> None:
-        if frame is not None:
-            self.source.show_frame(frame, self.fix_why(frame))
-        else:
-            self.source.view.set_source(None, 0, "no stack recorded for this tensor")
-            self.source.set_status("")
-
     # ------------------------------------------------------------------ actions
-    def action_next_alert(self, delta: int) -> None:
-        vl = self.alerts.vlist
-        if not vl.row_count:
-            self.notify("no alerts", markup=False)
-            return
-        cur = vl.position_of(vl.cursor_index) if vl.cursor_index is not None else None
-        pos = 0 if cur is None else cur + delta
-        if not 0 <= pos < vl.row_count:
-            self.notify("no more alerts" if delta > 0 else "this is the first alert",
-                        markup=False)
-            return
-        vl._set_cursor_position(pos)
-        if vl.cursor_index is not None:
-            self.follow_alert(vl.cursor_index)
-
     def action_show_details(self) -> None:
-        """`i`: the selected alert's whole diagnosis and every warning, never cut."""
-        self.app.push_screen(TextScreen("Diagnosis and warnings", self.alerts.whole_text()))
-
-    def action_jump_origin(self) -> None:
-        d = self.alerts.diagnosis
-        if d is None:
-            self.notify("no diagnosis for the selected alert (yet)", markup=False)
+        """`i`: the selected alert's whole diagnosis and every warning, never cut; on Graph
+        Structure, its rows whole (long names are cut in the middle there)."""
+        if self.current_pane() is self.structure and self.structure.rows:
+            self.app.push_screen(TextScreen("Graph Structure", self.structure.whole_text()))
             return
-        self.follow(*origin_of(d))
+        self.app.push_screen(TextScreen("Diagnosis and warnings", self.alerts.whole_text()))
 
     def selected_tensor(self) -> tuple[int, int, int] | None:
         """(kind, index, slot) of the tensor under the cursor (Timeline or Graph Executions)."""

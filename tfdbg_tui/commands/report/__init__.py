@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from reader import DebugLogdir, ReaderError
+from reader.cache.store import cache_dir_problem
 from tfdbg_tui.commands.args import Parser, UsageError, count
 from tfdbg_tui.commands.report.build import build_report
 from tfdbg_tui.core.recorded import nothing_recorded
@@ -94,6 +95,9 @@ def main(argv: Sequence[str]) -> int:
     except OSError as exc:
         print(error_line(PROG, f"{opts.logdir}: {exc.strerror}"), file=sys.stderr)
         return 2
+    problem = cache_dir_problem()  # also among the report's warnings; here as one line too
+    if problem is not None:
+        print(error_line("tfdbg-tui report: warning", problem), file=sys.stderr)
     if _nothing_readable(logdir):
         print(error_line(PROG, f"nothing readable in {opts.logdir}: {logdir.warnings[0]}"),
               file=sys.stderr)

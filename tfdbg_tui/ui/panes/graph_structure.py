@@ -25,6 +25,18 @@ from tfdbg_tui.ui.render import DIM, WARN
 from tfdbg_tui.ui.vlist import VirtualList
 
 
+def shorten_middle(text: Text, width: int) -> Text:
+    """`text` in `width` cells, cut in the middle ("← MatMul:0 #3 … (step 2 · train_step)"):
+    a row starts with what it is and ends with where it comes from, and both matter more
+    than the middle of a long scope. The whole row is one `i` away (`whole_text`)."""
+    plain = text.plain
+    if text.cell_len <= width or width < 6:
+        return text.copy()
+    head = (width - 1) // 2  # characters; a wide one overflows and the list crops it
+    tail = width - 1 - head
+    return Text.assemble(text[:head], ("…", "dim"), text[len(plain) - tail:], no_wrap=True)
+
+
 @dataclass(frozen=True)
 class Row:
     """One line of the pane; `trace` set when Enter can jump somewhere."""
@@ -52,11 +64,15 @@ class GraphStructurePane(ListPane):
                           id="gs-list")
 
     def _row(self, i: int, width: int) -> Text:
-        return self.rows[i].text.copy() if i < len(self.rows) else Text("")
+        return shorten_middle(self.rows[i].text, width) if i < len(self.rows) else Text("")
 
     def lines(self) -> list[str]:
-        """The pane's rows as plain text (what a user reads)."""
+        """The pane's rows as plain text, whole (what `i` shows when some are cut)."""
         return [r.text.plain for r in self.rows]
+
+    def whole_text(self) -> Text:
+        """Every row whole, styled as in the pane (`i` on this pane)."""
+        return Text("\n").join(r.text for r in self.rows)
 
     def show_trace(self, trace: int) -> None:
         """Show the op of graph trace `trace`."""
@@ -128,7 +144,11 @@ class GraphStructurePane(ListPane):
         vl.set_rows(len(rows), content_changed=True)
         vl.select_index(first if first is not None else 0, center=False)
         n = len(inputs)
-        self.set_status(f"{n} input{'' if n == 1 else 's'}" if self.trace is not None else "")
+        status = f"{n} input{'' if n == 1 else 's'}" if self.trace is not None else ""
+        room = self.vlist.content_region.width
+        if room and any(r.text.cell_len > room for r in rows):
+            status += " · i: whole lines"  # rows cut in the middle (`shorten_middle`)
+        self.set_status(status)
 
     def _graph_path(self, op: Op) -> str:
         logdir = self.state.logdir

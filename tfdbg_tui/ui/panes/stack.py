@@ -1,8 +1,10 @@
 """Stack Trace: where the selected op was created (graph) or run (eager).
 
 Stacks are long and mostly TensorFlow's; the user frame (innermost frame of the user's own
-code) is selected when a stack is shown, and `f` hides or shows framework frames. Moving
-the cursor shows the frame in Source Code.
+code) is selected when a stack is shown, and `f` hides or shows framework frames. The frames
+of `tfdbg-tui run` itself (its CLI, the wrapper, runpy) are never shown: they sit under every
+stack it records and are not the user's (`reader.index.frames.wrapper_frames`). Moving the
+cursor shows the frame in Source Code.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 
-from reader.index.frames import Frame, user_frame_index
+from reader.index.frames import Frame, user_frame_index, wrapper_frames
 from tfdbg_tui.core.model import AppState
 from tfdbg_tui.core.textutil import fit, fit_left, lit
 from tfdbg_tui.ui.bindings import STACK_KEYS, to_bindings
@@ -38,6 +40,7 @@ class StackPane(ListPane):
         self.user_index: int | None = None
         self.hide_framework = False
         self.what = ""
+        self.omitted = 0  # outermost frames of `tfdbg-tui run` left out of `frames`
 
     def compose(self) -> ComposeResult:
         yield VirtualList(self._row, empty="no stack selected", id="stack-list")
@@ -65,11 +68,12 @@ class StackPane(ListPane):
 
     def show_frames(self, frames: list[Frame], what: str) -> Frame | None:
         """Show a stack and select its user frame; returns the frame to show in Source."""
-        self.frames = frames
+        self.omitted = wrapper_frames(frames)
+        self.frames = frames[self.omitted:]
         self.what = what
-        self.user_index = user_frame_index(frames)
+        self.user_index = user_frame_index(self.frames)
         self._layout()
-        target = self.user_index if self.user_index is not None else len(frames) - 1
+        target = self.user_index if self.user_index is not None else len(self.frames) - 1
         return self._select(target)
 
     def select_frame(self, frame: Frame) -> bool:
@@ -90,6 +94,8 @@ class StackPane(ListPane):
         status = f"{lit(self.what)} · {len(self.frames)} frames"
         if hidden:
             status += f" · {hidden} hidden (f)"
+        if self.omitted:
+            status += f" · {self.omitted} frames of tfdbg-tui run not shown"
         self.set_status(status)
 
     def _matches(self, f: Frame) -> bool:

@@ -1,0 +1,102 @@
+"""Stacks recorded through `tfdbg-tui run -- python prog.py` (issue 19, point 8).
+
+The wrapper runs the user's program inside its own process, so every stack TensorFlow
+records starts with the wrapper's frames: the `tfdbg-tui` console script, our CLI, the
+wrapper that execs the program. They are not the user's code. Stack Trace must not show
+them at all — not with framework frames shown, not with them hidden (`f`) — and the frame
+selected must be the user's line that made the NaN.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.paths import tf_env
+from support.shared import build_once, shared_root
+from support.tui import settle, sync
+
+from reader import DebugLogdir
+from reader.index.frames import Frame, wrapper_frames
+from tfdbg_tui.ui.app import TfdbgApp
+
+PROGRAM = """\
+import tensorflow as tf
+
+
+def shifted_log(x):
+    return tf.math.log(x - 1.0)  # THE LINE: log of a negative number is NaN
+
+
+print(shifted_log(tf.constant([0.5, 2.0])).numpy())
+"""
+NAN_LINE = 1 + PROGRAM.splitlines().index(
+    "    return tf.math.log(x - 1.0)  # THE LINE: log of a negative number is NaN")
+WRAPPER_WORDS = ("tfdbg_tui", "dumper", "runpy", "bin/tfdbg-tui")
+
+
+@pytest.fixture(scope="session")
+def script_logdir(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Recorded as a user does: the console script, `run -- python prog.py`, FULL_HEALTH."""
+    pytest.importorskip("tensorflow")
+
+    def build(d: Path) -> str:
+        (d / "prog.py").write_text(PROGRAM)
+        console = Path(sys.executable).with_name("tfdbg-tui")
+        proc = subprocess.run(
+            [str(console), "run", "--logdir", str(d / "logdir"), "--", "python", "prog.py"],
+            cwd=d, env=tf_env(), capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            pytest.fail(f"recording failed:\n{proc.stderr[-3000:]}")
+        return str(d / "logdir")
+
+    return build_once(shared_root(tmp_path_factory), "wrapper-frames-prog", build)
+
+
+def _wrapper_files(frames: list[Frame]) -> list[str]:
+    return [f.file for f in frames if any(w in f.file for w in WRAPPER_WORDS)]
+
+
+@pytest.mark.tf
+@sync
+async def test_stack_trace_shows_no_frame_of_the_wrapper(script_logdir: str) -> None:
+    app = TfdbgApp(DebugLogdir(script_logdir), follow=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(app, pilot)
+        s = app.main
+        assert s is not None
+        stack = s.stack
+        assert stack.frames, "the first alert is followed at launch: its stack is shown"
+        # The recorded stack does hold the wrapper's frames (else this test proves nothing).
+        assert stack.omitted >= 3
+        shown = [stack.frames[k] for k in stack.shown]
+        assert _wrapper_files(shown) == []
+        assert stack.selected_frame is not None
+        assert stack.selected_frame.file.endswith("prog.py")
+        assert stack.selected_frame.line == NAN_LINE
+        await pilot.press("6", "f")  # framework frames hidden: only the program's are left
+        await pilot.pause()
+        left = [stack.frames[k] for k in stack.shown]
+        assert left and all(f.file.endswith("prog.py") for f in left), left
+        assert stack.selected_frame is not None and stack.selected_frame.line == NAN_LINE
+
+
+def _f(file: str) -> Frame:
+    return Frame(file, 1, "f")
+
+
+def test_only_a_leading_run_of_the_wrappers_frames_counts() -> None:
+    run_py = "/venv/lib/python3.11/site-packages/tfdbg_tui/commands/run.py"
+    user = "/home/me/train.py"
+    tf = "/venv/lib/python3.11/site-packages/tensorflow/python/ops/math_ops.py"
+    assert wrapper_frames([_f("/venv/bin/tfdbg-tui"), _f(run_py), _f(user), _f(tf)]) == 2
+    # `-m`: python's own runpy under the wrapper goes too (a cwd may prefix it)
+    assert wrapper_frames([_f("/w/<frozen runpy>"), _f(run_py), _f("/w/<frozen runpy>"),
+                           _f(user)]) == 3
+    # not recorded through the wrapper, or the user's code came first: nothing left out
+    assert wrapper_frames([_f(user), _f(tf)]) == 0
+    assert wrapper_frames([_f(user), _f(run_py), _f(tf)]) == 0
+    # never the whole stack
+    assert wrapper_frames([_f(run_py)]) == 0
