@@ -26,6 +26,7 @@ from tfdbg_tui.core.model import Snapshot
 
 PUBLISH_EVERY = 0.25  # seconds between progress snapshots while indexing
 MAX_NOTICES = 5  # warnings shown one by one at a time; past that, a count
+AFTER_CHANGE_SHARE = 4.0  # wait 4x what the last after_change took before the next one
 WAIT_SLICE = 3600.0  # a watcher wait ends on a change or on stop(); this only bounds it
 _SUPPRESSED = re.compile(r"\.\.\. and \d+ more warnings")  # its count changes: never "new"
 
@@ -98,11 +99,20 @@ class LogdirFollower:
                 return
             watcher.ready.wait()  # always set: by the watch thread, or at once when polling
             changed = True  # what changed while notifications were being set up
+            pending, next_at = False, 0.0
             while not self._stop.is_set() and not cancelled():
-                if changed and self._update() and after_change is not None \
-                        and not self._stop.is_set():
+                if changed and self._update():
+                    pending = after_change is not None
+                if pending and after_change is not None and not self._stop.is_set() \
+                        and time.monotonic() >= next_at:
+                    # A comparison of a big run costs seconds: spend at most a fifth of the
+                    # time on it, so following keeps up; the last change is always compared.
+                    start = time.monotonic()
                     after_change()
-                changed = watcher.wait(WAIT_SLICE)
+                    spent = time.monotonic() - start
+                    pending, next_at = False, time.monotonic() + AFTER_CHANGE_SHARE * spent
+                wait = max(0.01, next_at - time.monotonic()) if pending else WAIT_SLICE
+                changed = watcher.wait(wait)
         finally:
             if watcher is not None:
                 watcher.close()
