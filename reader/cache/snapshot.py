@@ -27,7 +27,7 @@ import numpy as np
 from reader.cache import remote_key
 from reader.cache.files import CacheError, NoEntry, load_array
 from reader.cache.store import Store, blake2b, cache_dir_problem
-from reader.index.schema import EAGER, GRAPH
+from reader.index.schema import EAGER, GRAPH, TENSOR_TABLES, tensor_parts
 from reader.io.remote import is_remote
 
 if TYPE_CHECKING:
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 BIG = ("graph_execution_traces", "execution")
 SMALL = ("source_files", "stack_frames", "graphs")
 ALL_FILES = ("metadata", *SMALL, *BIG)
-TABLES = ("traces", "executions", "outputs")
 MIN_ENV = "TFDBG_TUI_CACHE_MIN_BYTES"
 DEFAULT_MIN_BYTES = 16 << 20  # smaller logdirs read faster than a cache is checked
 _EDGE = 4096  # bytes hashed at the start and at the end of each file, and per sampled block
@@ -209,7 +208,7 @@ class LogdirCache:
         if not isinstance(strings, list) or not all(isinstance(s, str) for s in strings):
             raise CacheError("bad string table")
         n_strings, n_sets = len(strings), len(saved_sets)
-        parts = _parts(logdir)
+        parts = tensor_parts(logdir)
         rows = {p: desc["rows"][p] for p in (*parts, "alerts")}
         _ints(list(rows.values()), "rows")
         tables = {p: {c: load_array(folder / f"{p}.{c}.npy", table.column_dtype(c), rows[p])
@@ -271,19 +270,6 @@ def _key(logdir: DebugLogdir) -> str:
     return h.hexdigest()
 
 
-def _parts(logdir: DebugLogdir) -> dict[str, Any]:
-    """Every table the cache saves, by name: the three tensor tables, their kinds and the
-    health they keep."""
-    out: dict[str, Any] = {}
-    for t in TABLES:
-        table = getattr(logdir, t)
-        out[t] = table
-        if table.kinds is not None:
-            out[f"{t}.kinds"] = table.kinds.table
-        out[f"{t}.details"] = table.details
-    return out
-
-
 def _check_tables(tables: dict[str, dict[str, np.ndarray]], alerts: dict[str, np.ndarray],
                   n_strings: int, n_sets: int) -> None:
     """Every value the index uses as an index into something else is in range."""
@@ -318,7 +304,7 @@ def _check_tables(tables: dict[str, dict[str, np.ndarray]], alerts: dict[str, np
 def _adopt(logdir: DebugLogdir, loaded: Loaded) -> None:
     """Put a checked entry in place (nothing here can fail half-way on bad data)."""
     logdir.strings.adopt(loaded.strings)
-    for t in TABLES:
+    for t in TENSOR_TABLES:
         table = getattr(logdir, t)
         table.adopt(loaded.tables[t], loaded.rows[t])
         if table.kinds is not None:
@@ -345,7 +331,7 @@ def _describe(logdir: DebugLogdir, mark: tuple[int, int, int]
     """The entry for the index as it is now: its description and its columns."""
     arrays: dict[str, np.ndarray] = {}
     rows: dict[str, int] = {}
-    for name, table in _parts(logdir).items():
+    for name, table in tensor_parts(logdir).items():
         rows[name] = len(table)
         for c in table.columns:
             arrays[f"{name}.{c}"] = table.col(c)

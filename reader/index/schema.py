@@ -308,3 +308,20 @@ class OutputTable(HealthTable):
     @property
     def slot(self) -> np.ndarray:
         return self.col("slot")
+
+
+TENSOR_TABLES = ("traces", "executions", "outputs")
+
+
+def tensor_parts(index: Any) -> dict[str, Any]:
+    """Every array-holding part of an index's three tensor tables, by name: the tables, their
+    kinds and the health they keep. The index cache saves these and the shard merge joins
+    them, so both walk the same list."""
+    out: dict[str, Any] = {}
+    for name in TENSOR_TABLES:
+        table = getattr(index, name)
+        out[name] = table
+        if table.kinds is not None:
+            out[f"{name}.kinds"] = table.kinds.table
+        out[f"{name}.details"] = table.details
+    return out

@@ -24,11 +24,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from reader.index.alerts import NewRows
+from reader.index.schema import tensor_parts
 from reader.io.cursors import Cursor
 from reader.io.discovery import FileSet
 from reader.io.regular import check_regular
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 
 BIG = ("graph_execution_traces", "execution")
 SMALL = ("source_files", "stack_frames", "graphs")
-TABLES = ("traces", "executions", "outputs")
 PARALLEL_ENV = "TFDBG_TUI_PARALLEL_MIN_BYTES"
 PARALLEL_MIN_BYTES = 64 << 20
 WORKERS_ENV = "TFDBG_TUI_WORKERS"
@@ -63,17 +63,6 @@ class Shard:
     cursors: dict[str, Cursor] = field(default_factory=dict)
 
 
-def _parts(logdir: DebugLogdir) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in TABLES:
-        table = getattr(logdir, name)
-        out[name] = table
-        if table.kinds is not None:
-            out[f"{name}.kinds"] = table.kinds.table
-        out[f"{name}.details"] = table.details
-    return out
-
-
 def index_fileset(cls: type[DebugLogdir], path: str, run_id: str, fileset: FileSet,
                   progress: Callable[[int, int], None] | None = None) -> Shard:
     """The shard function: index one file set (all six files; its graphs give the op types
@@ -81,7 +70,7 @@ def index_fileset(cls: type[DebugLogdir], path: str, run_id: str, fileset: FileS
     logdir = cls(path, run_id, filesets=[fileset])
     logdir.read_files(progress=progress)
     columns = {name: {c: np.array(t.col(c)) for c in t.columns}
-               for name, t in _parts(logdir).items()}
+               for name, t in tensor_parts(logdir).items()}
     p = logdir.problems
     return Shard(fileset.prefix, logdir.strings.all(), columns,
                  sorted(set(logdir._trace_keys.values())), sorted(logdir.modes),
@@ -154,7 +143,7 @@ def merge(logdir: DebugLogdir, shards: list[Shard]) -> None:
     """Put shards (one per file set of `logdir`, in its order) in place as its index, rows
     in wall-time order, alerts found again over them. `logdir` has read nothing of its big
     files yet (its small files may be read: their objects are not part of a shard)."""
-    parts = _parts(logdir)
+    parts = tensor_parts(logdir)
     by_prefix = {fs.prefix: i for i, fs in enumerate(logdir.filesets)}
     pieces: dict[str, list[dict[str, np.ndarray]]] = {name: [] for name in parts}
     offsets = dict.fromkeys(("traces", "executions", "outputs", "traces.kinds",
@@ -205,7 +194,7 @@ def merge(logdir: DebugLogdir, shards: list[Shard]) -> None:
 def _put_in_order(logdir: DebugLogdir, columns: dict[str, dict[str, np.ndarray]]) -> None:
     """Adopt the tensor tables' `columns` in wall-time order, and find the alerts again."""
     _wall_time_order(columns, columns["executions.kinds"])
-    for name, part in _parts(logdir).items():
+    for name, part in tensor_parts(logdir).items():
         if not name.endswith(".kinds"):
             part.adopt(columns[name], len(next(iter(columns[name].values()))))
     alerts = logdir._alerts
@@ -217,7 +206,7 @@ def _put_in_order(logdir: DebugLogdir, columns: dict[str, dict[str, np.ndarray]]
 def reorder(logdir: DebugLogdir) -> None:
     """An index read file set after file set, put in wall-time order (as `merge` does)."""
     columns = {name: {c: np.array(t.col(c)) for c in t.columns}
-               for name, t in _parts(logdir).items()}
+               for name, t in tensor_parts(logdir).items()}
     _put_in_order(logdir, columns)
 
 
