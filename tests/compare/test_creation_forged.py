@@ -88,3 +88,13 @@ def test_a_stack_without_a_schedule_says_nothing(tmp_path: Path) -> None:
     logdir = _forge(tmp_path / "run", _user("sched = PD(0.1)"))
     frames = logdir.alert_stack(EAGER, 0)
     assert find_creation(logdir, [frames[0], frames[2]]) is None
+
+
+def test_a_megabyte_line_in_a_captured_file_is_not_searched(tmp_path: Path) -> None:
+    """A forged source line of 300,000 `import ` words: searched for `import … as X`, it
+    would take quadratic time; the construction on a normal line is still found."""
+    hostile = "import " * 300_000
+    logdir = _forge(tmp_path / "run", _user("sched = PD(0.1)", hostile))
+    found = find_creation(logdir, logdir.alert_stack(EAGER, 0))
+    assert found is not None and found.frame is not None
+    assert (found.frame.file, found.frame.line) == (USER, 3)

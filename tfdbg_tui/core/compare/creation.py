@@ -28,6 +28,9 @@ _DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
 _CLASS = re.compile(r"^(\s*)class\s+(\w+)")
 _MAX_SCAN = 5000  # lines scanned upward for the enclosing def/class
 _MAX_FILES = 200  # user files searched for a construction
+# Lines longer than this are not searched: code that constructs an object is short, and a
+# forged source file's megabyte line would cost the regexes quadratic time.
+_MAX_LINE = 2000
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,8 @@ def _aliases(files: list[list[str]], owner: str) -> set[str]:
     alias = re.compile(rf"\bimport\b.*\b{re.escape(owner)}\s+as\s+(\w+)")
     for lines in files:
         for text in lines:
+            if len(text) > _MAX_LINE:
+                continue
             m = alias.search(text)
             if m:
                 names.add(m.group(1))
@@ -145,6 +150,8 @@ def _search(logdir: DebugLogdir, owner: str) -> Creation:
     hits: list[tuple[str, str, int, str]] = []
     for host, path, lines in files:
         for number, text in enumerate(lines, 1):
+            if len(text) > _MAX_LINE:
+                continue
             code = text.split("#", 1)[0]
             if code.lstrip().startswith(("class ", "def ", "import ", "from ")):
                 continue
