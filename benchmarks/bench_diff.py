@@ -1,9 +1,10 @@
 """Diff benchmark: `tfdbg-tui diff` of two 1M-trace FULL_HEALTH logdirs vs one `report`.
 
-The bar (the migration issue) is diff ≤ 1.5× report on a first read (it was ≤ 2×). Run B is a copy of run A, so every
-one of the 1.25M tensor rows aligns by name and is compared — the most work a diff of two
-such runs can do. Both commands run as fresh processes, each timed cold (a new, empty index
-cache) and warm (its cache filled by the cold run), median of `repeats`.
+The bar (the migration issue) is diff ≤ 1.5× report on a first read (it was ≤ 2×). Run B
+is a copy of run A, so every one of the 1.25M tensor rows aligns by name and is compared —
+the most work a diff of two such runs can do. Both commands run as fresh processes, each
+timed cold (a new, empty index cache) and warm (its cache filled by the cold run), median of
+`repeats`.
 
 Usage: python -m benchmarks.bench_diff LOGDIR [--repeats N]
 """
