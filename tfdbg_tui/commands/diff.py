@@ -34,6 +34,7 @@ from tfdbg_tui.core.compare import (
 from tfdbg_tui.core.compare.creation import find_creation
 from tfdbg_tui.core.compare.explain import fix_hint
 from tfdbg_tui.core.compare.flow import node_frames
+from tfdbg_tui.core.compare.series import LossSeries, loss_series, series_json
 from tfdbg_tui.core.compare.verdict import decide, hint, step_offset, step_table
 from tfdbg_tui.core.sanitize import error_line
 
@@ -232,6 +233,7 @@ def build_result(c: Comparison, limit: int) -> dict[str, Any]:
     later = c.divergences(limit)[1:]
     verdict, missing = decide(c)
     sp = c.training.sp
+    series = loss_series(c)
     return {
         "equivalent": verdict == "equivalent",
         "compared": c.compared,
@@ -252,7 +254,8 @@ def build_result(c: Comparison, limit: int) -> dict[str, Any]:
                      "variables": [{"a": x, "b": y} for x, y in sp.variables] if sp else [],
                      "unpaired_variables": {"a": sp.unpaired_a if sp else [],
                                             "b": sp.unpaired_b if sp else []}},
-        "steps": step_table(c),
+        "steps": _with_loss(step_table(c), series),
+        "loss_series": series_json(series),
         "a": _side(c.a),
         "b": _side(c.b),
         "aligned": {"by_name": c.by_name, "by_structure": c.by_structure},
@@ -271,6 +274,21 @@ def build_result(c: Comparison, limit: int) -> dict[str, Any]:
         "notes": c.notes,
         "warnings": {"a": c.a.all_warnings(), "b": c.b.all_warnings()},
     }
+
+
+def _with_loss(steps: list[dict[str, Any]], s: LossSeries | None) -> list[dict[str, Any]]:
+    """Each compared step gains `loss_a`/`loss_b` (a number, null when not a finite number)
+    and `loss_a_state`/`loss_b_state` (`value`, `nan`, `+inf`, …: see `series_json`)."""
+    if s is None:
+        return steps
+    for row in steps:
+        k = row["step"]
+        for name, side in (("a", s.a), ("b", s.b)):
+            state = side.states[k] if k < len(side.states) else "unknown"
+            v = side.values[k] if k < len(side.values) else math.nan
+            row[f"loss_{name}"] = v if math.isfinite(v) else None
+            row[f"loss_{name}_state"] = state
+    return steps
 
 
 def write_csv(result: dict[str, Any], out: TextIO) -> None:

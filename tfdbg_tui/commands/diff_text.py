@@ -12,6 +12,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from tfdbg_tui.core.compare.series import series_from_json
+from tfdbg_tui.core.compare.spark import plain_rows
 from tfdbg_tui.core.sanitize import literal
 
 
@@ -190,6 +192,9 @@ def _steps(r: dict[str, Any]) -> list[Any]:
             cell = _cell(v) if v else "-"
             line.append(f"{cell:<12}", style="red" if v and v["different"] else "")
         out.append(line)
+    if r.get("loss_series"):  # each run's loss per step, one scale, ┊ at the first ≠ step
+        out.extend(Text("  " + literal(row)) for row in
+                   plain_rows(series_from_json(r["loss_series"]), 60))
     un = t.get("unpaired_variables", {})
     for side in ("a", "b"):
         if un.get(side):

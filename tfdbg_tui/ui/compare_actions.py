@@ -9,10 +9,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from textual.events import Key
+from textual.widgets import Static
 
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.bindings import ACTION_KEYS, COMPARE_ACTIONS
-from tfdbg_tui.ui.compare_view import CHIP_WIDTH, CompareView, OtherSide, other_side
+from tfdbg_tui.ui.compare_plot import plot_text
+from tfdbg_tui.ui.compare_view import (
+    CHIP_WIDTH,
+    CompareView,
+    OtherSide,
+    created_lines,
+    other_side,
+)
 
 if TYPE_CHECKING:
     from tfdbg_tui.ui.main_screen import MainScreen
@@ -47,8 +55,20 @@ class CompareActions:
         if before is None or before.c.verdict != view.c.verdict:
             self._s.notify(view.summary(), timeout=8, markup=False)
         self._s._update_header()  # the header keeps saying "vs B: verdict" once it is gone
+        self.update_plot()
         if before is None:
             self._s.refresh_bindings()  # d/D and b join the footer
+
+    def update_plot(self) -> None:
+        """The loss plot under the header (`compare_plot`): shown once a comparison of two
+        training runs is in, redrawn to the screen's width (one row in the narrow layout)."""
+        view = self.compare_view
+        plot = self._s.query_one("#compare-plot", Static)
+        text = plot_text(view.series if view is not None else None,
+                         self._s.size.width - 2, self._s.has_class("-narrow"))
+        plot.set_class(text is not None, "-shown")
+        if text is not None:
+            plot.update(text)
 
     def action_next_divergence(self, delta: int) -> None:
         """Select the next (previous) tensor of Graph Executions — or of the Timeline, when run
@@ -105,13 +125,15 @@ class CompareActions:
             self._s.source.use_logdir(None)
 
     def show_side(self, kind: int, index: int) -> bool:
-        """With `b` on: show run B's stack and line for tensor (kind, index); False (and
-        Source Code back on run A) otherwise."""
+        """Compare mode's Stack Trace and Source Code for tensor (kind, index): with `b` on,
+        run B's side; on either side, for a learning rate or an update, the line creating
+        the schedule/optimizer and the stack applying it, as `diff` prints them
+        (`created_lines`). False (and Source Code back on run A) when neither applies."""
         s = self._s
         view = self.compare_view
-        if not self.show_b or view is None:
+        if view is None or not self.show_b:
             s.source.use_logdir(None)
-            return False
+            return view is not None and self._show_created(view, "a", kind, index)
         got = other_side(view, kind, index)
         if not isinstance(got, OtherSide):
             s.stack.show_frames([], got)
@@ -119,11 +141,33 @@ class CompareActions:
             s.source.view.set_source(None, 0, got)
             return True
         s.source.use_logdir(got.logdir)
+        if self._show_created(view, "b", kind, index):  # the applying stack, not the read's
+            return True
         frame = s.stack.show_frames(got.frames, got.what)
         if frame is not None:
             s.source.show_frame(frame)
         else:
             s.source.view.set_source(None, 0, "no stack recorded for this tensor in run B")
+        return True
+
+    def _show_created(self, view: CompareView, side: str, kind: int, index: int) -> bool:
+        """A learning rate or an update on `side`: Stack Trace shows the stack applying the
+        schedule/optimizer (its line ▶), Source Code the line creating it. False when the
+        tensor is no such quantity (then the caller shows its own stack)."""
+        got = created_lines(view, side, kind, index)
+        if got is None:
+            return False
+        s = self._s
+        name = "B" if side == "b" else "A"
+        frame = s.stack.show_frames(got.frames, f"{name}: {got.title}")
+        if got.created is not None:
+            if not s.stack.select_frame(got.created):
+                s.hold_source_line()
+            s.source.show_frame(got.created, f"{name}: {got.why}")
+        elif frame is not None:
+            s.source.show_frame(frame, f"{name}: {got.why}" if got.why else "")
+        else:
+            s.source.view.set_source(None, 0, f"no stack recorded for this tensor in run {name}")
         return True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -23,7 +23,7 @@ import numpy as np
 from rich.text import Text
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
-from reader.index.frames import Frame
+from reader.index.frames import Frame, user_frame_index, wrapper_frames
 from tfdbg_tui.core.compare import (
     DIFFERENT,
     EQUAL,
@@ -33,6 +33,8 @@ from tfdbg_tui.core.compare import (
     Tolerance,
     compare,
 )
+from tfdbg_tui.core.compare.lines import created_pair, side_lines
+from tfdbg_tui.core.compare.series import LossSeries, loss_series
 from tfdbg_tui.core.textutil import lit
 
 CHIP_WIDTH = 10
@@ -44,8 +46,9 @@ _SHORT = {"nan_or_inf_one_side": "NaN/∞", "nan_or_inf_count": "NaN/∞ n", "co
 class CompareView:
     """Per-row status of run A against run B, ready to draw."""
 
-    def __init__(self, comparison: Comparison) -> None:
+    def __init__(self, comparison: Comparison, series: LossSeries | None = None) -> None:
         self.c = comparison
+        self.series = series  # each step's loss on both sides (the plot under the header)
         self.status = comparison.row_status("a", GRAPH)
         self.pair = comparison.partner_pair("a", GRAPH)
 
@@ -158,7 +161,8 @@ def compare_runs(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None
         b.update()
         if not len(b.traces) and not len(b.outputs):
             return None, f"no tensors recorded in {b.path}"
-        return CompareView(compare(a, b, tolerance)), None
+        c = compare(a, b, tolerance)
+        return CompareView(c, loss_series(c)), None  # the losses read here, off the UI
     except ReaderError as exc:
         return None, str(exc)
 
@@ -202,3 +206,47 @@ def other_side(view: CompareView, kind: int, index: int) -> OtherSide | str:
     execution = int(b.outputs.execution[int(c.pairs.b_row[p])])
     record = b.read_execution(execution)
     return OtherSide(b.stack(record.stack_frame_ids), f"B: ran {record.op_type}", b)
+
+
+@dataclass(frozen=True)
+class CreatedLines:
+    """A learning rate's or an update's lines on one side: the stack applying the schedule or
+    optimizer (`frames`), the line creating it (`created`, None when unknown), the Stack
+    Trace's title naming both, and what Source Code's line is (`why`)."""
+
+    frames: list[Frame]
+    created: Frame | None
+    title: str
+    why: str
+
+
+def _at(f: Frame) -> str:
+    return f"{os.path.basename(f.file) or f.file}:{f.line}"
+
+
+def created_lines(view: CompareView, side: str, kind: int, index: int) -> CreatedLines | None:
+    """The lines `diff` prints for the learning rate or update that run A's tensor (graph
+    trace `index`, or eager execution `index`) is compared as, on `side`; None when it is
+    no such quantity. Strings are raw (the panes' status lines sanitize them)."""
+    c = view.c
+    rows = np.array([index] if kind == GRAPH else list(c.a.output_rows(index)), np.int64)
+    p = created_pair(c, "a", kind, rows)
+    if p is None:
+        return None
+    lines = side_lines(c, p, side)
+    shown = lines.frames[wrapper_frames(lines.frames):]
+    k = user_frame_index(shown)
+    applied = shown[k] if k is not None else None
+    cr = lines.creation
+    if cr is None or cr.frame is None:
+        owner = f"the {cr.owner}" if cr is not None else "it"
+        where = f"applied at {_at(applied)}" if applied is not None else "applied"
+        return CreatedLines(lines.frames, None, f"{where} (the line creating {owner}: "
+                            f"{'unknown' if cr is not None else 'not on the stack'})",
+                            cr.why if cr is not None else "")
+    if applied is None or (applied.file, applied.line) == (cr.frame.file, cr.frame.line):
+        return CreatedLines(lines.frames, cr.frame, f"{cr.owner} created and applied at "
+                            f"{_at(cr.frame)}", f"creates and applies the {cr.owner}")
+    return CreatedLines(lines.frames, cr.frame,
+                        f"{cr.owner} created at {_at(cr.frame)}, applied at {_at(applied)} (▶)",
+                        f"creates the {cr.owner}; applied at {_at(applied)} (▶ in Stack Trace)")

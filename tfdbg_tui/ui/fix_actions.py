@@ -182,6 +182,13 @@ class FixActions:
             self._s.set_timer(SUPPRESS_SECONDS, self._forget_stale)
         return fix
 
+    def hold_source_line(self) -> None:
+        """Source Code shows a line not selected in Stack Trace (a fix line, the line creating
+        an optimizer): the Stack Trace's pending request for its selected frame must not
+        replace it."""
+        self._stale_frame = self._s.stack.selected_frame
+        self._s.set_timer(SUPPRESS_SECONDS, self._forget_stale)
+
     def _forget_stale(self) -> None:
         self._stale_frame = None
 

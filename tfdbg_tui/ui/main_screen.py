@@ -106,6 +106,7 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
                 yield ProgressBar(total=None, show_eta=False, id="progress")
                 yield PromptBar(id="prompt")
             yield Static(Text(""), id="pane-tabs", markup=False)
+            yield Static(Text(""), id="compare-plot", markup=False)  # compare mode's losses
         with Vertical(id="panes"):
             for row, areas in LAYOUT:
                 with Horizontal(id=row):
@@ -240,6 +241,7 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
     def on_resize(self, event: Resize) -> None:
         self._check_narrow()
         self._update_header()
+        self.update_plot()
 
     def _check_narrow(self) -> None:
         narrow = self.size.width < NARROW_WIDTH or self.size.height < NARROW_HEIGHT
