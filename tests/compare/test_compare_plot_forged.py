@@ -13,11 +13,15 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 from compare.pairs_support import run_diff
 from support.tui import settle, sync
+from textual.pilot import Pilot
 
 from dumper.writer import LogdirWriter
 from reader import DebugLogdir
@@ -40,6 +44,13 @@ def _run(path: Path, nan_at: int | None) -> str:
         o = wr.add_source_file("/site-packages/keras/src/optimizers/sgd.py", ["pass"])
         optimizer = [wr.add_stack_frame(o, 1, "update_step")]
         tid = 100
+        clock = iter(range(1_000, 2_000))  # fixed wall times: the same picture every run
+        _ex = wr.add_execution
+
+        def add_execution(*args: Any, **kwargs: Any) -> int:
+            return _ex(*args, wall_time=float(next(clock)), **kwargs)
+
+        wr.add_execution = add_execution  # type: ignore[method-assign]
         for step in range(STEPS):
             wr.add_execution("ReadVariableOp", "FULL_TENSOR", [w.copy()],
                              input_tensor_ids=[HANDLE], output_tensor_ids=[tid])
@@ -95,6 +106,7 @@ async def test_a_nan_loss_is_marked_on_b_row_and_said_from_which_step(tmp_path: 
     assert nan in cells_b, row_b
     assert f"NaN from step {NAN_AT}" in row_b, row_b
     assert "NaN" not in row_a, row_a
+    assert f"loss ≠ from step {NAN_AT}" in row_b, row_b  # NaN against a number differs
     # step k in the same column of both rows; the steps before the NaN drawn alike
     assert start_a == start_b, (row_a, row_b)
     before = cells_b.index(nan)
@@ -145,10 +157,36 @@ def test_bucketed_cells_keep_a_single_nan_step_visible() -> None:
     values[155], states[155] = math.nan, NAN
     side = SideLoss(values, states)
     series = LossSeries(SideLoss([float(k) for k in range(n)], [VALUE] * n), side, n,
-                        [False] * 155 + [True] * 145, [0.0] * n, 155, "loss")
+                        [False] * 155 + [True] * 145, [0.0] * n, ["equal"] * n, 155, "loss")
     row_a, row_b, first = spark(series, 30)
     assert len(row_a) == len(row_b) == 30
     assert [c.glyph for c in row_b].count(GLYPH[NAN]) == 1
     assert GLYPH[NAN] not in "".join(c.glyph for c in row_a)
     assert first is not None and 155 in row_b[first].steps
     assert MARK not in "".join(c.glyph for c in row_a)  # the mark is drawn by the renderers
+
+
+@pytest.mark.parametrize("size", [(120, 32), (80, 24)])
+def test_snapshot_after_d(snap_compare: Callable[..., bool], tmp_path: Path,
+                          size: tuple[int, int]) -> None:
+    """The whole screen once compared and `d` pressed: the plot under the header (two rows
+    at 120×32, one at 80×24), the verdict in the header, the Timeline on the first
+    divergence. Update with `--snapshot-update` after a deliberate change."""
+    # B's logdir name is what the header shows of it: a fixed name, longer than the 24
+    # cells the header keeps of B's path, so the picture does not hold pytest's tmp path
+    a, b = _run(tmp_path / "a", None), _run(tmp_path / "forged_run_b_with_a_nan_loss", NAN_AT)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, TfdbgApp)
+        await settle(app, pilot)
+        await asyncio.wait_for(app.compared.wait(), 60)
+        await settle(app, pilot)
+        await pilot.press("d")
+        await settle(app, pilot)
+        app.clear_notifications()
+        await pilot.pause()
+
+    app = TfdbgApp(DebugLogdir(a), follow=False, compare_with=DebugLogdir(b),
+                   display_path="/tmp/tf1_logdir")
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -64,13 +64,22 @@ def _first_text(s: LossSeries) -> str:
 
 
 def _error_text(s: LossSeries) -> str:
-    """The loss's own difference: the largest |A − B| over the compared steps, and where."""
-    known = [(e, k) for k, e in enumerate(s.loss_error) if e == e]  # NaN: not compared
-    if not known:
+    """The loss's own comparison: from which step it differs (a NaN against a number has
+    no finite error, but differs) and its largest finite |A − B|; or that it is equal."""
+    status = s.loss_status
+    differs = [k for k, t in enumerate(status) if t == "different"]
+    if differs:
+        errs = [(e, k) for k, e in enumerate(s.loss_error) if k in differs and e == e]
+        text = f"loss ≠ from step {differs[0]}"
+        if errs and max(errs)[0] > 0:
+            text += f", |A−B| up to {number(max(errs)[0])} (step {max(errs)[1]})"
+        return text
+    equal = status.count("equal")
+    if not equal:
         return "loss not compared"
-    err, k = max(known)
-    return "loss equal at every compared step" if err == 0 else \
-        f"loss |A−B| up to {number(err)} (step {k})"
+    if equal == len(status):
+        return "loss equal at every compared step"
+    return f"loss equal where compared ({equal} of {len(status)} steps)"
 
 
 def plot_rows(s: LossSeries, width: int, narrow: bool) -> Text:

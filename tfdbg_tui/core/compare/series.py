@@ -20,7 +20,7 @@ import numpy as np
 
 from reader import GRAPH, ReaderError
 from reader.modes import FULL_TENSOR
-from tfdbg_tui.core.compare.pairs import DIFFERENT
+from tfdbg_tui.core.compare.pairs import DIFFERENT, EQUAL
 from tfdbg_tui.core.compare.result import Comparison
 from tfdbg_tui.core.compare.steps import Q_LOSS, QUANTITIES, RunModel
 from tfdbg_tui.core.compare.values import RecordReader
@@ -59,6 +59,9 @@ class LossSeries:
     compared: int  # steps paired (the first min(steps A, steps B))
     divergent: list[bool] = field(default_factory=list)  # per compared step: any quantity ≠
     loss_error: list[float] = field(default_factory=list)  # per compared step (NaN: unknown)
+    # per compared step: "equal", "different" (NaN against a number too: no finite error)
+    # or "unknown" (the loss was not paired or not compared at that step)
+    loss_status: list[str] = field(default_factory=list)
     first_step: int | None = None  # the first divergence's step and what it is
     first_what: str | None = None
 
@@ -125,11 +128,14 @@ def loss_series(c: Comparison) -> LossSeries | None:
     off = len(c.pairs) - len(sp.row_a)
     p = c.pairs
     ids = np.arange(off, len(p))
-    divergent, error = [], []
+    divergent, error, status = [], [], []
     for k in range(sp.n_steps):
         at = ids[p.step[ids] == k]
         divergent.append(bool(np.any(p.status[at] == DIFFERENT)))
         loss = at[p.quantity[at] == Q_LOSS]
+        st = p.status[loss]
+        status.append("different" if np.any(st == DIFFERENT) else
+                      "equal" if len(st) and np.all(st == EQUAL) else "unknown")
         errs = p.max_abs[loss]
         errs = errs[np.isfinite(errs)]
         error.append(float(errs.max()) if len(errs) else math.nan)
@@ -138,7 +144,7 @@ def loss_series(c: Comparison) -> LossSeries | None:
     if first is not None and int(p.step[first]) >= 0:
         first_step = int(p.step[first])
         first_what = p.label[first] or QUANTITIES[int(p.quantity[first])]
-    return LossSeries(a, b, sp.n_steps, divergent, error, first_step, first_what)
+    return LossSeries(a, b, sp.n_steps, divergent, error, status, first_step, first_what)
 
 
 def _number(x: float) -> float | None:
@@ -148,13 +154,15 @@ def _number(x: float) -> float | None:
 def series_json(s: LossSeries | None) -> dict[str, object] | None:
     """`diff --json`'s `loss_series`: per side `found`, `values` (a number, or null when not
     a finite number) and `states` (`value`, `nan`, `+inf`, `-inf`, `finite`, `unknown`,
-    `no_loss`) for every step of that run; per compared step `divergent`, `loss_error`."""
+    `no_loss`) for every step of that run; per compared step `divergent`, `loss_error`
+    (null: no finite error) and `loss_status` (`equal`, `different`, `unknown`)."""
     if s is None:
         return None
     return {side: {"found": x.found, "values": [_number(v) for v in x.values],
                    "states": list(x.states)} for side, x in (("a", s.a), ("b", s.b))} | {
         "compared": s.compared, "divergent": list(s.divergent),
-        "loss_error": [_number(e) for e in s.loss_error], "first_step": s.first_step,
+        "loss_error": [_number(e) for e in s.loss_error], "loss_status": list(s.loss_status),
+        "first_step": s.first_step,
         "first_what": s.first_what}
 
 
@@ -171,10 +179,12 @@ def series_from_json(d: dict[str, object]) -> LossSeries:
         sides.append(SideLoss(values, states))
     errors = d["loss_error"]
     divergent = d["divergent"]
+    status = d.get("loss_status") or []
     first = d["first_step"]
-    assert isinstance(errors, list) and isinstance(divergent, list)
+    assert isinstance(errors, list) and isinstance(divergent, list) and isinstance(status, list)
     return LossSeries(sides[0], sides[1], int(str(d["compared"])), [bool(v) for v in divergent],
                       [math.nan if e is None else float(e) for e in errors],
+                      [str(t) for t in status],
                       None if first is None else int(str(first)),
                       None if d["first_what"] is None else str(d["first_what"]))
 
