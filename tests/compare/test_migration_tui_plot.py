@@ -164,3 +164,29 @@ async def test_b_on_a_changed_optimizer_shows_the_line_creating_it_and_the_one_a
         await _d_then_b(app, pilot, s, "momentum", KERAS, "model.fit(")
 
     await _open(migration_runs["tf1"], migration_runs["fit_momentum"], check)
+
+
+@sync
+async def test_run_a_eager_shows_its_schedule_lines_then_b_the_tf1_line(
+        migration_runs: dict[str, str]) -> None:
+    """The rewrite opened with `--compare` its TF1 run: `d` goes to the learning rate in the
+    Timeline; run A's side is the rewrite's line creating the schedule (its applying line ▶
+    in Stack Trace); `b` shows the TF1 line, which both creates and applies it."""
+    async def check(app: TfdbgApp, pilot: Pilot, s: MainScreen) -> None:
+        await pilot.press("d")
+        await settle(app, pilot)
+        assert s.current_pane() is s.timeline
+        frame = s.source.frame
+        assert frame is not None
+        assert (Path(frame.file).name, frame.line) == (CUSTOM, marked_line(CUSTOM, "BUG",
+                                                                            "end_lr"))
+        applied = _line_of(CUSTOM, "apply_gradients(")
+        assert f"applied at {CUSTOM}:{applied}" in str(s.stack.border_subtitle)
+        await pilot.press("b")
+        await settle(app, pilot)
+        frame = s.source.frame
+        assert frame is not None
+        assert (Path(frame.file).name, frame.line) == (TF1, marked_line(TF1, "A", "end_lr"))
+        assert "creates and applies" in str(s.source.border_subtitle)
+
+    await _open(migration_runs["eager_end_lr"], migration_runs["tf1"], check)

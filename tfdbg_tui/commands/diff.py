@@ -33,9 +33,9 @@ from tfdbg_tui.core.compare import (
 )
 from tfdbg_tui.core.compare.creation import find_creation
 from tfdbg_tui.core.compare.explain import fix_hint
-from tfdbg_tui.core.compare.flow import node_frames
+from tfdbg_tui.core.compare.lines import where_frames
 from tfdbg_tui.core.compare.series import LossSeries, loss_series, series_json
-from tfdbg_tui.core.compare.verdict import decide, hint, step_offset, step_table
+from tfdbg_tui.core.compare.verdict import decide, hint, step_table
 from tfdbg_tui.core.sanitize import error_line
 
 PROG = "tfdbg-tui diff"
@@ -178,12 +178,8 @@ def _where_line(c: Comparison, p: int, a: dict[str, Any], b: dict[str, Any]
         return used[0], used[1]
     from tfdbg_tui.commands.report.build import _frame_dict as frame_dict
 
-    k = p - step_offset(c)
-    for i, (entry, where, logdir) in enumerate(((a, sp.where_a, c.a), (b, sp.where_b, c.b))):
-        got = where.get(k)
-        if got is None:
-            continue
-        frames = node_frames(logdir, *got)
+    for i, (entry, side, logdir) in enumerate(((a, "a", c.a), (b, "b", c.b))):
+        frames = where_frames(c, p, side) or []  # the same lines the TUI shows (`b`)
         uf = logdir.user_frame(frames)
         if uf is None:
             continue

@@ -161,8 +161,8 @@ class CompareActions:
         name = "B" if side == "b" else "A"
         frame = s.stack.show_frames(got.frames, f"{name}: {got.title}")
         if got.created is not None:
-            if not s.stack.select_frame(got.created):
-                s.hold_source_line()
+            s.stack.select_frame(got.created)  # when the stack holds it (TF1: one line)
+            s.hold_source_line()  # the Stack Trace's own request must not drop `why`
             s.source.show_frame(got.created, f"{name}: {got.why}")
         elif frame is not None:
             s.source.show_frame(frame, f"{name}: {got.why}" if got.why else "")
