@@ -26,7 +26,7 @@ from textual.pilot import Pilot
 from dumper.writer import LogdirWriter
 from reader import DebugLogdir
 from tfdbg_tui.core.compare.series import NAN, VALUE, LossSeries, SideLoss
-from tfdbg_tui.core.compare.spark import GLYPH, MARK, spark
+from tfdbg_tui.core.compare.spark import BARS, GLYPH, MARK, spark
 from tfdbg_tui.ui.app import TfdbgApp
 
 HANDLE = 7
@@ -34,8 +34,18 @@ STEPS = 5
 NAN_AT = 3
 
 
-def _run(path: Path, nan_at: int | None) -> str:
-    """STEPS eager steps; the loss (`Sum`) recorded as NaN from step `nan_at` on."""
+def _health(x: Any) -> np.ndarray:
+    """The FULL_HEALTH vector TensorFlow writes for float32 tensor `x` (reader/index/health)."""
+    v = np.asarray(x, np.float64).reshape(-1)
+    f = v[np.isfinite(v)]
+    return np.array([0, -1, 1, np.ndim(x), v.size, np.sum(v == -np.inf), np.sum(v == np.inf),
+                     np.sum(np.isnan(v)), np.sum(f < 0), np.sum(f == 0), np.sum(f > 0)],
+                    np.float64)
+
+
+def _run(path: Path, nan_at: int | None, health: bool = False) -> str:
+    """STEPS eager steps; the loss (`Sum`) recorded as NaN from step `nan_at` on; in
+    FULL_HEALTH (counts, no values) when `health`."""
     w = np.full((2, 2), 0.5, np.float32)
     x = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
     with LogdirWriter(path, overwrite=True, run_id="plot0001", file_timestamp=1) as wr:
@@ -47,8 +57,10 @@ def _run(path: Path, nan_at: int | None) -> str:
         clock = iter(range(1_000, 2_000))  # fixed wall times: the same picture every run
         _ex = wr.add_execution
 
-        def add_execution(*args: Any, **kwargs: Any) -> int:
-            return _ex(*args, wall_time=float(next(clock)), **kwargs)
+        def add_execution(op: str, mode: str, tensors: list[Any], **kwargs: Any) -> int:
+            if health:
+                mode, tensors = "FULL_HEALTH", [_health(t) for t in tensors]
+            return _ex(op, mode, tensors, wall_time=float(next(clock)), **kwargs)
 
         wr.add_execution = add_execution  # type: ignore[method-assign]
         for step in range(STEPS):
@@ -147,6 +159,23 @@ def test_diff_prints_a_loss_line_per_run_and_json_keeps_nan_apart(tmp_path: Path
         else:
             assert step["loss_b"] == step["loss_a"], step
     assert r["loss_series"]["b"]["states"][NAN_AT] == "nan"
+
+
+def test_a_health_run_shows_its_nan_from_the_counts_and_no_invented_values(
+        tmp_path: Path) -> None:
+    """Run B in FULL_HEALTH: no loss values, but the counts say where it is NaN — the plot
+    marks those steps, says the values were not recorded, and invents no bars or numbers."""
+    a, b = _run(tmp_path / "a", None), _run(tmp_path / "b", NAN_AT, health=True)
+    code, out, err = run_diff(a, b)
+    assert code == 1 and "Traceback" not in err, (out, err)
+    (row_b,) = [line.strip() for line in out.splitlines() if line.strip().startswith("loss B")]
+    cells = row_b.split("  ")[1]
+    assert GLYPH[NAN] in cells and not set(cells) & set(BARS), row_b
+    assert f"NaN from step {NAN_AT}" in row_b and "not recorded" in row_b, row_b
+    assert "→" not in row_b, row_b  # no first → last value: there is none
+    _, out, _ = run_diff("--json", a, b)
+    states = json.loads(out)["loss_series"]["b"]["states"]
+    assert states == ["finite"] * NAN_AT + ["nan"] * (STEPS - NAN_AT), states
 
 
 def test_bucketed_cells_keep_a_single_nan_step_visible() -> None:

@@ -100,7 +100,7 @@ def side_summary(side: SideLoss, name: str) -> str:
              if s in (VALUE, NAN, POS_INF, NEG_INF)]
     bad = next(((k, s) for k, _, s in known if s != VALUE), None)
     parts = []
-    if known:
+    if known and side.has_values:  # counts only: no number to show, NaN/∞ said below
         (_, v0, _), (_, v1, _) = known[0], known[-1]
         parts.append(f"{number(v0)} → {number(v1)}" if len(known) > 1 else number(v0))
     if bad is not None:
