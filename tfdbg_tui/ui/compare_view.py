@@ -49,6 +49,9 @@ class CompareView:
     def __init__(self, comparison: Comparison, series: LossSeries | None = None) -> None:
         self.c = comparison
         self.series = series  # each step's loss on both sides (the plot under the header)
+        # (pair, side) → its CreatedLines: finding a creating line searches the captured
+        # sources, done once per pair, not on every cursor rest
+        self.created: dict[tuple[int, str], CreatedLines] = {}
         self.status = comparison.row_status("a", GRAPH)
         self.pair = comparison.partner_pair("a", GRAPH)
 
@@ -233,6 +236,13 @@ def created_lines(view: CompareView, side: str, kind: int, index: int) -> Create
     p = created_pair(c, "a", kind, rows)
     if p is None:
         return None
+    got = view.created.get((p, side))
+    if got is None:
+        got = view.created[(p, side)] = _created_lines(c, p, side)
+    return got
+
+
+def _created_lines(c: Comparison, p: int, side: str) -> CreatedLines:
     lines = side_lines(c, p, side)
     shown = lines.frames[wrapper_frames(lines.frames):]
     k = user_frame_index(shown)
