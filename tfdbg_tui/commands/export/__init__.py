@@ -14,17 +14,17 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from reader import DebugLogdir, ReaderError
 from tfdbg_tui.commands.args import Parser, UsageError, count
-from tfdbg_tui.commands.export.tables import TABLES, Tables
+from tfdbg_tui.commands.export.tables import TABLES, AlertCounts, Tables
 from tfdbg_tui.commands.report import _finite, _load, _nothing_readable, build_report
 from tfdbg_tui.core.sanitize import error_line
 
 PROG = "tfdbg-tui export: error"
-
-
+READERS = 2  # threads reading health back: the compiled read is I/O and parsing, GIL-free
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,15 +41,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
                  diagnose: int = 10) -> dict[str, str]:
-    """Write every table of `logdir` into `out_dir`; returns table name → file path."""
-    tables = Tables(logdir)
-    report = build_report(logdir, max(0, diagnose))
+    """Write every table of `logdir` into `out_dir`; returns table name → file path.
+
+    The tables are written at once, each on its own thread (Arrow builds and writes files
+    without the GIL), their health read ahead on a small pool, while this thread builds the
+    report; the alerts come last, with the counts the other tables' reads gathered
+    (`AlertCounts`) and the report's diagnoses. An error in one table stops the export
+    with it once the others are done (nothing half-written stays: `_write`)."""
     os.makedirs(out_dir, exist_ok=True)
-    written = {}
-    for name in TABLES:
-        path = os.path.join(out_dir, f"{name}.{fmt}")
-        _write(tables, name, report["first_alerts"], path, fmt)
-        written[name] = path
+    paths = {name: os.path.join(out_dir, f"{name}.{fmt}") for name in TABLES}
+    with ThreadPoolExecutor(READERS, "export-read") as reads, \
+            ThreadPoolExecutor(len(TABLES) - 1, "export-write") as writes:
+        tables = Tables(logdir, reads, AlertCounts(logdir))
+        jobs = [writes.submit(_write, tables, name, [], paths[name], fmt)
+                for name in ("graph_traces", "eager_outputs", "executions", "stack_frames")]
+        try:
+            report = build_report(logdir, max(0, diagnose))
+        finally:
+            errors = [job.exception() for job in jobs]  # waits for every table
+        for error in errors:
+            if error is not None:
+                raise error
+        _write(tables, "alerts", report["first_alerts"], paths["alerts"], fmt)
+    written = {name: paths[name] for name in TABLES}
     path = os.path.join(out_dir, "report.json")
     with open(path + ".partial", "w", encoding="utf-8") as f:
         json.dump(_finite(report), f, indent=1, allow_nan=False, default=str)
@@ -70,14 +84,7 @@ def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], path: str
                     [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c
                      for c in batch.columns], names=batch.schema.names)
             if writer is None:
-                if fmt == "csv":
-                    import pyarrow.csv as pcsv
-
-                    writer = pcsv.CSVWriter(tmp, batch.schema)
-                else:
-                    import pyarrow.parquet as pq
-
-                    writer = pq.ParquetWriter(tmp, batch.schema)
+                writer = _writer(pa, tmp, batch.schema, fmt)
             writer.write_batch(batch)
     except BaseException:
         if writer is not None:
@@ -88,6 +95,20 @@ def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], path: str
     if writer is not None:
         writer.close()
     os.replace(tmp, path)
+
+
+def _writer(pa: Any, path: str, schema: Any, fmt: str) -> Any:
+    """A CSV or Parquet writer. Parquet: dictionary encoding only for the dictionary columns
+    (strings that repeat); the numeric columns (row numbers, offsets, times, counts) are
+    mostly distinct, where a dictionary is built only to be dropped."""
+    if fmt == "csv":
+        import pyarrow.csv as pcsv
+
+        return pcsv.CSVWriter(path, schema)
+    import pyarrow.parquet as pq
+
+    strings = [f.name for f in schema if pa.types.is_dictionary(f.type)]
+    return pq.ParquetWriter(path, schema, use_dictionary=strings)
 
 
 def main(argv: Sequence[str]) -> int:
