@@ -25,6 +25,7 @@ from tfdbg_tui.core.sanitize import error_line
 
 PROG = "tfdbg-tui export: error"
 READERS = 2  # threads reading health back: the compiled read is I/O and parsing, GIL-free
+DELTA = ("row", "rank", "execution", "offset")  # ascending integers, delta-encoded in Parquet
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -98,9 +99,12 @@ def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], path: str
 
 
 def _writer(pa: Any, path: str, schema: Any, fmt: str) -> Any:
-    """A CSV or Parquet writer. Parquet: dictionary encoding only for the dictionary columns
-    (strings that repeat); the numeric columns (row numbers, offsets, times, counts) are
-    mostly distinct, where a dictionary is built only to be dropped."""
+    """A CSV or Parquet writer. Parquet: dictionary encoding for the dictionary columns
+    (strings that repeat) only, as the numeric ones (times, offsets, counts) are mostly
+    distinct and a dictionary would be built only to be dropped; the ascending row numbers
+    and offsets delta-encoded (a few bits a row instead of 8 bytes); min/max statistics for
+    the numeric and boolean columns (what an engine skips row groups by: `row`, `wall_time`,
+    `nan`, `bad`, …), not for the strings, where they cost a fifth of the writing."""
     if fmt == "csv":
         import pyarrow.csv as pcsv
 
@@ -108,7 +112,12 @@ def _writer(pa: Any, path: str, schema: Any, fmt: str) -> Any:
     import pyarrow.parquet as pq
 
     strings = [f.name for f in schema if pa.types.is_dictionary(f.type)]
-    return pq.ParquetWriter(path, schema, use_dictionary=strings)
+    numeric = [f.name for f in schema if not pa.types.is_dictionary(f.type)
+               and not pa.types.is_string(f.type)]
+    delta = {f.name: "DELTA_BINARY_PACKED" for f in schema
+             if f.name in DELTA and pa.types.is_integer(f.type)}
+    return pq.ParquetWriter(path, schema, use_dictionary=strings,
+                            write_statistics=numeric or False, column_encoding=delta or None)
 
 
 def main(argv: Sequence[str]) -> int:
