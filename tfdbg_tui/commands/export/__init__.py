@@ -13,13 +13,14 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
 from reader import DebugLogdir, ReaderError
 from tfdbg_tui.commands.args import Parser, UsageError, count
-from tfdbg_tui.commands.export.tables import TABLES, AlertCounts, Tables
+from tfdbg_tui.commands.export.prefetch import Prefetch
+from tfdbg_tui.commands.export.tables import BATCH, TABLES, AlertCounts, Tables
 from tfdbg_tui.commands.report import _finite, _load, _nothing_readable, build_report
 from tfdbg_tui.core.sanitize import error_line
 
@@ -41,19 +42,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
-                 diagnose: int = 10) -> dict[str, str]:
+                 diagnose: int = 10, reads: Executor | None = None,
+                 prefetch: Prefetch | None = None) -> dict[str, str]:
     """Write every table of `logdir` into `out_dir`; returns table name → file path.
 
     The tables are written at once, each on its own thread (Arrow builds and writes files
-    without the GIL), their health read ahead on a small pool, while this thread builds the
-    report; the alerts come last, with the counts the other tables' reads gathered
+    without the GIL), their health read ahead on `reads` (a pool of its own if not given;
+    batches already read during the load come from `prefetch`), while this thread builds
+    the report; the alerts come last, with the counts the other tables' reads gathered
     (`AlertCounts`) and the report's diagnoses. An error in one table stops the export
     with it once the others are done (nothing half-written stays: `_write`)."""
+    if reads is None:
+        with ThreadPoolExecutor(READERS, "export-read") as own:
+            return write_tables(logdir, out_dir, fmt, diagnose, own)
     os.makedirs(out_dir, exist_ok=True)
     paths = {name: os.path.join(out_dir, f"{name}.{fmt}") for name in TABLES}
-    with ThreadPoolExecutor(READERS, "export-read") as reads, \
-            ThreadPoolExecutor(len(TABLES) - 1, "export-write") as writes:
-        tables = Tables(logdir, reads, AlertCounts(logdir))
+    with ThreadPoolExecutor(len(TABLES) - 1, "export-write") as writes:
+        tables = Tables(logdir, reads, AlertCounts(logdir), prefetch=prefetch)
         jobs = [writes.submit(_write, tables, name, [], paths[name], fmt)
                 for name in ("graph_traces", "eager_outputs", "executions", "stack_frames")]
         try:
@@ -127,9 +132,26 @@ def main(argv: Sequence[str]) -> int:
     except UsageError as exc:
         print(error_line(PROG, exc), file=sys.stderr)
         return 2
+    with ThreadPoolExecutor(READERS, "export-read") as reads:
+        early: list[Prefetch] = []
+
+        def watch(logdir: DebugLogdir) -> Callable[[int, int], None]:
+            early.append(Prefetch(logdir, reads, BATCH))
+            return early[0].progress
+
+        try:
+            return _export(opts, reads, watch, early)
+        finally:
+            for prefetch in early:  # on an error: nothing left running for nothing
+                prefetch.cancel()
+
+
+def _export(opts: argparse.Namespace, reads: Executor,
+            watch: Callable[[DebugLogdir], Callable[[int, int], None]],
+            early: list[Prefetch]) -> int:
     try:
         Tables.check()
-        logdir = _load(opts.logdir, opts.run, sys.stderr.isatty())
+        logdir = _load(opts.logdir, opts.run, sys.stderr.isatty(), watch)
     except (ReaderError, ImportError) as exc:
         print(error_line(PROG, exc), file=sys.stderr)
         return 2
@@ -143,7 +165,8 @@ def main(argv: Sequence[str]) -> int:
     import pyarrow as pa
 
     try:
-        written = write_tables(logdir, opts.out_dir, opts.format, opts.diagnose)
+        written = write_tables(logdir, opts.out_dir, opts.format, opts.diagnose, reads,
+                               early[0] if early else None)
     except OSError as exc:
         print(error_line(PROG, f"{exc.filename or opts.out_dir}: {exc.strerror or exc}"),
               file=sys.stderr)

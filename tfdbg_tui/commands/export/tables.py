@@ -22,7 +22,7 @@ instead of reading their rows a second time (`AlertCounts`).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ from reader import EAGER, GRAPH, DebugLogdir
 from reader.io.tensors import DTYPES
 from reader.modes import MODE_NAMES
 from tfdbg_tui.commands.export import arrow
+from tfdbg_tui.commands.export.prefetch import Prefetch
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -106,7 +107,8 @@ class AlertCounts:
 
 class Tables:
     """Builds the tables of one indexed run (read the logdir first). With `pool`, health is
-    read ahead on its threads; `alert_counts` collects the alerts' counts on the way."""
+    read ahead on its threads, or taken from `prefetch` (read during the load);
+    `alert_counts` collects the alerts' counts on the way."""
 
     @staticmethod
     def check() -> None:
@@ -114,11 +116,13 @@ class Tables:
         pyarrow()
 
     def __init__(self, logdir: DebugLogdir, pool: Executor | None = None,
-                 alert_counts: AlertCounts | None = None, batch: int = BATCH) -> None:
+                 alert_counts: AlertCounts | None = None, batch: int = BATCH,
+                 prefetch: Prefetch | None = None) -> None:
         self.pa = pyarrow()
         self.logdir = logdir
         self.batch = max(1, batch)
         self.pool = pool
+        self.prefetch = prefetch
         self.alert_counts = alert_counts
         sets = logdir.filesets
         hosts = sorted({fs.host for fs in sets})
@@ -179,10 +183,12 @@ class Tables:
         out["bad"] = arrow.booleans(self.pa, bad > 0, bad < 0)
         return out
 
-    def _blocks(self, n: int, read: Callable[[np.ndarray], Health]
-                ) -> Iterator[tuple[np.ndarray, Health]]:
-        """(rows, their health) per batch of a table of n rows, in order; with a pool, up to
-        `AHEAD` batches are being read while the caller works on one."""
+    def _blocks(self, name: str) -> Iterator[tuple[np.ndarray, Health]]:
+        """(rows, their health) per batch of tensor table `name` (traces, outputs), in
+        order; with a pool, up to `AHEAD` batches are being read while the caller works on
+        one, and batches read during the load (`prefetch`) are taken as they are."""
+        table = getattr(self.logdir, name)
+        n, read = len(table), table.health_columns
         starts = range(0, n, self.batch) or range(1)
 
         def rows_of(start: int) -> np.ndarray:
@@ -193,18 +199,25 @@ class Tables:
                 rows = rows_of(start)
                 yield rows, read(rows)
             return
+        pool, prefetch = self.pool, self.prefetch
+
+        def started(start: int) -> tuple[np.ndarray, Future[Health]]:
+            rows = rows_of(start)
+            early = prefetch.take(name, rows) if prefetch is not None else None
+            return rows, early if early is not None else pool.submit(read, rows)
+
         pending: deque[tuple[np.ndarray, Future[Health]]] = deque()
         todo = iter(starts)
         try:
             for start in todo:
-                pending.append((rows_of(start), self.pool.submit(read, rows_of(start))))
+                pending.append(started(start))
                 if len(pending) >= AHEAD:
                     break
             while pending:
                 rows, future = pending.popleft()
                 nxt = next(todo, None)
                 if nxt is not None:
-                    pending.append((rows_of(nxt), self.pool.submit(read, rows_of(nxt))))
+                    pending.append(started(nxt))
                 yield rows, future.result()
         finally:
             for _, future in pending:
@@ -213,7 +226,7 @@ class Tables:
     # ------------------------------------------------------------------ tables
     def graph_traces(self) -> Iterator[pa.RecordBatch]:
         t = self.logdir.traces
-        for rows, h in self._blocks(len(t), t.health_columns):
+        for rows, h in self._blocks("traces"):
             if self.alert_counts is not None and len(rows):
                 self.alert_counts.take(GRAPH, int(rows[0]), h)
             gid = t.graph_id[rows]
@@ -255,7 +268,7 @@ class Tables:
 
     def eager_outputs(self) -> Iterator[pa.RecordBatch]:
         o, e = self.logdir.outputs, self.logdir.executions
-        for rows, h in self._blocks(len(o), o.health_columns):
+        for rows, h in self._blocks("outputs"):
             if self.alert_counts is not None and len(rows):
                 self.alert_counts.take(EAGER, int(rows[0]), h)
             ex = np.asarray(o.execution[rows], np.int64)
