@@ -13,7 +13,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
@@ -84,7 +84,7 @@ def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], path: str
     tmp = path + ".partial"
     writer: Any = None
     try:
-        for batch in tables.batches(name, diagnosed):
+        for batch in _ahead(tables.batches(name, diagnosed)):
             if fmt == "csv":  # CSV has no dictionary type: plain strings
                 batch = pa.record_batch(
                     [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c
@@ -101,6 +101,19 @@ def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], path: str
     if writer is not None:
         writer.close()
     os.replace(tmp, path)
+
+
+def _ahead(batches: Iterator[Any]) -> Iterator[Any]:
+    """`batches`, the next one built on another thread while the caller writes this one
+    (building is numpy and Python, writing Arrow's C++ without the GIL: they overlap)."""
+    with ThreadPoolExecutor(1, "export-build") as builder:
+        nxt = builder.submit(next, batches, None)
+        try:
+            while (batch := nxt.result()) is not None:
+                nxt = builder.submit(next, batches, None)
+                yield batch
+        finally:
+            nxt.cancel()
 
 
 def _writer(pa: Any, path: str, schema: Any, fmt: str) -> Any:
