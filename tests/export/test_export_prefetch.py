@@ -7,11 +7,16 @@ time (the timeline alternates between them, so the rows read host after host mov
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow.parquet as pq
+from support.paths import ROOT
 
 from dumper.writer import LogdirWriter
 from reader import DebugLogdir
@@ -82,3 +87,27 @@ def test_rows_numbered_anew_are_read_again(tmp_path: Path) -> None:
     for name, table in (("graph_traces", traces), ("alerts", alerts)):
         want = plain.table(name)
         assert table.to_pylist() == want.to_pylist(), name
+
+
+def test_export_saves_the_index_cache_and_reuses_it(tmp_path: Path) -> None:
+    """The export saves the index cache after its load (while writing, not during the
+    load), as `report` does; a second export starts from it and writes the same tables."""
+    logdir = tmp_path / "run"
+    write_host(logdir, 0, 5 * BATCH, 1_700_000_000.0)
+    cache = tmp_path / "cache"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TFDBG_TUI_CACHE_DIR=str(cache),
+               TFDBG_TUI_CACHE_MIN_BYTES="0")
+
+    def export(out: Path) -> dict[str, Any]:
+        proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "export", str(logdir),
+                               str(out)], env=env, cwd=ROOT, capture_output=True, text=True,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        return {name: pq.read_table(out / f"{name}.parquet").to_pylist()
+                for name in ("graph_traces", "alerts")}
+
+    first = export(tmp_path / "a")
+    assert len(list((cache / "v1").glob("*.json"))) == 1  # the index was saved
+    assert export(tmp_path / "b") == first
+    assert len(first["graph_traces"]) == 5 * BATCH
+    assert [a["nan"] for a in first["alerts"]] == [1] * len(range(0, 5 * BATCH, 3))

@@ -63,6 +63,7 @@ def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
                 for name in ("graph_traces", "eager_outputs", "executions", "stack_frames")]
         try:
             report = build_report(logdir, max(0, diagnose))
+            logdir.save_cache()  # (if the load left it: off the load's path, see `main`)
         finally:
             errors = [job.exception() for job in jobs]  # waits for every table
         for error in errors:
@@ -164,7 +165,8 @@ def _export(opts: argparse.Namespace, reads: Executor,
             early: list[Prefetch]) -> int:
     try:
         Tables.check()
-        logdir = _load(opts.logdir, opts.run, sys.stderr.isatty(), watch)
+        # the index cache is saved while the tables are written (`write_tables`)
+        logdir = _load(opts.logdir, opts.run, sys.stderr.isatty(), watch, save=False)
     except (ReaderError, ImportError) as exc:
         print(error_line(PROG, exc), file=sys.stderr)
         return 2

@@ -43,15 +43,15 @@ def _nothing_readable(logdir: DebugLogdir) -> bool:
 
 
 def _load(path: str, run: str | None, show_progress: bool,
-          watch: Callable[[DebugLogdir], Callable[[int, int], None]] | None = None
-          ) -> DebugLogdir:
+          watch: Callable[[DebugLogdir], Callable[[int, int], None]] | None = None,
+          save: bool = True) -> DebugLogdir:
     """Read a logdir (with a progress bar on a terminal). `watch(logdir)`, if given, returns
     a callback also called after each chunk read (the export starts work on the rows read
-    so far)."""
+    so far); `save=False`: the caller saves the index cache (`DebugLogdir.save_cache`)."""
     logdir = DebugLogdir(path, run, cache=True)
     also = watch(logdir) if watch is not None else None
     if not show_progress:
-        logdir.update(also)
+        logdir.update(also, save)
         return logdir
     from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 
@@ -64,7 +64,7 @@ def _load(path: str, run: str | None, show_progress: bool,
             if also is not None:
                 also(done, total)
 
-        logdir.update(progress)
+        logdir.update(progress, save)
     return logdir
 
 
