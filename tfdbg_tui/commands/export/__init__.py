@@ -46,10 +46,11 @@ def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
                  prefetch: Prefetch | None = None) -> dict[str, str]:
     """Write every table of `logdir` into `out_dir`; returns table name → file path.
 
-    The tables are written at once, each on its own thread (Arrow builds and writes files
-    without the GIL), their health read ahead on `reads` (a pool of its own if not given;
-    batches already read during the load come from `prefetch`), while this thread builds
-    the report; the alerts come last, with the counts the other tables' reads gathered
+    The report is built first (alone: its many small reads would queue for the GIL behind
+    the table threads). Then the tables are written at once, each on its own thread (Arrow
+    builds and writes files without the GIL), their health read ahead on `reads` (a pool
+    of its own if not given; batches already read during the load come from `prefetch`),
+    while this thread saves the index cache; the alerts come last, with the counts the other tables' reads gathered
     (`AlertCounts`) and the report's diagnoses. An error in one table stops the export
     with it once the others are done (nothing half-written stays: `_write`)."""
     if reads is None:
@@ -58,11 +59,13 @@ def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
     os.makedirs(out_dir, exist_ok=True)
     paths = {name: os.path.join(out_dir, f"{name}.{fmt}") for name in TABLES}
     with ThreadPoolExecutor(len(TABLES) - 1, "export-write") as writes:
+        # the report first: its many small reads (a few rows each) would otherwise queue
+        # for the GIL behind the table threads, each time they give it back
+        report = build_report(logdir, max(0, diagnose))
         tables = Tables(logdir, reads, AlertCounts(logdir), prefetch=prefetch)
         jobs = [writes.submit(_write, tables, name, [], paths[name], fmt)
                 for name in ("graph_traces", "eager_outputs", "executions", "stack_frames")]
         try:
-            report = build_report(logdir, max(0, diagnose))
             logdir.save_cache()  # (if the load left it: off the load's path, see `main`)
         finally:
             errors = [job.exception() for job in jobs]  # waits for every table
