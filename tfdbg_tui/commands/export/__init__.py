@@ -50,9 +50,10 @@ def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
     the table threads). Then the tables are written at once, each on its own thread (Arrow
     builds and writes files without the GIL), their health read ahead on `reads` (a pool
     of its own if not given; batches already read during the load come from `prefetch`),
-    while this thread saves the index cache; the alerts come last, with the counts the other tables' reads gathered
-    (`AlertCounts`) and the report's diagnoses. An error in one table stops the export
-    with it once the others are done (nothing half-written stays: `_write`)."""
+    while this thread saves the index cache; the alerts come last, with the counts the
+    other tables' reads gathered (`AlertCounts`) and the report's diagnoses. An error in
+    one table stops the export with it once the others are done (nothing half-written
+    stays: `_write`)."""
     if reads is None:
         with ThreadPoolExecutor(READERS, "export-read") as own:
             return write_tables(logdir, out_dir, fmt, diagnose, own)
