@@ -127,6 +127,9 @@ class _Filler:
         self.pending = 0
 
     def add(self, mode: int, positions: np.ndarray, vectors: np.ndarray) -> None:
+        if not self.parts and len(positions) >= _FLUSH:  # big enough alone: no copy
+            fill_from_vectors(self.h, positions, mode, vectors)
+            return
         self.parts.setdefault(mode, []).append((positions, vectors.copy()))
         self.pending += len(positions)
         if self.pending >= _FLUSH:

@@ -84,26 +84,47 @@ def fill_from_vectors(h: dict[str, np.ndarray], rows: np.ndarray, mode: int,
     Returns which of the summaries are not sane (see `sane`): their impossible elements read
     as unknown (-1), and their `bad` is 1 when a NaN/∞ count is positive (even absurdly
     large), else unknown (-1), never a "clean" made of garbage.
+
+    Element by element over the transposed summaries (contiguous, a few passes each) and
+    into a slice when `rows` are consecutive: a read-back of millions of rows (export,
+    comparison) spends its time here.
     """
     if len(rows) == 0 or mode not in VECTOR_RULE_COLUMNS:
         return np.zeros(len(rows), dtype=bool)
     if mode == REDUCE_INF_NAN_THREE_SLOTS:  # raw values, no tensor id, nothing to cast
         h["bad"][rows] = np.any(vecs[:, :3] != 0, axis=1)
         return np.zeros(len(rows), dtype=bool)
-    limits = np.asarray(LIMITS[mode])
-    ok = (vecs >= -1.0) & (vecs <= limits)
-    v = np.where(ok, vecs, -1.0)
+    n = len(rows)
+    where = _as_slice(rows)
+    vt = np.ascontiguousarray(np.asarray(vecs, dtype=np.float64).T)
+    limits, rule = LIMITS[mode], VECTOR_RULE_COLUMNS[mode]
+    all_ok, ok, scratch = np.ones(n, bool), np.empty(n, bool), np.empty(n, bool)
+    claims, unknown = np.zeros(n, bool), np.zeros(n, bool)  # over the rule's elements
+    total: np.ndarray | None = None  # the rule's sane elements summed (insane ones: 0)
     for i, column in enumerate(LAYOUT[mode]):
+        v = vt[i]
+        np.greater_equal(v, -1.0, out=ok)
+        ok &= np.less_equal(v, limits[i], out=scratch)
+        all_ok &= ok
         if column is not None:
-            h[column][rows] = v[:, i]
-    cols = list(VECTOR_RULE_COLUMNS[mode])
-    if cols:
-        claims = (vecs[:, cols] > limits[cols]).any(axis=1)  # +∞, or past any real count
-        unknown = (~ok[:, cols]).any(axis=1)
-        known = np.where(ok[:, cols], vecs[:, cols], 0.0)
-        said = known[:, 0] != 0 if mode == CURT_HEALTH else known.sum(axis=1) > 0
-        h["bad"][rows] = np.where(claims | said, 1, np.where(unknown, -1, 0))
-    return np.asarray(~ok.all(axis=1))
+            h[column][where] = np.where(ok, v, -1.0)
+        if i in rule:
+            claims |= np.greater(v, limits[i], out=scratch)  # +∞, or past any real count
+            unknown |= ~ok
+            known = np.where(ok, v, 0.0)
+            total = known if total is None else total + known
+    if total is not None:
+        said = total != 0 if mode == CURT_HEALTH else total > 0
+        h["bad"][where] = np.where(claims | said, 1, np.where(unknown, -1, 0))
+    return ~all_ok
+
+
+def _as_slice(rows: np.ndarray) -> slice | np.ndarray:
+    """`rows` as a slice when they are consecutive and ascending (the usual bulk read)."""
+    first, n = int(rows[0]), len(rows)
+    if int(rows[-1]) - first == n - 1 and (n < 2 or bool((np.diff(rows) == 1).all())):
+        return slice(first, first + n)
+    return rows
 
 
 def shape_from_vector(vec: np.ndarray) -> tuple[int, ...]:

@@ -180,11 +180,12 @@ class DebugLogdir(TensorQueries, RecordAccess):
         return self.sources.num_frames
 
     # ------------------------------------------------------------------ reading
-    def update(self, progress: Progress | None = None) -> UpdateStats:
+    def update(self, progress: Progress | None = None, save: bool = True) -> UpdateStats:
         """Read whatever was appended to the run's files since the last call.
 
         Cheap when nothing changed (one `stat` per file). `progress(done, total)` is called
-        with byte counts while reading.
+        with byte counts while reading. `save=False` leaves saving the index cache to a
+        later `save_cache()` (the export does it while its tables are being written).
         """
         with self._lock:
             before = (len(self.executions), len(self.traces), len(self._alerts))
@@ -194,10 +195,16 @@ class DebugLogdir(TensorQueries, RecordAccess):
                 done = read_sharded(self, progress)
             else:
                 done = self.read_files(progress=progress)
-            if self._cache is not None:
+            if self._cache is not None and save:
                 self._cache.after_update(self)
             return UpdateStats(len(self.executions) - before[0], len(self.traces) - before[1],
                                len(self._alerts) - before[2], done)
+
+    def save_cache(self) -> None:
+        """Save the index cache as `update()` does (once per open, when enough was read)."""
+        with self._lock:
+            if self._cache is not None:
+                self._cache.after_update(self)
 
     def read_files(self, suffixes: tuple[str, ...] | None = None,
                    progress: Progress | None = None) -> int:

@@ -13,18 +13,20 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
 from reader import DebugLogdir, ReaderError
 from tfdbg_tui.commands.args import Parser, UsageError, count
-from tfdbg_tui.commands.export.tables import TABLES, Tables
+from tfdbg_tui.commands.export.prefetch import Prefetch
+from tfdbg_tui.commands.export.tables import BATCH, TABLES, AlertCounts, Tables
 from tfdbg_tui.commands.report import _finite, _load, _nothing_readable, build_report
 from tfdbg_tui.core.sanitize import error_line
 
 PROG = "tfdbg-tui export: error"
-
-
+READERS = 2  # threads reading health back: the compiled read is I/O and parsing, GIL-free
+DELTA = ("row", "rank", "execution", "offset")  # ascending integers, delta-encoded in Parquet
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,16 +42,39 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
-                 diagnose: int = 10) -> dict[str, str]:
-    """Write every table of `logdir` into `out_dir`; returns table name → file path."""
-    tables = Tables(logdir)
-    report = build_report(logdir, max(0, diagnose))
+                 diagnose: int = 10, reads: Executor | None = None,
+                 prefetch: Prefetch | None = None) -> dict[str, str]:
+    """Write every table of `logdir` into `out_dir`; returns table name → file path.
+
+    The report is built first (alone: its many small reads would queue for the GIL behind
+    the table threads). Then the tables are written at once, each on its own thread (Arrow
+    builds and writes files without the GIL), their health read ahead on `reads` (a pool
+    of its own if not given; batches already read during the load come from `prefetch`),
+    while this thread saves the index cache; the alerts come last, with the counts the
+    other tables' reads gathered (`AlertCounts`) and the report's diagnoses. An error in
+    one table stops the export with it once the others are done (nothing half-written
+    stays: `_write`)."""
+    if reads is None:
+        with ThreadPoolExecutor(READERS, "export-read") as own:
+            return write_tables(logdir, out_dir, fmt, diagnose, own)
     os.makedirs(out_dir, exist_ok=True)
-    written = {}
-    for name in TABLES:
-        path = os.path.join(out_dir, f"{name}.{fmt}")
-        _write(tables, name, report["first_alerts"], path, fmt)
-        written[name] = path
+    paths = {name: os.path.join(out_dir, f"{name}.{fmt}") for name in TABLES}
+    with ThreadPoolExecutor(len(TABLES) - 1, "export-write") as writes:
+        # the report first: its many small reads (a few rows each) would otherwise queue
+        # for the GIL behind the table threads, each time they give it back
+        report = build_report(logdir, max(0, diagnose))
+        tables = Tables(logdir, reads, AlertCounts(logdir), prefetch=prefetch)
+        jobs = [writes.submit(_write, tables, name, [], paths[name], fmt)
+                for name in ("graph_traces", "eager_outputs", "executions", "stack_frames")]
+        try:
+            logdir.save_cache()  # (if the load left it: off the load's path, see `main`)
+        finally:
+            errors = [job.exception() for job in jobs]  # waits for every table
+        for error in errors:
+            if error is not None:
+                raise error
+        _write(tables, "alerts", report["first_alerts"], paths["alerts"], fmt)
+    written = {name: paths[name] for name in TABLES}
     path = os.path.join(out_dir, "report.json")
     with open(path + ".partial", "w", encoding="utf-8") as f:
         json.dump(_finite(report), f, indent=1, allow_nan=False, default=str)
@@ -64,20 +89,13 @@ def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], path: str
     tmp = path + ".partial"
     writer: Any = None
     try:
-        for batch in tables.batches(name, diagnosed):
+        for batch in _ahead(tables.batches(name, diagnosed)):
             if fmt == "csv":  # CSV has no dictionary type: plain strings
                 batch = pa.record_batch(
                     [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c
                      for c in batch.columns], names=batch.schema.names)
             if writer is None:
-                if fmt == "csv":
-                    import pyarrow.csv as pcsv
-
-                    writer = pcsv.CSVWriter(tmp, batch.schema)
-                else:
-                    import pyarrow.parquet as pq
-
-                    writer = pq.ParquetWriter(tmp, batch.schema)
+                writer = _writer(pa, tmp, batch.schema, fmt)
             writer.write_batch(batch)
     except BaseException:
         if writer is not None:
@@ -90,6 +108,41 @@ def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], path: str
     os.replace(tmp, path)
 
 
+def _ahead(batches: Iterator[Any]) -> Iterator[Any]:
+    """`batches`, the next one built on another thread while the caller writes this one
+    (building is numpy and Python, writing Arrow's C++ without the GIL: they overlap)."""
+    with ThreadPoolExecutor(1, "export-build") as builder:
+        nxt = builder.submit(next, batches, None)
+        try:
+            while (batch := nxt.result()) is not None:
+                nxt = builder.submit(next, batches, None)
+                yield batch
+        finally:
+            nxt.cancel()
+
+
+def _writer(pa: Any, path: str, schema: Any, fmt: str) -> Any:
+    """A CSV or Parquet writer. Parquet: dictionary encoding for the dictionary columns
+    (strings that repeat) only, as the numeric ones (times, offsets, counts) are mostly
+    distinct and a dictionary would be built only to be dropped; the ascending row numbers
+    and offsets delta-encoded (a few bits a row instead of 8 bytes); min/max statistics for
+    the numeric and boolean columns (what an engine skips row groups by: `row`, `wall_time`,
+    `nan`, `bad`, …), not for the strings, where they cost a fifth of the writing."""
+    if fmt == "csv":
+        import pyarrow.csv as pcsv
+
+        return pcsv.CSVWriter(path, schema)
+    import pyarrow.parquet as pq
+
+    strings = [f.name for f in schema if pa.types.is_dictionary(f.type)]
+    numeric = [f.name for f in schema if not pa.types.is_dictionary(f.type)
+               and not pa.types.is_string(f.type)]
+    delta = {f.name: "DELTA_BINARY_PACKED" for f in schema
+             if f.name in DELTA and pa.types.is_integer(f.type)}
+    return pq.ParquetWriter(path, schema, use_dictionary=strings,
+                            write_statistics=numeric or False, column_encoding=delta or None)
+
+
 def main(argv: Sequence[str]) -> int:
     """Run the export command; returns the exit status (0 written, 2 error)."""
     try:
@@ -97,9 +150,27 @@ def main(argv: Sequence[str]) -> int:
     except UsageError as exc:
         print(error_line(PROG, exc), file=sys.stderr)
         return 2
+    with ThreadPoolExecutor(READERS, "export-read") as reads:
+        early: list[Prefetch] = []
+
+        def watch(logdir: DebugLogdir) -> Callable[[int, int], None]:
+            early.append(Prefetch(logdir, reads, BATCH))
+            return early[0].progress
+
+        try:
+            return _export(opts, reads, watch, early)
+        finally:
+            for prefetch in early:  # on an error: nothing left running for nothing
+                prefetch.cancel()
+
+
+def _export(opts: argparse.Namespace, reads: Executor,
+            watch: Callable[[DebugLogdir], Callable[[int, int], None]],
+            early: list[Prefetch]) -> int:
     try:
         Tables.check()
-        logdir = _load(opts.logdir, opts.run, sys.stderr.isatty())
+        # the index cache is saved while the tables are written (`write_tables`)
+        logdir = _load(opts.logdir, opts.run, sys.stderr.isatty(), watch, save=False)
     except (ReaderError, ImportError) as exc:
         print(error_line(PROG, exc), file=sys.stderr)
         return 2
@@ -113,7 +184,8 @@ def main(argv: Sequence[str]) -> int:
     import pyarrow as pa
 
     try:
-        written = write_tables(logdir, opts.out_dir, opts.format, opts.diagnose)
+        written = write_tables(logdir, opts.out_dir, opts.format, opts.diagnose, reads,
+                               early[0] if early else None)
     except OSError as exc:
         print(error_line(PROG, f"{exc.filename or opts.out_dir}: {exc.strerror or exc}"),
               file=sys.stderr)

@@ -4,20 +4,26 @@ Why Arrow: it is the hand-off to the tools that already scale past one machine a
 notebooks (Parquet files for DuckDB, Spark, Dask; pandas DataFrames), without copying the
 numpy columns of the index row by row. Strings the index interns (op names, graphs, devices,
 hosts) become dictionary columns over the index's own string table, so a million rows of
-one op name cost a million small integers, as in memory.
+one op name cost a million small integers, as in memory. Arrays are made from the numpy
+buffers (`arrow`), never through `pyarrow.array`, which would import pandas.
 
 Counts the mode did not record are null (the index's -1), never 0: a CURT_HEALTH run knows
 whether a tensor holds NaN/∞, not how many. Every column is described in docs/export.md;
 `COLUMNS` below is that list, and a test checks that the two agree.
 
-Big tables come in batches of `BATCH` rows (the health counts of a graph trace are read back
-from its record by offset, see `reader.index.detail`), so writing a 12.5M-row run holds one
-batch at a time.
+Big tables come in batches of `BATCH` rows (the health counts of a tensor row are read back
+from its record by offset, see `reader.index.detail`), so writing a 12.5M-row run holds a
+few batches at a time. Reading the health back is most of the work: with a thread pool
+(`pool`), the next batches' health is read while the current one is built and written (the
+compiled read releases the GIL), and the alerts take their counts from those same reads
+instead of reading their rows a second time (`AlertCounts`).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,11 +31,15 @@ import numpy as np
 from reader import EAGER, GRAPH, DebugLogdir
 from reader.io.tensors import DTYPES
 from reader.modes import MODE_NAMES
+from tfdbg_tui.commands.export import arrow
+from tfdbg_tui.commands.export.alerts import ALERT_COUNTS, AlertCounts, diagnosis_columns
+from tfdbg_tui.commands.export.prefetch import Prefetch
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-BATCH = 1 << 20
+BATCH = 1 << 18  # rows per record batch (a Parquet row group)
+AHEAD = 2  # batches whose health is being read ahead, with a pool
 TABLES = ("executions", "eager_outputs", "graph_traces", "alerts", "stack_frames")
 COUNTS = ("rank", "size", "neg_inf", "pos_inf", "nan", "neg", "zero", "pos")
 HEALTH = ("tensor_id", "dtype", *COUNTS, "bad")
@@ -47,6 +57,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
                "origin_op", "fix_file", "fix_line"),
     "stack_frames": ("frame_id", "host", "file", "line", "function", "column"),
 }
+Health = dict[str, np.ndarray]
 
 
 def pyarrow() -> Any:
@@ -60,19 +71,27 @@ def pyarrow() -> Any:
 
 
 class Tables:
-    """Builds the tables of one indexed run (read the logdir first)."""
+    """Builds the tables of one indexed run (read the logdir first). With `pool`, health is
+    read ahead on its threads, or taken from `prefetch` (read during the load);
+    `alert_counts` collects the alerts' counts on the way."""
 
     @staticmethod
     def check() -> None:
         """ImportError (naming the extra) before a logdir is read for nothing."""
         pyarrow()
 
-    def __init__(self, logdir: DebugLogdir) -> None:
+    def __init__(self, logdir: DebugLogdir, pool: Executor | None = None,
+                 alert_counts: AlertCounts | None = None, batch: int = BATCH,
+                 prefetch: Prefetch | None = None) -> None:
         self.pa = pyarrow()
         self.logdir = logdir
+        self.batch = max(1, batch)
+        self.pool = pool
+        self.prefetch = prefetch
+        self.alert_counts = alert_counts
         sets = logdir.filesets
         hosts = sorted({fs.host for fs in sets})
-        self._host_dict = self.pa.array(hosts, self.pa.string())
+        self._host_dict = arrow.strings(self.pa, hosts)
         host_of = {h: i for i, h in enumerate(hosts)}
         self._host_of_set = np.array([host_of[fs.host] for fs in sets] or [0], np.int32)
         # the index's strings, plus graph names (a graph id's name: few, a loop is fine);
@@ -88,120 +107,160 @@ class Tables:
                     words.append(graph.name)
                 names[i] = ids[graph.name]
         self._empty = ids.get("", -1)
-        self.strings = self.pa.array(words, self.pa.string())
+        self.strings = arrow.strings(self.pa, words)
         self._graph_name = names
 
     # ------------------------------------------------------------------ columns
+    def _num(self, values: Any, kind: Any) -> Any:
+        return arrow.numbers(self.pa, np.asarray(values), kind)
+
     def _text(self, ids: np.ndarray) -> Any:
         """String ids of the index (-1 or an empty string: null) as a dictionary column."""
         ids = np.asarray(ids, np.int32)
         null = (ids < 0) | (ids == self._empty)
-        indices = self.pa.array(np.where(null, 0, ids), self.pa.int32(), mask=null)
-        return self.pa.DictionaryArray.from_arrays(indices, self.strings)
+        return arrow.dictionary(self.pa, np.where(null, 0, ids), self.strings, null)
 
     def _host(self, filesets: np.ndarray) -> Any:
         idx = self._host_of_set[np.asarray(filesets, np.int64)] if len(filesets) else \
             np.zeros(0, np.int32)
-        return self.pa.DictionaryArray.from_arrays(self.pa.array(idx, self.pa.int32()),
-                                                   self._host_dict)
+        return arrow.dictionary(self.pa, idx, self._host_dict)
 
-    def _known(self, values: np.ndarray, kind: Any) -> Any:
-        """A count column: the index's -1 ("not recorded") is null."""
+    def _known(self, values: np.ndarray) -> Any:
+        """A count column (int64): the index's -1 ("not recorded") is null."""
         values = np.asarray(values)
-        return self.pa.array(values, kind, mask=values < 0)
+        return arrow.numbers(self.pa, values, self.pa.int64(), values < 0)
 
     def _names(self, numbers: np.ndarray, table: dict[int, Any]) -> Any:
         """Enum numbers (modes, dtypes) as a dictionary column of their names."""
-        numbers = np.asarray(numbers, np.int64)
-        uniq, inverse = np.unique(numbers, return_inverse=True)
+        uniq, inverse = _small_unique(np.asarray(numbers, np.int64))
         words = []
         for n in uniq.tolist():  # a negative number is masked below (null)
             entry = table.get(n)
             words.append((entry[0] if isinstance(entry, tuple) else entry) or f"#{n}")
-        mask = uniq[inverse] < 0 if len(numbers) else np.zeros(0, bool)
-        return self.pa.DictionaryArray.from_arrays(
-            self.pa.array(inverse.astype(np.int32), self.pa.int32(), mask=mask),
-            self.pa.array(words, self.pa.string()))
+        mask = uniq[inverse] < 0 if len(inverse) else np.zeros(0, bool)
+        return arrow.dictionary(self.pa, inverse, arrow.strings(self.pa, words), mask)
 
-    def _health(self, h: dict[str, np.ndarray]) -> dict[str, Any]:
-        pa = self.pa
+    def _health(self, h: Health) -> dict[str, Any]:
         bad = np.asarray(h["bad"])
-        out = {"tensor_id": self._known(h["tensor_id"], pa.int64()),
-               "dtype": self._names(h["dtype"], DTYPES)}
+        out = {"tensor_id": self._known(h["tensor_id"]), "dtype": self._names(h["dtype"], DTYPES)}
         for name in COUNTS:
-            out[name] = self._known(h[name], pa.int64())
-        out["bad"] = pa.array(bad > 0, pa.bool_(), mask=bad < 0)
+            out[name] = self._known(h[name])
+        out["bad"] = arrow.booleans(self.pa, bad > 0, bad < 0)
         return out
+
+    def _blocks(self, name: str) -> Iterator[tuple[np.ndarray, Health]]:
+        """(rows, their health) per batch of tensor table `name` (traces, outputs), in
+        order; with a pool, up to `AHEAD` batches are being read while the caller works on
+        one, and batches read during the load (`prefetch`) are taken as they are."""
+        table = getattr(self.logdir, name)
+        n, read = len(table), table.health_columns
+        starts = range(0, n, self.batch) or range(1)
+
+        def rows_of(start: int) -> np.ndarray:
+            return np.arange(start, min(n, start + self.batch), dtype=np.int64)
+
+        if self.pool is None:
+            for start in starts:
+                rows = rows_of(start)
+                yield rows, read(rows)
+            return
+        pool, prefetch = self.pool, self.prefetch
+
+        def started(start: int) -> tuple[np.ndarray, Future[Health]]:
+            rows = rows_of(start)
+            early = prefetch.take(name, rows) if prefetch is not None else None
+            return rows, early if early is not None else pool.submit(read, rows)
+
+        pending: deque[tuple[np.ndarray, Future[Health]]] = deque()
+        todo = iter(starts)
+        try:
+            for start in todo:
+                pending.append(started(start))
+                if len(pending) >= AHEAD:
+                    break
+            while pending:
+                rows, future = pending.popleft()
+                nxt = next(todo, None)
+                if nxt is not None:
+                    pending.append(started(nxt))
+                yield rows, future.result()
+        finally:
+            for _, future in pending:
+                future.cancel()
 
     # ------------------------------------------------------------------ tables
     def graph_traces(self) -> Iterator[pa.RecordBatch]:
         t = self.logdir.traces
-        n = len(t)
-        for start in range(0, n, BATCH) or [0]:
-            rows = np.arange(start, min(n, start + BATCH), dtype=np.int64)
+        for rows, h in self._blocks("traces"):
+            if self.alert_counts is not None and len(rows):
+                self.alert_counts.take(GRAPH, int(rows[0]), h)
             gid = t.graph_id[rows]
             cols = {
-                "row": self.pa.array(rows), "wall_time": self.pa.array(t.wall_time[rows]),
+                "row": self._num(rows, self.pa.int64()),
+                "wall_time": self._num(t.wall_time[rows], self.pa.float64()),
                 "host": self._host(t.fileset[rows]),
                 "graph_id": self._text(gid), "graph_name": self._text(self._graph_name[gid]),
                 "op_name": self._text(t.op_name[rows]), "op_type": self._text(t.op_type[rows]),
-                "output_slot": self.pa.array(np.asarray(t.slot[rows], np.int32)),
+                "output_slot": self._num(t.slot[rows], self.pa.int32()),
                 "device": self._text(t.device[rows]),
                 "mode": self._names(t.mode[rows], MODE_NAMES),
-                **self._health(t.health_columns(rows)),
-                "file_set": self.pa.array(np.asarray(t.fileset[rows], np.int32)),
-                "offset": self.pa.array(t.offset[rows]),
+                **self._health(h),
+                "file_set": self._num(t.fileset[rows], self.pa.int32()),
+                "offset": self._num(t.offset[rows], self.pa.int64()),
             }
             yield self.pa.record_batch(list(cols.values()), names=list(cols))
 
     def executions(self) -> Iterator[pa.RecordBatch]:
         e = self.logdir.executions
         n = len(e)
-        for start in range(0, n, BATCH) or [0]:
-            rows = np.arange(start, min(n, start + BATCH), dtype=np.int64)
+        for start in range(0, n, self.batch) or [0]:
+            rows = np.arange(start, min(n, start + self.batch), dtype=np.int64)
             gid = np.asarray(e.graph_id[rows], np.int32)
             fileset = e.fileset[rows]
             cols = {
-                "row": self.pa.array(rows), "wall_time": self.pa.array(e.wall_time[rows]),
+                "row": self._num(rows, self.pa.int64()),
+                "wall_time": self._num(e.wall_time[rows], self.pa.float64()),
                 "host": self._host(fileset), "op_type": self._text(e.op_type[rows]),
                 "graph_id": self._text(gid),
                 "graph_name": self._text(np.where(gid >= 0, self._graph_name[gid], -1)),
-                "num_outputs": self.pa.array(np.asarray(e.num_outputs[rows], np.int64)),
-                "output_rows": self.pa.array(np.asarray(e.n_outputs[rows], np.int64)),
+                "num_outputs": self._num(e.num_outputs[rows], self.pa.int64()),
+                "output_rows": self._num(e.n_outputs[rows], self.pa.int64()),
                 "mode": self._names(e.mode[rows], MODE_NAMES),
-                "file_set": self.pa.array(np.asarray(fileset, np.int32)),
-                "offset": self.pa.array(e.offset[rows]),
+                "file_set": self._num(fileset, self.pa.int32()),
+                "offset": self._num(e.offset[rows], self.pa.int64()),
             }
             yield self.pa.record_batch(list(cols.values()), names=list(cols))
 
     def eager_outputs(self) -> Iterator[pa.RecordBatch]:
         o, e = self.logdir.outputs, self.logdir.executions
-        n = len(o)
-        for start in range(0, n, BATCH) or [0]:
-            rows = np.arange(start, min(n, start + BATCH), dtype=np.int64)
+        for rows, h in self._blocks("outputs"):
+            if self.alert_counts is not None and len(rows):
+                self.alert_counts.take(EAGER, int(rows[0]), h)
             ex = np.asarray(o.execution[rows], np.int64)
             cols = {
-                "row": self.pa.array(rows), "execution": self.pa.array(ex),
-                "output_slot": self.pa.array(np.asarray(o.slot[rows], np.int32)),
-                "wall_time": self.pa.array(np.asarray(e.wall_time)[ex]),
+                "row": self._num(rows, self.pa.int64()),
+                "execution": self._num(ex, self.pa.int64()),
+                "output_slot": self._num(o.slot[rows], self.pa.int32()),
+                "wall_time": self._num(np.asarray(e.wall_time)[ex], self.pa.float64()),
                 "host": self._host(e.fileset[ex]),
                 "op_type": self._text(e.op_type[ex]),
                 "mode": self._names(e.mode[ex], MODE_NAMES),
-                **self._health(o.health_columns(rows)),
+                **self._health(h),
             }
             yield self.pa.record_batch(list(cols.values()), names=list(cols))
 
     def stack_frames(self) -> Iterator[pa.RecordBatch]:
+        pa = self.pa
         frames = list(self.logdir.sources.frame_rows())
         cols = {
-            "frame_id": self.pa.array([f[0] for f in frames], self.pa.string()),
-            "host": self.pa.array([f[1] for f in frames], self.pa.string()),
-            "file": self.pa.array([f[2] for f in frames], self.pa.string()),
-            "line": self.pa.array([f[3] for f in frames], self.pa.int64()),
-            "function": self.pa.array([f[4] for f in frames], self.pa.string()),
-            "column": self.pa.array([f[5] for f in frames], self.pa.int64()),
+            "frame_id": arrow.strings(pa, [f[0] for f in frames]),
+            "host": arrow.strings(pa, [f[1] for f in frames]),
+            "file": arrow.strings(pa, [f[2] for f in frames]),
+            "line": arrow.optional_ints(pa, [f[3] for f in frames]),
+            "function": arrow.strings(pa, [f[4] for f in frames]),
+            "column": arrow.optional_ints(pa, [f[5] for f in frames]),
         }
-        yield self.pa.record_batch(list(cols.values()), names=list(cols))
+        yield pa.record_batch(list(cols.values()), names=list(cols))
 
     def alerts(self, diagnosed: list[dict[str, Any]]) -> Iterator[pa.RecordBatch]:
         """Every alert in wall-time order; the first ones (`diagnosed`: the report's entries,
@@ -214,8 +273,12 @@ class Tables:
         graph, eager = kind == GRAPH, kind == EAGER
         t, e, o = logdir.traces, logdir.executions, logdir.outputs
         n = len(kind)
-        # per alert: its tensor row (a trace, or an eager output) for the health counts
-        health = {c: np.full(n, -1, np.int64) for c in ("size", "nan", "neg_inf", "pos_inf")}
+        # per alert: its tensor row (a trace, or an eager output) for the health counts,
+        # taken from the tables' own reads when they went by (`alert_counts`)
+        counts = self.alert_counts
+        known = counts is not None and counts.complete(logdir)
+        health = counts.values if counts is not None and known else {
+            c: np.full(n, -1, np.int64) for c in ALERT_COUNTS}
         fileset = np.zeros(n, np.int64)
         op_type = np.full(n, -1, np.int32)
         op_name = np.full(n, -1, np.int32)
@@ -223,9 +286,10 @@ class Tables:
         device = np.full(n, -1, np.int32)
         if graph.any():
             rows = index[graph]
-            h = t.health_columns(rows)
-            for c in health:
-                health[c][graph] = h[c]
+            if not known:
+                h = t.health_columns(rows)
+                for c in health:
+                    health[c][graph] = h[c]
             fileset[graph] = t.fileset[rows]
             op_type[graph] = t.op_type[rows]
             op_name[graph] = t.op_name[rows]
@@ -233,25 +297,25 @@ class Tables:
             device[graph] = t.device[rows]
         if eager.any():
             ex = index[eager]
-            first = e.first_output[ex]
-            h = o.health_columns(first + slot[eager])
-            for c in health:
-                health[c][eager] = h[c]
+            if not known:
+                h = o.health_columns(e.first_output[ex] + slot[eager])
+                for c in health:
+                    health[c][eager] = h[c]
             fileset[eager] = e.fileset[ex]
             op_type[eager] = e.op_type[ex]
             gid = np.asarray(e.graph_id[ex], np.int64)
             gname[eager] = np.where(gid >= 0, self._graph_name[gid], -1)
-        extra = _diagnosis_columns(diagnosed, n)
         cols = {
-            "rank": pa.array(np.arange(n, dtype=np.int64)),
+            "rank": self._num(np.arange(n, dtype=np.int64), pa.int64()),
             "kind": self._names(kind, {GRAPH: "graph", EAGER: "eager"}),
-            "row": pa.array(index), "output_slot": pa.array(slot),
-            "wall_time": pa.array(np.asarray(a.wall_time, np.float64)),
+            "row": self._num(index, pa.int64()), "output_slot": self._num(slot, pa.int32()),
+            "wall_time": self._num(a.wall_time, pa.float64()),
             "host": self._host(fileset), "op_type": self._text(op_type),
             "op_name": self._text(op_name), "graph_name": self._text(gname),
             "device": self._text(device),
-            **{c: self._known(health[c], pa.int64()) for c in health},
-            **{c: pa.array(v, kind_of_extra(pa, c)) for c, v in extra.items()},
+            **{c: self._known(health[c]) for c in ALERT_COUNTS},
+            **diagnosis_columns(pa, COLUMNS["alerts"][COLUMNS["alerts"].index("user_file"):],
+                                diagnosed, n),
         }
         yield pa.record_batch(list(cols.values()), names=list(cols))
 
@@ -266,29 +330,15 @@ class Tables:
         return self.pa.Table.from_batches(list(self.batches(name, diagnosed)))
 
 
-_EXTRA_INT = ("user_line", "origin_row", "fix_line")
-
-
-def kind_of_extra(pa: Any, column: str) -> Any:
-    return pa.int64() if column in _EXTRA_INT else pa.string()
-
-
-def _diagnosis_columns(diagnosed: list[dict[str, Any]], n: int) -> dict[str, list[Any]]:
-    """user_file … fix_line for the first alerts (null for the others, and where unknown)."""
-    names = COLUMNS["alerts"][COLUMNS["alerts"].index("user_file"):]
-    out: dict[str, list[Any]] = {c: [None] * n for c in names}
-    for k, entry in enumerate(diagnosed[:n]):
-        uf = entry.get("user_frame") or {}
-        out["user_file"][k] = uf.get("file")
-        out["user_line"][k] = uf.get("line")
-        out["user_function"][k] = uf.get("function")
-        diag = entry.get("diagnosis") or {}
-        out["diagnosis"][k] = diag.get("explanation") or entry.get("diagnosis_error")
-        origin = diag.get("origin") or {}
-        out["origin_kind"][k] = origin.get("kind")
-        out["origin_row"][k] = origin.get("index")
-        out["origin_op"][k] = origin.get("op_name") or origin.get("op_type")
-        fix = origin.get("fix_frame") or {}
-        out["fix_file"][k] = fix.get("file")
-        out["fix_line"][k] = fix.get("line")
-    return out
+def _small_unique(numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(numbers, return_inverse=True)` (inverse as int32), by counting when the
+    numbers are small (enum values: modes, dtypes), which is a few passes instead of a sort
+    of millions."""
+    if len(numbers) and -1 <= int(numbers.min()) and int(numbers.max()) < 1 << 12:
+        shifted = numbers + 1
+        present = np.flatnonzero(np.bincount(shifted))
+        lut = np.zeros(int(present[-1]) + 1, np.int32)
+        lut[present] = np.arange(len(present), dtype=np.int32)
+        return present - 1, lut[shifted]
+    uniq, inverse = np.unique(numbers, return_inverse=True)
+    return uniq, inverse.reshape(-1).astype(np.int32)

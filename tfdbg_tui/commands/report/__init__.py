@@ -12,7 +12,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from reader import DebugLogdir, ReaderError
@@ -42,10 +42,16 @@ def _nothing_readable(logdir: DebugLogdir) -> bool:
     return not any(c) and bool(logdir.warnings)
 
 
-def _load(path: str, run: str | None, show_progress: bool) -> DebugLogdir:
+def _load(path: str, run: str | None, show_progress: bool,
+          watch: Callable[[DebugLogdir], Callable[[int, int], None]] | None = None,
+          save: bool = True) -> DebugLogdir:
+    """Read a logdir (with a progress bar on a terminal). `watch(logdir)`, if given, returns
+    a callback also called after each chunk read (the export starts work on the rows read
+    so far); `save=False`: the caller saves the index cache (`DebugLogdir.save_cache`)."""
     logdir = DebugLogdir(path, run, cache=True)
+    also = watch(logdir) if watch is not None else None
     if not show_progress:
-        logdir.update()
+        logdir.update(also, save)
         return logdir
     from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 
@@ -55,8 +61,10 @@ def _load(path: str, run: str | None, show_progress: bool) -> DebugLogdir:
 
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
+            if also is not None:
+                also(done, total)
 
-        logdir.update(progress)
+        logdir.update(progress, save)
     return logdir
 
 
