@@ -362,17 +362,25 @@ class RemoteFile:
         return start, block
 
     def readinto(self, buf: Any) -> int:
-        """Read at the position into `buf`; may read fewer bytes than it holds (0: the end).
-        Reading on from where the last read stopped takes the next block of one stream,
-        read ahead in the background (a failed fetch raises here, on the read needing it)."""
+        """Read at the position into `buf`, filling it unless the object ends first (0: the
+        end). Reading on from where the last read stopped takes the next blocks of one
+        stream, read ahead in the background (a failed fetch raises here, on the read that
+        needs it); the bytes are copied once, from the block into `buf`."""
+        done = 0
         with memoryview(buf) as view:
-            start, got = self._got
-            if not start <= self._pos < start + len(got):
-                self._got = start, got = self._next_block()
-            part = got[self._pos - start: self._pos - start + len(view)]
-            view[: len(part)] = part
-        self._pos += len(part)
-        return len(part)
+            while done < len(view):
+                start, got = self._got
+                if not start <= self._pos < start + len(got):
+                    self._got = start, got = self._next_block()
+                    if not got:
+                        break
+                at = self._pos - start
+                k = min(len(view) - done, len(got) - at)
+                with memoryview(got) as block:
+                    view[done: done + k] = block[at: at + k]
+                done += k
+                self._pos += k
+        return done
 
     def pread(self, n: int, offset: int) -> bytes:
         """`n` bytes at `offset`; with `read_ahead` set, small reads in offset order share
