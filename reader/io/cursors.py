@@ -155,6 +155,19 @@ class FileFollower:
         return True
 
     @staticmethod
+    def _note_edges(cur: Cursor, buf: bytearray, base: int, consumed: int,
+                    tail: bool) -> None:
+        """Remember the first and (for an object) the last bytes consumed, from the chunk
+        itself, as each chunk is consumed: a read stopped mid-way (an object deleted or
+        replaced, the network gone) leaves the checks of the bytes read so far in place,
+        so the next read cannot read on from a version whose read bytes differ."""
+        if base == 0 and cur.head[0] < HEAD:
+            n = min(consumed, HEAD)
+            cur.head = (n, masked_crc32c(bytes(buf[:n])))
+        if tail and base + consumed > HEAD and consumed >= HEAD:
+            cur.tail = (HEAD, masked_crc32c(bytes(buf[consumed - HEAD: consumed])))
+
+    @staticmethod
     def _remember_head(cur: Cursor, f: Readable) -> None:
         n = min(cur.offset, HEAD)
         if n > cur.head[0]:
@@ -252,6 +265,8 @@ class FileFollower:
             self.problems.corrupt_records += state.bad_records
             consumed = state.resume_offset - base
             cur.offset = state.resume_offset
+            if consumed:
+                self._note_edges(cur, buf, base, consumed, isinstance(f, RemoteFile))
             buf[: have - consumed] = buf[consumed:have]
             have -= consumed
             yield ChunkRead(consumed, remaining)
