@@ -52,7 +52,7 @@ from reader.io.tfrecord import (
 CHUNK = 8 << 20
 # Structure first (traces need op types), then traces, then executions.
 READ_ORDER = ("source_files", "stack_frames", "graphs", "graph_execution_traces", "execution")
-PREFETCH_FILES = 2  # objects whose reading starts while the one before them is parsed
+PREFETCH_FILES = 4  # objects whose reading starts while those before them are parsed
 HEAD = 256  # how many of a file's first bytes are remembered (as a CRC) to recognise a rewrite
 
 Records = Iterator[tuple[int, memoryview]]  # (byte offset, payload) of each record

@@ -12,7 +12,9 @@ a file has a size, an identity and bytes read by offset. What differs, and why:
   share requests), and identity checks are answered from the edges a stream already read.
 - **One listing per look.** A `stat` of each of a run's files would be one request each; a
   listing of the folder gives every size and ETag at once, so `stat` is answered from a
-  listing at most `LISTING_TTL` old (a follower polling every 0.2 s makes one request a poll).
+  listing at most `LISTING_TTL` old (a follower polling every 0.2 s makes one request a
+  poll). An object replaced after the listing its read started from is refused by the
+  server (`If-Match`), not mixed.
 - **Objects are replaced whole, never appended.** A bucket has no append: a run that is still
   being written shows up as the same name holding a longer object with a new ETag. The
   identity of a remote file is therefore its name (`st_ino` is 0), its `version` (ETag, or
