@@ -12,7 +12,7 @@ waits when the queue is full). Nothing is downloaded before the first bytes are 
 **One version.** Every GET of an S3 object carries `If-Match` with the ETag the object was
 listed with: a span fetched after the object was replaced fails (HTTP 412) instead of mixing
 two versions' bytes, and the read stops there with a one-line error saying so. Other fsspec
-backends are read with plain ranges of `BLOCK` bytes (one fetched ahead).
+backends are read with plain ranges of `RANGE` bytes, read ahead the same way.
 
 **Bytes seen.** The first and the last `EDGE` bytes a stream handed over are remembered per
 (URL, version) in a small LRU (`seen`): the cursors' and the index cache's identity checks
@@ -32,7 +32,8 @@ from typing import Any
 
 SPAN = 256 << 20  # bytes asked for in one streaming GET (TFDBG_TUI_REMOTE_SPAN overrides)
 BLOCK = 4 << 20  # bytes handed over at once
-AHEAD = 4  # blocks read ahead at most (with one being read and one handed over: ~24 MB)
+RANGE = 8 << 20  # bytes of one ranged read, for backends other than S3
+AHEAD = 4  # blocks read ahead at most (and one being read, one handed over: 24 MB; 48 MB in RANGEs)
 EDGE = 64 << 10  # bytes remembered at the start and at the end of what a stream read
 SEEN = 64  # objects whose edges are remembered
 BLOCKS = 16  # read-ahead blocks remembered (of `RemoteFile.read_ahead` bytes each, 1 MB)
@@ -179,12 +180,13 @@ def _s3_spans(fs: Any, path: str, version: str, start: int, stop: int) -> Iterat
 
 
 def _ranges(fs: Any, path: str, start: int, stop: int) -> Iterator[bytes]:
-    """Blocks of [start, stop) by plain ranged reads (any fsspec backend)."""
-    for a in range(start, stop, BLOCK):
-        data = fs.cat_file(path, start=a, end=min(stop, a + BLOCK))
+    """Blocks of [start, stop) by plain ranged reads of `RANGE` bytes (any fsspec backend:
+    no streaming body in its API; one range fetched ahead of the one being read)."""
+    for a in range(start, stop, RANGE):
+        data = fs.cat_file(path, start=a, end=min(stop, a + RANGE))
         if not isinstance(data, bytes | bytearray) or not data:
             return
-        yield bytes(data[: min(stop, a + BLOCK) - a])
+        yield bytes(data[: min(stop, a + RANGE) - a])
 
 
 def _replaced(url: str) -> Replaced:
