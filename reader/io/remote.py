@@ -341,7 +341,7 @@ class RemoteFile:
         return self._block
 
     def _next_block(self) -> tuple[int, bytes]:
-        """The block of the stream that starts at the position (a new stream if the
+        """The next bytes of the stream that goes on from the position (a new stream if the
         position is not where the current one goes on); (position, b"") at the end."""
         if self._pos >= self.st.st_size:
             return self._pos, b""
@@ -354,21 +354,14 @@ class RemoteFile:
                 self._fs, self._path, self.url, self.st.version, self._pos, self.st.st_size,
                 _error)
         start = stream.pos
-        block = stream.take()
-        if stream.verified and block:  # bytes of the listed version: remember its edges
-            if start == 0:
-                _seen.put(self.url, self.st.version, 0, block[:EDGE])
-            self._tail = (self._tail + block[-EDGE:])[-EDGE:]
-            _seen.put(self.url, self.st.version, start + len(block) - len(self._tail),
-                      self._tail)
-        return start, block
+        return start, stream.take()
 
     def readinto(self, buf: Any) -> int:
         """Read at the position into `buf`, filling it unless the object ends first (0: the
         end). Reading on from where the last read stopped takes the next blocks of one
         stream, read ahead in the background (a failed fetch raises here, on the read that
-        needs it); the bytes are copied once, from the block into `buf`."""
-        done = 0
+        needs it); the bytes are copied once, from what the socket gave into `buf`."""
+        done, first = 0, self._pos
         with memoryview(buf) as view:
             while done < len(view):
                 start, got = self._got
@@ -382,7 +375,17 @@ class RemoteFile:
                     view[done: done + k] = block[at: at + k]
                 done += k
                 self._pos += k
+            if done and self._stream is not None and self._stream.verified:
+                self._remember(first, view[:done])
         return done
+
+    def _remember(self, first: int, data: memoryview) -> None:
+        """The edges of what a read of the listed version gave (`_seen`): its first bytes,
+        and the last ones read so far (the cursors' and the cache's identity checks)."""
+        if first == 0:
+            _seen.put(self.url, self.st.version, 0, bytes(data[:EDGE]))
+        self._tail = (self._tail + bytes(data[-EDGE:]))[-EDGE:]
+        _seen.put(self.url, self.st.version, self._pos - len(self._tail), self._tail)
 
     def pread(self, n: int, offset: int) -> bytes:
         """`n` bytes at `offset`; with `read_ahead` set, small reads in offset order share

@@ -26,7 +26,7 @@ import errno
 import os
 import queue
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -144,14 +144,17 @@ def span_bytes() -> int:
         return SPAN
 
 
-def _s3_spans(fs: Any, path: str, version: str, start: int, stop: int) -> Iterator[bytes]:
-    """Blocks of [start, stop) of an S3 object: one streaming GET per SPAN (If-Match)."""
+def _s3_spans(fs: Any, path: str, version: str, start: int, stop: int
+              ) -> Iterator[list[bytes]]:
+    """Blocks of [start, stop) of an S3 object, each as the socket's pieces: one streaming
+    GET per SPAN (If-Match)."""
     from fsspec.asyn import sync
 
     bucket, key, _ = fs.split_path(path)
     match = {"IfMatch": version} if version.startswith('"') else {}
 
-    async def fill(body: Any, n: int) -> bytes:
+    async def fill(body: Any, n: int) -> list[bytes]:
+        """The pieces the socket gave, up to `n` bytes (not joined: copied once, later)."""
         parts, got = [], 0
         while got < n:
             data = await body.read(n - got)
@@ -159,7 +162,7 @@ def _s3_spans(fs: Any, path: str, version: str, start: int, stop: int) -> Iterat
                 break
             parts.append(data)
             got += len(data)
-        return b"".join(parts)
+        return parts
 
     span = span_bytes()
     for a in range(start, stop, span):
@@ -170,23 +173,23 @@ def _s3_spans(fs: Any, path: str, version: str, start: int, stop: int) -> Iterat
         try:
             pos = a
             while pos < b:
-                data = sync(fs.loop, fill, body, min(BLOCK, span, b - pos))
-                if not data:
+                parts = sync(fs.loop, fill, body, min(BLOCK, span, b - pos))
+                if not parts:
                     return  # shorter than listed: the caller sees the end
-                yield data
-                pos += len(data)
+                yield parts
+                pos += sum(map(len, parts))
         finally:
             body.close()
 
 
-def _ranges(fs: Any, path: str, start: int, stop: int) -> Iterator[bytes]:
+def _ranges(fs: Any, path: str, start: int, stop: int) -> Iterator[list[bytes]]:
     """Blocks of [start, stop) by plain ranged reads of `RANGE` bytes (any fsspec backend:
     no streaming body in its API; one range fetched ahead of the one being read)."""
     for a in range(start, stop, RANGE):
         data = fs.cat_file(path, start=a, end=min(stop, a + RANGE))
         if not isinstance(data, bytes | bytearray) or not data:
             return
-        yield bytes(data[: min(stop, a + RANGE) - a])
+        yield [bytes(data[: min(stop, a + RANGE) - a])]
 
 
 def _replaced(url: str) -> Replaced:
@@ -213,6 +216,7 @@ class Stream:
         self._error = error
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=AHEAD)
         self._closed = threading.Event()
+        self._parts: deque[bytes] = deque()  # the rest of the block taken last
         # every byte is of the listed version (else the read fails): S3 with an ETag
         self.verified = verifiable(fs, version)
         blocks = (_s3_spans(fs, path, version, start, stop) if hasattr(fs, "_call_s3")
@@ -227,7 +231,7 @@ class Stream:
         self._queue.put(item)  # waits while AHEAD blocks are not taken (close() drains)
         return not self._closed.is_set()
 
-    def _run(self, blocks: Iterator[bytes]) -> None:
+    def _run(self, blocks: Iterator[list[bytes]]) -> None:
         try:
             for block in blocks:
                 if not self._put(block):
@@ -242,7 +246,11 @@ class Stream:
                 close()
 
     def take(self) -> bytes:
-        """The next block (its first byte at `pos`, which moves past it); b"" at the end."""
+        """The next bytes (their first at `pos`, which moves past them); b"" at the end."""
+        if self._parts:
+            part = self._parts.popleft()
+            self.pos += len(part)
+            return part
         item = self._queue.get()
         if item is _END:
             self._queue.put(_END)  # the end stays the end
@@ -252,8 +260,8 @@ class Stream:
             if _is_replaced(item):
                 raise _replaced(self.url) from None
             raise self._error(self.url, item) from None
-        self.pos += len(item)
-        return item  # type: ignore[no-any-return]
+        self._parts.extend(item)
+        return self.take() if self._parts else b""
 
     def close(self) -> None:
         self._closed.set()
