@@ -10,7 +10,10 @@
   390 MB (about 0.3 s of moto's CPU and 0.26 s of ours, for 0.25 s of parsing on 2 cores);
   49 ranged GETs of 8 MB one after another 5.5 s, 26 of 16 MB four at a time 2.8 s. Importing
   s3fs (aiobotocore, aiohttp) and making its client cost another 0.3–0.5 s of a remote
-  report. So the ratio sits close to 2× on a quiet machine and above it under load.
+  report. So the ratio sits close to 2× on a quiet machine and above it under load (the
+  remote report needs three busy parties — the parse, the socket reads, moto — where the
+  local one needs one). Measured on the shared 2-core machine at load 5–9, five pairs each:
+  2.14×, 2.16×, 2.19×, 2.40× (from 42× before the streaming reads).
 - **export**: `tfdbg-tui export LOGDIR OUT` (Parquet) against one `report --json`. Bar: ≤ 1×.
 - **hosts**: a run of 8 hosts (8 file sets of 1.5M graph traces each, ~1 GB in all, written by
   the TF-free writer; big enough that spawning workers is not the cost) indexed with worker
