@@ -42,7 +42,11 @@ _END = object()  # the queue's last item after the last block
 
 
 class Replaced(OSError):
-    """The object was replaced (its ETag changed) after it was listed."""
+    """The object was replaced (its ETag changed) after it was listed; one line naming it
+    (as `reader.io.remote.RemoteError`)."""
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
 
 
 class _Seen:

@@ -117,7 +117,7 @@ def test_object_replaced_between_two_gets_is_refused_not_mixed(s3: S3Server,
     assert 0 < len(got) < size
     assert bytes(got) == old[: len(got)]  # only the version it began with
     line = str(err.value)
-    assert url in line and "replaced" in line and "\n" not in line
+    assert line.startswith(url + ": ") and "replaced" in line and "\n" not in line
 
 
 def test_index_of_an_object_replaced_mid_read_stops_and_never_mixes_versions(
