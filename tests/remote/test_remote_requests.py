@@ -37,6 +37,14 @@ def _run(d: Path, n: int) -> None:
                            wall_times=1000 + np.arange(n) * 1e-3)
 
 
+def _put(s3: S3Server, key: str, data: bytes) -> None:
+    """Put one object into the bucket `requests` (made if this test runs first)."""
+    fs = s3.fs()
+    if not fs.exists("requests"):
+        fs.mkdir("requests")
+    fs.pipe(f"requests/{key}", data)
+
+
 def _gets(requests: list[dict[str, str]], name: str) -> list[tuple[int, int]]:
     """The byte ranges (first, last) of the GETs of object `name`, in order."""
     out = []
@@ -78,7 +86,7 @@ def test_spans_cover_the_object_once_and_stop_at_its_end(s3: S3Server, tmp_path:
                                                          ) -> None:
     monkeypatch.setenv("TFDBG_TUI_REMOTE_SPAN", str(1 << 20))
     data = np.random.default_rng(3).integers(0, 256, (5 << 20) + 12_345, np.uint8).tobytes()
-    s3.fs().pipe("requests/spans/blob", data)
+    _put(s3, "spans/blob", data)
     url = "s3://requests/spans/blob"
     buf = bytearray(3 << 20)  # not a multiple of the span
     got = bytearray()
@@ -104,14 +112,13 @@ def test_object_replaced_between_two_gets_is_refused_not_mixed(s3: S3Server,
     size = 16 << 20
     old = bytes(range(256)) * (size // 256)
     new = bytes(255 - b for b in range(256)) * (size // 256)
-    fs = s3.fs()
-    fs.pipe("requests/replaced/blob", old)
+    _put(s3, "replaced/blob", old)
     url = "s3://requests/replaced/blob"
     buf = bytearray(1 << 20)
     got = bytearray()
     with pytest.raises(OSError) as err, open_regular(url) as f:
         got += buf[: f.readinto(buf)]
-        fs.pipe("requests/replaced/blob", new)
+        _put(s3, "replaced/blob", new)
         while n := f.readinto(buf):
             got += buf[:n]
     assert 0 < len(got) < size
