@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from reader.io import remote
+from reader.io import remote, remote_stream
 from reader.io.discovery import FileSet
 from reader.io.problems import ProblemLog
 from reader.io.regular import (
@@ -195,7 +195,7 @@ class FileFollower:
     def settle(self) -> None:
         """Stop the prefetches no read took over (a file that was not read after all)."""
         for key in self._warm:
-            remote.drop(key)
+            remote_stream.drop(key)
         self._warm.clear()
 
     def pending_bytes(self, plan: list[PendingRead]) -> int:

@@ -39,7 +39,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from reader.io.remote_stream import EDGE, Stream, fetch, verifiable
+from reader.io.remote_stream import EDGE, Key, Stream, adopt, fetch, verifiable, warm
 from reader.io.remote_stream import blocks as _blocks
 from reader.io.remote_stream import seen as _seen
 
@@ -350,7 +350,7 @@ class RemoteFile:
             if stream is not None:
                 stream.close()
             self._tail = b""
-            stream = self._stream = _adopt((self.url, self.st.version, self._pos)) or Stream(
+            stream = self._stream = adopt((self.url, self.st.version, self._pos)) or Stream(
                 self._fs, self._path, self.url, self.st.version, self._pos, self.st.st_size,
                 _error)
         start = stream.pos
@@ -400,12 +400,7 @@ class RemoteFile:
         return block[offset - start: offset - start + n]
 
 
-# Streams started before their file is opened (`prefetch`), by (URL, version, offset): the
-# first bytes of the next files are on their way while the index parses this one.
-_warm: dict[tuple[str, str, int], Stream] = {}
-
-
-def prefetch(url: str, start: int) -> tuple[str, str, int] | None:
+def prefetch(url: str, start: int) -> Key | None:
     """Start reading the object from `start` in the background, for a `RemoteFile` of the
     same version that reads from there soon (it takes the stream over). Returns the key to
     `drop` it by if it is not taken; None when there is nothing to read (or no listing)."""
@@ -413,32 +408,11 @@ def prefetch(url: str, start: int) -> tuple[str, str, int] | None:
         st = stat_file(url)
         if st is None or start >= st.st_size:
             return None
-        key = (url, st.version, start)
-        with _fs_lock:
-            if key in _warm:
-                return key
         fs, path = filesystem(url)
     except OSError:
         return None  # said by the read itself, when it comes
-    stream = Stream(fs, path, url, st.version, start, st.st_size, _error)
-    with _fs_lock:
-        old = _warm.pop(key, None)
-        _warm[key] = stream
-    if old is not None:
-        old.close()
-    return key
-
-
-def _adopt(key: tuple[str, str, int]) -> Stream | None:
-    with _fs_lock:
-        return _warm.pop(key, None)
-
-
-def drop(key: tuple[str, str, int]) -> None:
-    """Stop a stream started by `prefetch` that no read took over."""
-    stream = _adopt(key)
-    if stream is not None:
-        stream.close()
+    return warm((url, st.version, start),
+                lambda: Stream(fs, path, url, st.version, start, st.st_size, _error))
 
 
 def open_file(url: str, st: RemoteStat) -> RemoteFile:

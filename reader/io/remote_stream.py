@@ -274,3 +274,38 @@ class Stream:
                 self._queue.get_nowait()
             except queue.Empty:
                 break
+
+
+# Streams started before their object is opened (`reader.io.remote.prefetch`), by (URL,
+# version, offset): the first bytes of the next files are on their way while the index
+# parses this one; a `RemoteFile` reading that version from there takes its stream over.
+Key = tuple[str, str, int]
+_warm_lock = threading.Lock()
+_warm: dict[Key, Stream] = {}
+
+
+def warm(key: Key, start: Callable[[], Stream]) -> Key:
+    """Keep the stream `start()` makes under `key`, unless one is kept already."""
+    with _warm_lock:
+        if key in _warm:
+            return key
+    stream = start()
+    with _warm_lock:
+        old = _warm.pop(key, None)
+        _warm[key] = stream
+    if old is not None:
+        old.close()
+    return key
+
+
+def adopt(key: Key) -> Stream | None:
+    """The stream kept under `key` (no longer kept), if any."""
+    with _warm_lock:
+        return _warm.pop(key, None)
+
+
+def drop(key: Key) -> None:
+    """Stop a stream kept under `key` that no read took over."""
+    stream = adopt(key)
+    if stream is not None:
+        stream.close()
