@@ -13,7 +13,7 @@
   report. So the ratio sits close to 2× on a quiet machine and above it under load (the
   remote report needs three busy parties — the parse, the socket reads, moto — where the
   local one needs one). Measured on the shared 2-core machine at load 5–9, five pairs each:
-  2.14×, 2.16×, 2.19×, 2.40× (from 42× before the streaming reads).
+  2.05×, 2.14×, 2.16×, 2.19×, 2.36×, 2.40× (42× before the streaming reads).
 - **export**: `tfdbg-tui export LOGDIR OUT` (Parquet) against one `report --json`. Bar: ≤ 1×.
 - **hosts**: a run of 8 hosts (8 file sets of 1.5M graph traces each, ~1 GB in all, written by
   the TF-free writer; big enough that spawning workers is not the cost) indexed with worker
