@@ -250,20 +250,30 @@ class DebugLogdir(TensorQueries, RecordAccess):
     def _read(self, plan: list[PendingRead], total: int, progress: Progress | None) -> int:
         """Read every pending file, chunk by chunk; returns the bytes consumed."""
         done = 0
-        for p in plan:
-            path = self.filesets[p.fileset].path(p.suffix)
-            name = os.path.basename(path)
+        paths = [self.filesets[p.fileset].path(p.suffix) for p in plan]
+        try:
+            for i, p in enumerate(plan):
+                self._files.prefetch(list(zip(plan[i + 1:], paths[i + 1:], strict=True)))
+                done = self._read_one(p, paths[i], done, total, progress)
+        finally:
+            self._files.settle()
+        return done
 
-            def consume(records: Records, fsi: int = p.fileset, suffix: str = p.suffix,
-                        name: str = name) -> None:
-                self._index_chunk(fsi, suffix, records, name)
+    def _read_one(self, p: PendingRead, path: str, done: int, total: int,
+                  progress: Progress | None) -> int:
+        """Read one pending file; returns the bytes consumed so far in all."""
+        name = os.path.basename(path)
 
-            reserved = False
-            for chunk in self._files.read(p.fileset, p.suffix, path, consume):
-                reserved = reserved or self._reserve_for(p.suffix, chunk)
-                done += chunk.consumed
-                if progress is not None:
-                    progress(done, total)
+        def consume(records: Records, fsi: int = p.fileset, suffix: str = p.suffix,
+                    name: str = name) -> None:
+            self._index_chunk(fsi, suffix, records, name)
+
+        reserved = False
+        for chunk in self._files.read(p.fileset, p.suffix, path, consume):
+            reserved = reserved or self._reserve_for(p.suffix, chunk)
+            done += chunk.consumed
+            if progress is not None:
+                progress(done, total)
         return done
 
     def _index_chunk(self, fsi: int, suffix: str, records: Records, name: str) -> None:

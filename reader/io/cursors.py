@@ -24,6 +24,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from reader.io import remote, remote_stream
 from reader.io.discovery import FileSet
 from reader.io.problems import ProblemLog
 from reader.io.regular import (
@@ -35,7 +36,7 @@ from reader.io.regular import (
     open_regular,
     pread,
 )
-from reader.io.remote import RemoteFile
+from reader.io.remote import RemoteFile, is_remote
 from reader.io.tfrecord import (
     FOOTER_SIZE,
     HEADER_SIZE,
@@ -51,6 +52,7 @@ from reader.io.tfrecord import (
 CHUNK = 8 << 20
 # Structure first (traces need op types), then traces, then executions.
 READ_ORDER = ("source_files", "stack_frames", "graphs", "graph_execution_traces", "execution")
+PREFETCH_FILES = 4  # objects whose reading starts while those before them are parsed
 HEAD = 256  # how many of a file's first bytes are remembered (as a CRC) to recognise a rewrite
 
 Records = Iterator[tuple[int, memoryview]]  # (byte offset, payload) of each record
@@ -95,6 +97,7 @@ class FileFollower:
     def __init__(self, problems: ProblemLog) -> None:
         self.problems = problems
         self._cursors: dict[tuple[int, str], Cursor] = {}
+        self._warm: list[tuple[str, str, int]] = []  # prefetched objects (`prefetch`)
 
     def plan(self, filesets: list[FileSet]) -> list[PendingRead]:
         """The files that grew since they were last read, in `READ_ORDER` (one stat each)."""
@@ -152,6 +155,19 @@ class FileFollower:
         return True
 
     @staticmethod
+    def _note_edges(cur: Cursor, buf: bytearray, base: int, consumed: int,
+                    tail: bool) -> None:
+        """Remember the first and (for an object) the last bytes consumed, from the chunk
+        itself, as each chunk is consumed: a read stopped mid-way (an object deleted or
+        replaced, the network gone) leaves the checks of the bytes read so far in place,
+        so the next read cannot read on from a version whose read bytes differ."""
+        if base == 0 and cur.head[0] < HEAD:
+            n = min(consumed, HEAD)
+            cur.head = (n, masked_crc32c(bytes(buf[:n])))
+        if tail and base + consumed > HEAD and consumed >= HEAD:
+            cur.tail = (HEAD, masked_crc32c(bytes(buf[consumed - HEAD: consumed])))
+
+    @staticmethod
     def _remember_head(cur: Cursor, f: Readable) -> None:
         n = min(cur.offset, HEAD)
         if n > cur.head[0]:
@@ -165,6 +181,22 @@ class FileFollower:
     def cursor(self, fsi: int, suffix: str) -> Cursor:
         """The cursor of one file (a fresh one at byte 0 if it was never read)."""
         return self._cursors.setdefault((fsi, suffix), Cursor())
+
+    def prefetch(self, reads: list[tuple[PendingRead, str]]) -> None:
+        """Start fetching the bytes of the next `PREFETCH_FILES` files to be read (`(read,
+        path)` in reading order), if they are objects: the network works while the index
+        parses the file before them. Local files need no help (the page cache reads ahead)."""
+        for p, path in reads[:PREFETCH_FILES]:
+            if is_remote(path):
+                key = remote.prefetch(path, self._cursors[(p.fileset, p.suffix)].offset)
+                if key is not None and key not in self._warm:
+                    self._warm.append(key)
+
+    def settle(self) -> None:
+        """Stop the prefetches no read took over (a file that was not read after all)."""
+        for key in self._warm:
+            remote_stream.drop(key)
+        self._warm.clear()
 
     def pending_bytes(self, plan: list[PendingRead]) -> int:
         return sum(p.size - self._cursors[(p.fileset, p.suffix)].offset for p in plan)
@@ -233,6 +265,8 @@ class FileFollower:
             self.problems.corrupt_records += state.bad_records
             consumed = state.resume_offset - base
             cur.offset = state.resume_offset
+            if consumed:
+                self._note_edges(cur, buf, base, consumed, isinstance(f, RemoteFile))
             buf[: have - consumed] = buf[consumed:have]
             have -= consumed
             yield ChunkRead(consumed, remaining)

@@ -5,6 +5,10 @@ would reach a bucket (through fsspec/s3fs and botocore), pointed there by `AWS_E
 IAM authentication is on (`INITIAL_NO_AUTH_ACTION_COUNT`): the first three requests create a
 user, its policy and its access key, and every later request must be signed with that key,
 so a wrong secret is refused as a real bucket refuses it.
+
+`S3Server.recording()` lists the requests the server received meanwhile (moto's request
+recorder, switched on only for that block): what our reader asks a bucket for, observed at
+the server (how many GETs, which ranges), not counted inside our own code.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,6 +74,30 @@ class S3Server:
                                  use_listings_cache=False,
                                  endpoint_url=self.endpoint)
 
+    def _recorder(self, action: str) -> bytes:
+        with urllib.request.urlopen(f"{self.endpoint}/moto-api/recorder/{action}",
+                                    timeout=60) as resp:
+            return bytes(resp.read())
+
+    @contextmanager
+    def recording(self) -> Iterator[list[dict[str, Any]]]:
+        """The requests received during the block (method, path, range), given in the
+        list yielded, filled when the block ends."""
+        got: list[dict[str, Any]] = []
+        self._recorder("reset-recording")
+        self._recorder("start-recording")
+        try:
+            yield got
+        finally:
+            self._recorder("stop-recording")
+            for line in self._recorder("download-recording").decode().splitlines():
+                entry = json.loads(line)
+                headers = {k.lower(): v for k, v in entry["headers"].items()}
+                got.append({"method": entry["method"], "path": entry["url"].split("?")[0],
+                            "query": entry["url"].partition("?")[2],
+                            "range": headers.get("range", ""),
+                            "if_match": headers.get("if-match", "")})
+
     def upload(self, local: str | Path, url: str) -> str:
         """Copy every file of the folder `local` to `url` (s3://bucket/prefix); returns url."""
         fs = self.fs()
@@ -83,7 +113,8 @@ class S3Server:
 def start(home: Path) -> Iterator[S3Server]:
     """Start the server, make a user with full access and its key; stop it afterwards."""
     port = _free_port()
-    env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT="3", MOTO_PORT=str(port))
+    env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT="3", MOTO_PORT=str(port),
+               MOTO_RECORDER_FILEPATH=str(home / "moto-requests.jsonl"))
     log = open(home / "moto.log", "wb")  # closed below
     proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p",
                              str(port)], env=env, stdout=log, stderr=subprocess.STDOUT)
