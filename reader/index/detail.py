@@ -32,7 +32,8 @@ from reader.index.batches import HealthBatch
 from reader.index.health import HEALTH_COLUMNS, empty_health, fill_from_vectors
 from reader.index.schema import OutputTable, RowTable, TraceTable
 from reader.io.regular import kind_of, open_regular, pread
-from reader.io.remote import READ_AHEAD, RemoteFile, is_remote
+from reader.io.remote import READ_AHEAD, is_remote
+from reader.io.remote_file import RemoteFile
 from reader.io.tfrecord import FOOTER_SIZE, HEADER_SIZE, masked_crc32c
 from reader.modes import NO_TENSOR, VECTOR_LEN
 from reader.proto import tfdbg_lite_pb2 as plite

@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from reader.io import remote, remote_stream
+from reader.io import remote_file, remote_stream
 from reader.io.discovery import FileSet
 from reader.io.problems import ProblemLog
 from reader.io.regular import (
@@ -36,7 +36,8 @@ from reader.io.regular import (
     open_regular,
     pread,
 )
-from reader.io.remote import RemoteFile, is_remote
+from reader.io.remote import is_remote
+from reader.io.remote_file import RemoteFile
 from reader.io.tfrecord import (
     FOOTER_SIZE,
     HEADER_SIZE,
@@ -188,7 +189,7 @@ class FileFollower:
         parses the file before them. Local files need no help (the page cache reads ahead)."""
         for p, path in reads[:PREFETCH_FILES]:
             if is_remote(path):
-                key = remote.prefetch(path, self._cursors[(p.fileset, p.suffix)].offset)
+                key = remote_file.prefetch(path, self._cursors[(p.fileset, p.suffix)].offset)
                 if key is not None and key not in self._warm:
                     self._warm.append(key)
 

@@ -18,8 +18,9 @@ import stat
 from io import BufferedReader
 from typing import TypeAlias
 
-from reader.io import remote
-from reader.io.remote import RemoteFile, RemoteStat, is_remote
+from reader.io import remote, remote_file
+from reader.io.remote import RemoteStat, is_remote
+from reader.io.remote_file import RemoteFile
 
 Readable: TypeAlias = BufferedReader | RemoteFile
 Stat: TypeAlias = os.stat_result | RemoteStat
@@ -77,7 +78,7 @@ def open_regular(path: str) -> Readable:
     Raises NotRegularFile, or OSError when it cannot be opened."""
     st = check_regular(path)
     if isinstance(st, RemoteStat):
-        return remote.open_file(path, st)
+        return remote_file.open_file(path, st)
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         kind = kind_of(os.fstat(fd).st_mode)  # replaced between stat and open?

@@ -39,10 +39,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from reader.io.remote_stream import EDGE, Key, Stream, adopt, fetch, verifiable, warm
-from reader.io.remote_stream import blocks as _blocks
-from reader.io.remote_stream import seen as _seen
-
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]+)://")  # not C:// (a drive)
 EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs"}
 LISTING_TTL = 0.1  # seconds a folder listing answers `stat` before it is fetched again
@@ -82,7 +78,7 @@ def _one_line(text: str) -> str:
     return line[:300] + ("…" if len(line) > 300 else "")
 
 
-def _error(url: str, exc: BaseException) -> OSError:
+def error_for(url: str, exc: BaseException) -> OSError:
     """The one-line OSError for a failed remote call (FileNotFoundError stays one)."""
     if isinstance(exc, RemoteError):
         return exc
@@ -132,7 +128,7 @@ def filesystem(url: str) -> tuple[Any, str]:
                 raise RemoteError(errno.EINVAL, f"unknown protocol ({_one_line(str(exc))})",
                                   url) from None
             except Exception as exc:
-                raise _error(url, exc) from None
+                raise error_for(url, exc) from None
             _filesystems[key] = fs
     path = fs._strip_protocol(url) if hasattr(fs, "_strip_protocol") else split_protocol(url)[1]
     return fs, path
@@ -198,7 +194,7 @@ class _Listings:
         try:
             entries = fs.ls(path, detail=True)
         except Exception as exc:
-            raise _error(url, exc) from None
+            raise error_for(url, exc) from None
         listing: dict[str, RemoteStat | None] = {}
         for info in entries:
             if isinstance(info, dict) and isinstance(info.get("name"), str):
@@ -248,173 +244,3 @@ def signature(url: str) -> frozenset[tuple[str, int, int, int]]:
         return frozenset()
     return frozenset((n, 0, st.st_size, hash(st.version)) for n, st in listing.items()
                      if st is not None and n.startswith("tfdbg_events."))
-
-
-class RemoteFile:
-    """An object opened for ranged reads: the part of a binary file the reader uses (seek,
-    read, readinto, pread), bounded by the size it had when opened (`st`)."""
-
-    def __init__(self, url: str, st: RemoteStat) -> None:
-        self.url = url
-        self.st = st
-        self._fs, self._path = filesystem(url)
-        self._verified = verifiable(self._fs, st.version)
-        self._pos = 0
-        self.read_ahead = 0  # pread fetches this much at once (for many reads by offset)
-        self._block: tuple[int, bytes] = (0, b"")
-        # sequential reads (the cursors' chunks): the block being read, from a stream that
-        # reads on ahead of it (`reader.io.remote_stream`), and the last EDGE bytes read
-        self._got: tuple[int, bytes] = (0, b"")
-        self._stream: Stream | None = None
-        self._tail = b""
-
-    def __enter__(self) -> RemoteFile:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._block = self._got = (0, b"")
-        if self._stream is not None:
-            self._stream.close()  # its thread ends after the block it is reading
-            self._stream = None
-
-    def _range(self, start: int, stop: int) -> bytes:
-        stop = min(stop, self.st.st_size)
-        if stop <= start:
-            return b""
-        try:
-            if self._verified:  # of the listed version, or Replaced
-                return fetch(self._fs, self._path, self.url, self.st.version, start, stop)
-            data = self._fs.cat_file(self._path, start=start, end=stop)
-        except Exception as exc:
-            raise _error(self.url, exc) from None
-        if not isinstance(data, bytes | bytearray):
-            raise RemoteError(errno.EIO, "the server returned no bytes", self.url)
-        return bytes(data[: stop - start])  # never more than asked, whatever was sent
-
-    def seek(self, offset: int, whence: int = 0) -> int:
-        self._pos = offset if whence == 0 else (self._pos + offset if whence == 1
-                                                else self.st.st_size + offset)
-        return self._pos
-
-    def tell(self) -> int:
-        return self._pos
-
-    def read(self, n: int = -1) -> bytes:
-        """Up to `n` bytes at the position (all to the end if `n` < 0). A small read (a
-        record re-read: its header, body, footer) fetches a `SMALL` block, and is answered
-        from bytes of this version already read when it can be."""
-        stop = self.st.st_size if n < 0 else min(self._pos + n, self.st.st_size)
-        n = stop - self._pos
-        data = self._known(self._pos, n) if n > 0 else b""
-        if data is None:
-            if n < SMALL:
-                start, block = self._fetch_block(self._pos, SMALL)
-                data = block[self._pos - start: self._pos - start + n]
-            else:
-                data = self._range(self._pos, stop)
-        self._pos += len(data)
-        return data
-
-    def _known(self, offset: int, n: int) -> bytes | None:
-        """The `n` bytes at `offset` if this version's bytes were read already (the block
-        just read sequentially or by offset, an edge a stream read, a recent block)."""
-        for start, got in (self._got, self._block):
-            if start <= offset and offset + n <= start + len(got):
-                return got[offset - start: offset - start + n]
-        known = _seen.get(self.url, self.st.version, offset, n)
-        if known is None and self._verified:
-            hit = _blocks.get(self.url, self.st.version, offset, n)
-            if hit is not None:
-                self._block = hit
-                known = hit[1][offset - hit[0]: offset - hit[0] + n]
-        return known
-
-    def _fetch_block(self, offset: int, size: int) -> tuple[int, bytes]:
-        """A block of `size` bytes at `offset`, fetched and remembered (this object's
-        current block; of a verified version, also in the shared recent blocks)."""
-        self._block = offset, self._range(offset, offset + size)
-        if self._verified:
-            _blocks.put(self.url, self.st.version, *self._block)
-        return self._block
-
-    def _next_block(self) -> tuple[int, bytes]:
-        """The next bytes of the stream that goes on from the position (a new stream if the
-        position is not where the current one goes on); (position, b"") at the end."""
-        if self._pos >= self.st.st_size:
-            return self._pos, b""
-        stream = self._stream
-        if stream is None or stream.pos != self._pos:
-            if stream is not None:
-                stream.close()
-            self._tail = b""
-            stream = self._stream = adopt((self.url, self.st.version, self._pos)) or Stream(
-                self._fs, self._path, self.url, self.st.version, self._pos, self.st.st_size,
-                _error)
-        start = stream.pos
-        return start, stream.take()
-
-    def readinto(self, buf: Any) -> int:
-        """Read at the position into `buf`, filling it unless the object ends first (0: the
-        end). Reading on from where the last read stopped takes the next blocks of one
-        stream, read ahead in the background (a failed fetch raises here, on the read that
-        needs it); the bytes are copied once, from what the socket gave into `buf`."""
-        done, first = 0, self._pos
-        with memoryview(buf) as view:
-            while done < len(view):
-                start, got = self._got
-                if not start <= self._pos < start + len(got):
-                    self._got = start, got = self._next_block()
-                    if not got:
-                        break
-                at = self._pos - start
-                k = min(len(view) - done, len(got) - at)
-                with memoryview(got) as block:
-                    view[done: done + k] = block[at: at + k]
-                done += k
-                self._pos += k
-            if done and self._stream is not None and self._stream.verified:
-                self._remember(first, view[:done])
-        return done
-
-    def _remember(self, first: int, data: memoryview) -> None:
-        """The edges of what a read of the listed version gave (`_seen`): its first bytes,
-        and the last ones read so far (the cursors' and the cache's identity checks)."""
-        if first == 0:
-            _seen.put(self.url, self.st.version, 0, bytes(data[:EDGE]))
-        self._tail = (self._tail + bytes(data[-EDGE:]))[-EDGE:]
-        _seen.put(self.url, self.st.version, self._pos - len(self._tail), self._tail)
-
-    def pread(self, n: int, offset: int) -> bytes:
-        """`n` bytes at `offset`; with `read_ahead` set, small reads in offset order share
-        one block of that size per request. Bytes of this version already read are not
-        asked for again (`_known`): an identity check or a row re-read costs no request."""
-        known = self._known(offset, n)
-        if known is not None:
-            return known
-        if n >= self.read_ahead:
-            return self._range(offset, offset + n)
-        start, block = self._fetch_block(offset, self.read_ahead)
-        return block[offset - start: offset - start + n]
-
-
-def prefetch(url: str, start: int) -> Key | None:
-    """Start reading the object from `start` in the background, for a `RemoteFile` of the
-    same version that reads from there soon (it takes the stream over). Returns the key to
-    `drop` it by if it is not taken; None when there is nothing to read (or no listing)."""
-    try:
-        st = stat_file(url)
-        if st is None or start >= st.st_size:
-            return None
-        fs, path = filesystem(url)
-    except OSError:
-        return None  # said by the read itself, when it comes
-    return warm((url, st.version, start),
-                lambda: Stream(fs, path, url, st.version, start, st.st_size, _error))
-
-
-def open_file(url: str, st: RemoteStat) -> RemoteFile:
-    """Open an object whose `st` was just seen, for ranged reads (no bytes fetched yet)."""
-    return RemoteFile(url, st)

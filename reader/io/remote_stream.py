@@ -276,7 +276,7 @@ class Stream:
                 break
 
 
-# Streams started before their object is opened (`reader.io.remote.prefetch`), by (URL,
+# Streams started before their object is opened (`reader.io.remote_file.prefetch`), by (URL,
 # version, offset): the first bytes of the next files are on their way while the index
 # parses this one; a `RemoteFile` reading that version from there takes its stream over.
 Key = tuple[str, str, int]
