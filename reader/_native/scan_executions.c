@@ -10,7 +10,8 @@
 typedef struct {
     const uint8_t *ids; /* the packed output tensor ids (validated varints) */
     size_t nids_bytes, n_ids, n_protos;
-    int32_t n_out;
+    int32_t n_out, mode;
+    int want_digest; /* set by the caller: compute `digest` */
     const uint8_t *protos[MAX_PROTOS];
     size_t proto_len[MAX_PROTOS];
     int8_t bad[MAX_PROTOS];
@@ -85,15 +86,16 @@ static int exec_record(const uint8_t *p, size_t n, int32_t fsi, KeyTable *names,
     if ((size_t)num_outputs > n_out) n_out = (size_t)num_outputs;
     if (n_out > MAX_OUTPUTS) return 0;
     x->n_out = (int32_t)n_out;
+    x->mode = mode;
     for (size_t i = 0; i < x->n_protos; i++) {
         x->has_vec[i] = 0;
         x->bad[i] = -1;
         x->vec_tid[i] = -1;
-        x->digest[i] = 0;
+        x->digest[i] = x->want_digest ? empty_digest(mode) : 0;
         if (mode == MODE_NO_TENSOR || !x->proto_len[i]) continue;
         const uint8_t *v = canonical_vector(mode, x->protos[i], x->proto_len[i]);
         if (!v || !vector_health(mode, v, &x->bad[i], &x->vec_tid[i])) return 0;
-        x->digest[i] = summary_digest(mode, v);
+        if (x->want_digest) x->digest[i] = summary_digest(mode, v);
         x->has_vec[i] = 1;
     }
     int32_t key[6] = {t->v[0], gid_id, num_outputs, mode, (int32_t)n_out, fsi};
@@ -139,6 +141,7 @@ PyObject *tfr_scan_executions(PyObject *self, PyObject *args) {
         PyBuffer_Release(&view);
         return PyErr_NoMemory();
     }
+    x->want_digest = want_digest;
     Py_BEGIN_ALLOW_THREADS
     while (pos < n) {
         Span pl;
@@ -157,7 +160,7 @@ PyObject *tfr_scan_executions(PyObject *self, PyObject *args) {
         for (int32_t slot = 0; slot < x->n_out; slot++) {
             int64_t tid = -1;
             int8_t bad = -1;
-            uint64_t digest = 0;
+            uint64_t digest = empty_digest(x->mode);
             if ((size_t)slot < x->n_ids) {
                 uint64_t v = 0;
                 varint(&t, te, 10, &v); /* validated in exec_record */

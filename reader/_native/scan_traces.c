@@ -2,7 +2,8 @@
 #include "scan.h"
 
 
-/* Decode one canonical trace record of a known kind; 0 = hand it to Python. */
+/* Decode one canonical trace record of a known kind; 0 = hand it to Python. `digest`: where
+ * its summary digest goes, or NULL (not asked for). */
 static int trace_record(const uint8_t *p, size_t n, int32_t fsi, KeyTable *keys, TraceRow *r,
                         int8_t *bad, uint64_t *digest, uint8_t *scratch, size_t nscratch) {
     const uint8_t *e = p + n, *w, *m;
@@ -33,12 +34,12 @@ static int trace_record(const uint8_t *p, size_t n, int32_t fsi, KeyTable *keys,
                                   nscratch);
     if (!k) return 0;
     *bad = -1;
-    *digest = 0;
+    if (digest) *digest = empty_digest(mode); /* NO_TENSOR has no range: 0 */
     if (mode != MODE_NO_TENSOR && nt) {
         const uint8_t *v = canonical_vector(mode, tp, nt);
         int64_t tid;
         if (!v || !vector_health(mode, v, bad, &tid)) return 0;
-        *digest = summary_digest(mode, v);
+        if (digest) *digest = summary_digest(mode, v);
     }
     r->kind = k->v[0];
     return 1;
@@ -87,8 +88,9 @@ PyObject *tfr_scan_traces(PyObject *self, PyObject *args) {
         if (f == 0) break;
         TraceRow r;
         int8_t bad;
-        uint64_t digest;
-        if (f < 0 || !trace_record(pl.p, pl.n, fsi, keys, &r, &bad, &digest, scratch, SCRATCH)) {
+        uint64_t digest = 0;
+        if (f < 0 || !trace_record(pl.p, pl.n, fsi, keys, &r, &bad,
+                                   want_digest ? &digest : NULL, scratch, SCRATCH)) {
             status = ST_PUNT;
             break;
         }

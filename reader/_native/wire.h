@@ -166,7 +166,13 @@ static inline uint64_t fmix64(uint64_t z) { /* MurmurHash3's finalizer: a biject
 
 /* The digest of a sane summary (reader.index.health.summary_digests is the definition): 64
  * bits over the exact bits of its compared elements and its mode; 0 = none (no range, or a
- * NaN among them). */
+ * NaN among them). DIGEST_EMPTY: a row of a mode with a range whose record holds no summary
+ * for it (`empty_digest`). */
+#define DIGEST_EMPTY UINT64_MAX
+static inline uint64_t empty_digest(int mode) {
+    return mode >= 0 && mode < 16 && tfr_digest_range[mode][1] > 0 ? DIGEST_EMPTY : 0;
+}
+
 static inline uint64_t summary_digest(int mode, const uint8_t *v) {
     int lo = tfr_digest_range[mode][0], hi = tfr_digest_range[mode][1];
     if (hi <= lo) return 0;
@@ -178,7 +184,7 @@ static inline uint64_t summary_digest(int mode, const uint8_t *v) {
         if (x != x) return 0;
         h = fmix64(h ^ w);
     }
-    return h ? h : 1;
+    return h == 0 ? 1 : h == DIGEST_EMPTY ? DIGEST_EMPTY - 1 : h;
 }
 
 enum { MODE_NO_TENSOR = 1 };

@@ -89,6 +89,7 @@ class HealthBatch:
         self.slow: list[tuple[int, tuple[int, int, int, int, int, int, int]]] = []
         self.insane = np.zeros(0, np.int64)
         self.digests: np.ndarray | None = np.zeros(0, np.uint64) if digests else None
+        self.summarised = np.zeros(0, bool)  # with digests: rows that had a summary
 
     def add_serialized(self, row: int, mode: int, tpb: bytes, name: str, offset: int,
                        warn: Callable[[str], None]) -> None:
@@ -151,6 +152,8 @@ class HealthBatch:
         insane: list[np.ndarray] = []
         if self.digests is not None:
             self.digests = np.zeros(n, np.uint64)
+            self.summarised = np.zeros(n, bool)
+            self.summarised[[row for row, _ in self.slow]] = True
         if self.rows:
             flat = np.frombuffer(self.vec, dtype=np.float64)
             rows = np.frombuffer(self.rows, dtype=np.int64)
@@ -164,6 +167,7 @@ class HealthBatch:
                 insane.append(rows[sel][H.fill_from_vectors(h, rows[sel], int(mode), vecs)])
                 if self.digests is not None:
                     self.digests[rows[sel]] = H.summary_digests(int(mode), vecs)
+                    self.summarised[rows[sel]] = True
         self.insane = np.sort(np.concatenate(insane)) if insane else np.zeros(0, np.int64)
         for row, (dtype, rank, size, n_neg, n_pos, n_nan, bad) in self.slow:
             h["dtype"][row] = dtype
@@ -180,6 +184,9 @@ def unpack(buf: bytearray, dt: np.dtype) -> dict[str, np.ndarray]:
     """Packed rows → one numpy view per field."""
     packed = np.frombuffer(buf, dtype=dt)
     return {name: packed[name] for name in dt.names or ()}
+
+
+_DIGESTED = np.array(sorted(H.COMPARED), np.int32)
 
 
 class Tensors:
@@ -233,17 +240,21 @@ class Tensors:
         """After `health`: the rows whose summary held impossible values (sorted)."""
         return self.hb.insane
 
-    def digests(self, n: int) -> np.ndarray | None:
-        """After `health`: the n rows' summary digests (None unless asked for)."""
+    def digests(self, n: int, modes: np.ndarray) -> np.ndarray | None:
+        """After `health`: the n rows' summary digests (None unless asked for); `modes` are
+        the rows' modes: a row of a digested mode without a summary is DIGEST_EMPTY."""
         made = self.hb.digests
         if made is None:
             return None
+        if len(made):
+            empty = ~self.hb.summarised & np.isin(modes, _DIGESTED)
+            made[empty] = H.DIGEST_EMPTY
         if self.bad is None:
             return made
         assert self.digest is not None
         out = np.frombuffer(self.digest, dtype=np.uint64).copy()
         for s, e in self.python:
-            out[s:e] = made[s:e] if len(made) else 0
+            out[s:e] = made[s:e]
         return out
 
 

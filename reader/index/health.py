@@ -82,13 +82,18 @@ for _mode in (CURT_HEALTH, CONCISE_HEALTH, FULL_HEALTH):
 # reading their records back. The compiled core computes the same (`summary_digest` in
 # reader/_native/wire.h), and a test restates it. Definition, over uint64 words:
 #   h = fmix64(DIGEST_SEED ^ mode); for each compared element's bits w: h = fmix64(h ^ w)
-# then 0 becomes 1, as 0 means "no digest": the mode has no compared range, the summary is
-# not sane (C leaves it to Python, which warns), or an element is NaN (NaN != NaN: two
-# equal NaN bit patterns must not make "equal"). fmix64 (MurmurHash3's finalizer) is a
-# bijection, so two summaries that differ in one element never share a digest; any other
-# difference shares one with a chance of about 2**-64. It is no keyed hash: whoever writes a
-# logdir could forge a collision, but could as well write the equal counts themselves.
+# then 0 becomes 1 and DIGEST_EMPTY one less, as those two mean no digest: 0 "unknown" (the
+# mode has no compared range, the summary is not sane - C leaves it to Python, which warns -
+# or an element is NaN: NaN != NaN, two equal NaN bit patterns must not make "equal"), and
+# DIGEST_EMPTY "a compared mode, but the record holds no usable summary for this row" (no
+# tensor, an empty one, a slot past the tensors, or one that could not be decoded): every
+# health column but `bad` and the id reads back unknown, so a comparison need not read it.
+# fmix64 (MurmurHash3's finalizer) is a bijection, so two summaries that differ in one
+# element never share a digest; any other difference shares one with a chance of about
+# 2**-64. It is no keyed hash: whoever writes a logdir could forge a collision, but could as
+# well write the equal counts themselves.
 DIGEST_SEED = 0x9E3779B97F4A7C15
+DIGEST_EMPTY = np.uint64((1 << 64) - 1)
 _M1, _M2 = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53)
 _S33 = np.uint64(33)
 
@@ -114,6 +119,7 @@ def summary_digests(mode: int, vecs: np.ndarray) -> np.ndarray:
     for i in range(hi - lo):
         h = _fmix64(h ^ words[:, i])
     h[h == 0] = 1
+    h[h == DIGEST_EMPTY] = DIGEST_EMPTY - np.uint64(1)
     ok = sane(mode, vecs) & ~np.isnan(vecs[:, lo:hi]).any(axis=1)
     return np.where(ok, h, np.uint64(0))
 

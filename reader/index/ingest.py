@@ -202,7 +202,9 @@ def ingest_traces(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, memo
     first = len(idx.traces)
     batch: dict[str, np.ndarray] = unpack(b.packed, TRACE_DT)
     batch["bad"], _, kept = b.tensors.health(b.row)
-    made = b.tensors.digests(b.row)
+    kinds = idx.traces.kinds
+    assert kinds is not None
+    made = b.tensors.digests(b.row, kinds.col("mode")[batch["kind"]]) if digests else None
     if made is not None:
         batch["digest"] = made
     warn_insane(idx, name, batch["offset"][b.tensors.insane()])

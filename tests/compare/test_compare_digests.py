@@ -104,9 +104,13 @@ def test_digest_sees_every_compared_bit_and_nothing_else(mode: int) -> None:
 
 
 # ---------------------------------------------------------------------- forged pairs
-def _cases(mode: int) -> dict[str, tuple[list[float], list[float], int | None]]:
+Summary = list[float] | None  # None: an empty tensor (no summary)
+
+
+def _cases(mode: int) -> dict[str, tuple[Summary, Summary, int | None]]:
     """name → (A's summary, B's summary, the verdict the plain judge must give: EQUAL,
-    DIFFERENT, or None where the summary is unusable and only fast == plain is asked)."""
+    DIFFERENT, or None where a summary is missing or unusable and only fast == plain is
+    asked). "slot_past": the eager op also has an output past its one summary."""
     a = _base(mode)
 
     def b(**at: float) -> list[float]:
@@ -117,11 +121,14 @@ def _cases(mode: int) -> dict[str, tuple[list[float], list[float], int | None]]:
 
     nan = float("nan")
     nan_at = {CURT_HEALTH: "e1", CONCISE_HEALTH: "e4", FULL_HEALTH: "e7"}[mode]
-    out: dict[str, tuple[list[float], list[float], int | None]] = {
+    out: dict[str, tuple[Summary, Summary, int | None]] = {
         "same": (a, list(a), EQUAL),
         "tensor_id": (a, b(e0=99.0), EQUAL),
         # a NaN count, the same bits on both sides: insane, so no digest (and a warning)
         "nan_both": (b(**{nan_at: nan}), b(**{nan_at: nan}), None),
+        "empty_both": (None, None, None),
+        "empty_a": (None, a, None),
+        "slot_past": (a, list(a), None),
     }
     if mode == CURT_HEALTH:
         out |= {"bad": (a, b(e1=1.0), DIFFERENT), "negzero": (a, b(e1=-0.0), EQUAL)}
@@ -149,7 +156,8 @@ def _forge(path: Path, side: int) -> str:
                 w.add_op("g1", "Relu", op, [])
                 for _ in range(STEPS):
                     w.add_graph_trace("g1", op, 0, name, sides[side], wall_time=t)
-                    w.add_execution(op, name, [sides[side]], output_tensor_ids=[1],
+                    w.add_execution(op, name, [sides[side]],
+                                    output_tensor_ids=[1, 2] if case == "slot_past" else [1],
                                     wall_time=t + 0.5)
                     t += 1.0
     return str(path)
@@ -253,7 +261,7 @@ def test_equal_rows_are_decided_by_their_digests(forged: tuple[str, str], kind: 
         for case in ("same", "tensor_id", "device"):
             if case in _cases(mode):
                 assert decided[f"{name}_{case}"], (name, case)
-        for case in ("count", "bad", "negzero", "nan_both"):  # other bits, or no digest
+        for case in ("count", "bad", "negzero", "nan_both", "empty_both", "empty_a"):
             if case in _cases(mode):
                 assert not decided[f"{name}_{case}"], (name, case)
     # without digests nothing is decided without a read-back
@@ -286,6 +294,13 @@ def _assert_digests_of_records(logdir: DebugLogdir) -> None:
             at = np.flatnonzero(s.mode == mode)
             want = H.summary_digests(mode, s.vectors[at, :VECTOR_LEN[mode]])
             np.testing.assert_array_equal(digest[at], want)
+        empty = np.flatnonzero(digest == H.DIGEST_EMPTY)  # no summary: nothing to read back
+        if len(empty):
+            assert (table.bad[empty] == -1).all()
+            h = table.detail(table, empty, bulk=False)
+            for c in H.HEALTH_COLUMNS:
+                if c not in ("bad", "tensor_id"):
+                    assert (h[c] == -1).all(), c
 
 
 def test_compiled_and_python_loops_give_the_same_digests(
@@ -297,6 +312,7 @@ def test_compiled_and_python_loops_give_the_same_digests(
         np.testing.assert_array_equal(ct, pt)
         np.testing.assert_array_equal(co, po)
         assert (ct != 0).sum() > len(ct) // 2  # most rows have one
+        assert (ct == H.DIGEST_EMPTY).any() and (co == H.DIGEST_EMPTY).any()
         _assert_digests_of_records(open_logdir(path, digests=True))
 
 

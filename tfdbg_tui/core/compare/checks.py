@@ -25,7 +25,7 @@ import numpy as np
 
 from reader import GRAPH, DebugLogdir
 from reader.index.detail import BULK_ROWS, Scratch
-from reader.index.health import COMPARED
+from reader.index.health import COMPARED, DIGEST_EMPTY, empty_health
 from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
 from tfdbg_tui.core.compare.pairs import (
     DIFFERENT,
@@ -71,13 +71,24 @@ def _table(logdir: DebugLogdir, kind: int) -> Any:
     return logdir.traces if kind == GRAPH else logdir.outputs
 
 
-def gather(logdir: DebugLogdir, kind: int, rows: np.ndarray) -> dict[str, np.ndarray]:
-    """The health columns and the mode of rows of one kind (-1 where not recorded)."""
+def gather(logdir: DebugLogdir, kind: int, rows: np.ndarray,
+           empty: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """The health columns and the mode of rows of one kind (-1 where not recorded). Rows
+    `empty` (a mask; their digest says their record holds no summary) are not read back:
+    all their columns but `bad` are unknown."""
     t = _table(logdir, kind)
     same = identity(rows)
     bulk = getattr(t, "health_columns", None)  # an index that reads health back in bulk
-    cols = dict(bulk(rows)) if bulk is not None else {c: take(getattr(t, c), rows, same)
-                                                       for c in _HEALTH}
+    if bulk is not None and empty is not None and empty.any():
+        read = np.flatnonzero(~empty)
+        cols = empty_health(len(rows))
+        for c, v in bulk(rows[read]).items():
+            cols[c][read] = v
+        cols["bad"] = take(t.bad, rows, same)
+    elif bulk is not None:
+        cols = dict(bulk(rows))
+    else:
+        cols = {c: take(getattr(t, c), rows, same) for c in _HEALTH}
     if kind == GRAPH:
         cols["mode"] = take(t.mode, rows, same)
     else:
@@ -87,15 +98,15 @@ def gather(logdir: DebugLogdir, kind: int, rows: np.ndarray) -> dict[str, np.nda
 
 def gather_pair(a: DebugLogdir, b: DebugLogdir, kind: int, rows_a: np.ndarray,
                 rows_b: np.ndarray, pool: ThreadPoolExecutor | None = None,
-                kind_b: int | None = None
+                kind_b: int | None = None, empty: np.ndarray | None = None
                 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """`gather` of both sides; with a `pool`, side by side: reading records back is mostly
     file reads and the compiled loop, which release the GIL."""
     kb = kind if kind_b is None else kind_b
     if pool is None or len(rows_a) + len(rows_b) < 2 * BULK_ROWS:
-        return gather(a, kind, rows_a), gather(b, kb, rows_b)
-    fb = pool.submit(gather, b, kb, rows_b)
-    return gather(a, kind, rows_a), fb.result()
+        return gather(a, kind, rows_a, empty), gather(b, kb, rows_b, empty)
+    fb = pool.submit(gather, b, kb, rows_b, empty)
+    return gather(a, kind, rows_a, empty), fb.result()
 
 
 def op_types(logdir: DebugLogdir, kind: int, rows: np.ndarray) -> np.ndarray:
@@ -141,7 +152,8 @@ def _judge_block(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, kinds: tuple[int,
     rest = np.flatnonzero(~same)
     if len(rest):
         rows_a, rows_b = pairs.a_row[sel[rest]], pairs.b_row[sel[rest]]
-        ca, cb = gather_pair(a, b, kind, rows_a, rows_b, pool, kind_b)
+        ca, cb = gather_pair(a, b, kind, rows_a, rows_b, pool, kind_b,
+                             _both_empty(a, b, kinds, rows_a, rows_b))
         why, comparable = _reasons(ca, cb, rtol)
         loose = np.flatnonzero(~comparable)
         if len(loose):
@@ -183,7 +195,7 @@ def same_summaries(a: DebugLogdir, b: DebugLogdir, kind: int, rows_a: np.ndarray
     dig_a, dig_b = getattr(ta, "digest", None), getattr(tb, "digest", None)
     if dig_a is not None and dig_b is not None:
         da, db = take(dig_a, rows_a, ident_a), take(dig_b, rows_b, ident_b)
-        known = (da != 0) & (db != 0)
+        known = (da != 0) & (db != 0) & (da != DIGEST_EMPTY) & (db != DIGEST_EMPTY)
         same = ask & known & (da == db)
         if same.any():
             mode_a, mode_b = _modes(a, kind, rows_a, ident_a), _modes(b, kb, rows_b, ident_b)
@@ -209,6 +221,16 @@ def same_summaries(a: DebugLogdir, b: DebugLogdir, kind: int, rows_a: np.ndarray
             read |= both & (sa.vectors[:, lo:hi] == sb.vectors[:, lo:hi]).all(axis=1)
     same[at] |= read
     return same
+
+
+def _both_empty(a: DebugLogdir, b: DebugLogdir, kinds: tuple[int, int], rows_a: np.ndarray,
+                rows_b: np.ndarray) -> np.ndarray | None:
+    """Pairs whose two records hold no summary (by their digests), or None if unknown."""
+    dig_a = getattr(_table(a, kinds[0]), "digest", None)
+    dig_b = getattr(_table(b, kinds[1]), "digest", None)
+    if dig_a is None or dig_b is None:
+        return None
+    return np.asarray((dig_a[rows_a] == DIGEST_EMPTY) & (dig_b[rows_b] == DIGEST_EMPTY))
 
 
 def _modes(logdir: DebugLogdir, kind: int, rows: np.ndarray, is_identity: bool) -> np.ndarray:
