@@ -25,6 +25,7 @@ import reader.index.ingest as ingest
 from dumper.writer import LogdirWriter
 from reader import EAGER, GRAPH, DebugLogdir, open_logdir
 from reader.index import health as H
+from reader.index.shards import index_fileset, merge
 from reader.modes import CONCISE_HEALTH, CURT_HEALTH, FULL_HEALTH, VECTOR_LEN
 from tfdbg_tui.core.compare import Comparison, checks, compare
 from tfdbg_tui.core.compare.pairs import DIFFERENT, EQUAL
@@ -421,3 +422,20 @@ def test_shard_merge_keeps_digests_with_their_rows(tmp_path: Path,
     for got, want in zip(_digests(merged), _digests(here), strict=True):
         np.testing.assert_array_equal(got, want)
     assert len(np.unique(_digests(here)[0])) == 40  # both hosts' step s: one digest
+
+
+def test_merge_gives_shards_without_digests_unknown_ones(tmp_path: Path) -> None:
+    """Shards made without digests (an engine that never asked) merge into an index that
+    keeps them as "unknown"; shards with digests merge into one that keeps none without
+    them."""
+    src = _two_hosts(tmp_path / "run")
+    for target_digests, shard_digests in ((True, False), (False, True)):
+        target = DebugLogdir(src, digests=target_digests)
+        shards = [index_fileset(DebugLogdir, target.path, target.run_id, fs, None,
+                                shard_digests) for fs in target.filesets]
+        merge(target, shards)
+        assert len(target.traces) == 80 and len(target.outputs) == 80
+        if target_digests:
+            assert not _digests(target)[0].any() and not _digests(target)[1].any()
+        else:
+            assert target.traces.digest is None and target.outputs.digest is None
