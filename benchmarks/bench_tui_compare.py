@@ -100,8 +100,9 @@ async def _measure(a: str, b: str | None) -> dict[str, Any]:
     from tfdbg_tui.ui.app import TfdbgApp
 
     t0 = time.perf_counter()
-    other = DebugLogdir(b, cache=True) if b else None
-    app = TfdbgApp(DebugLogdir(a, cache=True), follow=False, compare_with=other)
+    other = DebugLogdir(b, cache=True, digests=True) if b else None
+    app = TfdbgApp(DebugLogdir(a, cache=True, digests=b is not None), follow=False,
+                   compare_with=other)
     out: dict[str, Any] = {"during_index": [], "during_compare": [], "timings": {}}
     async with app.run_test(size=(200, 50), notifications=True) as pilot:  # toasts drawn
         beat = asyncio.create_task(_heartbeat())

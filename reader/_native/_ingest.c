@@ -88,6 +88,52 @@ static PyObject *configure(PyObject *self, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
+/* configure_digests({mode: (lo, hi)}): the summary elements each mode's digest covers
+ * (reader.index.health.COMPARED); after `configure`, whose vector lengths bound them. Modes
+ * not named get no digest. */
+static PyObject *configure_digests(PyObject *self, PyObject *arg) {
+    if (!PyDict_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "configure_digests() takes a dict");
+        return NULL;
+    }
+    int table[16][2];
+    memset(table, 0, sizeof table);
+    PyObject *k, *v;
+    Py_ssize_t i = 0;
+    while (PyDict_Next(arg, &i, &k, &v)) {
+        long mode = PyLong_AsLong(k);
+        int lo, hi;
+        if (PyErr_Occurred()) return NULL;
+        if (!PyArg_ParseTuple(v, "ii", &lo, &hi)) return NULL;
+        if (mode < 0 || mode >= 16 || lo < 0 || hi <= lo || hi > tfr_rules[mode].len) {
+            PyErr_SetString(PyExc_ValueError, "bad digest range");
+            return NULL;
+        }
+        table[mode][0] = lo;
+        table[mode][1] = hi;
+    }
+    memcpy(tfr_digest_range, table, sizeof table);
+    Py_RETURN_NONE;
+}
+
+/* summary_digest(mode, vector bytes) -> int: the digest the index loops give a canonical,
+ * sane summary (0: none); None when the loops would not take it (for tests against
+ * reader.index.health.summary_digests). */
+static PyObject *py_summary_digest(PyObject *self, PyObject *args) {
+    int mode;
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "iy*", &mode, &view)) return NULL;
+    int8_t bad = -1;
+    int64_t tid = -1;
+    int ok = mode >= 0 && mode < 16 && tfr_rules[mode].len &&
+             view.len == 8 * (Py_ssize_t)tfr_rules[mode].len &&
+             vector_health(mode, view.buf, &bad, &tid);
+    uint64_t d = ok ? summary_digest(mode, view.buf) : 0;
+    PyBuffer_Release(&view);
+    if (!ok) Py_RETURN_NONE;
+    return PyLong_FromUnsignedLongLong(d);
+}
+
 /* vector_health(mode, vector bytes) -> (bad, tensor id) or None: what the loops compute for
  * one canonical summary (for tests against reader.index.health.fill_from_vectors). */
 static PyObject *py_vector_health(PyObject *self, PyObject *args) {
@@ -110,6 +156,8 @@ static PyMethodDef methods[] = {
     {"crc32c", py_crc32c, METH_VARARGS, "CRC-32C (unmasked) of a buffer, continuing crc"},
     {"configure", configure, METH_O, "set the summary layout and rules of each mode"},
     {"vector_health", py_vector_health, METH_VARARGS, "bad and tensor id of one summary"},
+    {"configure_digests", configure_digests, METH_O, "set the elements each mode's digest covers"},
+    {"summary_digest", py_summary_digest, METH_VARARGS, "the digest of one summary"},
     {"read_summaries", tfr_read_summaries, METH_VARARGS, "summaries of records, by offset"},
     {NULL, NULL, 0, NULL},
 };

@@ -43,11 +43,11 @@ def native_traces(native: ModuleType, scan: RecordScan, b: TraceBatch, fsi: int,
     """Index a buffer of trace records; `keys` is the C table of known trace kinds.
     Returns how many records C handed back."""
     buf, base, state = scan.buf, scan.base_offset, scan.state
-    bad = b.tensors.bad
+    bad, digest = b.tensors.bad, b.tensors.digest
     pos = declined = 0
     while True:
         pos, status, end, b.row = native.scan_traces(buf, pos, base, fsi, keys, b.row,
-                                                     b.packed, bad)
+                                                     b.packed, bad, digest)
         if status == native.END:
             break
         fallback(_declined(scan, pos, end))
@@ -84,7 +84,7 @@ def native_executions(native: ModuleType, scan: RecordScan, b: ExecBatch, fsi: i
         _sync_kinds(kinds, cache)
         pos, status, end, b.row, b.orow = native.scan_executions(
             buf, pos, base, fsi, names, cache.native_exec_kinds, b.row, b.orow, b.exec_base,
-            b.out_base, b.packed, o_exec, o_slot, o_tid, b.tensors.bad)
+            b.out_base, b.packed, o_exec, o_slot, o_tid, b.tensors.bad, b.tensors.digest)
         for dst, src in ((b.o_exec, o_exec), (b.o_slot, o_slot), (b.o_tid, o_tid)):
             if src:
                 dst.frombytes(src)

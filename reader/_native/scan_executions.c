@@ -10,10 +10,12 @@
 typedef struct {
     const uint8_t *ids; /* the packed output tensor ids (validated varints) */
     size_t nids_bytes, n_ids, n_protos;
-    int32_t n_out;
+    int32_t n_out, mode;
+    int want_digest; /* set by the caller: compute `digest` */
     const uint8_t *protos[MAX_PROTOS];
     size_t proto_len[MAX_PROTOS];
     int8_t bad[MAX_PROTOS];
+    uint64_t digest[MAX_PROTOS];
     int64_t vec_tid[MAX_PROTOS];
     int has_vec[MAX_PROTOS];
 } ExecParts;
@@ -84,13 +86,16 @@ static int exec_record(const uint8_t *p, size_t n, int32_t fsi, KeyTable *names,
     if ((size_t)num_outputs > n_out) n_out = (size_t)num_outputs;
     if (n_out > MAX_OUTPUTS) return 0;
     x->n_out = (int32_t)n_out;
+    x->mode = mode;
     for (size_t i = 0; i < x->n_protos; i++) {
         x->has_vec[i] = 0;
         x->bad[i] = -1;
         x->vec_tid[i] = -1;
+        x->digest[i] = x->want_digest ? empty_digest(mode) : 0;
         if (mode == MODE_NO_TENSOR || !x->proto_len[i]) continue;
         const uint8_t *v = canonical_vector(mode, x->protos[i], x->proto_len[i]);
         if (!v || !vector_health(mode, v, &x->bad[i], &x->vec_tid[i])) return 0;
+        if (x->want_digest) x->digest[i] = summary_digest(mode, v);
         x->has_vec[i] = 1;
     }
     int32_t key[6] = {t->v[0], gid_id, num_outputs, mode, (int32_t)n_out, fsi};
@@ -101,34 +106,42 @@ static int exec_record(const uint8_t *p, size_t n, int32_t fsi, KeyTable *names,
 }
 
 /* scan_executions(buf, pos, base, fileset, names, kinds, row, orow, exec_base, out_base,
- *                 rows, out_exec, out_slot, out_tid, out_bad)
+ *                 rows, out_exec, out_slot, out_tid, out_bad, out_digest=None)
  *   -> (pos, status, record_end, row, orow)
  * As scan_traces, for `.execution` records; `names` maps op type and graph id bytes to their
  * interned ids, `kinds` execution kinds (op type, graph, num outputs, mode, outputs, file set)
- * to kind ids. Also appends one output row (execution, slot, tensor id, bad) per output. */
+ * to kind ids. Also appends one output row (execution, slot, tensor id, bad and, when
+ * `out_digest` is a bytearray, its summary digest) per output. */
 PyObject *tfr_scan_executions(PyObject *self, PyObject *args) {
     Py_buffer view;
     Py_ssize_t pos0;
     long long base, row, orow, exec_base, out_base;
     int fsi;
     KeyTable *names, *kinds;
-    PyObject *o_rows, *o_exec, *o_slot, *o_tid, *o_bad;
-    if (!PyArg_ParseTuple(args, "y*nLiO!O!LLLLO!O!O!O!O!", &view, &pos0, &base, &fsi,
+    PyObject *o_rows, *o_exec, *o_slot, *o_tid, *o_bad, *o_digest = Py_None;
+    if (!PyArg_ParseTuple(args, "y*nLiO!O!LLLLO!O!O!O!O!|O", &view, &pos0, &base, &fsi,
                           &TfrKeyTableType, &names, &TfrKeyTableType, &kinds, &row, &orow,
                           &exec_base, &out_base, &PyByteArray_Type, &o_rows,
                           &PyByteArray_Type, &o_exec, &PyByteArray_Type, &o_slot,
-                          &PyByteArray_Type, &o_tid, &PyByteArray_Type, &o_bad))
+                          &PyByteArray_Type, &o_tid, &PyByteArray_Type, &o_bad, &o_digest))
         return NULL;
+    if (o_digest != Py_None && !PyByteArray_Check(o_digest)) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_TypeError, "out_digest must be a bytearray or None");
+        return NULL;
+    }
+    int want_digest = o_digest != Py_None;
     const uint8_t *b = view.buf;
     size_t n = (size_t)view.len;
     size_t pos = pos0 < 0 ? 0 : (size_t)pos0 > n ? n : (size_t)pos0, next = pos;
     int status = ST_END, oom = 0;
-    Buf rows = {0}, oexec = {0}, oslot = {0}, otid = {0}, obad = {0};
+    Buf rows = {0}, oexec = {0}, oslot = {0}, otid = {0}, obad = {0}, odigest = {0};
     ExecParts *x = PyMem_RawMalloc(sizeof *x);
     if (!x) {
         PyBuffer_Release(&view);
         return PyErr_NoMemory();
     }
+    x->want_digest = want_digest;
     Py_BEGIN_ALLOW_THREADS
     while (pos < n) {
         Span pl;
@@ -147,6 +160,7 @@ PyObject *tfr_scan_executions(PyObject *self, PyObject *args) {
         for (int32_t slot = 0; slot < x->n_out; slot++) {
             int64_t tid = -1;
             int8_t bad = -1;
+            uint64_t digest = empty_digest(x->mode);
             if ((size_t)slot < x->n_ids) {
                 uint64_t v = 0;
                 varint(&t, te, 10, &v); /* validated in exec_record */
@@ -154,12 +168,14 @@ PyObject *tfr_scan_executions(PyObject *self, PyObject *args) {
             }
             if ((size_t)slot < x->n_protos && x->has_vec[slot]) {
                 bad = x->bad[slot];
+                digest = x->digest[slot];
                 if (tid < 0) tid = x->vec_tid[slot];
             } else if (tid < 0) {
                 tid = -1;
             }
             if (buf_put(&oexec, &exec_index, 8) < 0 || buf_put(&oslot, &slot, 4) < 0 ||
-                buf_put(&otid, &tid, 8) < 0 || buf_put(&obad, &bad, 1) < 0) {
+                buf_put(&otid, &tid, 8) < 0 || buf_put(&obad, &bad, 1) < 0 ||
+                (want_digest && buf_put(&odigest, &digest, 8) < 0)) {
                 oom = 1;
                 break;
             }
@@ -173,7 +189,8 @@ PyObject *tfr_scan_executions(PyObject *self, PyObject *args) {
     PyMem_RawFree(x);
     PyBuffer_Release(&view);
     int rc = buf_flush(&rows, o_rows) | buf_flush(&oexec, o_exec) | buf_flush(&oslot, o_slot) |
-             buf_flush(&otid, o_tid) | buf_flush(&obad, o_bad);
+             buf_flush(&otid, o_tid) | buf_flush(&obad, o_bad) |
+             (want_digest ? buf_flush(&odigest, o_digest) : 0);
     if (oom || rc) return PyErr_NoMemory();
     return Py_BuildValue("(ninLL)", (Py_ssize_t)pos, status,
                          (Py_ssize_t)(status == ST_PUNT ? next : pos), row, orow);

@@ -55,6 +55,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const uin
 uint32_t (*tfr_crc32c_update)(uint32_t, const uint8_t *, size_t) = crc_soft;
 
 ModeRule tfr_rules[16];
+int tfr_digest_range[16][2];
 
 void tfr_crc_setup(void) {
     crc_init();

@@ -150,6 +150,43 @@ static inline int vector_health(int mode, const uint8_t *v, int8_t *bad, int64_t
 }
 
 
+/* ------------------------------------------------------------------ summary digest */
+
+/* Per mode, the elements [lo, hi) a comparison of two runs compares (`configure_digests`, from
+ * reader.index.health.COMPARED); hi == 0: the mode has no digest. */
+extern int tfr_digest_range[16][2];
+
+static inline uint64_t fmix64(uint64_t z) { /* MurmurHash3's finalizer: a bijection */
+    z ^= z >> 33;
+    z *= 0xFF51AFD7ED558CCDull;
+    z ^= z >> 33;
+    z *= 0xC4CEB9FE1A85EC53ull;
+    return z ^ (z >> 33);
+}
+
+/* The digest of a sane summary (reader.index.health.summary_digests is the definition): 64
+ * bits over the exact bits of its compared elements and its mode; 0 = none (no range, or a
+ * NaN among them). DIGEST_EMPTY: a row of a mode with a range whose record holds no summary
+ * for it (`empty_digest`). */
+#define DIGEST_EMPTY UINT64_MAX
+static inline uint64_t empty_digest(int mode) {
+    return mode >= 0 && mode < 16 && tfr_digest_range[mode][1] > 0 ? DIGEST_EMPTY : 0;
+}
+
+static inline uint64_t summary_digest(int mode, const uint8_t *v) {
+    int lo = tfr_digest_range[mode][0], hi = tfr_digest_range[mode][1];
+    if (hi <= lo) return 0;
+    uint64_t h = fmix64(0x9E3779B97F4A7C15ull ^ (uint64_t)mode);
+    for (int i = lo; i < hi; i++) {
+        uint64_t w = le64(v + 8 * i);
+        double x;
+        memcpy(&x, &w, 8);
+        if (x != x) return 0;
+        h = fmix64(h ^ w);
+    }
+    return h == 0 ? 1 : h == DIGEST_EMPTY ? DIGEST_EMPTY - 1 : h;
+}
+
 enum { MODE_NO_TENSOR = 1 };
 
 /* ------------------------------------------------------------------ framing */

@@ -211,7 +211,9 @@ class LogdirCache:
         parts = tensor_parts(logdir)
         rows = {p: desc["rows"][p] for p in (*parts, "alerts")}
         _ints(list(rows.values()), "rows")
-        tables = {p: {c: load_array(folder / f"{p}.{c}.npy", table.column_dtype(c), rows[p])
+        digests = desc.get("digests") is True
+        tables = {p: {c: (load_array(folder / f"{p}.{c}.npy", table.column_dtype(c), rows[p])
+                          if c != "digest" or digests else _no_digests(rows[p]))
                       for c in table.columns}
                   for p, table in parts.items()}
         alerts = {c: load_array(folder / f"alerts.{c}.npy", dt, rows["alerts"])
@@ -261,6 +263,14 @@ class LogdirCache:
         except (OSError, CacheError, ValueError, TypeError, RecursionError, OverflowError):
             pass  # the cache is optional and its folder untrusted: a failed save changes nothing
 
+
+
+def _no_digests(rows: int) -> np.ndarray:
+    """The digest column of an entry saved without one (by an index not opened for
+    comparison): every row's digest unknown, so a comparison reads those rows' records back
+    as it would without digests. Cheaper than reading the logdir again; rows read after it
+    get theirs. Zero pages cost no memory until written."""
+    return np.zeros(rows, np.uint64)
 
 
 def _key(logdir: DebugLogdir) -> str:
@@ -356,6 +366,7 @@ def _describe(logdir: DebugLogdir, mark: tuple[int, int, int]
         "rows": rows, "strings": logdir.strings.all(),
         "trace_keys": [list(ids) for ids in _unique(logdir._trace_keys.values())],
         "modes": sorted(int(m) for m in logdir.modes),
+        "digests": "digest" in logdir.traces.columns,
         "problems": {"warnings": p.warnings[mark[0]:], "suppressed": p.suppressed - mark[1],
                      "corrupt": p.corrupt_records - mark[2]},
     }

@@ -55,6 +55,9 @@ try:  # the built-in BLAKE2: importing `hashlib` loads OpenSSL, ~3 MB resident i
 except ImportError:  # pragma: no cover - CPython builds without it
     from hashlib import blake2b
 
+# Unchanged by the digest column (an entry may hold `<table>.digest.npy`, said by `"digests"`
+# in its description): an entry without it reads as "digests unknown", and code that knows
+# no digests ignores them; entries of other code are stale anyway (`code_stamp`).
 FORMAT = 1
 DIR_ENV = "TFDBG_TUI_CACHE_DIR"
 MAX_ENV = "TFDBG_TUI_CACHE_MAX_BYTES"

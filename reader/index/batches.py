@@ -71,21 +71,25 @@ VECTOR_RULES: dict[int, tuple[int, int, tuple[int, ...], bool, tuple[float, ...]
 }
 if _native.ingest is not None:  # the compiled core takes its rules from here
     _native.ingest.configure(VECTOR_RULES)
+    _native.ingest.configure_digests(H.COMPARED)
 
 
 class HealthBatch:
     """Collects per-row health sources for one batch, then decodes them in bulk.
 
     Summary vectors (the common case) are concatenated raw into one bytearray; the loops
-    append to `vec`, `rows` and `modes` directly. Anything else takes the slow path.
+    append to `vec`, `rows` and `modes` directly. Anything else takes the slow path. With
+    `digests`, `columns` also gives each row's summary digest (`health.summary_digests`).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, digests: bool = False) -> None:
         self.vec = bytearray()
         self.rows = array("q")
         self.modes = array("i")
         self.slow: list[tuple[int, tuple[int, int, int, int, int, int, int]]] = []
         self.insane = np.zeros(0, np.int64)
+        self.digests: np.ndarray | None = np.zeros(0, np.uint64) if digests else None
+        self.summarised = np.zeros(0, bool)  # with digests: rows that had a summary
 
     def add_serialized(self, row: int, mode: int, tpb: bytes, name: str, offset: int,
                        warn: Callable[[str], None]) -> None:
@@ -146,6 +150,10 @@ class HealthBatch:
         values (shown as unknown, see `health.fill_from_vectors`), for the caller to warn."""
         h = H.empty_health(n)
         insane: list[np.ndarray] = []
+        if self.digests is not None:
+            self.digests = np.zeros(n, np.uint64)
+            self.summarised = np.zeros(n, bool)
+            self.summarised[[row for row, _ in self.slow]] = True
         if self.rows:
             flat = np.frombuffer(self.vec, dtype=np.float64)
             rows = np.frombuffer(self.rows, dtype=np.int64)
@@ -157,6 +165,9 @@ class HealthBatch:
                 width = VECTOR_LEN[int(mode)]
                 vecs = flat[starts[sel, None] + np.arange(width)]
                 insane.append(rows[sel][H.fill_from_vectors(h, rows[sel], int(mode), vecs)])
+                if self.digests is not None:
+                    self.digests[rows[sel]] = H.summary_digests(int(mode), vecs)
+                    self.summarised[rows[sel]] = True
         self.insane = np.sort(np.concatenate(insane)) if insane else np.zeros(0, np.int64)
         for row, (dtype, rank, size, n_neg, n_pos, n_nan, bad) in self.slow:
             h["dtype"][row] = dtype
@@ -175,26 +186,33 @@ def unpack(buf: bytearray, dt: np.dtype) -> dict[str, np.ndarray]:
     return {name: packed[name] for name in dt.names or ()}
 
 
+_DIGESTED = np.array(sorted(H.COMPARED), np.int32)
+
+
 class Tensors:
     """The tensor rows of a batch whose health the loops gathered: `bad` for every row, and
     the full health of the rows decoded from a whole tensor (kept, see `reader.index.detail`).
 
     The pure-Python loop leaves the health to `HealthBatch`; the compiled core gives `bad`
     (and eager tensor ids) itself, row by row, and Python fills in the rows it indexed
-    (`python`, ranges of rows).
+    (`python`, ranges of rows). With `digests` (an index opened for comparison), each row's
+    summary digest too, the same from either (see `health.summary_digests`).
     """
 
-    __slots__ = ("bad", "hb", "python")
+    __slots__ = ("bad", "digest", "hb", "python")
 
-    def __init__(self, compiled: bool) -> None:
-        self.hb = HealthBatch()
+    def __init__(self, compiled: bool, digests: bool = False) -> None:
+        self.hb = HealthBatch(digests)
         self.bad: bytearray | None = bytearray() if compiled else None
+        self.digest: bytearray | None = bytearray() if compiled and digests else None
         self.python: list[tuple[int, int]] = []
 
     def by_python(self, start: int, stop: int) -> None:
         """Rows [start, stop) were indexed by the Python loop."""
         if stop > start and self.bad is not None:
             self.bad += b"\xff" * (stop - start)
+            if self.digest is not None:
+                self.digest += bytes(8 * (stop - start))
             self.python.append((start, stop))
 
     def health(self, n: int, tids: np.ndarray | None = None
@@ -222,15 +240,32 @@ class Tensors:
         """After `health`: the rows whose summary held impossible values (sorted)."""
         return self.hb.insane
 
+    def digests(self, n: int, modes: np.ndarray) -> np.ndarray | None:
+        """After `health`: the n rows' summary digests (None unless asked for); `modes` are
+        the rows' modes: a row of a digested mode without a summary is DIGEST_EMPTY."""
+        made = self.hb.digests
+        if made is None:
+            return None
+        if len(made):
+            empty = ~self.hb.summarised & np.isin(modes, _DIGESTED)
+            made[empty] = H.DIGEST_EMPTY
+        if self.bad is None:
+            return made
+        assert self.digest is not None
+        out = np.frombuffer(self.digest, dtype=np.uint64).copy()
+        for s, e in self.python:
+            out[s:e] = made[s:e]
+        return out
+
 
 class TraceBatch:
     """One batch of trace rows being built: packed rows, their tensors, the row count."""
 
     __slots__ = ("devices", "hb", "packed", "row", "tensors")
 
-    def __init__(self, compiled: bool = False) -> None:
+    def __init__(self, compiled: bool = False, digests: bool = False) -> None:
         self.packed = bytearray()
-        self.tensors = Tensors(compiled)
+        self.tensors = Tensors(compiled, digests)
         self.hb = self.tensors.hb
         self.row = 0
         self.devices: dict[bytes, int] = {}  # raw device name → string id
@@ -242,9 +277,10 @@ class ExecBatch:
     __slots__ = ("exec_base", "hb", "interned", "o_exec", "o_slot", "o_tid", "orow",
                  "out_base", "packed", "row", "tensors")
 
-    def __init__(self, exec_base: int, out_base: int, compiled: bool = False) -> None:
+    def __init__(self, exec_base: int, out_base: int, compiled: bool = False,
+                 digests: bool = False) -> None:
         self.packed = bytearray()
-        self.tensors = Tensors(compiled)
+        self.tensors = Tensors(compiled, digests)
         self.hb = self.tensors.hb
         self.o_exec, self.o_slot, self.o_tid = array("q"), array("i"), array("q")
         self.interned: dict[bytes, int] = {}  # op type / graph id bytes → string id

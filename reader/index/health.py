@@ -68,6 +68,62 @@ LIMITS: dict[int, tuple[float, ...]] = {
     mode: tuple(_limit(c) for c in layout) for mode, layout in LAYOUT.items()}
 
 
+# Per health mode, the summary elements a health column or `bad` is made of (the tensor id
+# and FULL_HEALTH's device aside), a range: what a comparison of two runs compares, and what
+# a row's digest covers.
+COMPARED: dict[int, tuple[int, int]] = {}
+for _mode in (CURT_HEALTH, CONCISE_HEALTH, FULL_HEALTH):
+    _used = sorted({i for i, c in enumerate(LAYOUT[_mode]) if c not in (None, "tensor_id")}
+                   | set(VECTOR_RULE_COLUMNS[_mode]))
+    COMPARED[_mode] = (_used[0], _used[-1] + 1)
+
+# The summary digest: 64 bits per tensor row standing for the exact bits of its COMPARED
+# elements (and its mode), so two runs of one program are found equal row by row without
+# reading their records back. The compiled core computes the same (`summary_digest` in
+# reader/_native/wire.h), and a test restates it. Definition, over uint64 words:
+#   h = fmix64(DIGEST_SEED ^ mode); for each compared element's bits w: h = fmix64(h ^ w)
+# then 0 becomes 1 and DIGEST_EMPTY one less, as those two mean no digest: 0 "unknown" (the
+# mode has no compared range, the summary is not sane - C leaves it to Python, which warns -
+# or an element is NaN: NaN != NaN, two equal NaN bit patterns must not make "equal"), and
+# DIGEST_EMPTY "a compared mode, but the record holds no usable summary for this row" (no
+# tensor, an empty one, a slot past the tensors, or one that could not be decoded): every
+# health column but `bad` and the id reads back unknown, so a comparison need not read it.
+# fmix64 (MurmurHash3's finalizer) is a bijection, so two summaries that differ in one
+# element never share a digest; any other difference shares one with a chance of about
+# 2**-64. It is no keyed hash: whoever writes a logdir could forge a collision, but could as
+# well write the equal counts themselves.
+DIGEST_SEED = 0x9E3779B97F4A7C15
+DIGEST_EMPTY = np.uint64((1 << 64) - 1)
+_M1, _M2 = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53)
+_S33 = np.uint64(33)
+
+
+def _fmix64(z: np.ndarray) -> np.ndarray:
+    z = z ^ (z >> _S33)
+    z = z * _M1
+    z = z ^ (z >> _S33)
+    z = z * _M2
+    return z ^ (z >> _S33)
+
+
+def summary_digests(mode: int, vecs: np.ndarray) -> np.ndarray:
+    """The digest (uint64, 0 = none) of each of (n, VECTOR_LEN[mode]) float64 summaries."""
+    vecs = np.ascontiguousarray(vecs, dtype=np.float64)
+    n = len(vecs)
+    span = COMPARED.get(mode)
+    if span is None or not n:
+        return np.zeros(n, np.uint64)
+    lo, hi = span
+    words = vecs[:, lo:hi].view(np.uint64)
+    h = _fmix64(np.full(n, np.uint64(DIGEST_SEED ^ mode), np.uint64))
+    for i in range(hi - lo):
+        h = _fmix64(h ^ words[:, i])
+    h[h == 0] = 1
+    h[h == DIGEST_EMPTY] = DIGEST_EMPTY - np.uint64(1)
+    ok = sane(mode, vecs) & ~np.isnan(vecs[:, lo:hi]).any(axis=1)
+    return np.where(ok, h, np.uint64(0))
+
+
 def sane(mode: int, vecs: np.ndarray) -> np.ndarray:
     """Per row of (n, VECTOR_LEN[mode]) summaries: does every element hold a possible value?
     (REDUCE_INF_NAN_THREE_SLOTS holds raw values, where NaN/∞ are what it reports.)"""

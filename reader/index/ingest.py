@@ -187,7 +187,8 @@ def ingest_traces(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, memo
     does it all.
     """
     compiled = NATIVE is not None and isinstance(records, RecordScan)
-    b = TraceBatch(compiled)
+    digests = "digest" in idx.traces.columns
+    b = TraceBatch(compiled, digests)
     if compiled:
         assert NATIVE is not None and isinstance(records, RecordScan)
         cache = idx.ingest_cache
@@ -201,6 +202,11 @@ def ingest_traces(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, memo
     first = len(idx.traces)
     batch: dict[str, np.ndarray] = unpack(b.packed, TRACE_DT)
     batch["bad"], _, kept = b.tensors.health(b.row)
+    kinds = idx.traces.kinds
+    assert kinds is not None
+    made = b.tensors.digests(b.row, kinds.col("mode")[batch["kind"]]) if digests else None
+    if made is not None:
+        batch["digest"] = made
     warn_insane(idx, name, batch["offset"][b.tensors.insane()])
     add_rows(idx, idx.traces, batch, first, kept)
 

@@ -40,7 +40,8 @@ def ingest_executions(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, 
     """
     native = _ingest.NATIVE  # looked up per call: tests switch the compiled core off
     compiled = native is not None and isinstance(records, RecordScan)
-    b = ExecBatch(len(idx.executions), len(idx.outputs), compiled)
+    digests = "digest" in idx.outputs.columns
+    b = ExecBatch(len(idx.executions), len(idx.outputs), compiled, digests)
     if compiled:
         assert native is not None and isinstance(records, RecordScan)
         cache = idx.ingest_cache
@@ -62,9 +63,13 @@ def ingest_executions(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, 
     execs = np.frombuffer(b.o_exec, dtype=np.int64)[b.tensors.insane()] - b.exec_base
     warn_insane(idx, name, rows["offset"][execs])
     first = len(idx.outputs)
+    ekinds = idx.executions.kinds
+    assert ekinds is not None
+    made = b.tensors.digests(b.orow, ekinds.col("mode")[rows["kind"][
+        np.frombuffer(b.o_exec, dtype=np.int64) - b.exec_base]]) if digests else None
     idx.outputs.extend({"execution": np.frombuffer(b.o_exec, dtype=np.int64),
                         "slot": np.frombuffer(b.o_slot, dtype=np.int32), "tensor_id": tids,
-                        "bad": bad})
+                        "bad": bad, "digest": made})
     if kept:
         idx.outputs.details.extend({c: [first + r if c == "row" else h[c] for r, h in kept]
                                     for c in idx.outputs.details.columns})

@@ -74,7 +74,10 @@ class DebugLogdir(TensorQueries, RecordAccess):
     """The index of one run in a tfdbg2 logdir. Call `update()` to read (more of) it."""
 
     def __init__(self, path: str, run: str | None = None, cache: bool = False, *,
-                 filesets: list[FileSet] | None = None) -> None:
+                 filesets: list[FileSet] | None = None, digests: bool = False) -> None:
+        """`digests`: keep each tensor row's summary digest (8 bytes a row), for an index
+        opened to be compared with another run (`diff`, `--compare`): equal rows of two
+        runs are then told apart without reading their records back."""
         # a URL (s3://bucket/run) is read through reader.io.remote; a file:// URL is local
         path = local_path(path)
         self.path = normalize(path) if is_remote(path) else os.path.abspath(path)
@@ -87,8 +90,9 @@ class DebugLogdir(TensorQueries, RecordAccess):
         self.strings = StringTable()
         self.graphs = GraphStore()
         self.executions = ExecutionTable()
-        self.outputs = OutputTable()
-        self.traces = TraceTable()
+        self.digests = digests
+        self.outputs = OutputTable(digests)
+        self.traces = TraceTable(digests)
         self.problems = ProblemLog()
         self.sources = SourceIndex()
         self.filesets: list[FileSet] = []
@@ -354,9 +358,10 @@ class DebugLogdir(TensorQueries, RecordAccess):
 
 
 def open_logdir(path: str, run: str | None = None, progress: Progress | None = None,
-                cache: bool = False) -> DebugLogdir:
+                cache: bool = False, digests: bool = False) -> DebugLogdir:
     """Open a logdir and read everything in it. Raises LogdirError when nothing is readable.
-    With `cache`, a logdir indexed before is reopened from the index cache (reader.cache)."""
-    logdir = DebugLogdir(path, run, cache)
+    With `cache`, a logdir indexed before is reopened from the index cache (reader.cache);
+    `digests`: see `DebugLogdir`."""
+    logdir = DebugLogdir(path, run, cache, digests=digests)
     logdir.update(progress)
     return logdir

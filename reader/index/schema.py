@@ -34,6 +34,10 @@ EXEC_SPEC = {"wall_time": "f8", "offset": "i8", "first_output": "i8", "kind": "i
 EXEC_KIND_SPEC = {"op_type": "i4", "graph_id": "i4", "num_outputs": "i4", "mode": "i4",
                   "n_outputs": "i4", "fileset": "i4"}
 OUTPUT_SPEC = {"execution": "i8", "slot": "i4", "tensor_id": "i8", "bad": "i1"}
+# An index opened for comparison (`DebugLogdir(..., digests=True)`) also keeps each tensor
+# row's summary digest (`reader.index.health.summary_digests`; 0 = none): 8 more bytes a row,
+# which tell two equal rows of two runs apart from different ones without their records.
+DIGEST_SPEC = {"digest": "u8"}
 DETAIL_SPEC = {"row": "i8", **HEALTH_COLUMNS}
 ALERT_SPEC = {"kind": "i1", "row": "i4"}  # a trace row (GRAPH) or an output row (EAGER)
 
@@ -109,7 +113,7 @@ class RowTable(Table):
     @property
     def logical_columns(self) -> tuple[str, ...]:
         """Every column a row has, stored or not."""
-        out = [c for c in self.columns if c != "kind"]
+        out = [c for c in self.columns if c not in ("kind", "digest")]
         if self.kinds is not None:
             out += list(self.kinds.fields)
         if isinstance(self, HealthTable):
@@ -207,6 +211,12 @@ class HealthTable(RowTable):
         """1: holds NaN/∞; 0: known clean; -1: the mode cannot tell (always in memory)."""
         return self.col("bad")
 
+    @property
+    def digest(self) -> np.ndarray | None:
+        """Each row's summary digest (uint64, 0 = none), or None when the index keeps none
+        (it was not opened for comparison)."""
+        return self.col("digest") if "digest" in self._spec else None
+
     def health(self, row: int) -> HealthRow:
         """Row `row`'s health columns as one value."""
         cols = self.health_columns(np.array([row], dtype=np.int64))
@@ -216,8 +226,9 @@ class HealthTable(RowTable):
 class TraceTable(HealthTable):
     """Graph traces: one row per traced op output, in file order."""
 
-    def __init__(self) -> None:
-        super().__init__(TRACE_SPEC, TRACE_KIND_SPEC)
+    def __init__(self, digests: bool = False) -> None:
+        super().__init__({**TRACE_SPEC, **DIGEST_SPEC} if digests else TRACE_SPEC,
+                         TRACE_KIND_SPEC)
 
     @property
     def wall_time(self) -> np.ndarray:
@@ -298,8 +309,8 @@ class ExecutionTable(RowTable):
 class OutputTable(HealthTable):
     """Eager outputs: one row per output of each execution."""
 
-    def __init__(self) -> None:
-        super().__init__(OUTPUT_SPEC)
+    def __init__(self, digests: bool = False) -> None:
+        super().__init__({**OUTPUT_SPEC, **DIGEST_SPEC} if digests else OUTPUT_SPEC)
 
     @property
     def execution(self) -> np.ndarray:

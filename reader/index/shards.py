@@ -64,10 +64,12 @@ class Shard:
 
 
 def index_fileset(cls: type[DebugLogdir], path: str, run_id: str, fileset: FileSet,
-                  progress: Callable[[int, int], None] | None = None) -> Shard:
+                  progress: Callable[[int, int], None] | None = None,
+                  digests: bool = False) -> Shard:
     """The shard function: index one file set (all six files; its graphs give the op types
-    of its traces) and return its big files' part of the index as columns."""
-    logdir = cls(path, run_id, filesets=[fileset])
+    of its traces) and return its big files' part of the index as columns (with the rows'
+    summary digests when the merged index keeps them: `merge` needs the same columns)."""
+    logdir = cls(path, run_id, filesets=[fileset], digests=digests)
     logdir.read_files(progress=progress)
     columns = {name: {c: np.array(t.col(c)) for c in t.columns}
                for name, t in tensor_parts(logdir).items()}
@@ -90,7 +92,14 @@ def _remap_kinds(kinds: dict[str, np.ndarray], strings: np.ndarray, names: tuple
 
 def _concat(parts: list[dict[str, np.ndarray]], spec: dict[str, np.dtype]
             ) -> dict[str, np.ndarray]:
-    return {c: (np.concatenate([p[c] for p in parts]).astype(dt, copy=False) if parts
+    """The merged columns of `spec`: a shard indexed without digests has them unknown (0);
+    a shard's digests the merged index does not keep are dropped."""
+    def column(p: dict[str, np.ndarray], c: str) -> np.ndarray:
+        if c == "digest" and c not in p:
+            return np.zeros(len(next(iter(p.values()))), np.uint64)
+        return p[c]
+
+    return {c: (np.concatenate([column(p, c) for p in parts]).astype(dt, copy=False) if parts
                 else np.zeros(0, dt)) for c, dt in spec.items()}
 
 
@@ -261,8 +270,8 @@ def read_sharded(logdir: DebugLogdir, progress: Callable[[int, int], None] | Non
     shards: list[Shard] = []
     ctx = multiprocessing.get_context("spawn")  # never fork a process with threads
     with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
-        futures = [pool.submit(index_fileset, cls, logdir.path, logdir.run_id, fs)
-                   for fs in filesets]
+        futures = [pool.submit(index_fileset, cls, logdir.path, logdir.run_id, fs, None,
+                               logdir.digests) for fs in filesets]
         done = 0
         for fut in futures:
             shards.append(fut.result())

@@ -91,7 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load(path: str, run: str | None) -> DebugLogdir:
-    logdir = DebugLogdir(path, run, cache=True)  # as `report`: big logdirs reopen fast
+    # as `report`: big logdirs reopen fast; with the rows' digests, equal rows compare
+    # without their records (`checks.same_summaries`)
+    logdir = DebugLogdir(path, run, cache=True, digests=True)
     logdir.update()
     return logdir
 

@@ -63,8 +63,10 @@ def main(args: Sequence[str]) -> int:
     try:
         from reader import DebugLogdir
 
-        logdir = DebugLogdir(ns.logdir, ns.run, cache=True)
-        other = DebugLogdir(ns.compare, ns.run_b, cache=True) if ns.compare else None
+        # compared runs keep their rows' digests (8 bytes a row): equal rows compare fast
+        logdir = DebugLogdir(ns.logdir, ns.run, cache=True, digests=bool(ns.compare))
+        other = (DebugLogdir(ns.compare, ns.run_b, cache=True, digests=True) if ns.compare
+                 else None)
     except (LogdirError, ReaderError) as exc:  # run ids and names come from the logdir
         print(error_line("tfdbg-tui: error", exc), file=sys.stderr)
         return 2

@@ -25,8 +25,8 @@ import numpy as np
 
 from reader import GRAPH, DebugLogdir
 from reader.index.detail import BULK_ROWS, Scratch
-from reader.index.health import LAYOUT, VECTOR_RULE_COLUMNS
-from reader.modes import CONCISE_HEALTH, CURT_HEALTH, FULL_HEALTH, FULL_TENSOR, SHAPE
+from reader.index.health import COMPARED, DIGEST_EMPTY, empty_health
+from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
 from tfdbg_tui.core.compare.pairs import (
     DIFFERENT,
     R_COUNTS,
@@ -47,11 +47,8 @@ _FINITE = ("neg", "zero", "pos")
 _BLOCK = 1 << 17  # pairs judged at a time (see `judge`)
 # Per health mode, the summary elements a health column or `bad` is made of (the tensor id
 # and FULL_HEALTH's device aside), a range: what `same_summaries` compares.
-_COMPARED: dict[int, tuple[int, int]] = {}
-for _mode in (CURT_HEALTH, CONCISE_HEALTH, FULL_HEALTH):
-    _used = sorted({i for i, c in enumerate(LAYOUT[_mode]) if c not in (None, "tensor_id")}
-                   | set(VECTOR_RULE_COLUMNS[_mode]))
-    _COMPARED[_mode] = (_used[0], _used[-1] + 1)
+_COMPARED = COMPARED
+_DIGESTED = np.array(sorted(COMPARED), np.int64)
 
 
 def identity(rows: np.ndarray) -> bool:
@@ -74,13 +71,24 @@ def _table(logdir: DebugLogdir, kind: int) -> Any:
     return logdir.traces if kind == GRAPH else logdir.outputs
 
 
-def gather(logdir: DebugLogdir, kind: int, rows: np.ndarray) -> dict[str, np.ndarray]:
-    """The health columns and the mode of rows of one kind (-1 where not recorded)."""
+def gather(logdir: DebugLogdir, kind: int, rows: np.ndarray,
+           empty: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """The health columns and the mode of rows of one kind (-1 where not recorded). Rows
+    `empty` (a mask; their digest says their record holds no summary) are not read back:
+    all their columns but `bad` are unknown."""
     t = _table(logdir, kind)
     same = identity(rows)
     bulk = getattr(t, "health_columns", None)  # an index that reads health back in bulk
-    cols = dict(bulk(rows)) if bulk is not None else {c: take(getattr(t, c), rows, same)
-                                                       for c in _HEALTH}
+    if bulk is not None and empty is not None and empty.any():
+        read = np.flatnonzero(~empty)
+        cols = empty_health(len(rows))
+        for c, v in bulk(rows[read]).items():
+            cols[c][read] = v
+        cols["bad"] = take(t.bad, rows, same)
+    elif bulk is not None:
+        cols = dict(bulk(rows))
+    else:
+        cols = {c: take(getattr(t, c), rows, same) for c in _HEALTH}
     if kind == GRAPH:
         cols["mode"] = take(t.mode, rows, same)
     else:
@@ -90,15 +98,15 @@ def gather(logdir: DebugLogdir, kind: int, rows: np.ndarray) -> dict[str, np.nda
 
 def gather_pair(a: DebugLogdir, b: DebugLogdir, kind: int, rows_a: np.ndarray,
                 rows_b: np.ndarray, pool: ThreadPoolExecutor | None = None,
-                kind_b: int | None = None
+                kind_b: int | None = None, empty: np.ndarray | None = None
                 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """`gather` of both sides; with a `pool`, side by side: reading records back is mostly
     file reads and the compiled loop, which release the GIL."""
     kb = kind if kind_b is None else kind_b
     if pool is None or len(rows_a) + len(rows_b) < 2 * BULK_ROWS:
-        return gather(a, kind, rows_a), gather(b, kb, rows_b)
-    fb = pool.submit(gather, b, kb, rows_b)
-    return gather(a, kind, rows_a), fb.result()
+        return gather(a, kind, rows_a, empty), gather(b, kb, rows_b, empty)
+    fb = pool.submit(gather, b, kb, rows_b, empty)
+    return gather(a, kind, rows_a, empty), fb.result()
 
 
 def op_types(logdir: DebugLogdir, kind: int, rows: np.ndarray) -> np.ndarray:
@@ -144,7 +152,8 @@ def _judge_block(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, kinds: tuple[int,
     rest = np.flatnonzero(~same)
     if len(rest):
         rows_a, rows_b = pairs.a_row[sel[rest]], pairs.b_row[sel[rest]]
-        ca, cb = gather_pair(a, b, kind, rows_a, rows_b, pool, kind_b)
+        ca, cb = gather_pair(a, b, kind, rows_a, rows_b, pool, kind_b,
+                             _both_empty(a, b, kinds, rows_a, rows_b))
         why, comparable = _reasons(ca, cb, rtol)
         loose = np.flatnonzero(~comparable)
         if len(loose):
@@ -168,28 +177,67 @@ def same_summaries(a: DebugLogdir, b: DebugLogdir, kind: int, rows_a: np.ndarray
     Each health column is a function of one of those elements (`fill_from_vectors`: the
     value, or -1 when impossible), so such a pair is equal under every check of `_reasons`,
     and comparable (its `bad` is known on both sides); deciding it costs one
-    comparison of the raw vectors instead of decoding both into columns — what makes two
-    runs of one program, equal almost everywhere, cheap to compare. Rows the reader cannot
-    give raw (no compiled core, a summary it leaves to Python) are simply not "same" here
-    and go through the columns."""
-    ta, tb = _table(a, kind), _table(b, kind if kind_b is None else kind_b)
-    da: Any = getattr(ta, "detail", None)
-    db: Any = getattr(tb, "detail", None)
+    comparison instead of decoding both into columns — what makes two runs of one program,
+    equal almost everywhere, cheap to compare. Where both indexes keep digests
+    (`DebugLogdir(..., digests=True)`), a pair with both digests known is decided by them
+    alone (same mode, same digest: the same bits, but for a chance of 2**-64; a digest is
+    never made over a NaN, which == calls different). The rest have their raw summaries read
+    back and compared; rows the reader cannot give raw (no compiled core, a summary it
+    leaves to Python) are simply not "same" here and go through the columns."""
+    kb = kind if kind_b is None else kind_b
+    ta, tb = _table(a, kind), _table(b, kb)
     same = np.zeros(len(rows_a), bool)
-    if (not len(rows_a) or not hasattr(da, "summaries") or not hasattr(db, "summaries")
-            or "bad" not in ta.columns or "bad" not in tb.columns):
+    if not len(rows_a) or "bad" not in ta.columns or "bad" not in tb.columns:
         return same
+    ident_a, ident_b = identity(rows_a), identity(rows_b)
+    bad_a, bad_b = take(ta.bad, rows_a, ident_a), take(tb.bad, rows_b, ident_b)
+    ask = (bad_a == bad_b) & (bad_a >= 0)
+    dig_a, dig_b = getattr(ta, "digest", None), getattr(tb, "digest", None)
+    if dig_a is not None and dig_b is not None:
+        da, db = take(dig_a, rows_a, ident_a), take(dig_b, rows_b, ident_b)
+        known = (da != 0) & (db != 0) & (da != DIGEST_EMPTY) & (db != DIGEST_EMPTY)
+        same = ask & known & (da == db)
+        if same.any():
+            mode_a, mode_b = _modes(a, kind, rows_a, ident_a), _modes(b, kb, rows_b, ident_b)
+            same &= (mode_a == mode_b) & np.isin(mode_a, _DIGESTED)
+        ask &= ~known
+    if not ask.any():
+        return same
+    da_: Any = getattr(ta, "detail", None)
+    db_: Any = getattr(tb, "detail", None)
+    if not hasattr(da_, "summaries") or not hasattr(db_, "summaries"):
+        return same
+    at = np.flatnonzero(ask)
+    ra, rb = (rows_a, rows_b) if len(at) == len(rows_a) else (rows_a[at], rows_b[at])
     if pool is not None:
-        fb = pool.submit(db.summaries, tb, rows_b, scratch[1])
-        sa, sb = da.summaries(ta, rows_a, scratch[0]), fb.result()
+        fb = pool.submit(db_.summaries, tb, rb, scratch[1])
+        sa, sb = da_.summaries(ta, ra, scratch[0]), fb.result()
     else:
-        sa, sb = da.summaries(ta, rows_a, scratch[0]), db.summaries(tb, rows_b, scratch[1])
+        sa, sb = da_.summaries(ta, ra, scratch[0]), db_.summaries(tb, rb, scratch[1])
+    read = np.zeros(len(at), bool)
     for mode, (lo, hi) in _COMPARED.items():
-        at = (sa.mode == mode) & (sb.mode == mode)
-        if at.any():
-            same |= at & (sa.vectors[:, lo:hi] == sb.vectors[:, lo:hi]).all(axis=1)
-    bad_a, bad_b = ta.bad[rows_a], tb.bad[rows_b]
-    return same & (bad_a == bad_b) & (bad_a >= 0)
+        both = (sa.mode == mode) & (sb.mode == mode)
+        if both.any():
+            read |= both & (sa.vectors[:, lo:hi] == sb.vectors[:, lo:hi]).all(axis=1)
+    same[at] |= read
+    return same
+
+
+def _both_empty(a: DebugLogdir, b: DebugLogdir, kinds: tuple[int, int], rows_a: np.ndarray,
+                rows_b: np.ndarray) -> np.ndarray | None:
+    """Pairs whose two records hold no summary (by their digests), or None if unknown."""
+    dig_a = getattr(_table(a, kinds[0]), "digest", None)
+    dig_b = getattr(_table(b, kinds[1]), "digest", None)
+    if dig_a is None or dig_b is None:
+        return None
+    return np.asarray((dig_a[rows_a] == DIGEST_EMPTY) & (dig_b[rows_b] == DIGEST_EMPTY))
+
+
+def _modes(logdir: DebugLogdir, kind: int, rows: np.ndarray, is_identity: bool) -> np.ndarray:
+    """The recorded mode of some rows of one kind."""
+    if kind == GRAPH:
+        return take(logdir.traces.mode, rows, is_identity)
+    return take(logdir.executions.mode, take(logdir.outputs.execution, rows, is_identity))
 
 
 def _is_float(dtype: np.ndarray) -> np.ndarray:
