@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from reader.index.alerts import NewRows
+from reader.index.order import order_traces, wall_time_order
 from reader.index.schema import tensor_parts
 from reader.io.cursors import Cursor
 from reader.io.discovery import FileSet
@@ -71,6 +72,7 @@ def index_fileset(cls: type[DebugLogdir], path: str, run_id: str, fileset: FileS
     logdir.read_files(progress=progress)
     columns = {name: {c: np.array(t.col(c)) for c in t.columns}
                for name, t in tensor_parts(logdir).items()}
+    order_traces(columns)  # here, in parallel: the merge then sees sorted runs
     p = logdir.problems
     return Shard(fileset.prefix, logdir.strings.all(), columns,
                  sorted(set(logdir._trace_keys.values())), sorted(logdir.modes),
@@ -92,51 +94,6 @@ def _concat(parts: list[dict[str, np.ndarray]], spec: dict[str, np.dtype]
             ) -> dict[str, np.ndarray]:
     return {c: (np.concatenate([p[c] for p in parts]).astype(dt, copy=False) if parts
                 else np.zeros(0, dt)) for c, dt in spec.items()}
-
-
-def _permute(cols: dict[str, np.ndarray], order: np.ndarray) -> dict[str, np.ndarray]:
-    return {c: np.ascontiguousarray(a[order]) for c, a in cols.items()}
-
-
-def _renumber_details(details: dict[str, np.ndarray], inverse: np.ndarray
-                      ) -> dict[str, np.ndarray]:
-    """Kept-health rows follow their rows to their new numbers (and stay ascending)."""
-    rows = inverse[details["row"]]
-    details = dict(details, row=rows.astype(details["row"].dtype))
-    return _permute(details, np.argsort(rows, kind="stable"))
-
-
-def _wall_time_order(merged: dict[str, dict[str, np.ndarray]],
-                     ekinds: dict[str, np.ndarray]) -> None:
-    """Traces, and executions with their outputs, in wall-time order (stable: a host's own
-    order is kept between equal times; NaN times last)."""
-    t = merged["traces"]
-    order = np.argsort(t["wall_time"], kind="stable")
-    if not np.array_equal(order, np.arange(len(order))):
-        inverse = np.empty_like(order)
-        inverse[order] = np.arange(len(order))
-        merged["traces"] = _permute(t, order)
-        merged["traces.details"] = _renumber_details(merged["traces.details"], inverse)
-    e, o = merged["executions"], merged["outputs"]
-    order = np.argsort(e["wall_time"], kind="stable")
-    if np.array_equal(order, np.arange(len(order))):
-        return
-    lens = ekinds["n_outputs"][e["kind"]].astype(np.int64)[order]
-    starts = e["first_output"][order].astype(np.int64)
-    if int(lens.sum()) != len(o["slot"]):
-        return  # outputs not exactly the executions' blocks: keep the file order
-    new_first = np.concatenate([[0], np.cumsum(lens)[:-1]]) if len(lens) else lens
-    out_order = np.repeat(starts - new_first, lens) + np.arange(int(lens.sum()))
-    exec_inverse = np.empty_like(order)
-    exec_inverse[order] = np.arange(len(order))
-    out_inverse = np.empty_like(out_order)
-    out_inverse[out_order] = np.arange(len(out_order))
-    merged["executions"] = _permute(e, order)
-    merged["executions"]["first_output"] = new_first.astype(e["first_output"].dtype)
-    o = _permute(o, out_order)
-    o["execution"] = exec_inverse[o["execution"]].astype(o["execution"].dtype)
-    merged["outputs"] = o
-    merged["outputs.details"] = _renumber_details(merged["outputs.details"], out_inverse)
 
 
 def merge(logdir: DebugLogdir, shards: list[Shard]) -> None:
@@ -193,7 +150,7 @@ def merge(logdir: DebugLogdir, shards: list[Shard]) -> None:
 
 def _put_in_order(logdir: DebugLogdir, columns: dict[str, dict[str, np.ndarray]]) -> None:
     """Adopt the tensor tables' `columns` in wall-time order, and find the alerts again."""
-    _wall_time_order(columns, columns["executions.kinds"])
+    wall_time_order(columns, columns["executions.kinds"])
     for name, part in tensor_parts(logdir).items():
         if not name.endswith(".kinds"):
             part.adopt(columns[name], len(next(iter(columns[name].values()))))
@@ -246,7 +203,6 @@ def read_sharded(logdir: DebugLogdir, progress: Callable[[int, int], None] | Non
     """The first read of a run with several file sets: shards, merged. Returns the bytes
     the big files gave (as `read_files` does)."""
     filesets = list(logdir.filesets)
-    cls = type(logdir)
     few = 1 < workers(len(filesets), 1 << 62) and len(filesets) <= MAX_SHARDS
     total = _big_bytes(filesets) if few else 0
     n = workers(len(filesets), total) if few else 0
@@ -254,20 +210,76 @@ def read_sharded(logdir: DebugLogdir, progress: Callable[[int, int], None] | Non
         done = logdir.read_files(progress=progress)
         reorder(logdir)
         return done
-    import multiprocessing  # here: a one-host report never pays for importing them
-    from concurrent.futures import ProcessPoolExecutor
-
     logdir.read_files(SMALL)
-    shards: list[Shard] = []
-    ctx = multiprocessing.get_context("spawn")  # never fork a process with threads
-    with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
-        futures = [pool.submit(index_fileset, cls, logdir.path, logdir.run_id, fs)
-                   for fs in filesets]
-        done = 0
-        for fut in futures:
-            shards.append(fut.result())
-            done += sum(c.offset for c in shards[-1].cursors.values())
-            if progress is not None:
-                progress(done, total)
+    shards = _Sharding(logdir, filesets, total, progress).run(n)
     merge(logdir, shards)
-    return done
+    return sum(c.offset for s in shards for c in s.cursors.values())
+
+
+class _Sharding:
+    """The shard function over a run's file sets in `n` processes: this one and n - 1
+    spawned workers (spawned: the caller may have threads, e.g. the TUI's; never forked).
+
+    This process works too: the workers take file sets from the front of the queue, this
+    one from the back (those no worker has started), so no core waits while the workers
+    start up and no shard of this process's is sent through a pipe. A worker that dies
+    (killed, out of memory) breaks its pool: the file sets it had not finished are read
+    again by a new single worker, one after another, so the one it died on is known; that
+    one is left out with a one-line warning, never the other hosts."""
+
+    def __init__(self, logdir: DebugLogdir, filesets: list[FileSet], total: int,
+                 progress: Callable[[int, int], None] | None) -> None:
+        self.logdir, self.filesets, self.total, self.progress = logdir, filesets, total, progress
+        self.shards: dict[int, Shard] = {}
+        self.done = 0
+
+    def run(self, n: int) -> list[Shard]:
+        pending = list(range(len(self.filesets)))
+        procs = n - 1
+        while pending:
+            broken = self._round(pending, procs)
+            if broken and procs == 1:  # one worker, in order: it died on the first of these
+                self._lose(broken[0], "its worker process died")
+                broken = broken[1:]
+            pending, procs = broken, 1
+        return [self.shards[i] for i in sorted(self.shards)]
+
+    def _shard(self, i: int) -> tuple[type[DebugLogdir], str, str, FileSet]:
+        return type(self.logdir), self.logdir.path, self.logdir.run_id, self.filesets[i]
+
+    def _got(self, i: int, shard: Shard) -> None:
+        self.shards[i] = shard
+        self.done += sum(c.offset for c in shard.cursors.values())
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+    def _lose(self, i: int, why: str) -> None:
+        self.logdir.warn(f"{self.filesets[i].name}: not indexed: {why}")
+
+    def _round(self, pending: list[int], procs: int) -> list[int]:
+        """Index `pending` file sets with `procs` workers and this process; returns those
+        lost to a worker that died, in queue order."""
+        import multiprocessing  # here: a one-host report never pays for importing them
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
+        broken: list[int] = []
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=procs, mp_context=ctx) as pool:
+            futures = {i: pool.submit(index_fileset, *self._shard(i)) for i in pending}
+            for i in reversed(pending):  # this process takes what no worker has started
+                if not futures[i].cancel():
+                    break
+                self._got(i, index_fileset(*self._shard(i)))
+            for i in pending:
+                fut = futures[i]
+                if fut.cancelled():
+                    continue
+                try:
+                    self._got(i, fut.result())
+                except BrokenProcessPool:
+                    broken.append(i)
+                except Exception as exc:  # a bug in the shard function: that host only
+                    text = " ".join(str(exc).split())[:200]  # one line, whatever it says
+                    self._lose(i, f"{type(exc).__name__}: {text}")
+        return broken
