@@ -31,6 +31,7 @@ import numpy as np
 from reader.index.alerts import NewRows
 from reader.index.order import order_traces, wall_time_order
 from reader.index.schema import tensor_parts
+from reader.index.spool import Spooled, spool, spool_dir, unspool
 from reader.io.cursors import Cursor
 from reader.io.discovery import FileSet
 from reader.io.regular import check_regular
@@ -62,22 +63,29 @@ class Shard:
     suppressed: int
     corrupt: int
     cursors: dict[str, Cursor] = field(default_factory=dict)
+    spooled: Spooled | None = None  # the columns, while in shared memory (`spool`)
 
 
 def index_fileset(cls: type[DebugLogdir], path: str, run_id: str, fileset: FileSet,
-                  progress: Callable[[int, int], None] | None = None) -> Shard:
+                  progress: Callable[[int, int], None] | None = None,
+                  spool_to: str | None = None) -> Shard:
     """The shard function: index one file set (all six files; its graphs give the op types
-    of its traces) and return its big files' part of the index as columns."""
+    of its traces) and return its big files' part of the index as columns (with `spool_to`,
+    a directory: the columns written there, see `reader.index.spool`)."""
     logdir = cls(path, run_id, filesets=[fileset])
     logdir.read_files(progress=progress)
-    columns = {name: {c: np.array(t.col(c)) for c in t.columns}
-               for name, t in tensor_parts(logdir).items()}
+    # views, not copies: sorting, pickling or the merge copies them once anyway
+    columns = {name: {c: t.col(c) for c in t.columns} for name, t in tensor_parts(logdir).items()}
     order_traces(columns)  # here, in parallel: the merge then sees sorted runs
     p = logdir.problems
+    spooled = None
+    if spool_to is not None:
+        spooled = spool(columns, spool_to, os.path.basename(fileset.prefix))
+        columns = {}
     return Shard(fileset.prefix, logdir.strings.all(), columns,
                  sorted(set(logdir._trace_keys.values())), sorted(logdir.modes),
                  list(p.warnings), p.suppressed, p.corrupt_records,
-                 {s: logdir.file_cursor(0, s) for s in BIG})
+                 {s: logdir.file_cursor(0, s) for s in BIG}, spooled)
 
 
 def _remap_kinds(kinds: dict[str, np.ndarray], strings: np.ndarray, names: tuple[str, ...],
@@ -234,20 +242,28 @@ class _Sharding:
         self.done = 0
 
     def run(self, n: int) -> list[Shard]:
+        import shutil
+
         pending = list(range(len(self.filesets)))
         procs = n - 1
-        while pending:
-            broken = self._round(pending, procs)
-            if broken and procs == 1:  # one worker, in order: it died on the first of these
-                self._lose(broken[0], "its worker process died")
-                broken = broken[1:]
-            pending, procs = broken, 1
+        self.spool = spool_dir()
+        try:
+            while pending:
+                broken = self._round(pending, procs)
+                if broken and procs == 1:  # one worker, in order: it died on the first
+                    self._lose(broken[0], "its worker process died")
+                    broken = broken[1:]
+                pending, procs = broken, 1
+        finally:
+            shutil.rmtree(self.spool, ignore_errors=True)
         return [self.shards[i] for i in sorted(self.shards)]
 
     def _shard(self, i: int) -> tuple[type[DebugLogdir], str, str, FileSet]:
         return type(self.logdir), self.logdir.path, self.logdir.run_id, self.filesets[i]
 
     def _got(self, i: int, shard: Shard) -> None:
+        if shard.spooled is not None:
+            shard.columns, shard.spooled = unspool(shard.spooled), None
         self.shards[i] = shard
         self.done += sum(c.offset for c in shard.cursors.values())
         if self.progress is not None:
@@ -266,7 +282,8 @@ class _Sharding:
         broken: list[int] = []
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=procs, mp_context=ctx) as pool:
-            futures = {i: pool.submit(index_fileset, *self._shard(i)) for i in pending}
+            futures = {i: pool.submit(index_fileset, *self._shard(i), None, self.spool)
+                       for i in pending}
             for i in reversed(pending):  # this process takes what no worker has started
                 if not futures[i].cancel():
                     break
