@@ -8,8 +8,8 @@ unit of work is one file set — `index_fileset`, the *shard function* — and i
 in wall-time order across hosts (executions with their blocks of outputs), alerts found
 again over the merged rows. The same two functions serve
 
-- several hosts on one machine: `read_sharded` runs the shard function in worker processes
-  (spawned: the caller may have threads, e.g. the TUI's), at most one per core, when the big
+- several hosts on one machine: `read_sharded` runs the shard function in this process and
+  spawned workers (`_Sharding`), at most one process per core, when the big
   files hold at least `PARALLEL_MIN_BYTES` (`TFDBG_TUI_PARALLEL_MIN_BYTES`); smaller runs
   (and runs of more than `MAX_SHARDS` file sets) are read here, file set after file set, and
   put in the same order (`reorder`), so row numbers never depend on how a run was read;
