@@ -9,7 +9,7 @@ in wall-time order across hosts (executions with their blocks of outputs), alert
 again over the merged rows. The same two functions serve
 
 - several hosts on one machine: `read_sharded` runs the shard function in this process and
-  spawned workers (`_Sharding`), at most one process per core, when the big
+  spawned workers (`reader.index.sharding`), at most one process per core, when the big
   files hold at least `PARALLEL_MIN_BYTES` (`TFDBG_TUI_PARALLEL_MIN_BYTES`); smaller runs
   (and runs of more than `MAX_SHARDS` file sets) are read here, file set after file set, and
   put in the same order (`reorder`), so row numbers never depend on how a run was read;
@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from reader.index.alerts import NewRows
-from reader.index.order import order_traces, wall_time_order
+from reader.index.order import merge_runs, order_traces, renumber_details, wall_time_order
 from reader.index.schema import tensor_parts
-from reader.index.spool import Spooled, spool, spool_dir, unspool
+from reader.index.spool import Spooled, spool
 from reader.io.cursors import Cursor
 from reader.io.discovery import FileSet
 from reader.io.regular import check_regular
@@ -104,10 +104,11 @@ def _concat(parts: list[dict[str, np.ndarray]], spec: dict[str, np.dtype]
                 else np.zeros(0, dt)) for c, dt in spec.items()}
 
 
-def merge(logdir: DebugLogdir, shards: list[Shard]) -> None:
+def merge(logdir: DebugLogdir, shards: list[Shard], threads: int = 1) -> None:
     """Put shards (one per file set of `logdir`, in its order) in place as its index, rows
     in wall-time order, alerts found again over them. `logdir` has read nothing of its big
-    files yet (its small files may be read: their objects are not part of a shard)."""
+    files yet (its small files may be read: their objects are not part of a shard). The
+    traces (the big table) are merged by `merge_runs`, with `threads` threads."""
     parts = tensor_parts(logdir)
     by_prefix = {fs.prefix: i for i, fs in enumerate(logdir.filesets)}
     pieces: dict[str, list[dict[str, np.ndarray]]] = {name: [] for name in parts}
@@ -146,8 +147,12 @@ def merge(logdir: DebugLogdir, shards: list[Shard]) -> None:
         for suffix, saved in shard.cursors.items():
             cur = logdir.file_cursor(fsi, suffix)
             cur.__dict__.update(saved.__dict__)
-    merged = {name: _concat(pieces[name], {col: part.column_dtype(col) for col in part.columns})
-              for name, part in parts.items()}
+    specs = {name: {col: part.column_dtype(col) for col in part.columns}
+             for name, part in parts.items()}
+    merged = {name: _concat(pieces[name], specs[name]) for name in parts if name != "traces"}
+    merged["traces"], order = merge_runs(pieces["traces"], specs["traces"], threads)
+    if order is not None:
+        merged["traces.details"] = renumber_details(merged["traces.details"], order)
     for name in ("traces", "executions"):
         kinds = getattr(logdir, name).kinds
         kinds.adopt(merged[f"{name}.kinds"], len(merged[f"{name}.kinds"]["fileset"]))
@@ -218,85 +223,9 @@ def read_sharded(logdir: DebugLogdir, progress: Callable[[int, int], None] | Non
         done = logdir.read_files(progress=progress)
         reorder(logdir)
         return done
+    from reader.index.sharding import Sharding  # it imports this module
+
     logdir.read_files(SMALL)
-    shards = _Sharding(logdir, filesets, total, progress).run(n)
-    merge(logdir, shards)
+    shards = Sharding(logdir, filesets, total, progress).run(n)
+    merge(logdir, shards, n)
     return sum(c.offset for s in shards for c in s.cursors.values())
-
-
-class _Sharding:
-    """The shard function over a run's file sets in `n` processes: this one and n - 1
-    spawned workers (spawned: the caller may have threads, e.g. the TUI's; never forked).
-
-    This process works too: the workers take file sets from the front of the queue, this
-    one from the back (those no worker has started), so no core waits while the workers
-    start up and no shard of this process's is sent through a pipe. A worker that dies
-    (killed, out of memory) breaks its pool: the file sets it had not finished are read
-    again by a new single worker, one after another, so the one it died on is known; that
-    one is left out with a one-line warning, never the other hosts."""
-
-    def __init__(self, logdir: DebugLogdir, filesets: list[FileSet], total: int,
-                 progress: Callable[[int, int], None] | None) -> None:
-        self.logdir, self.filesets, self.total, self.progress = logdir, filesets, total, progress
-        self.shards: dict[int, Shard] = {}
-        self.done = 0
-
-    def run(self, n: int) -> list[Shard]:
-        import shutil
-
-        pending = list(range(len(self.filesets)))
-        procs = n - 1
-        self.spool = spool_dir()
-        try:
-            while pending:
-                broken = self._round(pending, procs)
-                if broken and procs == 1:  # one worker, in order: it died on the first
-                    self._lose(broken[0], "its worker process died")
-                    broken = broken[1:]
-                pending, procs = broken, 1
-        finally:
-            shutil.rmtree(self.spool, ignore_errors=True)
-        return [self.shards[i] for i in sorted(self.shards)]
-
-    def _shard(self, i: int) -> tuple[type[DebugLogdir], str, str, FileSet]:
-        return type(self.logdir), self.logdir.path, self.logdir.run_id, self.filesets[i]
-
-    def _got(self, i: int, shard: Shard) -> None:
-        if shard.spooled is not None:
-            shard.columns, shard.spooled = unspool(shard.spooled), None
-        self.shards[i] = shard
-        self.done += sum(c.offset for c in shard.cursors.values())
-        if self.progress is not None:
-            self.progress(self.done, self.total)
-
-    def _lose(self, i: int, why: str) -> None:
-        self.logdir.warn(f"{self.filesets[i].name}: not indexed: {why}")
-
-    def _round(self, pending: list[int], procs: int) -> list[int]:
-        """Index `pending` file sets with `procs` workers and this process; returns those
-        lost to a worker that died, in queue order."""
-        import multiprocessing  # here: a one-host report never pays for importing them
-        from concurrent.futures import ProcessPoolExecutor
-        from concurrent.futures.process import BrokenProcessPool
-
-        broken: list[int] = []
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=procs, mp_context=ctx) as pool:
-            futures = {i: pool.submit(index_fileset, *self._shard(i), None, self.spool)
-                       for i in pending}
-            for i in reversed(pending):  # this process takes what no worker has started
-                if not futures[i].cancel():
-                    break
-                self._got(i, index_fileset(*self._shard(i)))
-            for i in pending:
-                fut = futures[i]
-                if fut.cancelled():
-                    continue
-                try:
-                    self._got(i, fut.result())
-                except BrokenProcessPool:
-                    broken.append(i)
-                except Exception as exc:  # a bug in the shard function: that host only
-                    text = " ".join(str(exc).split())[:200]  # one line, whatever it says
-                    self._lose(i, f"{type(exc).__name__}: {text}")
-        return broken
