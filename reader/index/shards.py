@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from reader.index.alerts import NewRows
-from reader.index.order import merge_runs, order_traces, renumber_details, wall_time_order
+from reader.index.order import (
+    merge_runs,
+    order_executions,
+    order_traces,
+    renumber_details,
+    wall_time_order,
+)
 from reader.index.schema import tensor_parts
 from reader.index.spool import Spooled, spool
 from reader.io.cursors import Cursor
@@ -156,14 +162,18 @@ def merge(logdir: DebugLogdir, shards: list[Shard], threads: int = 1) -> None:
     for name in ("traces", "executions"):
         kinds = getattr(logdir, name).kinds
         kinds.adopt(merged[f"{name}.kinds"], len(merged[f"{name}.kinds"]["fileset"]))
-    _put_in_order(logdir, merged)
+    _put_in_order(logdir, merged, traces_in_order=True)
     if logdir._unresolved_types:  # an op whose creation another host's graphs recorded
         logdir._resolve_op_types()
 
 
-def _put_in_order(logdir: DebugLogdir, columns: dict[str, dict[str, np.ndarray]]) -> None:
+def _put_in_order(logdir: DebugLogdir, columns: dict[str, dict[str, np.ndarray]],
+                  traces_in_order: bool = False) -> None:
     """Adopt the tensor tables' `columns` in wall-time order, and find the alerts again."""
-    wall_time_order(columns, columns["executions.kinds"])
+    if traces_in_order:  # merged by `merge_runs`
+        order_executions(columns, columns["executions.kinds"])
+    else:
+        wall_time_order(columns, columns["executions.kinds"])
     for name, part in tensor_parts(logdir).items():
         if not name.endswith(".kinds"):
             part.adopt(columns[name], len(next(iter(columns[name].values()))))
