@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 
 Columns = dict[str, np.ndarray]
-SPLIT_MIN_ROWS = 1 << 20  # fewer rows sort faster than threads start
 
 
 def in_order(times: np.ndarray) -> bool:
@@ -94,76 +93,33 @@ def wall_time_order(cols: dict[str, Columns], ekinds: Columns) -> None:
     order_executions(cols, ekinds)
 
 
-def _split_order(times: np.ndarray, bounds: np.ndarray, threads: int) -> np.ndarray | None:
-    """`stable_order` of `times`, made of runs (`bounds`) each already in order, computed
-    in `threads` parts: pivots split every run at the same wall times, so part j holds the
-    rows between pivots j and j + 1 of every run, and the parts are sorted apart (numpy
-    releases the GIL while sorting and gathering) and put one after another. None when the
-    runs are not each in order (or too few rows to be worth it)."""
-    n = len(times)
-    if threads < 2 or n < SPLIT_MIN_ROWS:
-        return None
-    runs = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
-    if not all(in_order(times[a:b]) for a, b in runs):
-        return None
-    sample = times[:: max(1, n // 4096)]
-    sample = sample[~np.isnan(sample)]
-    if not len(sample):
-        return None
-    pivots = np.quantile(sample, [j / threads for j in range(1, threads)])
-    cuts = [[a for a, _ in runs]]
-    cuts += [[a + int(np.searchsorted(times[a:b], p, "left")) for a, b in runs] for p in pivots]
-    cuts.append([b for _, b in runs])
-
-    def part(j: int) -> np.ndarray:
-        lo, hi = cuts[j], cuts[j + 1]
-        idx = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)])
-        sub = np.concatenate([times[a:b] for a, b in zip(lo, hi, strict=True)])
-        return idx[np.argsort(sub, kind="stable")]
-
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(threads) as pool:
-        return np.concatenate(list(pool.map(part, range(threads))))
-
-
 def merge_runs(pieces: list[Columns], spec: dict[str, np.dtype], threads: int = 1
                ) -> tuple[Columns, np.ndarray | None]:
-    """Rows given as pieces (a shard's traces each, best each in wall-time order), as one
-    set of columns in stable wall-time order, and the order that took them there (None:
-    they were in order). Each column is written once, straight from its pieces to its place
-    (`threads` columns at a time)."""
-    lens = [len(p["wall_time"]) for p in pieces]
+    """Rows given as pieces (a shard's traces each, best each in wall-time order: timsort
+    then merges runs instead of sorting), as one set of columns in stable wall-time order,
+    and the order that took them there (None: they were in order). The columns are gathered
+    `threads` at a time (numpy releases the GIL while it copies).
+
+    Measured on 8 shards of 1.5M traces: the stable sort of the runs 0.09 s, gathering the
+    four columns 0.10 s. Splitting the sort at pivot times into threads cost more CPU (0.16
+    s) than it saved; scattering each piece to its place (no concatenation) cost 3x the
+    gather."""
     times = (np.concatenate([p["wall_time"] for p in pieces]).astype(np.float64, copy=False)
              if pieces else np.zeros(0))
-    if in_order(times):
-        order = None
-    else:
-        bounds = np.cumsum([0, *lens])
-        order = _split_order(times, bounds, threads)
-        if order is None:
-            order = np.argsort(times, kind="stable")
+    order = stable_order(times)
 
     def column(c: str) -> np.ndarray:
-        if not pieces:
-            return np.zeros(0, spec[c])
         if c == "wall_time":
-            return (times if order is None else times[order]).astype(spec[c], copy=False)
-        out = np.empty(len(times), spec[c])
-        if order is None:
-            np.concatenate([p[c] for p in pieces], out=out, casting="same_kind")
+            cat = times
         else:
-            assert dest is not None
-            at = 0
-            for p, m in zip(pieces, lens, strict=True):
-                out[dest[at:at + m]] = p[c]
-                at += m
-        return out
+            cat = (np.concatenate([p[c] for p in pieces]) if pieces
+                   else np.zeros(0, spec[c]))
+        cat = cat.astype(spec[c], copy=False)
+        return cat if order is None else cat[order]
 
-    dest = _inverse(order) if order is not None else None
     if threads < 2:
         return {c: column(c) for c in spec}, order
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(threads) as pool:
+    with ThreadPoolExecutor(min(threads, len(spec))) as pool:
         return dict(zip(spec, pool.map(column, spec), strict=True)), order

@@ -1,17 +1,17 @@
-"""The merge's ordering of sorted runs (one per host) in several threads gives exactly numpy's
-stable wall-time sort of the concatenated rows: ties between hosts keep host order, NaN times
-go last, -0.0 and 0.0 are the same time, and pieces that are not sorted still come out
-right (the plain sort then)."""
+"""The merge of pieces (one per host, each sorted as a shard sorts its own) gives exactly
+numpy's stable wall-time sort of the concatenated rows, columns gathered in one or several
+threads: ties between hosts keep host order, NaN times go last, -0.0 and 0.0 are the same
+time, and pieces that are not sorted still come out right."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from reader.index.order import SPLIT_MIN_ROWS, merge_runs
+from reader.index.order import merge_runs
 
-SPEC: dict[str, np.dtype] = {"wall_time": np.dtype("f8"), "offset": np.dtype("i8"), "kind": np.dtype("i4"),
-        "bad": np.dtype("i1")}
+SPEC: dict[str, np.dtype] = {"wall_time": np.dtype("f8"), "offset": np.dtype("i8"),
+                              "kind": np.dtype("i4"), "bad": np.dtype("i1")}
 
 
 def hosts(n_hosts: int, rows: int, *, nan: bool, shuffled: bool) -> list[dict[str, np.ndarray]]:
@@ -33,7 +33,7 @@ def hosts(n_hosts: int, rows: int, *, nan: bool, shuffled: bool) -> list[dict[st
 @pytest.mark.parametrize("shuffled", [False, True])
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_merge_equals_one_stable_sort(nan: bool, shuffled: bool, threads: int) -> None:
-    pieces = hosts(5, SPLIT_MIN_ROWS // 4 + 7, nan=nan, shuffled=shuffled)
+    pieces = hosts(5, 20_007, nan=nan, shuffled=shuffled)
     cat = {c: np.concatenate([p[c] for p in pieces]) for c in SPEC}
     want = np.argsort(cat["wall_time"], kind="stable")  # the rule, written independently
     got, order = merge_runs(pieces, SPEC, threads)
