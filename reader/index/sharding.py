@@ -1,14 +1,14 @@
-"""The shard function over a run's file sets in several processes: this one and spawned
-workers (spawned, never forked: the caller may have threads, e.g. the TUI's).
+"""The shard function over a run's file sets in several processes: this one and workers
+(forked when this process has no other thread, else spawned: `start_method`).
 
 Scheduling, measured on 8 hosts on 2 cores: a pool that is handed every file set up front
 queues one ahead per worker, so at the end this process waits for a worker's last shard or
 two while a core idles; here each worker is handed the next file set only when it finishes
 one (from the front of the queue), and this process takes file sets from the back between
 the moments it looks, so the two meet in the middle at most one shard apart. This process
-working too means no core waits while the workers start up (a spawn imports numpy and the
-reader: ~0.3 s), and its own shards are never copied between processes; the workers' come
-back through shared memory (`reader.index.spool`).
+working too means no core waits while the workers start up, and its own shards are never
+copied between processes; the workers' come back through shared memory
+(`reader.index.spool`).
 
 A worker that dies (killed, out of memory) breaks its pool: this process goes on with the
 file sets nobody had started, and the ones the dead pool held are read again by a new single
@@ -19,6 +19,7 @@ file set, with a one-line warning.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -30,6 +31,16 @@ from reader.io.discovery import FileSet
 
 if TYPE_CHECKING:
     from reader.index.logdir import DebugLogdir
+
+
+def start_method() -> str:
+    """How workers start: forked when this process has no other thread (the `report` and
+    `export` commands: a fork costs milliseconds, a spawn ~0.3 s of importing numpy and the
+    reader again, a fifth of indexing 8 hosts on 2 cores); spawned otherwise (the TUI's
+    reading threads: a fork copies locks another thread may hold) and off Linux."""
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
 
 
 class Sharding:
@@ -100,7 +111,7 @@ class Sharding:
         self._queue, self._head, self._tail = list(pending), 0, len(pending)
         self._results, self._running = [], 0
         self._idle.clear()
-        ctx = multiprocessing.get_context("spawn")
+        ctx = multiprocessing.get_context(start_method())
         with ProcessPoolExecutor(max_workers=procs, mp_context=ctx) as pool:
 
             def feed() -> None:

@@ -9,7 +9,9 @@ back once (its file is not in wall-time order), host 2 writes the same wall time
 
 from __future__ import annotations
 
+import os
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +19,7 @@ import pytest
 
 from dumper.writer import LogdirWriter
 from reader import DebugLogdir
+from reader.index.sharding import start_method
 
 T0 = 1_700_000_000.0
 HOSTS, STEPS = 3, 6
@@ -67,10 +70,33 @@ def run(tmp_path: Path) -> Path:
     return tmp_path / "run"
 
 
-def test_parallel_equals_serial_with_kept_health(run: Path,
+# pytest-timeout's thread would make every read spawn: the fork cases time out by a signal
+FORK = pytest.param("fork", marks=pytest.mark.timeout(300, method="signal"))
+
+
+def read_in_a_thread(d: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[DebugLogdir, str]:
+    """Read as the TUI does, from a thread of its own (workers are then spawned)."""
+    out: list[tuple[DebugLogdir, str]] = []
+
+    def work() -> None:
+        method = start_method()
+        out.append((read(d, monkeypatch, processes=True), method))
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    return out[0]
+
+
+@pytest.mark.parametrize("start", ["spawn", FORK])
+def test_parallel_equals_serial_with_kept_health(run: Path, start: str,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     serial = read(run, monkeypatch, processes=False)
-    parallel = read(run, monkeypatch, processes=True)
+    if start == "spawn":
+        parallel, method = read_in_a_thread(run, monkeypatch)
+    else:
+        parallel, method = read(run, monkeypatch, processes=True), start_method()
+    assert method == (start if sys.platform == "linux" else "spawn")
     # what the run says, before comparing the two ways of reading it
     t = serial.traces
     assert np.all(np.diff(t.wall_time) >= 0)
@@ -106,19 +132,38 @@ def _die(event, args):
         os._exit(70)
 sys.addaudithook(_die)
 """
+_FORKED_DIE = {"parent": -1}  # the pid whose forked children die (-1: none)
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="spawned workers read PYTHONPATH")
-def test_a_dead_worker_loses_only_its_host(run: Path, tmp_path: Path,
+def _die_if_forked_child(event: str, args: tuple[object, ...]) -> None:
+    if (event == "open" and _FORKED_DIE["parent"] not in (-1, os.getpid())
+            and str(args[0]).endswith(".graph_execution_traces")):
+        os._exit(70)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="forked workers: Linux")
+@pytest.mark.parametrize("start", ["spawn", FORK])
+def test_a_dead_worker_loses_only_its_host(run: Path, tmp_path: Path, start: str,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Every worker process dies as it opens a traces file (as if killed): the update ends,
-    the hosts this process indexed are all there, and each other one is named once."""
+    the hosts this process indexed are all there, and each other one is named once. Workers
+    are spawned when the caller has other threads (the TUI), forked when it has none."""
     serial = read(run, monkeypatch, processes=False)
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(CRASH)  # loaded by new processes only
-    monkeypatch.setenv("PYTHONPATH", str(site))
-    logdir = read(run, monkeypatch, processes=True)
+    if start == "spawn":  # the new interpreter loads sitecustomize; this process does not
+        site = tmp_path / "site"
+        site.mkdir()
+        (site / "sitecustomize.py").write_text(CRASH)
+        monkeypatch.setenv("PYTHONPATH", str(site))
+        logdir, method = read_in_a_thread(run, monkeypatch)
+        assert method == "spawn"
+    else:
+        assert start_method() == "fork"
+        sys.addaudithook(_die_if_forked_child)  # stays for the session: inert unless armed
+        _FORKED_DIE["parent"] = os.getpid()
+        try:
+            logdir = read(run, monkeypatch, processes=True)
+        finally:
+            _FORKED_DIE["parent"] = -1
     lost = {fs.host for fs in logdir.filesets
             if any(w.startswith(f"{fs.name}: not indexed") for w in logdir.warnings)}
     assert lost  # the worker always has the first file set before this process gets to it
