@@ -25,7 +25,16 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
-from reader.index.shards import Shard, index_fileset
+from reader.index.shards import (
+    MAX_SHARDS,
+    SMALL,
+    Shard,
+    big_bytes,
+    index_fileset,
+    merge,
+    reorder,
+    workers,
+)
 from reader.index.spool import spool_dir, unspool
 from reader.io.discovery import FileSet
 
@@ -157,3 +166,21 @@ class Sharding:
                 text = " ".join(str(exc).split())[:200]  # one line, whatever it says
                 self._lose(i, f"{type(exc).__name__}: {text}")
         return broken
+
+
+def read_sharded(logdir: DebugLogdir, progress: Callable[[int, int], None] | None = None
+                 ) -> int:
+    """The first read of a run with several file sets: shards, merged. Returns the bytes
+    the big files gave (as `read_files` does)."""
+    filesets = list(logdir.filesets)
+    few = 1 < workers(len(filesets), 1 << 62) and len(filesets) <= MAX_SHARDS
+    total = big_bytes(filesets) if few else 0
+    n = workers(len(filesets), total) if few else 0
+    if n == 0:  # read here, file set after file set
+        done = logdir.read_files(progress=progress)
+        reorder(logdir)
+        return done
+    logdir.read_files(SMALL)
+    shards = Sharding(logdir, filesets, total, progress).run(n)
+    merge(logdir, shards, n)
+    return sum(c.offset for s in shards for c in s.cursors.values())

@@ -190,7 +190,7 @@ def reorder(logdir: DebugLogdir) -> None:
     _put_in_order(logdir, columns)
 
 
-def _big_bytes(filesets: list[FileSet]) -> int:
+def big_bytes(filesets: list[FileSet]) -> int:
     total = 0
     for fs in filesets:
         for suffix in BIG:
@@ -219,23 +219,3 @@ def workers(n_filesets: int, big_bytes: int) -> int:
     if big_bytes < least or cores < 2:
         return 0
     return min(cores, n_filesets)
-
-
-def read_sharded(logdir: DebugLogdir, progress: Callable[[int, int], None] | None = None
-                 ) -> int:
-    """The first read of a run with several file sets: shards, merged. Returns the bytes
-    the big files gave (as `read_files` does)."""
-    filesets = list(logdir.filesets)
-    few = 1 < workers(len(filesets), 1 << 62) and len(filesets) <= MAX_SHARDS
-    total = _big_bytes(filesets) if few else 0
-    n = workers(len(filesets), total) if few else 0
-    if n == 0:  # read here, file set after file set
-        done = logdir.read_files(progress=progress)
-        reorder(logdir)
-        return done
-    from reader.index.sharding import Sharding  # it imports this module
-
-    logdir.read_files(SMALL)
-    shards = Sharding(logdir, filesets, total, progress).run(n)
-    merge(logdir, shards, n)
-    return sum(c.offset for s in shards for c in s.cursors.values())
