@@ -86,8 +86,11 @@ def index_fileset(cls: type[DebugLogdir], path: str, run_id: str, fileset: FileS
     p = logdir.problems
     spooled = None
     if spool_to is not None:
-        spooled = spool(columns, spool_to, os.path.basename(fileset.prefix))
-        columns = {}
+        try:
+            spooled = spool(columns, spool_to, os.path.basename(fileset.prefix))
+            columns = {}
+        except OSError:  # shared memory full (a container's 64 MB /dev/shm): by the pipe
+            spooled = None
     return Shard(fileset.prefix, logdir.strings.all(), columns,
                  sorted(set(logdir._trace_keys.values())), sorted(logdir.modes),
                  list(p.warnings), p.suppressed, p.corrupt_records,

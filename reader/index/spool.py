@@ -54,6 +54,9 @@ def spool(columns: Columns, directory: str, name: str) -> Spooled:
                 while view:
                     view = view[os.write(fd, view):]
                 offset += a.nbytes
+    except OSError:  # full: no half-written file left behind (the caller sends by pipe)
+        os.unlink(path)
+        raise
     finally:
         os.close(fd)
     return Spooled(path, layout, offset)

@@ -173,3 +173,20 @@ def test_a_dead_worker_loses_only_its_host(run: Path, tmp_path: Path, start: str
     for table in ("traces", "executions"):  # the hosts kept have exactly their rows
         want = [r for r in host_rows(serial, table) if r[0] in kept]
         assert host_rows(logdir, table) == want
+
+
+def test_a_shard_goes_by_pipe_when_shared_memory_is_full(run: Path, tmp_path: Path) -> None:
+    """A worker that cannot write its columns to shared memory (a container's small
+    /dev/shm: here a directory that is not there) hands them back in the shard itself."""
+    from reader.index.shards import index_fileset
+
+    logdir = DebugLogdir(str(run))
+    fs = logdir.filesets[1]
+    spooled = index_fileset(DebugLogdir, logdir.path, logdir.run_id, fs,
+                            spool_to=str(tmp_path / "not-there"))
+    direct = index_fileset(DebugLogdir, logdir.path, logdir.run_id, fs)
+    assert spooled.spooled is None and direct.spooled is None
+    assert len(spooled.columns["traces"]["wall_time"]) == STEPS
+    for table, cols in direct.columns.items():
+        for col, a in cols.items():
+            assert np.array_equal(spooled.columns[table][col], a, equal_nan=a.dtype.kind == "f")
