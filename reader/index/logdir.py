@@ -38,7 +38,7 @@ from reader.index.schema import (
     OutputTable,
     TraceTable,
 )
-from reader.index.shards import read_sharded
+from reader.index.sharding import read_sharded
 from reader.index.sources import SourceIndex
 from reader.io.cursors import CHUNK, ChunkRead, Cursor, FileFollower, PendingRead, Records
 from reader.io.discovery import (

@@ -8,8 +8,8 @@ unit of work is one file set — `index_fileset`, the *shard function* — and i
 in wall-time order across hosts (executions with their blocks of outputs), alerts found
 again over the merged rows. The same two functions serve
 
-- several hosts on one machine: `read_sharded` runs the shard function in worker processes
-  (spawned: the caller may have threads, e.g. the TUI's), at most one per core, when the big
+- several hosts on one machine: `read_sharded` runs the shard function in this process and
+  spawned workers (`reader.index.sharding`), at most one process per core, when the big
   files hold at least `PARALLEL_MIN_BYTES` (`TFDBG_TUI_PARALLEL_MIN_BYTES`); smaller runs
   (and runs of more than `MAX_SHARDS` file sets) are read here, file set after file set, and
   put in the same order (`reorder`), so row numbers never depend on how a run was read;
@@ -29,7 +29,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from reader.index.alerts import NewRows
+from reader.index.order import (
+    merge_runs,
+    order_executions,
+    order_traces,
+    renumber_details,
+    wall_time_order,
+)
 from reader.index.schema import tensor_parts
+from reader.index.spool import Spooled, spool
 from reader.io.cursors import Cursor
 from reader.io.discovery import FileSet
 from reader.io.regular import check_regular
@@ -61,23 +69,33 @@ class Shard:
     suppressed: int
     corrupt: int
     cursors: dict[str, Cursor] = field(default_factory=dict)
+    spooled: Spooled | None = None  # the columns, while in shared memory (`spool`)
 
 
 def index_fileset(cls: type[DebugLogdir], path: str, run_id: str, fileset: FileSet,
                   progress: Callable[[int, int], None] | None = None,
-                  digests: bool = False) -> Shard:
+                  digests: bool = False, spool_to: str | None = None) -> Shard:
     """The shard function: index one file set (all six files; its graphs give the op types
     of its traces) and return its big files' part of the index as columns (with the rows'
-    summary digests when the merged index keeps them: `merge` needs the same columns)."""
+    summary digests when the merged index keeps them: `merge` needs the same columns; with
+    `spool_to`, a directory: the columns written there, see `reader.index.spool`)."""
     logdir = cls(path, run_id, filesets=[fileset], digests=digests)
     logdir.read_files(progress=progress)
-    columns = {name: {c: np.array(t.col(c)) for c in t.columns}
-               for name, t in tensor_parts(logdir).items()}
+    # views, not copies: sorting, pickling or the merge copies them once anyway
+    columns = {name: {c: t.col(c) for c in t.columns} for name, t in tensor_parts(logdir).items()}
+    order_traces(columns)  # here, in parallel: the merge then sees sorted runs
     p = logdir.problems
+    spooled = None
+    if spool_to is not None:
+        try:
+            spooled = spool(columns, spool_to, os.path.basename(fileset.prefix))
+            columns = {}
+        except OSError:  # shared memory full (a container's 64 MB /dev/shm): by the pipe
+            spooled = None
     return Shard(fileset.prefix, logdir.strings.all(), columns,
                  sorted(set(logdir._trace_keys.values())), sorted(logdir.modes),
                  list(p.warnings), p.suppressed, p.corrupt_records,
-                 {s: logdir.file_cursor(0, s) for s in BIG})
+                 {s: logdir.file_cursor(0, s) for s in BIG}, spooled)
 
 
 def _remap_kinds(kinds: dict[str, np.ndarray], strings: np.ndarray, names: tuple[str, ...],
@@ -103,55 +121,11 @@ def _concat(parts: list[dict[str, np.ndarray]], spec: dict[str, np.dtype]
                 else np.zeros(0, dt)) for c, dt in spec.items()}
 
 
-def _permute(cols: dict[str, np.ndarray], order: np.ndarray) -> dict[str, np.ndarray]:
-    return {c: np.ascontiguousarray(a[order]) for c, a in cols.items()}
-
-
-def _renumber_details(details: dict[str, np.ndarray], inverse: np.ndarray
-                      ) -> dict[str, np.ndarray]:
-    """Kept-health rows follow their rows to their new numbers (and stay ascending)."""
-    rows = inverse[details["row"]]
-    details = dict(details, row=rows.astype(details["row"].dtype))
-    return _permute(details, np.argsort(rows, kind="stable"))
-
-
-def _wall_time_order(merged: dict[str, dict[str, np.ndarray]],
-                     ekinds: dict[str, np.ndarray]) -> None:
-    """Traces, and executions with their outputs, in wall-time order (stable: a host's own
-    order is kept between equal times; NaN times last)."""
-    t = merged["traces"]
-    order = np.argsort(t["wall_time"], kind="stable")
-    if not np.array_equal(order, np.arange(len(order))):
-        inverse = np.empty_like(order)
-        inverse[order] = np.arange(len(order))
-        merged["traces"] = _permute(t, order)
-        merged["traces.details"] = _renumber_details(merged["traces.details"], inverse)
-    e, o = merged["executions"], merged["outputs"]
-    order = np.argsort(e["wall_time"], kind="stable")
-    if np.array_equal(order, np.arange(len(order))):
-        return
-    lens = ekinds["n_outputs"][e["kind"]].astype(np.int64)[order]
-    starts = e["first_output"][order].astype(np.int64)
-    if int(lens.sum()) != len(o["slot"]):
-        return  # outputs not exactly the executions' blocks: keep the file order
-    new_first = np.concatenate([[0], np.cumsum(lens)[:-1]]) if len(lens) else lens
-    out_order = np.repeat(starts - new_first, lens) + np.arange(int(lens.sum()))
-    exec_inverse = np.empty_like(order)
-    exec_inverse[order] = np.arange(len(order))
-    out_inverse = np.empty_like(out_order)
-    out_inverse[out_order] = np.arange(len(out_order))
-    merged["executions"] = _permute(e, order)
-    merged["executions"]["first_output"] = new_first.astype(e["first_output"].dtype)
-    o = _permute(o, out_order)
-    o["execution"] = exec_inverse[o["execution"]].astype(o["execution"].dtype)
-    merged["outputs"] = o
-    merged["outputs.details"] = _renumber_details(merged["outputs.details"], out_inverse)
-
-
-def merge(logdir: DebugLogdir, shards: list[Shard]) -> None:
+def merge(logdir: DebugLogdir, shards: list[Shard], threads: int = 1) -> None:
     """Put shards (one per file set of `logdir`, in its order) in place as its index, rows
     in wall-time order, alerts found again over them. `logdir` has read nothing of its big
-    files yet (its small files may be read: their objects are not part of a shard)."""
+    files yet (its small files may be read: their objects are not part of a shard). The
+    traces (the big table) are merged by `merge_runs`, with `threads` threads."""
     parts = tensor_parts(logdir)
     by_prefix = {fs.prefix: i for i, fs in enumerate(logdir.filesets)}
     pieces: dict[str, list[dict[str, np.ndarray]]] = {name: [] for name in parts}
@@ -190,19 +164,27 @@ def merge(logdir: DebugLogdir, shards: list[Shard]) -> None:
         for suffix, saved in shard.cursors.items():
             cur = logdir.file_cursor(fsi, suffix)
             cur.__dict__.update(saved.__dict__)
-    merged = {name: _concat(pieces[name], {col: part.column_dtype(col) for col in part.columns})
-              for name, part in parts.items()}
+    specs = {name: {col: part.column_dtype(col) for col in part.columns}
+             for name, part in parts.items()}
+    merged = {name: _concat(pieces[name], specs[name]) for name in parts if name != "traces"}
+    merged["traces"], order = merge_runs(pieces["traces"], specs["traces"], threads)
+    if order is not None:
+        merged["traces.details"] = renumber_details(merged["traces.details"], order)
     for name in ("traces", "executions"):
         kinds = getattr(logdir, name).kinds
         kinds.adopt(merged[f"{name}.kinds"], len(merged[f"{name}.kinds"]["fileset"]))
-    _put_in_order(logdir, merged)
+    _put_in_order(logdir, merged, traces_in_order=True)
     if logdir._unresolved_types:  # an op whose creation another host's graphs recorded
         logdir._resolve_op_types()
 
 
-def _put_in_order(logdir: DebugLogdir, columns: dict[str, dict[str, np.ndarray]]) -> None:
+def _put_in_order(logdir: DebugLogdir, columns: dict[str, dict[str, np.ndarray]],
+                  traces_in_order: bool = False) -> None:
     """Adopt the tensor tables' `columns` in wall-time order, and find the alerts again."""
-    _wall_time_order(columns, columns["executions.kinds"])
+    if traces_in_order:  # merged by `merge_runs`
+        order_executions(columns, columns["executions.kinds"])
+    else:
+        wall_time_order(columns, columns["executions.kinds"])
     for name, part in tensor_parts(logdir).items():
         if not name.endswith(".kinds"):
             part.adopt(columns[name], len(next(iter(columns[name].values()))))
@@ -219,7 +201,7 @@ def reorder(logdir: DebugLogdir) -> None:
     _put_in_order(logdir, columns)
 
 
-def _big_bytes(filesets: list[FileSet]) -> int:
+def big_bytes(filesets: list[FileSet]) -> int:
     total = 0
     for fs in filesets:
         for suffix in BIG:
@@ -248,35 +230,3 @@ def workers(n_filesets: int, big_bytes: int) -> int:
     if big_bytes < least or cores < 2:
         return 0
     return min(cores, n_filesets)
-
-
-def read_sharded(logdir: DebugLogdir, progress: Callable[[int, int], None] | None = None
-                 ) -> int:
-    """The first read of a run with several file sets: shards, merged. Returns the bytes
-    the big files gave (as `read_files` does)."""
-    filesets = list(logdir.filesets)
-    cls = type(logdir)
-    few = 1 < workers(len(filesets), 1 << 62) and len(filesets) <= MAX_SHARDS
-    total = _big_bytes(filesets) if few else 0
-    n = workers(len(filesets), total) if few else 0
-    if n == 0:  # read here, file set after file set
-        done = logdir.read_files(progress=progress)
-        reorder(logdir)
-        return done
-    import multiprocessing  # here: a one-host report never pays for importing them
-    from concurrent.futures import ProcessPoolExecutor
-
-    logdir.read_files(SMALL)
-    shards: list[Shard] = []
-    ctx = multiprocessing.get_context("spawn")  # never fork a process with threads
-    with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
-        futures = [pool.submit(index_fileset, cls, logdir.path, logdir.run_id, fs, None,
-                               logdir.digests) for fs in filesets]
-        done = 0
-        for fut in futures:
-            shards.append(fut.result())
-            done += sum(c.offset for c in shards[-1].cursors.values())
-            if progress is not None:
-                progress(done, total)
-    merge(logdir, shards)
-    return done
