@@ -15,7 +15,6 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -42,18 +41,38 @@ def warm_bytecode() -> None:
                     "benchmarks"], cwd=ROOT, env=env, check=False, stdout=subprocess.DEVNULL)
 
 
+# Runs one command and notes its wall time, peak RSS and status in a file. The measured
+# process is forked from this small interpreter, not from the benchmark's: Linux carries a
+# process's peak RSS across fork and exec, so a child of a benchmark that holds hundreds of
+# MB (data it just wrote or uploaded) would report at least that much as its own peak.
+_LAUNCH = """
+import os, sys, time
+t0 = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - t0
+with open(sys.argv[1], "w") as f:
+    f.write(f"{wall} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}")
+"""
+
+
 def run_measured(cmd: list[str], **env: str) -> tuple[float, int, str, int]:
-    """(wall seconds, peak RSS bytes, stdout, exit status) of one child process."""
+    """(wall seconds, peak RSS bytes, stdout, exit status) of one child process (started by
+    a small launcher, see `_LAUNCH`; its wall time excludes the launcher's start)."""
     import subprocess
 
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            env=child_env(**env), cwd=ROOT)
-    assert proc.stdout is not None
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return time.perf_counter() - t0, usage.ru_maxrss * 1024, out.decode(), proc.returncode
+    with tempfile.TemporaryDirectory(prefix="tfdbg-bench-run-") as tmp:
+        stats = os.path.join(tmp, "stats")
+        proc = subprocess.run([sys.executable, "-S", "-c", _LAUNCH, stats, *cmd],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              env=child_env(**env), cwd=ROOT, check=False)
+        wall, rss, status = open(stats).read().split()
+    return float(wall), int(rss) * 1024, proc.stdout.decode(), int(status)
 
 
 def machine() -> str:
