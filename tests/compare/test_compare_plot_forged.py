@@ -147,6 +147,8 @@ def test_diff_prints_a_loss_line_per_run_and_json_keeps_nan_apart(tmp_path: Path
     assert set(rows) == {"A", "B"}, out
     assert GLYPH[NAN] in rows["B"] and f"NaN from step {NAN_AT}" in rows["B"], rows
     assert GLYPH[NAN] not in rows["A"].strip().split("  ")[1], rows
+    # bars of a small difference look alike: B's row says in words where the loss parts
+    assert f"(loss ≠ from step {NAN_AT}" in rows["B"], rows
     code, out, err = run_diff("--json", a, b)
     assert code == 1, err
     r = json.loads(out)
@@ -159,6 +161,14 @@ def test_diff_prints_a_loss_line_per_run_and_json_keeps_nan_apart(tmp_path: Path
         else:
             assert step["loss_b"] == step["loss_a"], step
     assert r["loss_series"]["b"]["states"][NAN_AT] == "nan"
+
+
+def test_equal_runs_say_their_loss_is_equal_at_every_step(tmp_path: Path) -> None:
+    a, b = _run(tmp_path / "a", None), _run(tmp_path / "b", None)
+    code, out, err = run_diff(a, b)
+    assert code == 0 and "Traceback" not in err, (out, err)
+    (row_b,) = [line.strip() for line in out.splitlines() if line.strip().startswith("loss B")]
+    assert row_b.endswith("(loss equal at every compared step)"), row_b
 
 
 def test_a_health_run_shows_its_nan_from_the_counts_and_no_invented_values(

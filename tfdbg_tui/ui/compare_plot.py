@@ -15,7 +15,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from tfdbg_tui.core.compare.series import NAN, NEG_INF, POS_INF, VALUE, LossSeries, SideLoss
-from tfdbg_tui.core.compare.spark import MARK, Cell, number, side_summary, spark
+from tfdbg_tui.core.compare.spark import MARK, Cell, loss_error_text, side_summary, spark
 from tfdbg_tui.core.textutil import fit, lit
 
 LABEL = "loss"
@@ -63,25 +63,6 @@ def _first_text(s: LossSeries) -> str:
     return f"first ≠ step {s.first_step}: {s.first_what or '?'}"
 
 
-def _error_text(s: LossSeries) -> str:
-    """The loss's own comparison: from which step it differs (a NaN against a number has
-    no finite error, but differs) and its largest finite |A − B|; or that it is equal."""
-    status = s.loss_status
-    differs = [k for k, t in enumerate(status) if t == "different"]
-    if differs:
-        errs = [(e, k) for k, e in enumerate(s.loss_error) if k in differs and e == e]
-        text = f"loss ≠ from step {differs[0]}"
-        if errs and max(errs)[0] > 0:
-            text += f", |A−B| up to {number(max(errs)[0])} (step {max(errs)[1]})"
-        return text
-    equal = status.count("equal")
-    if not equal:
-        return "loss not compared"
-    if equal == len(status):
-        return "loss equal at every compared step"
-    return f"loss equal where compared ({equal} of {len(status)} steps)"
-
-
 def plot_rows(s: LossSeries, width: int, narrow: bool) -> Text:
     """The plot in `width` cells: two lines (A over B), or one in the narrow layout."""
     width = max(20, width)
@@ -99,7 +80,7 @@ def plot_rows(s: LossSeries, width: int, narrow: bool) -> Text:
     out = Text(no_wrap=True, end="")
     out.append_text(_row("A", s.a, row_a, first, width, _first_text(s), label=LABEL))
     out.append("\n")
-    out.append_text(_row("B", s.b, row_b, first, width, _error_text(s)))
+    out.append_text(_row("B", s.b, row_b, first, width, loss_error_text(s)))
     return out
 
 

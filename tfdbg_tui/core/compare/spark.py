@@ -111,6 +111,25 @@ def side_summary(side: SideLoss, name: str) -> str:
     return ", ".join(parts)
 
 
+def loss_error_text(s: LossSeries) -> str:
+    """The loss's own comparison: from which step it differs (a NaN against a number has
+    no finite error, but differs) and its largest finite |A − B|; or that it is equal."""
+    status = s.loss_status
+    differs = [k for k, t in enumerate(status) if t == "different"]
+    if differs:
+        errs = [(e, k) for k, e in enumerate(s.loss_error) if k in differs and e == e]
+        text = f"loss ≠ from step {differs[0]}"
+        if errs and max(errs)[0] > 0:
+            text += f", |A−B| up to {number(max(errs)[0])} (step {max(errs)[1]})"
+        return text
+    equal = status.count("equal")
+    if not equal:
+        return "loss not compared"
+    if equal == len(status):
+        return "loss equal at every compared step"
+    return f"loss equal where compared ({equal} of {len(status)} steps)"
+
+
 def plain_rows(series: LossSeries, width: int) -> list[str]:
     """`diff`'s two lines (`loss A ▇▅▃┊▂ 2.31 → 0.4`), the first divergent step marked."""
     row_a, row_b, first = spark(series, width)
@@ -120,8 +139,10 @@ def plain_rows(series: LossSeries, width: int) -> list[str]:
             out.append(f"loss {name}  no loss found in {name}")
             continue
         glyphs = "".join((MARK if i == first else "") + c.glyph for i, c in enumerate(cells))
-        out.append(f"loss {name}  {glyphs}  {side_summary(side, name)}")
+        tail = f"  ({loss_error_text(series)})" if name == "B" and series.a.found else ""
+        out.append(f"loss {name}  {glyphs}  {side_summary(side, name)}{tail}")
     return out
 
 
-__all__ = ["BARS", "MARK", "Cell", "columns", "number", "plain_rows", "side_summary", "spark"]
+__all__ = ["BARS", "MARK", "Cell", "columns", "loss_error_text", "number", "plain_rows",
+           "side_summary", "spark"]
