@@ -234,7 +234,8 @@ def main(logdir: str, keys_while_indexing: bool = True, froze: str = ""
     raw = {k: v for k, v in r.items() if k not in ("timings", "during", "follow",
                                                     "first_alert_id")}
     raw.update(median_key=median, median_during=statistics.median(during) if during else None,
-               keys_during=len(during), import_s=import_s)
+               keys_during=len(during), import_s=import_s,
+               max_during=max(during) if during else None)
     return "\n".join(rows), raw
 
 

@@ -50,6 +50,12 @@ def _last_json(text: str) -> Any:
     return json.loads(text.strip().splitlines()[-1])
 
 
+def _section_and_numbers(text: str) -> tuple[str, Any]:
+    """A child's Markdown section, and the numbers it printed as its last line (JSON)."""
+    *section, last = text.strip().splitlines()
+    return "\n".join(section) + "\n", json.loads(last)
+
+
 def _reopen(logdir: str) -> dict[str, Any]:
     """Fill a new cache with one `report`, then reopen from it in a fresh process."""
     with tempfile.TemporaryDirectory(prefix="tfdbg-bench-cache-") as cache:
@@ -148,13 +154,12 @@ def main() -> int:
     section("live", "live follow through ChangeWatcher (notifications, polling)",
             lambda: _last_json(_child("benchmarks.bench_live", big)))
     section("diff", "diff of two 1.25M-record runs vs one report (cold and warm)",
-            lambda: _child("benchmarks.bench_diff", big))
+            lambda: _section_and_numbers(_child("benchmarks.bench_diff", big)))
     section("dumper", "dumper: `tfdbg-tui run` overhead and the TF-free writer",
             lambda: _child("benchmarks.bench_dumper"))
     section("scaleout", "1.25M from a local S3 server vs disk, export vs report, 8 hosts "
             "in worker processes vs one after another",
-            lambda: "\n".join(_child("benchmarks.bench_scaleout", big).strip().splitlines()[:-1])
-            + "\n")
+            lambda: _section_and_numbers(_child("benchmarks.bench_scaleout", big)))
     res["load_end"] = os.getloadavg()
     res["total_s"] = time.perf_counter() - t_start
     (DATA / "last-run.json").write_text(json.dumps(res, default=str, indent=1))
