@@ -132,20 +132,25 @@ class VirtualList(ScrollView, can_focus=True):
             self.refresh()
 
     def _set_virtual_height(self, n: int) -> None:
-        """Make the list `n` rows long. A list that overflows its height before and after
-        (its scrollbar stays, its size does not change) only needs the scrollbar redrawn:
-        setting `virtual_size` asks Textual for a layout of the whole screen, which re-renders
-        every pane — on every progress snapshot of a big logdir (four a second), a key
-        pressed then waited for it. So the reactive is set without it here."""
+        """Make the list `n` rows long. Setting `virtual_size` asks Textual for a layout of
+        the whole screen, which re-renders every pane: on every progress snapshot of a big
+        logdir (four a second) and every follow (Graph Structure, Stack), and a key pressed
+        then waited for it. A list whose height is not its content's (`1fr` in the panes)
+        keeps its size whatever its rows, so unless its scrollbar comes or goes, only the
+        scrollbar needs redrawing: the reactive is set without the layout."""
         size = Size(self.size.width, n)
         old = self.virtual_size
-        height = self.scrollable_content_region.height
         if size == old:
             return
-        if (height > 0 and old.width == size.width and old.height > height
-                and n > height and self.show_vertical_scrollbar):
+        height = self.scrollable_content_region.height
+        fixed = self.styles.height is not None and not self.styles.height.is_auto
+        overflows = n > height
+        scrolled_past = self.scroll_offset.y > max(0, n - height)  # Textual clamps it
+        if (fixed and height > 0 and old.width == size.width and not scrolled_past
+                and (old.height > height) == overflows == self.show_vertical_scrollbar):
             self.set_reactive(VirtualList.virtual_size, size)
-            self.vertical_scrollbar.window_virtual_size = n
+            if overflows:
+                self.vertical_scrollbar.window_virtual_size = n
             return
         self.virtual_size = size
 
