@@ -392,3 +392,21 @@ async def test_the_stack_status_says_how_many_wrapper_frames_are_left_out_at_160
         clause = next(c for c in str(s.stack.border_subtitle).split(" · ") if "tfdbg-tui" in c)
         assert str(omitted) in clause
         assert words(clause) in bottom, bottom  # whole, not cut by the border
+
+
+@sync
+async def test_the_footer_says_what_i_does_on_graph_structure(demo_logdir: str) -> None:
+    """`i` shows the diagnosis whole in general ("why"), but on Graph Structure it shows the
+    pane's rows whole: the footer there must say so, not offer a "why" it does not give."""
+    app = make_app(demo_logdir)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(app, pilot)
+        assert " i why " in f" {words(footer_text(app))} "  # on Alerts: the diagnosis
+        await pilot.press("4")  # Graph Structure
+        await pilot.pause()
+        footer = f" {words(footer_text(app))} "
+        assert " i why " not in footer, footer
+        assert " i whole lines " in footer, footer
+        await pilot.press("i")
+        await pilot.pause()
+        assert getattr(app.screen, "title_text", None) == "Graph Structure"  # what i opened

@@ -11,10 +11,12 @@ the notes after, so a narrow pane cuts notes, not facts.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.worker import get_current_worker
 
 from reader.diagnosis.index import diag_index
@@ -22,6 +24,7 @@ from reader.index.graphs import Op
 from tfdbg_tui.core import model
 from tfdbg_tui.core.names import EAGER_CONTEXT, graph_label, trace_device
 from tfdbg_tui.core.textutil import lit
+from tfdbg_tui.ui.bindings import STRUCTURE_KEYS, to_bindings
 from tfdbg_tui.ui.panes.base import ListPane, ShowTrace
 from tfdbg_tui.ui.panes.registry import register_pane
 from tfdbg_tui.ui.render import DIM, WARN
@@ -50,9 +53,12 @@ class Row:
 
 
 @register_pane(4, "graph_structure", "Graph Structure", short="Structure",
-               area="top-middle")
+               area="top-middle", keys=STRUCTURE_KEYS)
 class GraphStructurePane(ListPane):
     """Inputs, the op, and consumers of the op behind the selected trace."""
+
+    BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
+        *to_bindings(STRUCTURE_KEYS)]
 
     def __init__(self, state: model.AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
