@@ -26,12 +26,17 @@ from reader.index.schema import ALERT_SPEC, EAGER, GRAPH, ExecutionTable, Output
 
 @dataclass(frozen=True)
 class Alerts:
-    """All NaN/∞ alerts, sorted by wall time (stable), as parallel columns."""
+    """All NaN/∞ alerts, sorted by wall time (stable), as parallel columns.
+
+    `graph_kinds`: how many of them are graph alerts of each trace kind (indexed by the
+    traces' kind id) — what a summary by op type needs, counted as alerts are found, so
+    that it costs the few thousand kinds, not the millions of alerts."""
 
     kind: Any  # GRAPH (0) or EAGER (1)
     index: Any  # trace index or execution index
     slot: Any
     wall_time: Any
+    graph_kinds: Any = None  # np.ndarray (int64) per trace kind, or None when not counted
 
     def __len__(self) -> int:
         return len(self.kind)
@@ -87,20 +92,57 @@ def _nondecreasing(a: np.ndarray, block: int = 1 << 20) -> bool:
     return True
 
 
+class _SortedPrefix:
+    """Whether a growing column (a table's wall times) is still nondecreasing, checking only
+    the rows added since the last look: alerts are sorted again after every batch while a
+    big file is read, and re-checking 10 million wall times each time made that quadratic.
+    Rows already checked only change through `Table.version` (adopt, patch): then all again."""
+
+    __slots__ = ("key", "n", "ok")
+
+    def __init__(self) -> None:
+        self.key: tuple[int, int] | None = None
+        self.n = 0
+        self.ok = True
+
+    def check(self, table: Table, name: str) -> bool:
+        a = table.col(name)
+        key = (id(table), table.version)
+        if key != self.key or len(a) < self.n:
+            self.key, self.n, self.ok = key, 0, True
+        if self.ok and len(a) > self.n:
+            self.ok = _nondecreasing(a[max(0, self.n - 1):])
+            self.n = len(a)
+        return self.ok
+
+
 ROW_DTYPE = np.dtype(ALERT_SPEC["row"])
 ROW_MAX = int(np.iinfo(ROW_DTYPE).max)
+ROWS_SPEC = {"row": ALERT_SPEC["row"]}
 
 
 class AlertLog:
-    """The alerts found so far, in wall-time order (sorted when asked, after new ones)."""
+    """The alerts found so far, in wall-time order (sorted when asked, after new ones).
+
+    Besides the sorted (kind, row) table, every alert's row is kept per kind in the order
+    found (ascending: rows are appended), with a count of graph alerts per trace kind, so
+    that sorting again after a batch costs that batch — appending, when the batch's alerts
+    all come after the ones sorted — or one O(n) merge without sorting, never re-collecting
+    the millions of alerts already found. The TUI sorts after every batch while it indexes.
+    """
 
     def __init__(self, detectors: tuple[Detector, ...] = DETECTORS) -> None:
         self.detectors = detectors
-        self._table = Table(ALERT_SPEC)  # sorted (kind, row)
-        self._pending: list[Found] = []
-        self._n_pending = 0
+        self._table = Table(ALERT_SPEC)  # the first len(_table) alerts found, sorted
+        self._found = {GRAPH: Table(ROWS_SPEC), EAGER: Table(ROWS_SPEC)}  # all, per kind
+        self._split = True  # _found holds _table's rows (not after `adopt_sorted`)
+        self._ascending = True  # each kind's rows found in ascending order
+        self._n_pending = 0  # alerts found but not sorted yet
+        self._sorted_graph = 0  # of the sorted ones, graph alerts
+        self._graph_kinds: np.ndarray | None = np.zeros(0, np.int64)  # None: not counted
         self._tables: tuple[TraceTable, ExecutionTable, OutputTable] | None = None
         self._sorted: Alerts | None = None
+        self._walls = (_SortedPrefix(), _SortedPrefix())  # traces', executions' wall times
 
     def __len__(self) -> int:
         return len(self._table) + self._n_pending
@@ -118,9 +160,43 @@ class AlertLog:
         for detector in self.detectors:
             for found in detector(new):
                 # int32 while pending too: millions of alerts wait here until sorted
-                found = Found(found.kind, found.rows.astype(ROW_DTYPE, copy=False))
-                self._pending.append(found)
-                self._n_pending += len(found.rows)
+                self._add(found.kind, found.rows.astype(ROW_DTYPE, copy=False))
+
+    def _add(self, kind: int, rows: np.ndarray) -> None:
+        if not len(rows):
+            return
+        self._split_found()
+        part = self._found[kind]
+        if (len(part) and rows[0] < part.col("row")[-1]) or not _nondecreasing(rows):
+            self._ascending = False
+        part.extend({"row": rows})
+        self._n_pending += len(rows)
+        if kind == GRAPH and self._graph_kinds is not None:
+            self._graph_kinds = self._count_kinds(rows, self._graph_kinds)
+
+    def _count_kinds(self, rows: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """`counts` plus the graph alerts at trace `rows`, per trace kind (a new array: an
+        `Alerts` handed out keeps its own)."""
+        assert self._tables is not None
+        add = np.bincount(self._tables[0].col("kind")[rows])
+        out = np.zeros(max(len(add), len(counts)), np.int64)
+        out[: len(counts)] += counts
+        out[: len(add)] += add
+        return out
+
+    def _split_found(self) -> None:
+        """After `adopt_sorted`: the sorted rows split by kind (once, when new ones come)."""
+        if self._split:
+            return
+        kind, row = self._table.col("kind"), self._table.col("row")
+        for k, part in self._found.items():
+            rows = row[kind == k]
+            self._ascending = self._ascending and _nondecreasing(rows)
+            part.adopt({"row": np.array(rows)}, len(rows))
+        self._graph_kinds = self._count_kinds(self._found[GRAPH].col("row"),
+                                              np.zeros(0, np.int64))
+        self._sorted_graph = len(self._found[GRAPH])
+        self._split = True
 
     def spec(self) -> dict[str, np.dtype]:
         return {c: self._table.column_dtype(c) for c in self._table.columns}
@@ -133,7 +209,12 @@ class AlertLog:
     def adopt_sorted(self, columns: dict[str, np.ndarray], rows: int) -> None:
         """Start from alerts already in wall-time order (an index cache's)."""
         self._table.adopt(columns, rows)
-        self._pending, self._n_pending, self._sorted = [], 0, None
+        for part in self._found.values():
+            part.adopt({"row": np.zeros(0, ROW_DTYPE)}, 0)
+        self._split, self._ascending, self._n_pending = rows == 0, True, 0
+        self._sorted_graph = 0
+        self._graph_kinds = np.zeros(0, np.int64) if rows == 0 else None
+        self._sorted = None
 
     def sorted(self) -> Alerts:
         """Every alert, earliest wall time first (ties keep file order, graph before eager)."""
@@ -146,43 +227,70 @@ class AlertLog:
         self._sorted = self._view(kind, row)
         return self._sorted
 
-    def _rows(self, kind: int) -> np.ndarray:
-        """Every row of one kind flagged so far, ascending (int32, like the table's)."""
-        parts = [self._table.col("row")[self._table.col("kind") == kind]]
-        parts += [f.rows for f in self._pending if f.kind == kind]
-        return np.concatenate(parts).astype(ROW_DTYPE, copy=False)
-
     def _merge(self) -> None:
         assert self._tables is not None
         traces, executions, outputs = self._tables
-        g, e = self._rows(GRAPH), self._rows(EAGER)
-        self._pending, self._n_pending = [], 0
-        self._table = Table(ALERT_SPEC)  # drop the old columns before building the new
+        g, e = self._found[GRAPH].col("row"), self._found[EAGER].col("row")
+        ng, self._sorted_graph, self._n_pending = self._sorted_graph, len(g), 0
         tw, ew = traces.wall_time, executions.wall_time
-        if _nondecreasing(tw) and _nondecreasing(ew):
-            # Both files in time order (the usual case): merge in O(n), no n-sized sort keys.
-            # Eager alert j lands after the graph alerts whose time is <= its own. The
-            # temporaries are kept int32 and freed early: this runs at the end of a read,
-            # where the process's peak memory is.
-            e_wall = ew[outputs.execution[e]]
-            after = np.searchsorted(tw, e_wall, "right").astype(ROW_DTYPE)
-            del e_wall
-            at = np.searchsorted(g, after, "left")
-            del after
-            at += np.arange(len(e), dtype=at.dtype)
-            kind = np.zeros(len(g) + len(e), dtype=np.int8)
-            kind[at] = EAGER
-            rows = np.empty(len(kind), dtype=ROW_DTYPE)
-            rows[at] = e
-            del at
-            rows[kind == GRAPH] = g
-        else:
+        if not (self._ascending and self._walls[0].check(traces, "wall_time")
+                and self._walls[1].check(executions, "wall_time")):
             kind = np.concatenate([np.zeros(len(g), np.int8), np.ones(len(e), np.int8)])
             rows = np.concatenate([g, e])
             wall = np.concatenate([tw[g], ew[outputs.execution[e]]])
             order = np.lexsort((rows, kind, wall))  # ties: graph first, then file order
-            kind, rows = kind[order], rows[order]
-        self._table.adopt({"kind": kind, "row": rows}, len(kind))
+            self._table = Table(ALERT_SPEC)
+            self._table.adopt({"kind": kind[order], "row": rows[order]}, len(order))
+            return
+        # Both files in time order (the usual case): merge in O(n), no n-sized sort keys.
+        old = self._table
+        n_old = len(old)
+        g_new, e_new = g[ng:], e[n_old - ng:]
+        if n_old and self._after(old, g_new, e_new):
+            old.extend(self._interleave(tw, ew, outputs, g_new, e_new))  # only the new
+            return
+        self._table = Table(ALERT_SPEC)  # drop the old columns before building the new
+        merged = self._interleave(tw, ew, outputs, g, e)
+        self._table.adopt(merged, len(merged["kind"]))
+
+    @staticmethod
+    def _interleave(tw: np.ndarray, ew: np.ndarray, outputs: OutputTable, g: np.ndarray,
+                    e: np.ndarray) -> dict[str, np.ndarray]:
+        """Graph alerts `g` and eager alerts `e` (each ascending, in time order) merged by
+        wall time: eager alert j lands after the graph alerts whose time is <= its own. The
+        temporaries are kept int32 and freed early: this runs at the end of a read, where
+        the process's peak memory is."""
+        e_wall = ew[outputs.execution[e]]
+        after = np.searchsorted(tw, e_wall, "right").astype(ROW_DTYPE)
+        del e_wall
+        at = np.searchsorted(g, after, "left")
+        del after
+        at += np.arange(len(e), dtype=at.dtype)
+        kind = np.zeros(len(g) + len(e), dtype=np.int8)
+        kind[at] = EAGER
+        rows = np.empty(len(kind), dtype=ROW_DTYPE)
+        rows[at] = e
+        del at
+        rows[kind == GRAPH] = g
+        return {"kind": kind, "row": rows}
+
+    def _after(self, old: Table, g_new: np.ndarray, e_new: np.ndarray) -> bool:
+        """Do the new alerts all sort after the `old` ones (so they are only appended)?
+        Ties: a graph alert goes before an eager one of the same time."""
+        assert self._tables is not None
+        traces, executions, outputs = self._tables
+        last_kind, last_row = int(old.col("kind")[-1]), int(old.col("row")[-1])
+        last = float(traces.wall_time[last_row] if last_kind == GRAPH
+                     else executions.wall_time[outputs.execution[last_row]])
+        if len(g_new):
+            first = float(traces.wall_time[g_new[0]])
+            if not (first > last or (first == last and last_kind == GRAPH)):
+                return False
+        if len(e_new):
+            first = float(executions.wall_time[outputs.execution[e_new[0]]])
+            if not first >= last:
+                return False
+        return True
 
     def _view(self, kind: np.ndarray, row: np.ndarray) -> Alerts:
         if self._tables is None:
@@ -217,4 +325,4 @@ class AlertLog:
         n = len(kind)
         return Alerts(kind, LazyColumn(n, np.dtype(np.int64), index),
                       LazyColumn(n, np.dtype(np.int32), slot),
-                      LazyColumn(n, np.dtype(np.float64), wall))
+                      LazyColumn(n, np.dtype(np.float64), wall), self._graph_kinds)

@@ -65,6 +65,9 @@ class Table:
         self._cap = 0
         self._n = 0
         self.rows_added_last = 0
+        # bumped whenever rows already there change (patched, or replaced by `adopt`); a
+        # reader that checked a prefix of a column once (is it sorted?) knows to look again
+        self.version = 0
         self._data: dict[str, np.ndarray] = {k: np.empty(0, dt) for k, dt in self._spec.items()}
 
     def __len__(self) -> int:
@@ -113,6 +116,7 @@ class Table:
     def set(self, name: str, rows: np.ndarray, values: np.ndarray | int) -> None:
         """Patch values in place (used when late-arriving graph data resolves op types)."""
         self._data[name][rows] = values
+        self.version += 1
 
     def column_dtype(self, name: str) -> np.dtype:
         return self._spec[name]
@@ -127,6 +131,7 @@ class Table:
                 raise ValueError(f"column {k}: {a.dtype}{a.shape} for {dt}({rows},)")
             data[k] = a
         self._data, self._n, self._cap = data, rows, rows
+        self.version += 1
 
     def nbytes(self) -> int:
         return sum(int(a.nbytes) for a in self._data.values())

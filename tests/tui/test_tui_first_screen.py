@@ -375,3 +375,38 @@ async def test_the_wrappers_frames_of_tfdbg_tui_run_are_not_shown(demo_logdir: s
         await pilot.pause()
         left = [s.stack.frames[k].file for k in s.stack.shown]
         assert left and all("nan_mlp.py" in f for f in left), left
+
+
+@sync
+async def test_the_stack_status_says_how_many_wrapper_frames_are_left_out_at_160_columns(
+        demo_logdir: str) -> None:
+    """The Stack Trace pane's status is where a user learns that frames were left out (the
+    CLI's, runpy's): at 160 columns it was cut before saying so."""
+    app = make_app(demo_logdir)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(app, pilot)
+        s = screen(app)
+        omitted = s.stack.omitted
+        assert omitted >= 3
+        bottom = words(shown(s.stack)[-1])
+        clause = next(c for c in str(s.stack.border_subtitle).split(" · ") if "tfdbg-tui" in c)
+        assert str(omitted) in clause
+        assert words(clause) in bottom, bottom  # whole, not cut by the border
+
+
+@sync
+async def test_the_footer_says_what_i_does_on_graph_structure(demo_logdir: str) -> None:
+    """`i` shows the diagnosis whole in general ("why"), but on Graph Structure it shows the
+    pane's rows whole: the footer there must say so, not offer a "why" it does not give."""
+    app = make_app(demo_logdir)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(app, pilot)
+        assert " i why " in f" {words(footer_text(app))} "  # on Alerts: the diagnosis
+        await pilot.press("4")  # Graph Structure
+        await pilot.pause()
+        footer = f" {words(footer_text(app))} "
+        assert " i why " not in footer, footer
+        assert " i whole lines " in footer, footer
+        await pilot.press("i")
+        await pilot.pause()
+        assert getattr(app.screen, "title_text", None) == "Graph Structure"  # what i opened

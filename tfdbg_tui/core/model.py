@@ -8,6 +8,8 @@ panes stay thin.
 
 from __future__ import annotations
 
+import bisect
+import math
 import re
 from dataclasses import dataclass
 
@@ -97,12 +99,25 @@ def trace_rows(logdir: DebugLogdir, start: int, stop: int, matcher: StringMatche
 
 def execution_bad(logdir: DebugLogdir, n_exec: int, n_outputs: int) -> np.ndarray:
     """Per execution: True when any of its outputs holds NaN/∞."""
-    bad = np.zeros(n_exec, dtype=bool)
+    return extend_execution_bad(logdir, np.zeros(0, dtype=bool), 0, n_exec, n_outputs)[0]
+
+
+def extend_execution_bad(logdir: DebugLogdir, bad: np.ndarray, from_output: int, n_exec: int,
+                         n_outputs: int) -> tuple[np.ndarray, int]:
+    """`bad` (the flags `execution_bad` gives for the outputs below `from_output`) brought up
+    to `n_exec` executions and `n_outputs` outputs, looking only at the outputs added since:
+    the Timeline does this on every progress snapshot of a run with millions of outputs.
+    Returns the flags and the output row to continue from next time (an output whose
+    execution is not counted yet is looked at again then)."""
+    out = np.zeros(n_exec, dtype=bool)
+    keep = min(len(bad), n_exec)
+    out[:keep] = bad[:keep]
     o = logdir.outputs
-    rows = np.flatnonzero(o.bad[:n_outputs] == 1)
+    rows = np.flatnonzero(o.bad[from_output:n_outputs] == 1) + from_output
     ex = o.execution[rows]
-    bad[ex[ex < n_exec]] = True
-    return bad
+    later = ex >= n_exec
+    out[ex[~later]] = True
+    return out, int(rows[later][0]) if later.any() else max(from_output, n_outputs)
 
 
 def execution_rows(logdir: DebugLogdir, start: int, stop: int, n_outputs: int,
@@ -121,38 +136,47 @@ def find_trace(logdir: DebugLogdir, n: int, graph_id: str, op_name: str, slot: i
                before: int | None = None, after: int | None = None) -> int | None:
     """The latest trace of graph_id/op_name[:slot] before `before`, or the first after `after`.
 
-    Searches outward in growing windows, so the common case (the input a few rows up) costs
-    a few microseconds even with millions of rows.
+    The traces of one tensor are those of a few trace kinds (one per device and mode), so
+    the kinds are found first, among thousands: a tensor never traced (a function argument,
+    a constant) costs nothing, where scanning 10 million rows for it held the screen for a
+    second on every follow. The rows are then searched outward in growing windows, on the
+    kind column alone, so the common case (the input a few rows up) costs microseconds.
     """
     sid_g = logdir.strings.lookup(graph_id)
     sid_n = logdir.strings.lookup(op_name)
-    if sid_g < 0 or sid_n < 0:
-        return None
     t = logdir.traces
-    gids, names, slots = t.graph_id, t.op_name, t.slot
+    if sid_g < 0 or sid_n < 0 or t.kinds is None:
+        return None
+    kinds = t.kinds
+    match = (kinds.col("op_name") == sid_n) & (kinds.col("graph_id") == sid_g)
+    if slot is not None:
+        match &= kinds.col("slot") == slot
+    wanted = np.flatnonzero(match).astype(np.int32)
+    if not len(wanted):
+        return None
+    rows = t.col("kind")
+
+    def hits(lo: int, hi: int) -> np.ndarray:
+        part = rows[lo:hi]
+        return np.flatnonzero(part == wanted[0] if len(wanted) == 1 else np.isin(part, wanted))
+
     window = _FIRST_WINDOW
     if before is not None:
         hi = min(before, n)
         while hi > 0:
             lo = max(0, hi - window)
-            m = (names[lo:hi] == sid_n) & (gids[lo:hi] == sid_g)
-            if slot is not None:
-                m &= slots[lo:hi] == slot
-            hits = np.flatnonzero(m)
-            if len(hits):
-                return lo + int(hits[-1])
+            found = hits(lo, hi)
+            if len(found):
+                return lo + int(found[-1])
             hi = lo
             window = min(window * 4, _MAX_WINDOW)
         return None
     lo = 0 if after is None else after + 1
     while lo < n:
         hi = min(n, lo + window)
-        m = (names[lo:hi] == sid_n) & (gids[lo:hi] == sid_g)
-        if slot is not None:
-            m &= slots[lo:hi] == slot
-        hits = np.flatnonzero(m)
-        if len(hits):
-            return lo + int(hits[0])
+        found = hits(lo, hi)
+        if len(found):
+            return lo + int(found[0])
         lo = hi
         window = min(window * 4, _MAX_WINDOW)
     return None
@@ -268,27 +292,59 @@ def _sorted(a: np.ndarray) -> bool:
     return len(a) < 2 or bool(np.all(a[1:] >= a[:-1]))
 
 
-def alert_position(alerts: Alerts, kind: int, index: int) -> int | None:
-    """Where alert (kind, index) sits in the sorted alert list."""
+def alert_position(alerts: Alerts, kind: int, index: int, *, hint: int | None = None,
+                   wall: float | None = None) -> int | None:
+    """Where alert (kind, index) sits in the sorted alert list.
+
+    Cheap when the caller knows where it was (`hint`: checked first) or its wall time
+    (`wall`: the list is in wall-time order, so only the alerts of that time are looked
+    at): this runs on every progress snapshot while millions of alerts are indexed, and
+    comparing every alert's index costs a fraction of a second there. Without either, or
+    if not found that way, every alert is compared."""
+    n = len(alerts)
+    if hint is not None and 0 <= hint < n and int(alerts.kind[hint]) == kind \
+            and int(alerts.index[hint]) == index:
+        return hint
+    if wall is not None and not math.isnan(wall):
+        walls = alerts.wall_time
+        lo = bisect.bisect_left(walls, wall)
+        hi = bisect.bisect_right(walls, wall, lo)
+        hits = np.flatnonzero((np.asarray(alerts.kind[lo:hi]) == kind)
+                              & (np.asarray(alerts.index[lo:hi]) == index))
+        if len(hits):
+            return lo + int(hits[0])
     hits = np.flatnonzero((alerts.kind == kind) & (alerts.index == index))
     return int(hits[0]) if len(hits) else None
 
 
 def alert_summary(logdir: DebugLogdir, alerts: Alerts, n_traces: int) -> str:
-    """One line: how many NaN/∞ events, of which graph/eager, and the top op types."""
+    """One line: how many NaN/∞ events, of which graph/eager, and the top op types.
+
+    From the alerts' count per trace kind when the reader kept one (a few thousand kinds:
+    this line is redrawn on every progress snapshot while millions of alerts are indexed),
+    else from every alert."""
     n = len(alerts)
     if n == 0:
         return "no NaN/∞ found"
-    graph = alerts.index[alerts.kind == GRAPH]
-    n_graph = len(graph)
+    op_types = logdir.traces.kinds.col("op_type") if logdir.traces.kinds is not None else None
+    per_kind = alerts.graph_kinds
+    if per_kind is not None and op_types is not None:
+        kinds = np.flatnonzero(per_kind)
+        kinds = kinds[kinds < len(op_types)]
+        n_graph = int(per_kind.sum())
+        ids, inverse = np.unique(op_types[kinds], return_inverse=True)
+        counts = np.bincount(inverse, weights=per_kind[kinds], minlength=len(ids))
+    else:
+        graph = alerts.index[alerts.kind == GRAPH]
+        n_graph = len(graph)
+        ids, counts = np.unique(logdir.traces.op_type[graph[graph < len(logdir.traces)]],
+                                return_counts=True)
     parts = [f"{n:,} NaN/∞ events"]
     if n_traces:
         parts.append(f"{n_graph:,} of {n_traces:,} graph tensors")
     if n - n_graph:
         parts.append(f"{n - n_graph:,} eager")
-    types = logdir.traces.op_type[graph[graph < len(logdir.traces)]]
-    if len(types):
-        ids, counts = np.unique(types, return_counts=True)
+    if len(ids):
         order = np.argsort(-counts, kind="stable")[:3]
         parts.append(", ".join(f"{logdir.strings[int(ids[k])] or '?'}×{int(counts[k]):,}"
                                for k in order))

@@ -92,6 +92,14 @@ STACK_KEYS: tuple[KeySpec, ...] = (
             footer=True, label="framework"),
 )
 
+# Keys of the Graph Structure pane only: `i` there shows the pane's rows whole (long names
+# are cut in the middle), not the diagnosis — the footer must say what it does there.
+STRUCTURE_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("structure.whole", "i", "screen.show_details",
+            "Graph Structure: show its rows whole (long names are cut in the middle)",
+            footer=True, label="whole lines"),
+)
+
 # Keys of the Source Code pane only (it scrolls text rather than a cursor list).
 SOURCE_KEYS: tuple[KeySpec, ...] = (
     KeySpec("source.up", "up,k", "scroll_up", "Scroll up", palette=False),
@@ -106,7 +114,8 @@ SOURCE_KEYS: tuple[KeySpec, ...] = (
 
 # Every spec by id (pane focus keys aside): for keymap checks and paired key displays.
 SPECS_BY_ID: dict[str, KeySpec] = {
-    s.id: s for s in (*NAV_KEYS, *ACTION_KEYS, *LIST_KEYS, *STACK_KEYS, *SOURCE_KEYS)}
+    s.id: s for s in (*NAV_KEYS, *ACTION_KEYS, *LIST_KEYS, *STACK_KEYS, *STRUCTURE_KEYS,
+                      *SOURCE_KEYS)}
 
 
 def to_bindings(specs: tuple[KeySpec, ...]) -> list[Binding]:

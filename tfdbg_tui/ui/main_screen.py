@@ -163,7 +163,10 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
         launch, self._launch_alert = self._launch_alert, None
         if launch is None or self.alerts.selected_alert() != launch:
             return  # not followed while indexing, or the user has moved on
-        pos = model.alert_position(self.alerts.alerts, launch[0], launch[1])
+        logdir = self.state.logdir
+        table = logdir.traces if launch[0] == GRAPH else logdir.executions
+        pos = model.alert_position(self.alerts.alerts, launch[0], launch[1],
+                                   wall=float(table.wall_time[launch[1]]))
         if not pos:
             return  # still the earliest: what "earliest so far" promised
         what = "an earlier alert" if pos == 1 else f"{pos:,} earlier alerts"
@@ -184,7 +187,7 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
             self.size.width - 4 - (bar.outer_size.width if snap.indexing else 0))
         t = header_line(logdir, snap, self.display_path, max(20, width - 1), follow,
                         stopped=getattr(self.app, "read_error", None), compare=compare)
-        line.update(t)
+        line.update(t, layout=False)  # one line, its width set by the row: never a layout
         if bar.has_class("-done") == snap.indexing:  # the bar comes or goes: the header's
             self.call_after_refresh(self._update_header)  # width changes with it
         bar.set_class(not snap.indexing, "-done")
@@ -198,7 +201,7 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
         for pane in self.panes:
             style = "bold reverse" if pane is current else "dim"
             t.append(f" {pane.number} {pane.SHORT} ", style)
-        self.query_one("#pane-tabs", Static).update(t)
+        self.query_one("#pane-tabs", Static).update(t, layout=False)  # one line, full width
 
     # ------------------------------------------------------------------ focus & layout
     def current_pane(self) -> Pane | None:

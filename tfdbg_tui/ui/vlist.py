@@ -106,14 +106,18 @@ class VirtualList(ScrollView, can_focus=True):
         return None
 
     def set_rows(self, count: int, view: np.ndarray | None = None, *,
-                 content_changed: bool = False) -> None:
-        """Show `count` rows (or those in `view`, sorted indices); the cursor keeps its row."""
+                 content_changed: bool = False, appended: bool = False) -> None:
+        """Show `count` rows (or those in `view`, sorted indices); the cursor keeps its row.
+        `appended`: rows were only added after the old ones (the rows at the positions
+        drawn before are the same), so the list is redrawn only if new rows are on screen —
+        a growing index calls this several times a second."""
+        before = self.row_count
         self._count = count
         self._view = view
         if content_changed:
             self.invalidate()
         n = self.row_count
-        self.virtual_size = Size(self.size.width, n)
+        self._set_virtual_height(n)
         keep = self._cursor_index
         if n == 0:
             self._set_cursor_position(0, announce=keep is not None, empty=True)
@@ -124,7 +128,31 @@ class VirtualList(ScrollView, can_focus=True):
             pos = self._nearest_position(keep) if keep is not None else 0
         announce = self.announce_initial if keep is None else self.index_at(pos) != keep
         self._set_cursor_position(pos, announce=announce, scroll=False)
-        self.refresh()
+        if not appended or self.visible_positions().stop > before:
+            self.refresh()
+
+    def _set_virtual_height(self, n: int) -> None:
+        """Make the list `n` rows long. Setting `virtual_size` asks Textual for a layout of
+        the whole screen, which re-renders every pane: on every progress snapshot of a big
+        logdir (four a second) and every follow (Graph Structure, Stack), and a key pressed
+        then waited for it. A list whose height is not its content's (`1fr` in the panes)
+        keeps its size whatever its rows, so unless its scrollbar comes or goes, only the
+        scrollbar needs redrawing: the reactive is set without the layout."""
+        size = Size(self.size.width, n)
+        old = self.virtual_size
+        if size == old:
+            return
+        height = self.scrollable_content_region.height
+        fixed = self.styles.height is not None and not self.styles.height.is_auto
+        overflows = n > height
+        scrolled_past = self.scroll_offset.y > max(0, n - height)  # Textual clamps it
+        if (fixed and height > 0 and old.width == size.width and not scrolled_past
+                and (old.height > height) == overflows == self.show_vertical_scrollbar):
+            self.set_reactive(VirtualList.virtual_size, size)
+            if overflows:
+                self.vertical_scrollbar.window_virtual_size = n
+            return
+        self.virtual_size = size
 
     def _nearest_position(self, index: int) -> int:
         if self._view is None:
@@ -137,6 +165,19 @@ class VirtualList(ScrollView, can_focus=True):
         if marked != self._marked:
             self._marked = marked
             self.refresh()
+
+    def visible_positions(self) -> range:
+        """Positions of the rows on screen now."""
+        top = int(self.scroll_offset.y)
+        return range(top, min(top + max(0, self.scrollable_content_region.height),
+                              self.row_count))
+
+    def forget_hidden(self) -> None:
+        """Forget cached lines of the rows not on screen (their content may have changed;
+        the caller knows the visible ones did not): a cheaper `invalidate`, which redraws."""
+        shown = {self.index_at(p) for p in self.visible_positions()}
+        for key in [k for k in self._cache.keys() if k[0] not in shown]:
+            self._cache.discard(key)
 
     def invalidate(self) -> None:
         """Forget cached lines: row content changed (e.g. op types resolved late)."""
@@ -163,12 +204,13 @@ class VirtualList(ScrollView, can_focus=True):
                 self.post_message(self.Highlighted(self, None))
             return
         pos = max(0, min(pos, self.row_count - 1))
-        old = self._cursor_index
+        old, old_pos = self._cursor_index, self._cursor
         self._cursor = pos
         self._cursor_index = self.index_at(pos)
         if scroll:
             self.scroll_to_cursor(center=center)
-        self.refresh()
+        if (pos, self._cursor_index) != (old_pos, old):  # else nothing drawn changes
+            self.refresh()
         if announce and old != self._cursor_index:
             self.post_message(self.Highlighted(self, self._cursor_index))
 

@@ -54,6 +54,7 @@ class AlertsPane(ListPane):
         self.diagnosed: int | None = None  # the alert position `diagnosis` belongs to
         self.provisional = False  # the diagnosis shown was walked while indexing
         self._generation = 0  # of the latest diagnosis asked for (older results dropped)
+        self._summary_lines = 0  # lines the summary took when last shown
 
     def compose(self) -> ComposeResult:
         yield Static(Text("indexing…", style="dim"), id="alerts-summary", markup=False)
@@ -124,18 +125,34 @@ class AlertsPane(ListPane):
         if new is self._alerts:
             self._summary()
             return
-        before = self.selected_alert()
+        before, pos = self.selected_alert(), self.selected
+        wall = float(self._alerts.wall_time[pos]) if before is not None and pos is not None \
+            else None
+        vl = self.vlist
+        shown_before, t0 = self._shown_alerts(), self._t0
         self._alerts = new
         self._t0 = self._first_wall()
         self._view = self._compute_view()
-        vl = self.vlist
         keep = None
-        if before is not None:
-            keep = model.alert_position(new, before[0], before[1])
-        vl.set_rows(len(new), self._view, content_changed=True)
+        if before is not None:  # where it was, or among the alerts of its time: no O(n)
+            keep = model.alert_position(new, before[0], before[1], hint=pos, wall=wall)
+        vl.set_rows(len(new), self._view, appended=True)  # redrawn below if need be
         if keep is not None:  # same alert, wherever it sorts now
             vl.select_index(keep, center=False)
+        if self._shown_alerts() == shown_before and self._t0 == t0:
+            vl.forget_hidden()  # the rows on screen are the same alerts: no redraw
+        else:
+            vl.invalidate()
         self._summary()
+
+    def _shown_alerts(self) -> tuple[range, list[tuple[int, int]]]:
+        """The positions on screen and the alerts (kind, index) there."""
+        vl = self.vlist
+        shown = vl.visible_positions()
+        at = np.array([vl.index_at(p) for p in shown], dtype=np.int64)
+        a = self._alerts
+        return shown, list(zip(np.asarray(a.kind[at]).tolist(),
+                               np.asarray(a.index[at]).tolist(), strict=True))
 
     def _first_wall(self) -> float:
         logdir = self.state.logdir
@@ -178,12 +195,22 @@ class AlertsPane(ListPane):
             text = f"indexing… earliest so far · {text}" if len(self._alerts) else "indexing…"
         elif empty is not None:  # no verdict on a run that recorded nothing
             text, style = "nothing was recorded (no TensorFlow op ran while dumping)", "yellow"
-        self.query_one("#alerts-summary", Static).update(Text(lit(text), style=style))
+        self._set_summary(Text(lit(text), style=style))
         self._warnings(snap.indexing)
         n, shown = len(self._alerts), self.vlist.row_count
         status = f"{n:,} alerts" if shown == n else f"{shown:,} of {n:,} alerts"
         extra = self.filter_status()
         self.set_status(f"{status} · {extra}" if extra else status)
+
+    def _set_summary(self, text: Text) -> None:
+        """The summary line (at most two lines). A layout of the screen only when its
+        height changes: this runs on every progress snapshot, and a layout re-renders
+        every pane."""
+        box = self.query_one("#alerts-summary", Static)
+        width = box.content_region.width
+        lines = min(2, len(text.wrap(self.app.console, width))) if width > 0 else 0
+        box.update(text, layout=lines != self._summary_lines or not lines)
+        self._summary_lines = lines
 
     def _warnings(self, indexing: bool) -> None:
         """The reader's warnings (a full circular buffer, nothing recorded, damaged files):

@@ -226,7 +226,7 @@ class TableListPane(ListPane):
             base = self._view if self._view is not None else np.zeros(0, dtype=np.int64)
             self._view = np.concatenate([base, fresh])
         self._shown = n
-        self.vlist.set_rows(n, self._view, content_changed=redraw)
+        self.vlist.set_rows(n, self._view, content_changed=redraw, appended=True)
         self._status()
 
     def refilter(self) -> None:

@@ -65,10 +65,12 @@ class GraphExecutionsPane(TableListPane):
         return self.vlist.cursor_index
 
     def mark_inputs(self, rows: frozenset[int]) -> None:
-        """Mark the traces that fed the selected tensor."""
+        """Mark the traces that fed the selected tensor. Drawn lines are cached by whether
+        they are marked (`VirtualList.render_line`), so only rows whose mark changed are
+        drawn again — not every row on screen at each follow (a trace row reads its health
+        back from the file; forty of them held a key pressed during indexing)."""
         self._inputs = rows
         self.vlist.set_marked(rows)
-        self.vlist.invalidate()
 
     def total(self) -> int:
         return self.state.snapshot.traces

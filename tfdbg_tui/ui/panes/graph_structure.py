@@ -11,14 +11,20 @@ the notes after, so a narrow pane cuts notes, not facts.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.worker import get_current_worker
 
+from reader.diagnosis.index import diag_index
 from reader.index.graphs import Op
 from tfdbg_tui.core import model
 from tfdbg_tui.core.names import EAGER_CONTEXT, graph_label, trace_device
 from tfdbg_tui.core.textutil import lit
+from tfdbg_tui.ui.bindings import STRUCTURE_KEYS, to_bindings
 from tfdbg_tui.ui.panes.base import ListPane, ShowTrace
 from tfdbg_tui.ui.panes.registry import register_pane
 from tfdbg_tui.ui.render import DIM, WARN
@@ -47,9 +53,12 @@ class Row:
 
 
 @register_pane(4, "graph_structure", "Graph Structure", short="Structure",
-               area="top-middle")
+               area="top-middle", keys=STRUCTURE_KEYS)
 class GraphStructurePane(ListPane):
     """Inputs, the op, and consumers of the op behind the selected trace."""
+
+    BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
+        *to_bindings(STRUCTURE_KEYS)]
 
     def __init__(self, state: model.AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
@@ -133,10 +142,26 @@ class GraphStructurePane(ListPane):
         self._set(rows, [], None)
 
     def on_indexed(self) -> None:
-        """Function arguments are resolved exactly only once the first read is done."""
+        """Function arguments are resolved exactly only once the first read is done. The
+        walk needs its index of the whole run (`reader.diagnosis.index`), built here in a
+        worker first: built in this thread, at the end of a 12.5M-record first read, it held
+        the screen — and a key pressed then — for up to seconds."""
         super().on_indexed()
         if self.trace is not None and self.provisional:
-            self.show_trace(self.trace)
+            self._resolve_when_ready(self.trace)
+
+    @work(thread=True, exclusive=True, group="structure", exit_on_error=False)
+    def _resolve_when_ready(self, trace: int) -> None:
+        try:
+            diag_index(self.state.logdir)
+        except Exception:  # only a warm-up: show_trace reports what fails, in this thread
+            pass
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_again, trace)
+
+    def _show_again(self, trace: int) -> None:
+        if self.trace == trace and self.provisional:
+            self.show_trace(trace)
 
     def _set(self, rows: list[Row], inputs: list[model.OpLink], first: int | None) -> None:
         self.rows = rows

@@ -91,12 +91,12 @@ class StackPane(ListPane):
                         and (self.matcher is None or self._matches(f))]
         self.vlist.set_rows(len(self.shown), content_changed=True)
         hidden = len(self.frames) - len(self.shown)
-        status = f"{lit(self.what)} · {len(self.frames)} frames"
+        parts = [lit(self.what), f"{len(self.frames)} frames"]
         if hidden:
-            status += f" · {hidden} hidden (f)"
-        if self.omitted:
-            status += f" · {self.omitted} frames of tfdbg-tui run not shown"
-        self.set_status(status)
+            parts.append(f"{hidden} hidden (f)")
+        if self.omitted:  # short: at 160 columns "… frames of tfdbg-tui run not shown" was cut
+            parts.append(f"{self.omitted} tfdbg-tui frames omitted")
+        self.set_status(" · ".join(parts))
 
     def _matches(self, f: Frame) -> bool:
         assert self.matcher is not None

@@ -23,12 +23,12 @@ from tfdbg_tui.ui.vlist import VirtualList
 class TimelinePane(TableListPane):
     """The list of eager executions."""
 
-
     NOUN = "executions"
 
     def __init__(self, state: model.AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
-        self._bad = np.zeros(0, dtype=bool)
+        self._bad = np.zeros(0, dtype=bool)  # per execution: an output holds NaN/∞
+        self._bad_from = 0  # outputs below this row are counted in `_bad`
 
     def compose(self) -> ComposeResult:
         yield VirtualList(self._row, empty="no eager executions (yet)", id="tl-list")
@@ -52,13 +52,19 @@ class TimelinePane(TableListPane):
                                     self.state.snapshot.outputs, self.matcher, self.only_bad)
 
     def grew(self, old: int, new: int) -> bool:
+        """Flag the new executions with a NaN/∞ output, looking at the new outputs only."""
         snap = self.state.snapshot
-        self._bad = model.execution_bad(self.state.logdir, snap.executions, snap.outputs)
+        self._bad, self._bad_from = model.extend_execution_bad(
+            self.state.logdir, self._bad, self._bad_from, snap.executions, snap.outputs)
         return False
 
     def on_indexed(self) -> None:
         super().on_indexed()
         snap = self.state.snapshot
+        # all again, once: a run read host after host has its rows put in time order at the
+        # end (`reader.index.shards.reorder`), which renumbers them
+        self._bad, self._bad_from = model.extend_execution_bad(
+            self.state.logdir, np.zeros(0, dtype=bool), 0, snap.executions, snap.outputs)
         if graph_mode_run(self.state.logdir, snap.executions, snap.traces):
             self.vlist.empty_text = GRAPH_MODE_TIMELINE  # not "(yet)": TF1 never records any
             self.vlist.refresh()
