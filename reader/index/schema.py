@@ -40,6 +40,8 @@ OUTPUT_SPEC = {"execution": "i8", "slot": "i4", "tensor_id": "i8", "bad": "i1"}
 DIGEST_SPEC = {"digest": "u8"}
 DETAIL_SPEC = {"row": "i8", **HEALTH_COLUMNS}
 ALERT_SPEC = {"kind": "i1", "row": "i4"}  # a trace row (GRAPH) or an output row (EAGER)
+NEAR = (8, 64)  # rows read with the one whose health is asked for: before, after
+NEAR_KEPT = 4096  # rows' health remembered per table (a few screens of each pane)
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,8 @@ class RowTable(Table):
 class HealthTable(RowTable):
     """A table whose rows are tensors: the health columns, typed."""
 
+    _near: tuple[int, dict[int, HealthRow]] | None = None  # see `health`
+
     @property
     def tensor_id(self) -> LazyColumn:
         return self.lazy("tensor_id")
@@ -218,9 +222,26 @@ class HealthTable(RowTable):
         return self.col("digest") if "digest" in self._spec else None
 
     def health(self, row: int) -> HealthRow:
-        """Row `row`'s health columns as one value."""
-        cols = self.health_columns(np.array([row], dtype=np.int64))
-        return HealthRow(*(int(cols[c][0]) for c in HEALTH_COLUMNS))
+        """Row `row`'s health columns as one value. A pane asks row by row for the rows it
+        draws, and a row's health not kept in memory is a record read back: so the rows
+        around it are read with it, in one bulk read (`NEAR`: 72 rows cost about what 3
+        read one by one do), and remembered until rows already there change (`version`)."""
+        n = len(self)
+        if not 0 <= row < n:
+            cols = self.health_columns(np.array([row], dtype=np.int64))
+            return HealthRow(*(int(cols[c][0]) for c in HEALTH_COLUMNS))
+        near = self._near
+        if near is None or near[0] != self.version or len(near[1]) > NEAR_KEPT:
+            near = self._near = (self.version, {})
+        hit = near[1].get(row)
+        if hit is not None:
+            return hit
+        lo, hi = max(0, row - NEAR[0]), min(n, row + NEAR[1])
+        cols = self.health_columns(np.arange(lo, hi, dtype=np.int64))
+        values = [cols[c].tolist() for c in HEALTH_COLUMNS]
+        got = {lo + j: HealthRow(*(int(v[j]) for v in values)) for j in range(hi - lo)}
+        near[1].update(got)
+        return got[row]
 
 
 class TraceTable(HealthTable):
