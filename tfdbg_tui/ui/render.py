@@ -75,10 +75,9 @@ def columns(width: int, n_rows: int) -> tuple[int, int, int, int]:
 
 
 def trace_row(logdir: DebugLogdir, i: int, width: int, n_rows: int, marker: str = " ",
-              device: str = "", health: HealthRow | None = None) -> Text:
+              device: str = "") -> Text:
     """One Graph Executions row: index, op name:slot, op type, health, and the (short)
-    device when the run has several (replicas of a MirroredStrategy differ only there).
-    `health`: the row's, when the caller read it already (with its neighbours')."""
+    device when the run has several (replicas of a MirroredStrategy differ only there)."""
     t = logdir.traces
     idx_w, name_w, type_w, _ = columns(width, n_rows)
     strings = logdir.strings
@@ -92,8 +91,7 @@ def trace_row(logdir: DebugLogdir, i: int, width: int, n_rows: int, marker: str 
     if type_w:
         row.append(pad(lit(strings[int(t.op_type[i])] or "?"), type_w), "cyan")
         row.append(" ")
-    row.append_text(health_chips(health if health is not None else t.health(i),
-                                 compact=width < 110))
+    row.append_text(health_chips(t.health(i), compact=width < 110))
     if device:
         row.append(f"  {lit(device)}", MARK_STYLE)
     return row
