@@ -40,7 +40,15 @@ from reader.index.schema import (
 )
 from reader.index.sharding import read_sharded
 from reader.index.sources import SourceIndex
-from reader.io.cursors import CHUNK, ChunkRead, Cursor, FileFollower, PendingRead, Records
+from reader.io.cursors import (
+    CHUNK,
+    PREFETCH_FILES,
+    ChunkRead,
+    Cursor,
+    FileFollower,
+    PendingRead,
+    Records,
+)
 from reader.io.discovery import (
     FileSet,
     Run,
@@ -256,8 +264,9 @@ class DebugLogdir(TensorQueries, RecordAccess):
         done = 0
         paths = [self.filesets[p.fileset].path(p.suffix) for p in plan]
         try:
-            for i, p in enumerate(plan):
-                self._files.prefetch(list(zip(plan[i + 1:], paths[i + 1:], strict=True)))
+            for i, p in enumerate(plan):  # the next few (not all: a run of 40,000 file sets)
+                ahead = slice(i + 1, i + 1 + PREFETCH_FILES)
+                self._files.prefetch(list(zip(plan[ahead], paths[ahead], strict=True)))
                 done = self._read_one(p, paths[i], done, total, progress)
         finally:
             self._files.settle()
