@@ -108,16 +108,22 @@ def _remap_kinds(kinds: dict[str, np.ndarray], strings: np.ndarray, names: tuple
     return out
 
 
+def _fit(part: dict[str, np.ndarray], spec: dict[str, np.dtype]) -> dict[str, np.ndarray]:
+    """A shard's columns as the merged index keeps them: a shard indexed without digests
+    has them unknown (0); a shard's digests the merged index does not keep are dropped."""
+    def column(c: str) -> np.ndarray:
+        if c == "digest" and c not in part:
+            return np.zeros(len(next(iter(part.values()))), np.uint64)
+        return part[c]
+
+    return {c: column(c) for c in spec}
+
+
 def _concat(parts: list[dict[str, np.ndarray]], spec: dict[str, np.dtype]
             ) -> dict[str, np.ndarray]:
-    """The merged columns of `spec`: a shard indexed without digests has them unknown (0);
-    a shard's digests the merged index does not keep are dropped."""
-    def column(p: dict[str, np.ndarray], c: str) -> np.ndarray:
-        if c == "digest" and c not in p:
-            return np.zeros(len(next(iter(p.values()))), np.uint64)
-        return p[c]
-
-    return {c: (np.concatenate([column(p, c) for p in parts]).astype(dt, copy=False) if parts
+    """The merged columns of `spec` (see `_fit`)."""
+    fitted = [_fit(p, spec) for p in parts]
+    return {c: (np.concatenate([p[c] for p in fitted]).astype(dt, copy=False) if fitted
                 else np.zeros(0, dt)) for c, dt in spec.items()}
 
 
@@ -167,7 +173,8 @@ def merge(logdir: DebugLogdir, shards: list[Shard], threads: int = 1) -> None:
     specs = {name: {col: part.column_dtype(col) for col in part.columns}
              for name, part in parts.items()}
     merged = {name: _concat(pieces[name], specs[name]) for name in parts if name != "traces"}
-    merged["traces"], order = merge_runs(pieces["traces"], specs["traces"], threads)
+    merged["traces"], order = merge_runs([_fit(p, specs["traces"]) for p in pieces["traces"]],
+                                         specs["traces"], threads)
     if order is not None:
         merged["traces.details"] = renumber_details(merged["traces.details"], order)
     for name in ("traces", "executions"):
