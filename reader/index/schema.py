@@ -256,6 +256,27 @@ class TraceTable(HealthTable):
         return self.col("wall_time")
 
     @property
+    def kind_ids(self) -> np.ndarray:
+        """The trace kind (row of `kinds`) of each row: what its repeating fields are."""
+        return np.asarray(self.col("kind"))
+
+    def kinds_of_op(self, graph_id: int, op_name: int, slot: int | None = None) -> np.ndarray:
+        """The trace kinds of one op's traces (string ids; one output `slot` or all): a
+        tensor's traces are those of a few kinds (one per device and mode), found among
+        thousands of kinds without looking at millions of rows."""
+        if self.kinds is None:
+            return np.zeros(0, np.int32)
+        k = self.kinds
+        match = (k.col("op_name") == op_name) & (k.col("graph_id") == graph_id)
+        if slot is not None:
+            match &= k.col("slot") == slot
+        return np.flatnonzero(match).astype(np.int32)
+
+    def kind_op_types(self) -> np.ndarray | None:
+        """The op type (string id) of each trace kind, None if this index keeps no kinds."""
+        return None if self.kinds is None else np.asarray(self.kinds.col("op_type"))
+
+    @property
     def graph_id(self) -> LazyColumn:
         """String ids (see `DebugLogdir.strings`) of the graph (tf.function) of each trace."""
         return self.lazy("graph_id")

@@ -147,14 +147,10 @@ def find_trace(logdir: DebugLogdir, n: int, graph_id: str, op_name: str, slot: i
     t = logdir.traces
     if sid_g < 0 or sid_n < 0 or t.kinds is None:
         return None
-    kinds = t.kinds
-    match = (kinds.col("op_name") == sid_n) & (kinds.col("graph_id") == sid_g)
-    if slot is not None:
-        match &= kinds.col("slot") == slot
-    wanted = np.flatnonzero(match).astype(np.int32)
+    wanted = t.kinds_of_op(sid_g, sid_n, slot)
     if not len(wanted):
         return None
-    rows = t.col("kind")
+    rows = t.kind_ids
 
     def hits(lo: int, hi: int) -> np.ndarray:
         part = rows[lo:hi]
@@ -326,7 +322,7 @@ def alert_summary(logdir: DebugLogdir, alerts: Alerts, n_traces: int) -> str:
     n = len(alerts)
     if n == 0:
         return "no NaN/∞ found"
-    op_types = logdir.traces.kinds.col("op_type") if logdir.traces.kinds is not None else None
+    op_types = logdir.traces.kind_op_types()
     per_kind = alerts.graph_kinds
     if per_kind is not None and op_types is not None:
         kinds = np.flatnonzero(per_kind)
