@@ -21,11 +21,11 @@ from typing import Any
 def column_bytes(logdir: Any) -> dict[str, Any]:
     """Per table: rows, and bytes per row of each stored column; plus the small side tables
     (kinds, kept health details, alerts, strings) as totals."""
-    from reader.cache.snapshot import _parts
+    from reader.index.schema import tensor_parts
 
     tables: dict[str, Any] = {}
     side = 0
-    for name, table in _parts(logdir).items():
+    for name, table in tensor_parts(logdir).items():
         n = len(table)
         cols = {c: int(table.column_dtype(c).itemsize) for c in table.columns}
         if "." in name:  # kinds / details: a few thousand rows, counted as a total
