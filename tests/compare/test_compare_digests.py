@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.judge import opened, plain_compare
 
 import reader.index.detail as detail
 import reader.index.ingest as ingest
@@ -170,22 +171,6 @@ def forged(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     return _forge(root / "a", 0), _forge(root / "b", 1)
 
 
-def _open(path: str, digests: bool) -> DebugLogdir:
-    logdir = DebugLogdir(path, digests=digests)
-    logdir.update()
-    return logdir
-
-
-def _plain(a: str, b: str, monkeypatch: pytest.MonkeyPatch) -> Comparison:
-    """Every pair decoded into columns, read back in Python, one block, no digests."""
-    with monkeypatch.context() as m:
-        m.setattr(checks, "same_summaries", lambda a, b, kind, rows_a, *rest: np.zeros(
-            len(rows_a), bool))
-        m.setattr(detail, "native", None)
-        m.setattr(checks, "_BLOCK", 1 << 40)
-        return compare(_open(a, False), _open(b, False))
-
-
 def _assert_same_verdicts(fast: Comparison, plain: Comparison) -> None:
     f, p = fast.pairs, plain.pairs
     for column in ("kind", "a_row", "b_row", "how", "status", "reason", "worst", "order",
@@ -202,9 +187,9 @@ def _op_of(logdir: DebugLogdir, kind: int, row: int) -> str:
 def test_forged_pairs_judged_as_written(forged: tuple[str, str],
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The verdicts written in `_cases`, by the plain judge and by the digests."""
-    plain = _plain(*forged, monkeypatch)
-    la = _open(forged[0], True)
-    fast = compare(la, _open(forged[1], True))
+    plain = plain_compare(*forged, monkeypatch)
+    la = opened(forged[0], True)
+    fast = compare(la, opened(forged[1], True))
     _assert_same_verdicts(fast, plain)
     p = fast.pairs
     seen: dict[tuple[int, str], set[int]] = {}
@@ -229,13 +214,13 @@ def test_digest_judge_is_the_plain_judge_on_forged_pairs(
     plain, and each way round."""
     a, b = forged
     for x, y in ((a, b), (b, a)):
-        plain = _plain(x, y, monkeypatch)
+        plain = plain_compare(x, y, monkeypatch)
         with monkeypatch.context() as m:
             m.setattr(checks, "_BLOCK", block)
             m.setattr(detail, "BULK_ROWS", 1)
             if not readback:
                 m.setattr(detail, "native", None)
-            _assert_same_verdicts(compare(_open(x, True), _open(y, True)), plain)
+            _assert_same_verdicts(compare(opened(x, True), opened(y, True)), plain)
 
 
 def _decided_by_digests(la: DebugLogdir, lb: DebugLogdir, kind: int,
@@ -256,7 +241,7 @@ def _decided_by_digests(la: DebugLogdir, lb: DebugLogdir, kind: int,
 @pytest.mark.parametrize("kind", [GRAPH, EAGER])
 def test_equal_rows_are_decided_by_their_digests(forged: tuple[str, str], kind: int,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    la, lb = _open(forged[0], True), _open(forged[1], True)
+    la, lb = opened(forged[0], True), opened(forged[1], True)
     decided = _decided_by_digests(la, lb, kind, monkeypatch)
     for name, mode in MODES.items():
         for case in ("same", "tensor_id", "device"):
@@ -266,7 +251,7 @@ def test_equal_rows_are_decided_by_their_digests(forged: tuple[str, str], kind: 
             if case in _cases(mode):
                 assert not decided[f"{name}_{case}"], (name, case)
     # without digests nothing is decided without a read-back
-    plain = _decided_by_digests(_open(forged[0], False), _open(forged[1], False), kind,
+    plain = _decided_by_digests(opened(forged[0], False), opened(forged[1], False), kind,
                                 monkeypatch)
     assert not any(plain.values())
 
@@ -346,14 +331,14 @@ def test_real_runs_compiled_python_and_records_agree(make_tf_logdir: Callable[..
 def test_digest_judge_is_the_plain_judge_on_real_pairs(pair_runs: dict[str, str],
                                                        monkeypatch: pytest.MonkeyPatch,
                                                        a: str, b: str) -> None:
-    plain = _plain(pair_runs[a], pair_runs[b], monkeypatch)
+    plain = plain_compare(pair_runs[a], pair_runs[b], monkeypatch)
     with monkeypatch.context() as m:
         m.setattr(detail, "native", None)  # decided by digests, or by the columns
-        _assert_same_verdicts(compare(_open(pair_runs[a], True), _open(pair_runs[b], True)),
+        _assert_same_verdicts(compare(opened(pair_runs[a], True), opened(pair_runs[b], True)),
                               plain)
     if a == b:
         assert not plain.pairs.status.any()
-        decided = _decided_by_digests(_open(pair_runs[a], True), _open(pair_runs[b], True),
+        decided = _decided_by_digests(opened(pair_runs[a], True), opened(pair_runs[b], True),
                                       GRAPH, monkeypatch)
         assert any(decided.values())  # the shortcut was taken
     if {a, b} == {"base_health", "nan_health"}:
@@ -367,7 +352,7 @@ def test_cache_with_and_without_digests(forged: tuple[str, str], tmp_path: Path,
     verdicts); one saved with them serves a plain open and a comparison alike."""
     monkeypatch.setenv("TFDBG_TUI_CACHE_MIN_BYTES", "0")
     a, b = forged
-    plain = _plain(a, b, monkeypatch)
+    plain = plain_compare(a, b, monkeypatch)
     fresh = _digests(open_logdir(a, digests=True))
 
     def cached(path: str, digests: bool) -> DebugLogdir:

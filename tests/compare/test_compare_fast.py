@@ -13,25 +13,11 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from support.judge import opened, plain_compare
 
 import reader.index.detail as detail
-from reader import GRAPH, DebugLogdir
+from reader import GRAPH
 from tfdbg_tui.core.compare import Comparison, checks, compare
-
-
-def _open(path: str) -> DebugLogdir:
-    logdir = DebugLogdir(path)
-    logdir.update()
-    return logdir
-
-
-def _plain(a: str, b: str, monkeypatch: pytest.MonkeyPatch) -> Comparison:
-    with monkeypatch.context() as m:
-        m.setattr(checks, "same_summaries", lambda a, b, kind, rows_a, *rest: np.zeros(
-            len(rows_a), bool))
-        m.setattr(detail, "native", None)
-        m.setattr(checks, "_BLOCK", 1 << 40)
-        return compare(_open(a), _open(b))
 
 
 def _assert_same_verdicts(fast: Comparison, plain: Comparison) -> None:
@@ -44,7 +30,7 @@ def _assert_same_verdicts(fast: Comparison, plain: Comparison) -> None:
 
 def _shortcut_hits(a: str, b: str) -> int:
     """How many graph-trace pairs `same_summaries` decides (all pairs of rows i ↔ i)."""
-    la, lb = _open(a), _open(b)
+    la, lb = opened(a), opened(b)
     n = min(len(la.traces), len(lb.traces))
     rows = np.arange(n)
     return int(checks.same_summaries(la, lb, GRAPH, rows, rows).sum())
@@ -65,10 +51,10 @@ def _needs_native() -> None:
 def test_fast_judge_is_the_plain_judge_on_pairs(pair_runs: dict[str, str],
                                                monkeypatch: pytest.MonkeyPatch, a: str, b: str,
                                                block: int) -> None:
-    plain = _plain(pair_runs[a], pair_runs[b], monkeypatch)
+    plain = plain_compare(pair_runs[a], pair_runs[b], monkeypatch)
     monkeypatch.setattr(checks, "_BLOCK", block)
     monkeypatch.setattr(detail, "BULK_ROWS", 1)
-    fast = compare(_open(pair_runs[a]), _open(pair_runs[b]))
+    fast = compare(opened(pair_runs[a]), opened(pair_runs[b]))
     _assert_same_verdicts(fast, plain)
     if a == b:
         assert not plain.pairs.status.any()
@@ -88,7 +74,7 @@ def test_fast_judge_is_the_plain_judge_across_modes(make_tf_logdir: Callable[...
                                                    mode_a: str, mode_b: str) -> None:
     """One program recorded in two modes (its NaN included): compared on what both have."""
     a, b = make_tf_logdir("mixed", mode_a), make_tf_logdir("mixed", mode_b)
-    plain = _plain(a, b, monkeypatch)
+    plain = plain_compare(a, b, monkeypatch)
     monkeypatch.setattr(checks, "_BLOCK", 5)
     monkeypatch.setattr(detail, "BULK_ROWS", 1)
-    _assert_same_verdicts(compare(_open(a), _open(b)), plain)
+    _assert_same_verdicts(compare(opened(a), opened(b)), plain)
