@@ -113,9 +113,6 @@ class DiagnosisReady(Message):
     diagnosis: Diagnosis | None
 
 
-SUPPRESS_SECONDS = 0.5  # how long a stale "show the stack's frame" request may still arrive
-
-
 class FixActions:
     """The main screen's part that leads to the fix: after Enter on an alert, Source Code
     shows the diagnosis' fix frame (the line the user must change: a gradient's forward op,
@@ -157,7 +154,6 @@ class FixActions:
         stack = self._s.stack
         if not stack.select_frame(frame):
             self._stale_frame = stack.selected_frame
-            self._s.set_timer(SUPPRESS_SECONDS, self._forget_stale)
         self._s.source.show_frame(frame, self.fix_why(frame))
 
     def fix_why(self, frame: Frame | None) -> str:
@@ -179,7 +175,6 @@ class FixActions:
         fix = self._fixed[2]
         if not self._s.stack.select_frame(fix) and frame is not None:
             self._stale_frame = self._s.stack.selected_frame
-            self._s.set_timer(SUPPRESS_SECONDS, self._forget_stale)
         return fix
 
     def hold_source_line(self) -> None:
@@ -187,16 +182,18 @@ class FixActions:
         an optimizer): the Stack Trace's pending request for its selected frame must not
         replace it."""
         self._stale_frame = self._s.stack.selected_frame
-        self._s.set_timer(SUPPRESS_SECONDS, self._forget_stale)
 
-    def _forget_stale(self) -> None:
+    def forget_stale_frame(self) -> None:
+        """A new follow starts: its own frame requests are not stale."""
         self._stale_frame = None
 
     def stale_frame_request(self, frame: Frame) -> bool:
-        """True (once) for a debounced request to show the frame the fix line replaced."""
+        """True for a queued request to show the frame the held line replaced. No timer: a
+        request arrives whenever the loop gets to it (late on a busy machine); the hold ends
+        with a request for another frame (the user moved in Stack Trace) or a new follow."""
         if self._stale_frame is not None and frame == self._stale_frame:
-            self._stale_frame = None
             return True
+        self._stale_frame = None
         return False
 
     # ------------------------------------------------------------------ keys

@@ -92,6 +92,7 @@ class Following:
         """Graph trace `index` everywhere: Graph Executions, Structure, Stack, Source."""
         if self._timer is not None and select:
             self._timer.stop()
+        self._s.forget_stale_frame()
         if select and not self._s.ge.goto(index):
             return
         logdir = self._s.state.logdir
@@ -109,6 +110,7 @@ class Following:
         """Eager execution `index` everywhere: Timeline, Structure, Stack, Source."""
         if self._timer is not None and select:
             self._timer.stop()
+        self._s.forget_stale_frame()
         if select and not self._s.timeline.goto(index):
             return
         logdir = self._s.state.logdir
