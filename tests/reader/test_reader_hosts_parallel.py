@@ -10,13 +10,13 @@ back once (its file is not in wall-time order), host 2 writes the same wall time
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support.alone import alone
 
 from dumper.writer import LogdirWriter
 from reader import DebugLogdir
@@ -73,20 +73,6 @@ def run(tmp_path: Path) -> Path:
 
 # pytest-timeout's thread would make every read spawn: the fork cases time out by a signal
 FORK = pytest.param("fork", marks=pytest.mark.timeout(300, method="signal"))
-
-
-def alone(request: pytest.FixtureRequest) -> bool:
-    """Whether this process can fork its workers (no other thread); if not — an earlier test
-    of this pytest worker left a thread running, e.g. fsspec's event loop — this test is
-    run again by itself in a new pytest process, and passes only if it passes there."""
-    if threading.active_count() == 1 or os.environ.get("TFDBG_TEST_ALONE"):
-        return True
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "-p", "no:xdist", request.node.nodeid],
-                          cwd=request.config.rootpath, capture_output=True, text=True,
-                          env=dict(os.environ, TFDBG_TEST_ALONE="1"), timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
-    return False
 
 
 def read_in_a_thread(d: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[DebugLogdir, str]:

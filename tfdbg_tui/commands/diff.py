@@ -16,12 +16,12 @@ import json
 import math
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TextIO
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.index.frames import Frame
 from tfdbg_tui.commands.args import Parser, UsageError, count
+from tfdbg_tui.commands.pair_load import load_pair
 from tfdbg_tui.core.compare import (
     QUANTITIES,
     Comparison,
@@ -88,37 +88,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=count, default=10,
                    help="how many divergences, tensors and unmatched ops to list")
     return p
-
-
-def _load(path: str, run: str | None) -> DebugLogdir:
-    # as `report`: big logdirs reopen fast; with the rows' digests, equal rows compare
-    # without their records (`checks.same_summaries`)
-    logdir = DebugLogdir(path, run, cache=True, digests=True)
-    logdir.update()
-    return logdir
-
-
-def load_pair(a: str, b: str, run_a: str | None, run_b: str | None
-              ) -> tuple[DebugLogdir, DebugLogdir]:
-    """Both logdirs, read side by side (the reader's hot loops release the GIL)."""
-    with ThreadPoolExecutor(2) as pool:
-        fa, fb = pool.submit(_load, a, run_a), pool.submit(_load, b, run_b)
-        errors = []
-        loaded = []
-        for side, path, fut in (("A", a, fa), ("B", b, fb)):
-            try:
-                loaded.append(fut.result())
-            except ReaderError as exc:
-                errors.append(f"{side}: {exc}")
-            except OSError as exc:
-                errors.append(f"{side}: {path}: {exc.strerror}")
-    if errors:
-        raise ReaderError(errors[0])
-    for side, path, logdir in (("A", a, loaded[0]), ("B", b, loaded[1])):
-        if not len(logdir.traces) and not len(logdir.outputs):
-            why = f": {logdir.warnings[0]}" if logdir.warnings else ""
-            raise ReaderError(f"{side}: no tensors recorded in {path}{why}")
-    return loaded[0], loaded[1]
 
 
 # ---------------------------------------------------------------------- the JSON result

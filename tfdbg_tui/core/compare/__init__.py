@@ -21,6 +21,8 @@ compared.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
@@ -86,11 +88,17 @@ def _timeline_order(logdir: DebugLogdir, pairs: Pairs) -> np.ndarray:
     """Pair ids by run A's wall time; ties keep the pairs' own order, which is graph before
     eager and then run A's file order (both row builders return pairs sorted so)."""
     wall = np.empty(len(pairs))
-    g, e = pairs.of_kind(GRAPH), pairs.of_kind(EAGER)
+    n_graph = int(np.count_nonzero(pairs.kind == GRAPH))
+    g: slice | np.ndarray
+    e: slice | np.ndarray
+    if not (pairs.kind[:n_graph] == GRAPH).all():
+        g, e = pairs.of_kind(GRAPH), pairs.of_kind(EAGER)
+    else:  # as `compare` builds them: graph pairs, then eager ones (no index arrays)
+        g, e = slice(0, n_graph), slice(n_graph, len(pairs))
     wall[g] = take(logdir.traces.wall_time, pairs.a_row[g])
     wall[e] = take(logdir.executions.wall_time,
                    take(logdir.outputs.execution, pairs.a_row[e]))
-    return np.argsort(wall, kind="stable").astype(np.int64)
+    return np.argsort(wall, kind="stable")
 
 
 def _model(logdir: DebugLogdir, ops: OpTable, side: str) -> RunModel:
@@ -109,16 +117,23 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
     """Align run A with run B and judge every aligned pair of tensors."""
     tol = tolerance or Tolerance()
     budget = Budget(budget_tokens, budget_tokens)
-    ops_a, ops_b = op_table(a), op_table(b)
-    tokens = Tokens(bool(a.modes | b.modes) and (a.modes | b.modes) <= _SHAPED)
-    graph_pairs = pair_graphs(a, b, ops_a, ops_b, tokens)
-    tensors = pair_ops(a, b, ops_a, ops_b, graph_pairs, tokens, budget)
-    ga, gb, ghow = graph_rows(a, b, ops_a, ops_b, tensors)
-    ea, eb, ehow = eager_rows(a, b, graph_pairs, budget)
+    # one side's tables and training steps on a second thread: the work is numpy over
+    # millions of rows (which releases the GIL), and a diff has a second core once both
+    # runs are read
+    with ThreadPoolExecutor(1) as pool:
+        f_ops = pool.submit(op_table, a)
+        ops_b = op_table(b)
+        ops_a = f_ops.result()
+        f_models = pool.submit(lambda: (_model(a, ops_a, "A"), _model(b, ops_b, "B")))
+        tokens = Tokens(bool(a.modes | b.modes) and (a.modes | b.modes) <= _SHAPED)
+        graph_pairs = pair_graphs(a, b, ops_a, ops_b, tokens)
+        tensors = pair_ops(a, b, ops_a, ops_b, graph_pairs, tokens, budget)
+        ga, gb, ghow = graph_rows(a, b, ops_a, ops_b, tensors)
+        ea, eb, ehow = eager_rows(a, b, graph_pairs, budget)
+        ma, mb = f_models.result()
     kind = np.concatenate([np.full(len(ga), GRAPH), np.full(len(ea), EAGER)]).astype(np.int8)
     a_row, b_row = np.concatenate([ga, ea]), np.concatenate([gb, eb])
     how = np.concatenate([ghow, ehow]).astype(np.int8)
-    ma, mb = _model(a, ops_a, "A"), _model(b, ops_b, "B")
     sp = pair_steps(ma, mb, mapping) if ma.n_steps and mb.n_steps else None
     if sp is not None:
         pairs = merge(a, b, kind, a_row, b_row, how, sp, ma, mb)
