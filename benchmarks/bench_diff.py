@@ -4,7 +4,7 @@ The bar (the migration issue) is diff ≤ 1.5× report on a first read (it was �
 is a copy of run A, so every one of the 1.25M tensor rows aligns by name and is compared —
 the most work a diff of two such runs can do. Both commands run as fresh processes, each
 timed cold (a new, empty index cache) and warm (its cache filled by the cold run), median of
-`repeats`.
+`repeats`, the two commands interleaved after a round not counted.
 
 Usage: python -m benchmarks.bench_diff LOGDIR [--repeats N]
 """
@@ -35,34 +35,42 @@ def _copy_of(logdir: Path) -> Path:
     return copy
 
 
-def _timed(cmd: list[str], repeats: int) -> dict[str, Any]:
-    """Cold and warm wall times (medians) and the peak RSS of a command."""
-    cold: list[float] = []
-    warm: list[float] = []
-    rss, out = 0, ""
-    for _ in range(repeats):
-        with tempfile.TemporaryDirectory() as cache:
-            os.environ["TFDBG_TUI_CACHE_DIR"] = cache
-            try:
-                for bucket in (cold, warm):
-                    wall, peak, out, status = run_measured(cmd)
-                    if status not in (0, 1):
-                        raise SystemExit(f"{' '.join(cmd)} failed with status {status}")
-                    bucket.append(wall)
-                    rss = max(rss, peak)
-            finally:
-                del os.environ["TFDBG_TUI_CACHE_DIR"]
-    return {"cold": statistics.median(cold), "warm": statistics.median(warm), "rss": rss,
-            "cold_runs": cold, "out": out}
+def _timed(cmds: dict[str, list[str]], repeats: int) -> dict[str, dict[str, Any]]:
+    """Cold and warm wall times (medians) and the peak RSS of each command, the commands
+    interleaved (report, diff, report, …: a load that comes and goes weighs on both alike),
+    after one round not counted (both runs' files in the page cache, as in every later
+    round) and with the machine's pending writes flushed first."""
+    os.sync()
+    runs: dict[str, dict[str, Any]] = {
+        name: {"cold": [], "warm": [], "rss": 0, "out": ""} for name in cmds}
+    for round_ in range(repeats + 1):
+        for name, cmd in cmds.items():
+            r = runs[name]
+            with tempfile.TemporaryDirectory() as cache:
+                os.environ["TFDBG_TUI_CACHE_DIR"] = cache
+                try:
+                    for bucket in ("cold", "warm"):
+                        wall, peak, r["out"], status = run_measured(cmd)
+                        if status not in (0, 1):
+                            raise SystemExit(f"{' '.join(cmd)} failed with status {status}")
+                        if round_:
+                            r[bucket].append(wall)
+                            r["rss"] = max(r["rss"], peak)
+                finally:
+                    del os.environ["TFDBG_TUI_CACHE_DIR"]
+    return {name: {"cold": statistics.median(r["cold"]), "warm": statistics.median(r["warm"]),
+                   "rss": r["rss"], "cold_runs": r["cold"], "out": r["out"]}
+            for name, r in runs.items()}
 
 
-def main(logdir: str, repeats: int = 3) -> tuple[str, dict[str, Any]]:
+def main(logdir: str, repeats: int = 5) -> tuple[str, dict[str, Any]]:
     """Run the benchmark; returns (Markdown section, raw numbers)."""
     a = Path(logdir)
     b = _copy_of(a)
-    report = _timed([sys.executable, "-m", "tfdbg_tui", "report", "--json", str(a)], repeats)
-    diff = _timed([sys.executable, "-m", "tfdbg_tui", "diff", "--json", str(a), str(b)],
-                  repeats)
+    timed = _timed({"report": [sys.executable, "-m", "tfdbg_tui", "report", "--json", str(a)],
+                    "diff": [sys.executable, "-m", "tfdbg_tui", "diff", "--json", str(a),
+                             str(b)]}, repeats)
+    report, diff = timed["report"], timed["diff"]
     result = json.loads(diff["out"])
     rows = [
         ("`tfdbg-tui report --json A`", report),
@@ -97,7 +105,7 @@ def main(logdir: str, repeats: int = 3) -> tuple[str, dict[str, Any]]:
 if __name__ == "__main__":
     p = argparse.ArgumentParser(prog="python -m benchmarks.bench_diff")
     p.add_argument("logdir")
-    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=5)
     args = p.parse_args()
     text, raw = main(args.logdir, args.repeats)
     print(text)

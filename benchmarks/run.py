@@ -135,6 +135,7 @@ def main() -> int:
         if name not in wanted:
             return
         say(what)
+        os.sync()  # the previous section's writes (caches, logdirs) flushed before this one
         br.warm_bytecode()
         t0 = time.perf_counter()
         before = br.load()
