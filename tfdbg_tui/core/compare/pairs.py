@@ -54,13 +54,19 @@ class Pairs:
 
     @classmethod
     def build(cls, kind: np.ndarray, a_row: np.ndarray, b_row: np.ndarray,
-              how: np.ndarray, kind_b: np.ndarray | None = None) -> Pairs:
+              how: np.ndarray, kind_b: np.ndarray | None = None,
+              order: np.ndarray | None = None) -> Pairs:
+        """Pairs of these rows, none judged yet; `order` (default: as given) the order the
+        pairs are looked at in. The row arrays are taken as they are when their dtypes fit
+        (a million pairs: every copy is megabytes of fresh memory)."""
         n = len(kind)
-        return cls(kind.astype(np.int8), a_row.astype(np.int64), b_row.astype(np.int64),
-                   how.astype(np.int8), np.zeros(n, np.int8), np.zeros(n, np.int8),
+        kind = kind.astype(np.int8, copy=False)
+        return cls(kind, a_row.astype(np.int64, copy=False),
+                   b_row.astype(np.int64, copy=False),
+                   how.astype(np.int8, copy=False), np.zeros(n, np.int8), np.zeros(n, np.int8),
                    np.full(n, np.nan), np.full(n, np.nan), np.full(n, -1, np.int64),
-                   np.arange(n, dtype=np.int64),
-                   (kind if kind_b is None else kind_b).astype(np.int8),
+                   np.arange(n, dtype=np.int64) if order is None else order,
+                   kind.copy() if kind_b is None else kind_b.astype(np.int8),
                    np.full(n, -1, np.int64), np.full(n, 7, np.int8), [""] * n)
 
     def __len__(self) -> int:
