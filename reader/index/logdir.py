@@ -59,7 +59,7 @@ from reader.io.discovery import (
     select_run,
 )
 from reader.io.problems import ProblemLog
-from reader.io.remote import is_remote, local_path, normalize
+from reader.io.remote import is_remote, local_path, normalize, one_pass
 from reader.modes import NAN_REVEALING, mode_name
 
 Progress = Callable[[int, int], None]
@@ -199,7 +199,7 @@ class DebugLogdir(TensorQueries, RecordAccess):
         with byte counts while reading. `save=False` leaves saving the index cache to a
         later `save_cache()` (the export does it while its tables are being written).
         """
-        with self._lock:
+        with self._lock, one_pass():  # a remote folder listed once per update
             before = (len(self.executions), len(self.traces), len(self._alerts))
             if self._cache is not None:
                 self._cache.before_update(self)

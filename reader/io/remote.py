@@ -36,6 +36,8 @@ import re
 import stat
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,8 +177,29 @@ def _stat_of(info: dict[str, Any]) -> RemoteStat | None:
     return RemoteStat(size, mtime, version)
 
 
+_pass = threading.local()
+
+
+@contextmanager
+def one_pass() -> Iterator[None]:
+    """One look at the bucket: within the block, a folder this thread listed during it
+    answers every later listing and `stat` of the block (an index update listed a remote
+    logdir five times — each a round trip — where local folders cost nothing to list).
+    Nothing read is staler for it: every GET is conditional on the ETag listed, so an
+    object replaced meanwhile fails its read (one line) and the next update lists anew."""
+    depth = getattr(_pass, "depth", 0)
+    if not depth:
+        _pass.since = time.monotonic()
+    _pass.depth = depth + 1
+    try:
+        yield
+    finally:
+        _pass.depth = depth
+
+
 class _Listings:
-    """Folder listings, each answering `stat` for `LISTING_TTL` seconds."""
+    """Folder listings, each answering `stat` for `LISTING_TTL` seconds (and every
+    listing within `one_pass`)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -188,7 +211,9 @@ class _Listings:
         now = time.monotonic()
         with self._lock:
             hit = self._folders.get(url)
-        if hit is not None and not fresh and now - hit[0] < LISTING_TTL:
+        since = _pass.since if getattr(_pass, "depth", 0) else None
+        if hit is not None and ((since is not None and hit[0] >= since)
+                                or (not fresh and now - hit[0] < LISTING_TTL)):
             return hit[1]
         fs, path = filesystem(url)
         try:

@@ -81,6 +81,33 @@ def test_index_reads_each_object_in_one_get_of_its_listed_version(s3: S3Server,
     assert len(lists) <= len(files) + 2, len(lists)  # no listing per chunk or per check
 
 
+def _lists(requests: list[dict[str, str]]) -> int:
+    return sum(1 for r in requests if r["method"] == "GET" and "list-type" in r["query"])
+
+
+def test_an_update_lists_the_folder_once(s3: S3Server, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opened as `report` opens it (with the index cache, which looks for an entry before
+    reading and saves one after): the update's look at the cache, its plan of the files,
+    their opens and the cache's record of what was read ask one listing, not one each —
+    each is a round trip to the bucket."""
+    monkeypatch.setenv("TFDBG_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TFDBG_TUI_CACHE_MIN_BYTES", "0")  # saved, small as the run is
+    d = tmp_path / "run"
+    _run(d, 20_000)
+    url = s3.upload(d, "s3://requests/one-list")
+    logdir = DebugLogdir(url, cache=True)
+    with s3.recording() as requests:
+        logdir.update()
+    assert len(logdir.traces) == 20_000
+    assert list((tmp_path / "cache").rglob("*")), "no index cache saved"
+    assert _lists(requests) == 1
+    _put(s3, "one-list/tfdbg_events.9.h1.metadata", b"")  # a new object meanwhile...
+    with s3.recording() as requests:
+        logdir.update()
+    assert _lists(requests) == 1  # ...the next update lists anew
+
+
 def test_spans_cover_the_object_once_and_stop_at_its_end(s3: S3Server, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch
                                                          ) -> None:
