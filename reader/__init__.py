@@ -10,6 +10,7 @@ from reader.errors import CorruptRecordError, LogdirError, ReaderError
 from reader.index.alerts import Alerts
 from reader.index.logdir import DebugLogdir, UpdateStats, open_logdir
 from reader.index.schema import EAGER, GRAPH, ExecutionRow, HealthRow, TraceRow
+from reader.io.remote import one_pass
 
 __all__ = [
     "EAGER",
@@ -23,5 +24,6 @@ __all__ = [
     "ReaderError",
     "TraceRow",
     "UpdateStats",
+    "one_pass",
     "open_logdir",
 ]

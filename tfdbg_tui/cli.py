@@ -65,7 +65,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = args[0] if args[0] in SUBCOMMANDS else "open"
     rest = args[1:] if args[0] in SUBCOMMANDS else args
     try:
-        status = _dispatch(command, rest)
+        if command in ONE_LOOK:
+            from reader import one_pass
+
+            with one_pass():
+                status = _dispatch(command, rest)
+        else:
+            status = _dispatch(command, rest)
         sys.stdout.flush()  # inside the try, so a reader that left (`… | head`) ends us quietly
         return status
     except KeyboardInterrupt:
@@ -79,6 +85,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         pass  # said below: once this block ends, the index its traceback holds is freed
     return _fail("out of memory: the logdir needs more than this process may use "
                  "(about 3x the size of its files; see SECURITY.md)")
+
+
+# commands that read a logdir once and end: one listing of a bucket folder answers all of
+# it (`reader.one_pass`); the TUI and `open` follow a live run and list on every update
+ONE_LOOK = frozenset({"report", "diff", "export"})
 
 
 def _dispatch(command: str, rest: list[str]) -> int:

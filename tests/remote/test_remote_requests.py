@@ -10,6 +10,7 @@ refused instead of mixing two versions' bytes.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from itertools import pairwise
 from pathlib import Path
@@ -21,6 +22,7 @@ from support.s3 import S3Server
 from dumper.writer import LogdirWriter
 from reader import DebugLogdir
 from reader.io.regular import open_regular
+from tfdbg_tui import cli
 
 
 def _run(d: Path, n: int) -> None:
@@ -185,3 +187,20 @@ def test_index_of_an_object_replaced_mid_read_stops_and_never_mixes_versions(
     logdir.update()
     assert Counter("rewritten" in w and traces.name in w for w in logdir.warnings)[True] == 1
     assert len(logdir.traces) == first  # nothing of the other version mixed in
+
+
+def test_a_report_of_a_bucket_lists_it_once(s3: S3Server, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """`report` reads the logdir once and ends: its opening, its update and the rows it reads
+    back for the alerts' diagnoses share the one listing (a round trip to the bucket)."""
+    monkeypatch.setenv("TFDBG_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    d = tmp_path / "run"
+    _run(d, 20_000)
+    url = s3.upload(d, "s3://requests/report-once")
+    with s3.recording() as requests:
+        status = cli.main(["report", "--json", url])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 1 and report["alerts"]["total"] == 1  # the NaN of trace 10
+    assert report["first_alerts"]  # ...diagnosed, from rows read back
+    assert _lists(requests) == 1
