@@ -73,6 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             status = _dispatch(command, rest)
         sys.stdout.flush()  # inside the try, so a reader that left (`… | head`) ends us quietly
+        if argv is None and command in ONE_LOOK:
+            _end_now(status)
         return status
     except KeyboardInterrupt:
         return 130
@@ -85,6 +87,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         pass  # said below: once this block ends, the index its traceback holds is freed
     return _fail("out of memory: the logdir needs more than this process may use "
                  "(about 3x the size of its files; see SECURITY.md)")
+
+
+def _end_now(status: int) -> None:
+    """End the process as a one-shot command finishes: its output is written and flushed,
+    its files closed; what is left is the interpreter freeing every object one by one — for
+    a diff of two million-row runs ~50 ms (a tenth of the command) of nothing anyone waits
+    for. Only when run as a program (`argv` None): a caller of `main` keeps its process."""
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(status)
 
 
 # commands that read a logdir once and end: one listing of a bucket folder answers all of
