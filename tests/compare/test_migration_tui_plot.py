@@ -38,7 +38,6 @@ from reader import DebugLogdir
 from reader.index.frames import user_frame_index
 from tfdbg_tui.core.compare import Tolerance
 from tfdbg_tui.ui.app import TfdbgApp
-from tfdbg_tui.ui.following import DEBOUNCE
 from tfdbg_tui.ui.main_screen import MainScreen
 from tfdbg_tui.ui.panes.base import ShowFrame
 
@@ -147,12 +146,7 @@ async def _d_then_b(app: TfdbgApp, pilot: Pilot, s: MainScreen, variant: str, pr
     # the Stack Trace's own request for its ▶ line, delivered late (a busy loop: in the full
     # suite it came after a 0.5 s hold had run out) must not replace the creating line
     s.post_message(ShowFrame(s.stack.frames[k], immediate=False))
-    await settle(app, pilot)
-    for _ in range(200):  # until no follow request waits for its debounce any more
-        if s._pending is None:
-            break
-        await pilot.pause(DEBOUNCE)
-    await settle(app, pilot)
+    await settle(app, pilot)  # which waits for that request's debounce
     frame = s.source.frame
     assert frame is not None
     assert (Path(frame.file).name, frame.line) == (program, marked_line(program, "BUG",

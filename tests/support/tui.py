@@ -152,11 +152,23 @@ async def workers_done(app: App[Any], timeout: float = 60.0) -> None:
     await asyncio.wait_for(wait(), timeout)
 
 
+async def follows_done(app: Any, pilot: Any, timeout: float = 60.0) -> None:
+    """Wait until the main screen has no follow waiting for its cursor to rest (a debounced
+    request runs from a timer: the panes it fills are not drawn before it fires)."""
+    async def wait() -> None:
+        while getattr(getattr(app, "main", None), "_pending", None) is not None:
+            await pilot.pause(0.05)
+
+    await asyncio.wait_for(wait(), timeout)
+
+
 async def settle(app: Any, pilot: Any, timeout: float = 60.0) -> None:
-    """Wait for the first full read, every worker (source loading, diagnosis), a repaint."""
+    """Wait for the first full read, every worker (source loading, diagnosis), every
+    debounced follow, a repaint."""
     await asyncio.wait_for(app.indexed.wait(), timeout)
     await workers_done(app)
     await pilot.pause()
+    await follows_done(app, pilot, timeout)
     await workers_done(app)
     await pilot.pause()
 

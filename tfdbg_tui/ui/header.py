@@ -18,6 +18,8 @@ from dataclasses import dataclass, replace
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual import events
+from textual.widgets import Static
 
 from reader import DebugLogdir
 from tfdbg_tui.core.liveness import activity, last_growth
@@ -115,3 +117,14 @@ def header_line(logdir: DebugLogdir, snap: Snapshot, display_path: str, width: i
     "live" holds); `compare` the compare-mode status ("vs B: …")."""
     return fit_parts(header_parts(logdir, snap, display_path, follow, stopped, compare),
                      width)
+
+
+class HeaderLine(Static):
+    """The header's one line, fitted again whenever its width changes (the progress bar
+    beside it comes or goes, the terminal is resized): only a layout knows that width, so a
+    fit made just before one ran against the old width and stayed until the next update."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        refit = getattr(self.screen, "_update_header", None)
+        if refit is not None:
+            refit()

@@ -30,7 +30,7 @@ from tfdbg_tui.ui.dialogs import HelpScreen, PromptBar, TextScreen
 from tfdbg_tui.ui.fix_actions import FixActions
 from tfdbg_tui.ui.following import Following
 from tfdbg_tui.ui.footer import TfdbgFooter
-from tfdbg_tui.ui.header import header_line
+from tfdbg_tui.ui.header import HeaderLine, header_line
 from tfdbg_tui.ui.inspector.inspector import ValueInspector
 from tfdbg_tui.ui.panes.alerts import AlertsPane
 from tfdbg_tui.ui.panes.base import (
@@ -102,7 +102,7 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="top-bar"):
             with Horizontal(id="header-row"):
-                yield Static(Text("tfdbg-tui"), id="header-line", markup=False)
+                yield HeaderLine(Text("tfdbg-tui"), id="header-line", markup=False)
                 yield ProgressBar(total=None, show_eta=False, id="progress")
                 yield PromptBar(id="prompt")
             yield Static(Text(""), id="pane-tabs", markup=False)
@@ -188,9 +188,7 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
         t = header_line(logdir, snap, self.display_path, max(20, width - 1), follow,
                         stopped=getattr(self.app, "read_error", None), compare=compare)
         line.update(t, layout=False)  # one line, its width set by the row: never a layout
-        if bar.has_class("-done") == snap.indexing:  # the bar comes or goes: the header's
-            self.call_after_refresh(self._update_header)  # width changes with it
-        bar.set_class(not snap.indexing, "-done")
+        bar.set_class(not snap.indexing, "-done")  # the line's width follows: `HeaderLine`
         if snap.indexing and snap.total_bytes:
             bar.update(total=snap.total_bytes, progress=snap.done_bytes)
         self._update_tabs()
