@@ -84,19 +84,14 @@ __all__ = [
 _SHAPED = frozenset({FULL_HEALTH, SHAPE, FULL_TENSOR})  # modes recording dtype, rank, size
 
 
-def _timeline_order(logdir: DebugLogdir, kind: np.ndarray, a_row: np.ndarray) -> np.ndarray:
-    """Pair ids by run A's wall time; ties keep the pairs' own order, which is graph before
-    eager and then run A's file order (both row builders return pairs sorted so)."""
-    wall = np.empty(len(kind))
-    n_graph = int(np.count_nonzero(kind == GRAPH))
-    g: slice | np.ndarray
-    e: slice | np.ndarray
-    if not (kind[:n_graph] == GRAPH).all():
-        g, e = np.flatnonzero(kind == GRAPH), np.flatnonzero(kind == EAGER)
-    else:  # as `compare` builds them: graph pairs, then eager ones (no index arrays)
-        g, e = slice(0, n_graph), slice(n_graph, len(kind))
-    wall[g] = take(logdir.traces.wall_time, a_row[g])
-    wall[e] = take(logdir.executions.wall_time, take(logdir.outputs.execution, a_row[e]))
+def _timeline_order(logdir: DebugLogdir, a_row: np.ndarray, n_graph: int) -> np.ndarray:
+    """Pair ids by run A's wall time, the first `n_graph` pairs graph traces and the rest
+    eager outputs (as `compare` builds them); ties keep the pairs' own order, which is
+    graph before eager and then run A's file order (both row builders return pairs so)."""
+    wall = np.empty(len(a_row))
+    wall[:n_graph] = take(logdir.traces.wall_time, a_row[:n_graph])
+    wall[n_graph:] = take(logdir.executions.wall_time,
+                          take(logdir.outputs.execution, a_row[n_graph:]))
     return np.argsort(wall, kind="stable")
 
 
@@ -138,7 +133,7 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
         pairs = merge(a, b, kind, a_row, b_row, how, sp, ma, mb)
         pairs.order = step_order(a, pairs, ma)
     else:
-        pairs = Pairs.build(kind, a_row, b_row, how, order=_timeline_order(a, kind, a_row))
+        pairs = Pairs.build(kind, a_row, b_row, how, order=_timeline_order(a, a_row, len(ga)))
     need = judge(a, b, pairs, tol.rtol)
     notes = list(dict.fromkeys(budget.notes + ma.training.notes + mb.training.notes))
     todo = pairs.order[need[pairs.order]] if need.any() else np.zeros(0, np.int64)
