@@ -47,7 +47,7 @@ def native_traces(native: ModuleType, scan: RecordScan, b: TraceBatch, fsi: int,
     pos = declined = 0
     while True:
         pos, status, end, b.row = native.scan_traces(buf, pos, base, fsi, keys, b.row,
-                                                     b.packed, bad, digest)
+                                                     b.packed, bad, digest, b.tensors.vectors)
         if status == native.END:
             break
         fallback(_declined(scan, pos, end))
@@ -84,7 +84,8 @@ def native_executions(native: ModuleType, scan: RecordScan, b: ExecBatch, fsi: i
         _sync_kinds(kinds, cache)
         pos, status, end, b.row, b.orow = native.scan_executions(
             buf, pos, base, fsi, names, cache.native_exec_kinds, b.row, b.orow, b.exec_base,
-            b.out_base, b.packed, o_exec, o_slot, o_tid, b.tensors.bad, b.tensors.digest)
+            b.out_base, b.packed, o_exec, o_slot, o_tid, b.tensors.bad, b.tensors.digest,
+            b.tensors.vectors)
         for dst, src in ((b.o_exec, o_exec), (b.o_slot, o_slot), (b.o_tid, o_tid)):
             if src:
                 dst.frombytes(src)

@@ -18,6 +18,7 @@ typedef struct {
     uint64_t digest[MAX_PROTOS];
     int64_t vec_tid[MAX_PROTOS];
     int has_vec[MAX_PROTOS];
+    const uint8_t *vec[MAX_PROTOS];
 } ExecParts;
 
 /* Decode one canonical execution record of a known kind; 0 = hand it to Python. */
@@ -97,6 +98,7 @@ static int exec_record(const uint8_t *p, size_t n, int32_t fsi, KeyTable *names,
         if (!v || !vector_health(mode, v, &x->bad[i], &x->vec_tid[i])) return 0;
         if (x->want_digest) x->digest[i] = summary_digest(mode, v);
         x->has_vec[i] = 1;
+        x->vec[i] = v;
     }
     int32_t key[6] = {t->v[0], gid_id, num_outputs, mode, (int32_t)n_out, fsi};
     const Entry *kind = str_lookup(kinds, (const uint8_t *)key, sizeof key);
@@ -106,28 +108,35 @@ static int exec_record(const uint8_t *p, size_t n, int32_t fsi, KeyTable *names,
 }
 
 /* scan_executions(buf, pos, base, fileset, names, kinds, row, orow, exec_base, out_base,
- *                 rows, out_exec, out_slot, out_tid, out_bad, out_digest=None)
+ *                 rows, out_exec, out_slot, out_tid, out_bad, out_digest=None, vectors=None)
  *   -> (pos, status, record_end, row, orow)
  * As scan_traces, for `.execution` records; `names` maps op type and graph id bytes to their
  * interned ids, `kinds` execution kinds (op type, graph, num outputs, mode, outputs, file set)
  * to kind ids. Also appends one output row (execution, slot, tensor id, bad and, when
- * `out_digest` is a bytearray, its summary digest) per output. */
+ * `out_digest` is a bytearray, its summary digest) per output; with `vectors`, each output's
+ * summary, by output row (see VecSink). */
 PyObject *tfr_scan_executions(PyObject *self, PyObject *args) {
     Py_buffer view;
     Py_ssize_t pos0;
     long long base, row, orow, exec_base, out_base;
     int fsi;
     KeyTable *names, *kinds;
-    PyObject *o_rows, *o_exec, *o_slot, *o_tid, *o_bad, *o_digest = Py_None;
-    if (!PyArg_ParseTuple(args, "y*nLiO!O!LLLLO!O!O!O!O!|O", &view, &pos0, &base, &fsi,
+    PyObject *o_rows, *o_exec, *o_slot, *o_tid, *o_bad, *o_digest = Py_None, *o_vec = Py_None;
+    VecSink vs;
+    if (!PyArg_ParseTuple(args, "y*nLiO!O!LLLLO!O!O!O!O!|OO", &view, &pos0, &base, &fsi,
                           &TfrKeyTableType, &names, &TfrKeyTableType, &kinds, &row, &orow,
                           &exec_base, &out_base, &PyByteArray_Type, &o_rows,
                           &PyByteArray_Type, &o_exec, &PyByteArray_Type, &o_slot,
-                          &PyByteArray_Type, &o_tid, &PyByteArray_Type, &o_bad, &o_digest))
+                          &PyByteArray_Type, &o_tid, &PyByteArray_Type, &o_bad, &o_digest,
+                          &o_vec))
         return NULL;
     if (o_digest != Py_None && !PyByteArray_Check(o_digest)) {
         PyBuffer_Release(&view);
         PyErr_SetString(PyExc_TypeError, "out_digest must be a bytearray or None");
+        return NULL;
+    }
+    if (vec_sink_open(&vs, o_vec) < 0) {
+        PyBuffer_Release(&view);
         return NULL;
     }
     int want_digest = o_digest != Py_None;
@@ -170,6 +179,11 @@ PyObject *tfr_scan_executions(PyObject *self, PyObject *args) {
                 bad = x->bad[slot];
                 digest = x->digest[slot];
                 if (tid < 0) tid = x->vec_tid[slot];
+                if (vec_sink_put(&vs, x->vec[slot], tfr_rules[x->mode].len, x->mode,
+                                 (int64_t)orow) < 0) {
+                    oom = 1;
+                    break;
+                }
             } else if (tid < 0) {
                 tid = -1;
             }
@@ -190,7 +204,7 @@ PyObject *tfr_scan_executions(PyObject *self, PyObject *args) {
     PyBuffer_Release(&view);
     int rc = buf_flush(&rows, o_rows) | buf_flush(&oexec, o_exec) | buf_flush(&oslot, o_slot) |
              buf_flush(&otid, o_tid) | buf_flush(&obad, o_bad) |
-             (want_digest ? buf_flush(&odigest, o_digest) : 0);
+             (want_digest ? buf_flush(&odigest, o_digest) : 0) | vec_sink_flush(&vs);
     if (oom || rc) return PyErr_NoMemory();
     return Py_BuildValue("(ninLL)", (Py_ssize_t)pos, status,
                          (Py_ssize_t)(status == ST_PUNT ? next : pos), row, orow);

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 import struct
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -74,6 +75,10 @@ if _native.ingest is not None:  # the compiled core takes its rules from here
     _native.ingest.configure_digests(H.COMPARED)
 
 
+Counts = tuple[int, int, int, int, int, int, int]  # a decoded tensor's dtype, rank, size,
+# -inf, +inf, NaN counts and bad
+
+
 class HealthBatch:
     """Collects per-row health sources for one batch, then decodes them in bulk.
 
@@ -86,7 +91,7 @@ class HealthBatch:
         self.vec = bytearray()
         self.rows = array("q")
         self.modes = array("i")
-        self.slow: list[tuple[int, tuple[int, int, int, int, int, int, int]]] = []
+        self.slow: list[tuple[int, Counts]] = []
         self.insane = np.zeros(0, np.int64)
         self.digests: np.ndarray | None = np.zeros(0, np.uint64) if digests else None
         self.summarised = np.zeros(0, bool)  # with digests: rows that had a summary
@@ -154,30 +159,63 @@ class HealthBatch:
             self.digests = np.zeros(n, np.uint64)
             self.summarised = np.zeros(n, bool)
             self.summarised[[row for row, _ in self.slow]] = True
-        if self.rows:
-            flat = np.frombuffer(self.vec, dtype=np.float64)
-            rows = np.frombuffer(self.rows, dtype=np.int64)
-            modes = np.frombuffer(self.modes, dtype=np.int32)
-            lengths = np.array([VECTOR_LEN.get(int(m), 0) for m in range(16)])[modes]
-            starts = np.cumsum(lengths) - lengths
-            for mode in np.unique(modes):
-                sel = np.flatnonzero(modes == mode)
-                width = VECTOR_LEN[int(mode)]
-                vecs = flat[starts[sel, None] + np.arange(width)]
-                insane.append(rows[sel][H.fill_from_vectors(h, rows[sel], int(mode), vecs)])
-                if self.digests is not None:
-                    self.digests[rows[sel]] = H.summary_digests(int(mode), vecs)
-                    self.summarised[rows[sel]] = True
+        for mode, rows, vecs in _by_mode(self.vec, self.rows, self.modes):
+            insane.append(rows[H.fill_from_vectors(h, rows, mode, vecs)])
+            if self.digests is not None:
+                self.digests[rows] = H.summary_digests(mode, vecs)
+                self.summarised[rows] = True
         self.insane = np.sort(np.concatenate(insane)) if insane else np.zeros(0, np.int64)
-        for row, (dtype, rank, size, n_neg, n_pos, n_nan, bad) in self.slow:
-            h["dtype"][row] = dtype
-            h["rank"][row] = rank
-            h["size"][row] = size
-            h["neg_inf"][row] = n_neg
-            h["pos_inf"][row] = n_pos
-            h["nan"][row] = n_nan
-            h["bad"][row] = bad
+        _fill_slow(h, self.slow)
         return h
+
+
+Vectors = tuple[Any, Any, Any]  # summary bytes (float64), their rows (int64), modes (int32)
+
+
+def _by_mode(vec: Any, rows: Any, modes: Any) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """(mode, rows, (n, VECTOR_LEN[mode]) summaries) per mode of concatenated summaries."""
+    if not len(rows):
+        return
+    flat = np.frombuffer(vec, dtype=np.float64)
+    row = np.frombuffer(rows, dtype=np.int64)
+    mode_of = np.frombuffer(modes, dtype=np.int32)
+    lengths = np.array([VECTOR_LEN.get(int(m), 0) for m in range(16)])[mode_of]
+    starts = np.cumsum(lengths) - lengths
+    for mode in np.unique(mode_of).tolist():
+        sel = np.flatnonzero(mode_of == mode)
+        width = VECTOR_LEN[mode]
+        if len(sel) == len(mode_of) and len(flat) == width * len(sel):  # one mode: no gather
+            yield mode, row, flat.reshape(-1, width)
+        else:
+            yield mode, row[sel], flat[starts[sel, None] + np.arange(width)]
+
+
+def _fill_slow(h: dict[str, np.ndarray], slow: list[tuple[int, Counts]]) -> None:
+    for row, (dtype, rank, size, n_neg, n_pos, n_nan, bad) in slow:
+        h["dtype"][row] = dtype
+        h["rank"][row] = rank
+        h["size"][row] = size
+        h["neg_inf"][row] = n_neg
+        h["pos_inf"][row] = n_pos
+        h["nan"][row] = n_nan
+        h["bad"][row] = bad
+
+
+def kept_health(n: int, parts: list[Vectors], slow: list[tuple[int, Counts]],
+                bad: np.ndarray, tids: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """The health columns of a batch's n rows from the summaries kept while it was indexed
+    (`parts`: the compiled loop's and the Python loop's) and its decoded tensors (`slow`),
+    with the index's own `bad` (and tensor ids): what `RecordHealth` reads back from the
+    records, without reading them (see `Tensors.keep`)."""
+    h = H.empty_health(n)
+    for vec, rows, modes in parts:
+        for mode, at, vecs in _by_mode(vec, rows, modes):
+            H.fill_from_vectors(h, at, mode, vecs)
+    _fill_slow(h, slow)
+    h["bad"] = np.asarray(bad, np.int8)
+    if tids is not None:
+        h["tensor_id"] = np.asarray(tids, np.int64)
+    return h
 
 
 def unpack(buf: bytearray, dt: np.dtype) -> dict[str, np.ndarray]:
@@ -196,16 +234,32 @@ class Tensors:
     The pure-Python loop leaves the health to `HealthBatch`; the compiled core gives `bad`
     (and eager tensor ids) itself, row by row, and Python fills in the rows it indexed
     (`python`, ranges of rows). With `digests` (an index opened for comparison), each row's
-    summary digest too, the same from either (see `health.summary_digests`).
+    summary digest too, the same from either (see `health.summary_digests`). With `keep`
+    (an index whose every row's counts are wanted: an export), the compiled loop also keeps
+    every summary it took (`vectors`), for `kept`.
     """
 
-    __slots__ = ("bad", "digest", "hb", "python")
+    __slots__ = ("bad", "digest", "hb", "python", "vectors")
 
-    def __init__(self, compiled: bool, digests: bool = False) -> None:
+    def __init__(self, compiled: bool, digests: bool = False, keep: bool = False) -> None:
         self.hb = HealthBatch(digests)
         self.bad: bytearray | None = bytearray() if compiled else None
         self.digest: bytearray | None = bytearray() if compiled and digests else None
+        self.vectors: Vectors | None = (bytearray(), bytearray(), bytearray()) \
+            if compiled and keep else None
         self.python: list[tuple[int, int]] = []
+
+    def kept(self, n: int, bad: np.ndarray, tids: np.ndarray | None = None
+             ) -> Callable[[], dict[str, np.ndarray]]:
+        """After `health`: a function making the n rows' health columns from the summaries
+        kept (`kept_health`), to be called on another thread (the batch is not changed
+        after this)."""
+        hb = self.hb
+        parts = [(hb.vec, hb.rows, hb.modes)]
+        if self.vectors is not None:
+            parts.append(self.vectors)
+        slow = list(hb.slow)
+        return lambda: kept_health(n, parts, slow, bad, tids)
 
     def by_python(self, start: int, stop: int) -> None:
         """Rows [start, stop) were indexed by the Python loop."""
@@ -263,9 +317,10 @@ class TraceBatch:
 
     __slots__ = ("devices", "hb", "packed", "row", "tensors")
 
-    def __init__(self, compiled: bool = False, digests: bool = False) -> None:
+    def __init__(self, compiled: bool = False, digests: bool = False, keep: bool = False
+                 ) -> None:
         self.packed = bytearray()
-        self.tensors = Tensors(compiled, digests)
+        self.tensors = Tensors(compiled, digests, keep)
         self.hb = self.tensors.hb
         self.row = 0
         self.devices: dict[bytes, int] = {}  # raw device name → string id
@@ -278,9 +333,9 @@ class ExecBatch:
                  "out_base", "packed", "row", "tensors")
 
     def __init__(self, exec_base: int, out_base: int, compiled: bool = False,
-                 digests: bool = False) -> None:
+                 digests: bool = False, keep: bool = False) -> None:
         self.packed = bytearray()
-        self.tensors = Tensors(compiled, digests)
+        self.tensors = Tensors(compiled, digests, keep)
         self.hb = self.tensors.hb
         self.o_exec, self.o_slot, self.o_tid = array("q"), array("i"), array("q")
         self.interned: dict[bytes, int] = {}  # op type / graph id bytes → string id

@@ -9,7 +9,7 @@ per batch instead of one per record.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from types import ModuleType
 from typing import Any, Protocol
@@ -61,10 +61,20 @@ class IngestCache:
         self.trace_keys = {k: v for k, v in self.trace_keys.items() if v[2] >= 0}
 
 
+# Told each batch of tensor rows as it is indexed, when an index has one (`DebugLogdir.
+# health_sink`): the table ("traces" or "outputs"), the batch's first row, where its records
+# are (traces: file set and offset of each row; outputs: their execution's file set and offset,
+# and the output slot), and a function making the batch's health columns from the summaries
+# kept while indexing it (to call on another thread: `Tensors.kept`).
+HealthSink = Callable[[str, int, tuple[np.ndarray, ...], Callable[[], dict[str, np.ndarray]]],
+                      None]
+
+
 class IngestTarget(Protocol):
     """What the hot loops need of the index they fill (`DebugLogdir` is one)."""
 
     modes: frozenset[int] | set[int]
+    health_sink: HealthSink | None
 
     @property
     def strings(self) -> StringTable: ...
@@ -188,7 +198,8 @@ def ingest_traces(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, memo
     """
     compiled = NATIVE is not None and isinstance(records, RecordScan)
     digests = "digest" in idx.traces.columns
-    b = TraceBatch(compiled, digests)
+    sink = idx.health_sink
+    b = TraceBatch(compiled, digests, keep=sink is not None)
     if compiled:
         assert NATIVE is not None and isinstance(records, RecordScan)
         cache = idx.ingest_cache
@@ -209,6 +220,9 @@ def ingest_traces(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, memo
         batch["digest"] = made
     warn_insane(idx, name, batch["offset"][b.tensors.insane()])
     add_rows(idx, idx.traces, batch, first, kept)
+    if sink is not None:
+        where = (np.full(b.row, fsi, np.int32), batch["offset"])
+        sink("traces", first, where, b.tensors.kept(b.row, batch["bad"]))
 
 
 def add_rows(idx: IngestTarget, table: RowTable, batch: dict[str, np.ndarray], first: int,

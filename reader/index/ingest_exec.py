@@ -41,7 +41,8 @@ def ingest_executions(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, 
     native = _ingest.NATIVE  # looked up per call: tests switch the compiled core off
     compiled = native is not None and isinstance(records, RecordScan)
     digests = "digest" in idx.outputs.columns
-    b = ExecBatch(len(idx.executions), len(idx.outputs), compiled, digests)
+    sink = idx.health_sink
+    b = ExecBatch(len(idx.executions), len(idx.outputs), compiled, digests, sink is not None)
     if compiled:
         assert native is not None and isinstance(records, RecordScan)
         cache = idx.ingest_cache
@@ -73,6 +74,11 @@ def ingest_executions(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, 
     if kept:
         idx.outputs.details.extend({c: [first + r if c == "row" else h[c] for r, h in kept]
                                     for c in idx.outputs.details.columns})
+    if sink is not None:
+        ex = np.frombuffer(b.o_exec, dtype=np.int64) - b.exec_base
+        where = (np.full(b.orow, fsi, np.int32), rows["offset"][ex],
+                 np.frombuffer(b.o_slot, dtype=np.int32))
+        sink("outputs", first, where, b.tensors.kept(b.orow, bad, tids))
 
 
 def _exec_loop(idx: IngestTarget, b: ExecBatch, fsi: int,

@@ -29,7 +29,7 @@ from reader.index.autograph import AutographMapper
 from reader.index.columns import StringTable, Table
 from reader.index.detail import RecordHealth
 from reader.index.graphs import GraphStore, ingest_graphs
-from reader.index.ingest import IngestCache, ingest_traces
+from reader.index.ingest import HealthSink, IngestCache, ingest_traces
 from reader.index.ingest_exec import ingest_executions
 from reader.index.queries import TensorQueries
 from reader.index.recording import buffer_warning, thread_warning
@@ -106,6 +106,9 @@ class DebugLogdir(TensorQueries, RecordAccess):
         self.filesets: list[FileSet] = []
         self.modes: frozenset[int] | set[int] = frozenset()  # rebound, never mutated
         self.ingest_cache = IngestCache()  # the hot loops' own memory (see reader.index.ingest)
+        # told every batch of tensor rows indexed in this process, with its health to make
+        # from the summaries kept on the way (an export sets it: `reader.index.ingest`)
+        self.health_sink: HealthSink | None = None
         self._alerts = AlertLog()
         self._alerts.attach(self.traces, self.executions, self.outputs)
         self._files = FileFollower(self.problems)

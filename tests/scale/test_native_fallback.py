@@ -5,7 +5,9 @@ other one back to the pure-Python loops, so the two must agree on every column, 
 warning and count — on real logdirs, damaged ones, grown ones, and ones whose records use
 legal but unusual protobuf layouts (which is where a hand-written parser could go wrong).
 The same holds for health read back from the records (the compiled bulk read against the
-Python one): the snapshots read every row's.
+Python one): the snapshots read every row's. And for the health kept while indexing (what an
+export takes instead of reading it back, `DebugLogdir.health_sink`): on every read below, each
+way, it is the health read back, row by row, column by column.
 """
 
 from __future__ import annotations
@@ -39,16 +41,63 @@ LOGDIRS += [(k, "FULL_HEALTH") for k in ("eager", "function", "nested", "keras",
 def both_ways(monkeypatch: pytest.MonkeyPatch, read: Callable[[], DebugLogdir]
               ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(compiled, pure Python) snapshots of the same read. The snapshot reads every row's
-    health back from the records: compiled, in bulk (whatever the row count), or in Python."""
+    health back from the records: compiled, in bulk (whatever the row count), or in Python;
+    the health kept on the way is checked against it (`assert_kept_is_read_back`)."""
     assert ingest.NATIVE is not None
     with monkeypatch.context() as m:
         m.setattr(detail, "BULK_ROWS", 1)
-        compiled = snapshot(read())
+        kept = keep_health(m)
+        logdir = read()
+        compiled = snapshot(logdir)
+        assert_kept_is_read_back(logdir, kept)
     with monkeypatch.context() as m:
         m.setattr(ingest, "NATIVE", None)
         m.setattr(detail, "native", None)
-        pure = snapshot(read())
+        kept = keep_health(m)
+        logdir = read()
+        pure = snapshot(logdir)
+        assert_kept_is_read_back(logdir, kept)
     return compiled, pure
+
+
+Kept = list[tuple[DebugLogdir, str, int, tuple[np.ndarray, ...], Callable[[], Any]]]
+
+
+def keep_health(m: pytest.MonkeyPatch) -> Kept:
+    """Every index made under `m` gets a health sink recording what it is told."""
+    told: Kept = []
+    made = DebugLogdir.__init__
+
+    def init(self: DebugLogdir, *args: Any, **kwargs: Any) -> None:
+        made(self, *args, **kwargs)
+        self.health_sink = lambda *batch: told.append((self, *batch))
+
+    m.setattr(DebugLogdir, "__init__", init)
+    return told
+
+
+def assert_kept_is_read_back(logdir: DebugLogdir, told: Kept) -> None:
+    """The batches told to `logdir`'s sink cover each tensor table row after row, point at
+    the records the rows point at, and their health is the one read back from those."""
+    for name in ("traces", "outputs"):
+        table = getattr(logdir, name)
+        batches = sorted((first, where, make) for lg, table_name, first, where, make in told
+                         if lg is logdir and table_name == name)
+        ends = np.cumsum([0] + [len(b[1][0]) for b in batches])
+        assert [b[0] for b in batches] == ends[:-1].tolist()  # row after row
+        assert ends[-1] == len(table)
+        if not len(table):
+            continue
+        rows = np.arange(len(table))
+        kept = {c: np.concatenate([make()[c] for _, _, make in batches])
+                for c in H.HEALTH_COLUMNS}
+        back = table.health_columns(rows)
+        for c in H.HEALTH_COLUMNS:
+            np.testing.assert_array_equal(kept[c], back[c], err_msg=f"{name}.{c}")
+        where = np.concatenate([b[1][1] for b in batches])
+        now = table.col("offset") if name == "traces" else \
+            logdir.executions.col("offset")[table.col("execution")]
+        np.testing.assert_array_equal(where, now, err_msg=f"{name} offsets")
 
 
 def one(d: Path, suffix: str) -> Path:

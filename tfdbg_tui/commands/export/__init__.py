@@ -19,8 +19,8 @@ from typing import Any
 
 from reader import DebugLogdir, ReaderError
 from tfdbg_tui.commands.args import Parser, UsageError, count
-from tfdbg_tui.commands.export.prefetch import Prefetch
-from tfdbg_tui.commands.export.tables import BATCH, TABLES, AlertCounts, Tables
+from tfdbg_tui.commands.export.kept import KeptHealth
+from tfdbg_tui.commands.export.tables import TABLES, AlertCounts, Tables
 from tfdbg_tui.commands.report import _finite, _load, _nothing_readable, build_report
 from tfdbg_tui.core.sanitize import error_line
 
@@ -43,29 +43,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
                  diagnose: int = 10, reads: Executor | None = None,
-                 prefetch: Prefetch | None = None) -> dict[str, str]:
+                 kept: KeptHealth | None = None) -> dict[str, str]:
     """Write every table of `logdir` into `out_dir`; returns table name → file path.
 
     The report is built first (alone: its many small reads would queue for the GIL behind
     the table threads). Then the tables are written at once, each on its own thread (Arrow
-    builds and writes files without the GIL), their health read ahead on `reads` (a pool
-    of its own if not given; batches already read during the load come from `prefetch`),
-    while this thread saves the index cache; the alerts come last, with the counts the
-    other tables' reads gathered (`AlertCounts`) and the report's diagnoses. An error in
-    one table stops the export with it once the others are done (nothing half-written
-    stays: `_write`)."""
+    builds and writes files without the GIL), their health kept during the load (`kept`)
+    or else read back ahead on `reads` (a pool of its own if not given), while this thread
+    saves the index cache. The alerts carry the report's diagnoses and their tensors'
+    counts: written beside the others when every count was kept, else last, with the counts
+    the other tables' reads gathered (`AlertCounts`). An error in one table stops the
+    export with it once the others are done (nothing half-written stays: `_write`)."""
     if reads is None:
         with ThreadPoolExecutor(READERS, "export-read") as own:
             return write_tables(logdir, out_dir, fmt, diagnose, own)
     os.makedirs(out_dir, exist_ok=True)
     paths = {name: os.path.join(out_dir, f"{name}.{fmt}") for name in TABLES}
-    with ThreadPoolExecutor(len(TABLES) - 1, "export-write") as writes:
+    with ThreadPoolExecutor(len(TABLES), "export-write") as writes:
         # the report first: its many small reads (a few rows each) would otherwise queue
         # for the GIL behind the table threads, each time they give it back
         report = build_report(logdir, max(0, diagnose))
-        tables = Tables(logdir, reads, AlertCounts(logdir), prefetch=prefetch)
-        jobs = [writes.submit(_write, tables, name, [], paths[name], fmt)
-                for name in ("graph_traces", "eager_outputs", "executions", "stack_frames")]
+        tables = Tables(logdir, reads, AlertCounts(logdir), kept=kept)
+        names = ["graph_traces", "eager_outputs", "executions", "stack_frames"]
+        # the alerts' counts: kept during the load, or else gathered by the other tables
+        beside = kept is not None and kept.complete()
+        jobs = [writes.submit(_write, tables, name, report["first_alerts"], paths[name], fmt)
+                for name in names + ["alerts"] * beside]
         try:
             logdir.save_cache()  # (if the load left it: off the load's path, see `main`)
         finally:
@@ -73,7 +76,8 @@ def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
         for error in errors:
             if error is not None:
                 raise error
-        _write(tables, "alerts", report["first_alerts"], paths["alerts"], fmt)
+        if not beside:
+            _write(tables, "alerts", report["first_alerts"], paths["alerts"], fmt)
     written = {name: paths[name] for name in TABLES}
     path = os.path.join(out_dir, "report.json")
     with open(path + ".partial", "w", encoding="utf-8") as f:
@@ -151,22 +155,21 @@ def main(argv: Sequence[str]) -> int:
         print(error_line(PROG, exc), file=sys.stderr)
         return 2
     with ThreadPoolExecutor(READERS, "export-read") as reads:
-        early: list[Prefetch] = []
+        early: list[KeptHealth] = []
 
-        def watch(logdir: DebugLogdir) -> Callable[[int, int], None]:
-            early.append(Prefetch(logdir, reads, BATCH))
-            return early[0].progress
+        def watch(logdir: DebugLogdir) -> None:
+            early.append(KeptHealth(logdir, reads))
+            logdir.health_sink = early[0]
 
         try:
             return _export(opts, reads, watch, early)
         finally:
-            for prefetch in early:  # on an error: nothing left running for nothing
-                prefetch.cancel()
+            for kept in early:  # on an error: nothing left running for nothing
+                kept.cancel()
 
 
 def _export(opts: argparse.Namespace, reads: Executor,
-            watch: Callable[[DebugLogdir], Callable[[int, int], None]],
-            early: list[Prefetch]) -> int:
+            watch: Callable[[DebugLogdir], None], early: list[KeptHealth]) -> int:
     try:
         Tables.check()
         # the index cache is saved while the tables are written (`write_tables`)

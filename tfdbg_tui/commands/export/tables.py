@@ -11,12 +11,13 @@ Counts the mode did not record are null (the index's -1), never 0: a CURT_HEALTH
 whether a tensor holds NaN/∞, not how many. Every column is described in docs/export.md;
 `COLUMNS` below is that list, and a test checks that the two agree.
 
-Big tables come in batches of `BATCH` rows (the health counts of a tensor row are read back
-from its record by offset, see `reader.index.detail`), so writing a 12.5M-row run holds a
-few batches at a time. Reading the health back is most of the work: with a thread pool
+Big tables come in batches of `BATCH` rows, so writing a 12.5M-row run holds a few batches
+at a time. The health counts of a tensor row are not in the index: they come from what the
+load kept of them (`kept`, `tfdbg_tui.commands.export.kept`), or else are read back from the
+record by offset (`reader.index.detail`), which is most of the work: with a thread pool
 (`pool`), the next batches' health is read while the current one is built and written (the
 compiled read releases the GIL), and the alerts take their counts from those same reads
-instead of reading their rows a second time (`AlertCounts`).
+instead of reading their rows a second time (`AlertCounts`), or from the kept health.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from reader.io.tensors import DTYPES
 from reader.modes import MODE_NAMES
 from tfdbg_tui.commands.export import arrow
 from tfdbg_tui.commands.export.alerts import ALERT_COUNTS, AlertCounts, diagnosis_columns
-from tfdbg_tui.commands.export.prefetch import Prefetch
+from tfdbg_tui.commands.export.kept import Gathered, KeptHealth
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -72,7 +73,7 @@ def pyarrow() -> Any:
 
 class Tables:
     """Builds the tables of one indexed run (read the logdir first). With `pool`, health is
-    read ahead on its threads, or taken from `prefetch` (read during the load);
+    read ahead on its threads, or taken from `kept` (kept during the load);
     `alert_counts` collects the alerts' counts on the way."""
 
     @staticmethod
@@ -82,12 +83,12 @@ class Tables:
 
     def __init__(self, logdir: DebugLogdir, pool: Executor | None = None,
                  alert_counts: AlertCounts | None = None, batch: int = BATCH,
-                 prefetch: Prefetch | None = None) -> None:
+                 kept: KeptHealth | None = None) -> None:
         self.pa = pyarrow()
         self.logdir = logdir
         self.batch = max(1, batch)
         self.pool = pool
-        self.prefetch = prefetch
+        self.kept = kept
         self.alert_counts = alert_counts
         sets = logdir.filesets
         hosts = sorted({fs.host for fs in sets})
@@ -150,8 +151,8 @@ class Tables:
 
     def _blocks(self, name: str) -> Iterator[tuple[np.ndarray, Health]]:
         """(rows, their health) per batch of tensor table `name` (traces, outputs), in
-        order; with a pool, up to `AHEAD` batches are being read while the caller works on
-        one, and batches read during the load (`prefetch`) are taken as they are."""
+        order: kept during the load (`kept`) when they were, else read back; with a pool,
+        up to `AHEAD` batches are being read while the caller works on one."""
         table = getattr(self.logdir, name)
         n, read = len(table), table.health_columns
         starts = range(0, n, self.batch) or range(1)
@@ -159,19 +160,21 @@ class Tables:
         def rows_of(start: int) -> np.ndarray:
             return np.arange(start, min(n, start + self.batch), dtype=np.int64)
 
+        kept = self.kept
         if self.pool is None:
             for start in starts:
                 rows = rows_of(start)
-                yield rows, read(rows)
+                early = kept.take(name, rows) if kept is not None else None
+                yield rows, early.result() if early is not None else read(rows)
             return
-        pool, prefetch = self.pool, self.prefetch
+        pool = self.pool
 
-        def started(start: int) -> tuple[np.ndarray, Future[Health]]:
+        def started(start: int) -> tuple[np.ndarray, Future[Health] | Gathered]:
             rows = rows_of(start)
-            early = prefetch.take(name, rows) if prefetch is not None else None
+            early = kept.take(name, rows) if kept is not None else None
             return rows, early if early is not None else pool.submit(read, rows)
 
-        pending: deque[tuple[np.ndarray, Future[Health]]] = deque()
+        pending: deque[tuple[np.ndarray, Future[Health] | Gathered]] = deque()
         todo = iter(starts)
         try:
             for start in todo:
@@ -275,10 +278,18 @@ class Tables:
         n = len(kind)
         # per alert: its tensor row (a trace, or an eager output) for the health counts,
         # taken from the tables' own reads when they went by (`alert_counts`)
-        counts = self.alert_counts
+        counts, kept = self.alert_counts, self.kept
         known = counts is not None and counts.complete(logdir)
         health = counts.values if counts is not None and known else {
             c: np.full(n, -1, np.int64) for c in ALERT_COUNTS}
+        if not known and kept is not None and kept.complete():
+            known = True
+            for k, table, rows in ((GRAPH, "traces", index[graph]),
+                                   (EAGER, "outputs", e.first_output[index[eager]]
+                                    + slot[eager])):
+                got = kept.columns(table, rows, ALERT_COUNTS)
+                for c in ALERT_COUNTS:
+                    health[c][kind == k] = got[c]
         fileset = np.zeros(n, np.int64)
         op_type = np.full(n, -1, np.int32)
         op_name = np.full(n, -1, np.int32)

@@ -43,11 +43,12 @@ def _nothing_readable(logdir: DebugLogdir) -> bool:
 
 
 def _load(path: str, run: str | None, show_progress: bool,
-          watch: Callable[[DebugLogdir], Callable[[int, int], None]] | None = None,
+          watch: Callable[[DebugLogdir], Callable[[int, int], None] | None] | None = None,
           save: bool = True) -> DebugLogdir:
-    """Read a logdir (with a progress bar on a terminal). `watch(logdir)`, if given, returns
-    a callback also called after each chunk read (the export starts work on the rows read
-    so far); `save=False`: the caller saves the index cache (`DebugLogdir.save_cache`)."""
+    """Read a logdir (with a progress bar on a terminal). `watch(logdir)`, if given, is
+    called before the load (the export sets the index's `health_sink` there) and may return
+    a callback also called after each chunk read; `save=False`: the caller saves the index
+    cache (`DebugLogdir.save_cache`)."""
     logdir = DebugLogdir(path, run, cache=True)
     also = watch(logdir) if watch is not None else None
     if not show_progress:

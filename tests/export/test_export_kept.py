@@ -1,8 +1,10 @@
-"""Health read during the load (`Prefetch`): used when the rows it read are still those rows,
-read again when the load numbered them anew (several hosts merged into one timeline).
+"""Health kept during the load (`KeptHealth`, the index's `health_sink`): the export's counts
+without reading them back, used only while the rows it was kept for are still those rows.
 
 Logdirs written by the TF-free writer: one host, and two hosts whose traces interleave in
-time (the timeline alternates between them, so the rows read host after host move).
+time (the timeline alternates between them, so rows indexed host after host move). That the
+kept health is the health read back, on real, damaged and unusually laid-out logdirs, compiled
+and pure-Python, is checked in tests/scale/test_native_fallback.py.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from support.paths import ROOT
 
 from dumper.writer import LogdirWriter
 from reader import DebugLogdir
-from tfdbg_tui.commands.export.prefetch import Prefetch
+from tfdbg_tui.commands.export.kept import KeptHealth
 from tfdbg_tui.commands.export.tables import AlertCounts, Tables
 from tfdbg_tui.commands.report import _load
 
@@ -41,31 +43,54 @@ def write_host(d: Path, host: int, n: int, first_time: float) -> None:
                            wall_times=first_time + np.arange(n, dtype=np.float64))
 
 
-def load(d: Path, pool: ThreadPoolExecutor) -> tuple[DebugLogdir, Prefetch]:
-    early: list[Prefetch] = []
+def load(d: Path, pool: ThreadPoolExecutor, limit: int = 1 << 20
+         ) -> tuple[DebugLogdir, KeptHealth, list[str]]:
+    """The logdir loaded as the export loads it; also which tables' batches were kept."""
+    early: list[KeptHealth] = []
+    told: list[str] = []
 
-    def watch(logdir: DebugLogdir) -> Any:
-        early.append(Prefetch(logdir, pool, BATCH))
-        return early[0].progress
+    def watch(logdir: DebugLogdir) -> None:
+        kept = KeptHealth(logdir, pool, limit)
+        early.append(kept)
 
-    return _load(str(d), None, False, watch), early[0]
+        def sink(name: str, *rest: Any) -> None:
+            told.append(name)
+            kept(name, *rest)
+
+        logdir.health_sink = sink
+
+    return _load(str(d), None, False, watch), early[0], told
 
 
-def test_batches_read_during_the_load_are_those_rows(tmp_path: Path) -> None:
+def test_health_kept_during_the_load_is_those_rows(tmp_path: Path) -> None:
     write_host(tmp_path, 0, 4 * BATCH + 3, 1_700_000_000.0)
     with ThreadPoolExecutor(2) as pool:
-        logdir, prefetch = load(tmp_path, pool)
+        logdir, kept, told = load(tmp_path, pool)
+        assert told and set(told) == {"traces"}  # (no eager outputs in this run)
         t = logdir.traces
-        for start in range(0, 4 * BATCH, BATCH):
-            rows = np.arange(start, start + BATCH)
-            early = prefetch.take("traces", rows)
+        assert kept.complete()
+        for start in range(0, 4 * BATCH + 3, BATCH):  # blocks across the load's batches
+            rows = np.arange(start, min(len(t), start + BATCH))
+            early = kept.take("traces", rows)
             assert early is not None, start
             got, now = early.result(), t.health_columns(rows)
             for c in ("nan", "size", "pos", "tensor_id", "bad"):
                 assert got[c].tolist() == now[c].tolist(), (start, c)
             assert got["nan"].tolist() == [1 if r % 3 == 0 else 0 for r in rows.tolist()]
-        last = np.arange(4 * BATCH, 4 * BATCH + 3)  # not a whole batch: never read early
-        assert prefetch.take("traces", last) is None
+        assert kept.take("traces", np.arange(len(t), len(t) + 2)) is None  # none kept
+
+
+def test_rows_past_the_limit_are_read_back(tmp_path: Path) -> None:
+    """A run bigger than what may be kept: the rest is read back, the tables the same."""
+    write_host(tmp_path, 0, 5 * BATCH, 1_700_000_000.0)
+    with ThreadPoolExecutor(2) as pool:
+        logdir, kept, _ = load(tmp_path, pool, limit=0)
+        assert kept.take("traces", np.arange(BATCH)) is None and not kept.complete()
+        fast = Tables(logdir, pool, AlertCounts(logdir), batch=BATCH, kept=kept)
+        tables = {name: fast.table(name) for name in ("graph_traces", "alerts")}
+    plain = Tables(logdir)
+    for name, table in tables.items():
+        assert table.to_pylist() == plain.table(name).to_pylist(), name
 
 
 def test_rows_numbered_anew_are_read_again(tmp_path: Path) -> None:
@@ -73,10 +98,14 @@ def test_rows_numbered_anew_are_read_again(tmp_path: Path) -> None:
     write_host(tmp_path, 0, 3 * BATCH, 1_700_000_000.0)
     write_host(tmp_path, 1, 3 * BATCH, 1_700_000_000.5)
     with ThreadPoolExecutor(2) as pool:
-        logdir, prefetch = load(tmp_path, pool)
+        logdir, kept, told = load(tmp_path, pool)
         plain = Tables(logdir)
-        fast = Tables(logdir, pool, AlertCounts(logdir), batch=BATCH, prefetch=prefetch)
+        fast = Tables(logdir, pool, AlertCounts(logdir), batch=BATCH, kept=kept)
         traces, alerts = fast.table("graph_traces"), fast.table("alerts")
+        # the load was told each host's rows before the timeline interleaved them: kept
+        # for rows that now are other records, so none of it is taken
+        assert told == ["traces", "traces"]
+        assert kept.take("traces", np.arange(BATCH)) is None and not kept.complete()
     hosts = traces.column("host").to_pylist()
     assert hosts[:4] == ["worker-0", "worker-1", "worker-0", "worker-1"]
     # the NaN counts say which host a row came from (host k writes k + 1)
