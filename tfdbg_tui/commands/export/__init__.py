@@ -63,10 +63,10 @@ def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
         # the report first: its many small reads (a few rows each) would otherwise queue
         # for the GIL behind the table threads, each time they give it back
         report = build_report(logdir, max(0, diagnose))
-        tables = Tables(logdir, reads, AlertCounts(logdir), kept=kept)
         names = ["graph_traces", "eager_outputs", "executions", "stack_frames"]
         # the alerts' counts: kept during the load, or else gathered by the other tables
         beside = kept is not None and kept.complete()
+        tables = Tables(logdir, reads, None if beside else AlertCounts(logdir), kept=kept)
         jobs = [writes.submit(_write, tables, name, report["first_alerts"], paths[name], fmt)
                 for name in names + ["alerts"] * beside]
         try:
