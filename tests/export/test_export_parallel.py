@@ -104,3 +104,24 @@ def test_small_unique_is_numpys_unique() -> None:
         want_u, want_i = np.unique(values, return_inverse=True)
         assert uniq.tolist() == want_u.tolist()
         assert inverse.tolist() == want_i.reshape(-1).tolist()
+
+
+def test_alerts_written_in_batches_keep_each_diagnosis_on_its_rank(
+        reference_logdir: str) -> None:
+    """The alerts table in batches of 3 rows: the report's first ten diagnoses land on ranks
+    0–9 (four batches), the rest have none, and the table is the single-batch one."""
+    from tfdbg_tui.commands.report import build_report
+
+    logdir = open_logdir(reference_logdir)
+    first = build_report(logdir, 10)["first_alerts"]
+    assert len(first) == 10
+    small = Tables(logdir, batch=3).table("alerts", first)
+    assert small.num_rows > 10 and small.to_batches()[0].num_rows == 3
+    assert small.to_pylist() == Tables(logdir).table("alerts", first).to_pylist()
+    rows = small.to_pylist()
+    for entry, row in zip(first, rows, strict=False):
+        assert (row["kind"], row["row"], row["output_slot"]) == (
+            entry["kind"], entry["index"], entry["output_slot"])
+        assert row["diagnosis"] == entry["diagnosis"]["explanation"]
+    assert [r["rank"] for r in rows] == list(range(len(rows)))
+    assert all(r["diagnosis"] is None for r in rows[10:])

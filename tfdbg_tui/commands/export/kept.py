@@ -11,7 +11,8 @@ Only what the load indexed in this process comes here (not an index from the cac
 file sets indexed by worker processes: those are read back as before). Rows numbered during
 the load may be numbered again by its end (several hosts merged into one timeline): each
 batch keeps where its records are, and is used only while its rows still point at them.
-At most `LIMIT` rows are kept (a 12.5M-row run does not hold all its counts twice).
+Counts that fit are kept as int32 (a row's health then takes ~40 bytes, not 71), and at most
+`LIMIT` rows are kept: past that, the rest is read back (memory stays bounded).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ import numpy as np
 from reader import DebugLogdir
 
 Health = dict[str, np.ndarray]
-LIMIT = 1 << 22  # rows kept (~71 bytes each); the rest is read back
+LIMIT = 1 << 24  # rows kept (~50 bytes each, with where their records are); the rest is read back
+_NARROW = np.iinfo(np.int32).max
 TABLES = ("traces", "outputs")
 
 
@@ -68,7 +70,7 @@ class KeptHealth:
         if batches and first < batches[-1][0] + len(batches[-1][1][0]):
             return  # rows numbered again (cannot happen in one in-process load): read back
         self._kept += n
-        batches.append((first, where, self.pool.submit(make)))
+        batches.append((first, where, self.pool.submit(_narrow, make)))
 
     def take(self, name: str, rows: np.ndarray) -> Gathered | None:
         """The health of `rows` (consecutive, ascending) of table `name` when every one of
@@ -106,9 +108,11 @@ class KeptHealth:
         batches = self._batches[name]
         firsts = np.array([b[0] for b in batches], np.int64)
         which = np.searchsorted(firsts, rows, side="right") - 1
+        order = np.argsort(which, kind="stable")  # the rows of each batch together
+        bounds = np.searchsorted(which[order], np.arange(len(batches) + 1))
         out = {c: np.full(len(rows), -1, np.int64) for c in columns}
-        for i in np.unique(which).tolist():
-            sel = np.flatnonzero(which == i)
+        for i in np.flatnonzero(bounds[1:] > bounds[:-1]).tolist():
+            sel = order[bounds[i]:bounds[i + 1]]
             first, _, future = batches[i]
             h = future.result()
             for c in columns:
@@ -142,3 +146,14 @@ class KeptHealth:
         ex = np.asarray(o.execution[rows], np.int64)
         return (np.asarray(e.fileset[ex]), np.asarray(e.offset)[ex],
                 np.asarray(o.slot[rows]))
+
+
+def _narrow(make: Callable[[], Health]) -> Health:
+    """`make()`, its int64 columns as int32 where every value fits (counts of tensors
+    under 2**31 elements, ids: nearly always); Arrow gets int64 either way (`arrow.numbers`
+    converts the block it writes)."""
+    h = make()
+    for c, v in h.items():
+        if v.dtype == np.int64 and len(v) and int(v.max()) <= _NARROW and int(v.min()) >= -1:
+            h[c] = v.astype(np.int32)
+    return h

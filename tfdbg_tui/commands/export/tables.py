@@ -266,61 +266,66 @@ class Tables:
         yield pa.record_batch(list(cols.values()), names=list(cols))
 
     def alerts(self, diagnosed: list[dict[str, Any]]) -> Iterator[pa.RecordBatch]:
-        """Every alert in wall-time order; the first ones (`diagnosed`: the report's entries,
-        `tfdbg_tui.commands.report.build`) with their user frame and diagnosis."""
+        """Every alert in wall-time order, in batches; the first ones (`diagnosed`: the
+        report's entries, `tfdbg_tui.commands.report.build`) with their user frame and
+        diagnosis. Their tensors' counts: gathered by the other tables (`alert_counts`),
+        else kept during the load (`kept`), else read back."""
+        a = self.logdir.alerts()
+        kind, index = np.asarray(a.kind, np.int8), np.asarray(a.index, np.int64)
+        slot, wall = np.asarray(a.slot, np.int32), np.asarray(a.wall_time, np.float64)
+        n = len(kind)
+        counts, kept = self.alert_counts, self.kept
+        gathered = counts.values if counts is not None and counts.complete(self.logdir) \
+            else None
+        use_kept = gathered is None and kept is not None and kept.complete()
+        for start in range(0, n, self.batch) or range(1):
+            block = slice(start, min(n, start + self.batch))
+            health = {c: v[block] for c, v in gathered.items()} if gathered is not None \
+                else None
+            yield self._alert_block(kind[block], index[block], slot[block], wall[block],
+                                    start, health, use_kept, diagnosed[block])
+
+    def _alert_block(self, kind: np.ndarray, index: np.ndarray, slot: np.ndarray,
+                     wall: np.ndarray, start: int, health: dict[str, np.ndarray] | None,
+                     use_kept: bool, diagnosed: list[dict[str, Any]]) -> pa.RecordBatch:
         pa, logdir = self.pa, self.logdir
-        a = logdir.alerts()
-        kind = np.asarray(a.kind, np.int8)
-        index = np.asarray(a.index, np.int64)
-        slot = np.asarray(a.slot, np.int32)
         graph, eager = kind == GRAPH, kind == EAGER
         t, e, o = logdir.traces, logdir.executions, logdir.outputs
         n = len(kind)
-        # per alert: its tensor row (a trace, or an eager output) for the health counts,
-        # taken from the tables' own reads when they went by (`alert_counts`)
-        counts, kept = self.alert_counts, self.kept
-        known = counts is not None and counts.complete(logdir)
-        health = counts.values if counts is not None and known else {
-            c: np.full(n, -1, np.int64) for c in ALERT_COUNTS}
-        if not known and kept is not None and kept.complete():
-            known = True
-            for k, table, rows in ((GRAPH, "traces", index[graph]),
-                                   (EAGER, "outputs", e.first_output[index[eager]]
-                                    + slot[eager])):
-                got = kept.columns(table, rows, ALERT_COUNTS)
+        rows = {GRAPH: index[graph], EAGER: e.first_output[index[eager]] + slot[eager]}
+        if health is None:
+            health = {c: np.full(n, -1, np.int64) for c in ALERT_COUNTS}
+            for k, mask, table in ((GRAPH, graph, t), (EAGER, eager, o)):
+                if not mask.any():
+                    continue
+                got = self.kept.columns("traces" if k == GRAPH else "outputs", rows[k],
+                                        ALERT_COUNTS) if use_kept and self.kept is not None \
+                    else table.health_columns(rows[k])
                 for c in ALERT_COUNTS:
-                    health[c][kind == k] = got[c]
+                    health[c][mask] = got[c]
         fileset = np.zeros(n, np.int64)
         op_type = np.full(n, -1, np.int32)
         op_name = np.full(n, -1, np.int32)
         gname = np.full(n, -1, np.int32)
         device = np.full(n, -1, np.int32)
         if graph.any():
-            rows = index[graph]
-            if not known:
-                h = t.health_columns(rows)
-                for c in health:
-                    health[c][graph] = h[c]
-            fileset[graph] = t.fileset[rows]
-            op_type[graph] = t.op_type[rows]
-            op_name[graph] = t.op_name[rows]
-            gname[graph] = self._graph_name[np.asarray(t.graph_id[rows], np.int64)]
-            device[graph] = t.device[rows]
+            tr = rows[GRAPH]
+            fileset[graph] = t.fileset[tr]
+            op_type[graph] = t.op_type[tr]
+            op_name[graph] = t.op_name[tr]
+            gname[graph] = self._graph_name[np.asarray(t.graph_id[tr], np.int64)]
+            device[graph] = t.device[tr]
         if eager.any():
             ex = index[eager]
-            if not known:
-                h = o.health_columns(e.first_output[ex] + slot[eager])
-                for c in health:
-                    health[c][eager] = h[c]
             fileset[eager] = e.fileset[ex]
             op_type[eager] = e.op_type[ex]
             gid = np.asarray(e.graph_id[ex], np.int64)
             gname[eager] = np.where(gid >= 0, self._graph_name[gid], -1)
         cols = {
-            "rank": self._num(np.arange(n, dtype=np.int64), pa.int64()),
+            "rank": self._num(np.arange(start, start + n, dtype=np.int64), pa.int64()),
             "kind": self._names(kind, {GRAPH: "graph", EAGER: "eager"}),
             "row": self._num(index, pa.int64()), "output_slot": self._num(slot, pa.int32()),
-            "wall_time": self._num(a.wall_time, pa.float64()),
+            "wall_time": self._num(wall, pa.float64()),
             "host": self._host(fileset), "op_type": self._text(op_type),
             "op_name": self._text(op_name), "graph_name": self._text(gname),
             "device": self._text(device),
@@ -328,7 +333,7 @@ class Tables:
             **diagnosis_columns(pa, COLUMNS["alerts"][COLUMNS["alerts"].index("user_file"):],
                                 diagnosed, n),
         }
-        yield pa.record_batch(list(cols.values()), names=list(cols))
+        return pa.record_batch(list(cols.values()), names=list(cols))
 
     def batches(self, name: str, diagnosed: list[dict[str, Any]] | None = None
                 ) -> Iterator[pa.RecordBatch]:
