@@ -1,5 +1,6 @@
 """Health kept during the load (`KeptHealth`, the index's `health_sink`): the export's counts
-without reading them back, used only while the rows it was kept for are still those rows.
+without reading them back, used only while the rows it was kept for are still those rows; and
+graph traces written during the load (`EarlyTraces`), kept only while they are still right.
 
 Logdirs written by the TF-free writer: one host, and two hosts whose traces interleave in
 time (the timeline alternates between them, so rows indexed host after host move). That the
@@ -21,7 +22,9 @@ import pyarrow.parquet as pq
 from support.paths import ROOT
 
 from dumper.writer import LogdirWriter
-from reader import DebugLogdir
+from reader import DebugLogdir, open_logdir
+from tfdbg_tui.commands.export import _prepare, _writer, write_tables
+from tfdbg_tui.commands.export.early import EarlyTraces
 from tfdbg_tui.commands.export.kept import KeptHealth
 from tfdbg_tui.commands.export.tables import AlertCounts, Tables
 from tfdbg_tui.commands.report import _load
@@ -140,3 +143,67 @@ def test_export_saves_the_index_cache_and_reuses_it(tmp_path: Path) -> None:
     assert export(tmp_path / "b") == first
     assert len(first["graph_traces"]) == 5 * BATCH
     assert [a["nan"] for a in first["alerts"]] == [1] * len(range(0, 5 * BATCH, 3))
+
+
+def load_early(d: Path, pool: ThreadPoolExecutor, out: Path
+               ) -> tuple[DebugLogdir, KeptHealth, EarlyTraces]:
+    """The logdir loaded as the export loads it, graph traces written early in batches."""
+    made: list[tuple[KeptHealth, EarlyTraces]] = []
+
+    def watch(logdir: DebugLogdir) -> None:
+        kept = KeptHealth(logdir, pool)
+        early = EarlyTraces(logdir, kept, str(out / "graph_traces.parquet.partial"),
+                            "parquet", _prepare, _writer, batch=BATCH)
+        kept.on_traces = early.offer
+        logdir.health_sink = kept
+        made.append((kept, early))
+
+    logdir = _load(str(d), None, False, watch)
+    return logdir, *made[0]
+
+
+def exported(out: Path) -> dict[str, list[dict[str, Any]]]:
+    return {name: pq.read_table(out / f"{name}.parquet").to_pylist()
+            for name in ("graph_traces", "alerts")}
+
+
+def test_traces_written_during_the_load_are_the_table(tmp_path: Path) -> None:
+    """A run of 4 batches and a bit: the first 4 are written while it is read (one file
+    set); the export goes on from there, and its tables are those of a plain export."""
+    write_host(tmp_path / "run", 0, 4 * BATCH + 3, 1_700_000_000.0)
+    with ThreadPoolExecutor(2) as pool:
+        logdir, kept, early = load_early(tmp_path / "run", pool, tmp_path / "a")
+        assert early.queued_rows == 4 * BATCH  # before the tables: during the load
+        write_tables(logdir, str(tmp_path / "a"), reads=pool, kept=kept, early=early)
+        assert early.handed_over == 4 * BATCH  # taken as written, not written again
+    write_tables(open_logdir(str(tmp_path / "run")), str(tmp_path / "b"))
+    assert exported(tmp_path / "a") == exported(tmp_path / "b")
+    assert len(exported(tmp_path / "a")["graph_traces"]) == 4 * BATCH + 3
+    assert not list((tmp_path / "a").glob("*.partial"))
+
+
+def test_traces_written_early_are_written_again_when_a_kind_changed(tmp_path: Path) -> None:
+    """A kind patched after its rows were written (as an op type learnt late is): the early
+    part is dropped, and the table written from its first row, as a plain export's."""
+    write_host(tmp_path / "run", 0, 3 * BATCH, 1_700_000_000.0)
+    with ThreadPoolExecutor(2) as pool:
+        logdir, kept, early = load_early(tmp_path / "run", pool, tmp_path / "a")
+        assert early.queued_rows == 3 * BATCH
+        kinds = logdir.traces.kinds
+        assert kinds is not None
+        kinds.patch("op_type", np.array([0]), int(kinds.col("op_type")[0]))  # (same value)
+        write_tables(logdir, str(tmp_path / "a"), reads=pool, kept=kept, early=early)
+        assert early.handed_over == 0
+    write_tables(open_logdir(str(tmp_path / "run")), str(tmp_path / "b"))
+    assert exported(tmp_path / "a") == exported(tmp_path / "b")
+
+
+def test_no_traces_written_early_when_hosts_are_merged(tmp_path: Path) -> None:
+    write_host(tmp_path / "run", 0, 3 * BATCH, 1_700_000_000.0)
+    write_host(tmp_path / "run", 1, 3 * BATCH, 1_700_000_000.5)
+    with ThreadPoolExecutor(2) as pool:
+        logdir, kept, early = load_early(tmp_path / "run", pool, tmp_path / "a")
+        assert early.queued_rows == 0 and not (tmp_path / "a").exists()
+        write_tables(logdir, str(tmp_path / "a"), reads=pool, kept=kept, early=early)
+    write_tables(open_logdir(str(tmp_path / "run")), str(tmp_path / "b"))
+    assert exported(tmp_path / "a") == exported(tmp_path / "b")

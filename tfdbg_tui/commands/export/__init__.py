@@ -19,6 +19,7 @@ from typing import Any
 
 from reader import DebugLogdir, ReaderError
 from tfdbg_tui.commands.args import Parser, UsageError, count
+from tfdbg_tui.commands.export.early import EarlyTraces
 from tfdbg_tui.commands.export.kept import KeptHealth
 from tfdbg_tui.commands.export.tables import TABLES, AlertCounts, Tables
 from tfdbg_tui.commands.report import _finite, _load, _nothing_readable, build_report
@@ -43,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
                  diagnose: int = 10, reads: Executor | None = None,
-                 kept: KeptHealth | None = None) -> dict[str, str]:
+                 kept: KeptHealth | None = None, early: EarlyTraces | None = None
+                 ) -> dict[str, str]:
     """Write every table of `logdir` into `out_dir`; returns table name → file path.
 
     The report is built first (alone: its many small reads would queue for the GIL behind
@@ -67,7 +69,8 @@ def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
         # the alerts' counts: kept during the load, or else gathered by the other tables
         beside = kept is not None and kept.complete()
         tables = Tables(logdir, reads, None if beside else AlertCounts(logdir), kept=kept)
-        jobs = [writes.submit(_write, tables, name, report["first_alerts"], paths[name], fmt)
+        jobs = [writes.submit(_write, tables, name, report["first_alerts"], paths[name], fmt,
+                              early if name == "graph_traces" else None)
                 for name in names + ["alerts"] * beside]
         try:
             logdir.save_cache()  # (if the load left it: off the load's path, see `main`)
@@ -88,16 +91,20 @@ def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
 
 
 def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], path: str,
-           fmt: str) -> None:
+           fmt: str, early: EarlyTraces | None = None) -> None:
+    """Write table `name` to `path` (through `path`.partial, renamed when complete); the
+    graph traces go on from what `early` wrote during the load when it is still right."""
     pa = tables.pa
     tmp = path + ".partial"
     writer: Any = None
+    start = 0
+    if early is not None:
+        handed = early.finish(tables)
+        if handed is not None:
+            writer, start = handed
     try:
-        for batch in _ahead(tables.batches(name, diagnosed)):
-            if fmt == "csv":  # CSV has no dictionary type: plain strings
-                batch = pa.record_batch(
-                    [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c
-                     for c in batch.columns], names=batch.schema.names)
+        for batch in _ahead(tables.batches(name, diagnosed, start)):
+            batch = _prepare(pa, batch, fmt)
             if writer is None:
                 writer = _writer(pa, tmp, batch.schema, fmt)
             writer.write_batch(batch)
@@ -110,6 +117,14 @@ def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], path: str
     if writer is not None:
         writer.close()
     os.replace(tmp, path)
+
+
+def _prepare(pa: Any, batch: Any, fmt: str) -> Any:
+    """A record batch as written in `fmt`: CSV has no dictionary type (plain strings)."""
+    if fmt != "csv":
+        return batch
+    return pa.record_batch([c.dictionary_decode() if pa.types.is_dictionary(c.type) else c
+                            for c in batch.columns], names=batch.schema.names)
 
 
 def _ahead(batches: Iterator[Any]) -> Iterator[Any]:
@@ -156,20 +171,28 @@ def main(argv: Sequence[str]) -> int:
         return 2
     with ThreadPoolExecutor(READERS, "export-read") as reads:
         early: list[KeptHealth] = []
+        traces: list[EarlyTraces] = []
 
         def watch(logdir: DebugLogdir) -> None:
-            early.append(KeptHealth(logdir, reads))
-            logdir.health_sink = early[0]
+            kept = KeptHealth(logdir, reads)
+            early.append(kept)
+            logdir.health_sink = kept
+            path = os.path.join(opts.out_dir, f"graph_traces.{opts.format}.partial")
+            traces.append(EarlyTraces(logdir, kept, path, opts.format, _prepare, _writer))
+            kept.on_traces = traces[0].offer
 
         try:
-            return _export(opts, reads, watch, early)
+            return _export(opts, reads, watch, early, traces)
         finally:
             for kept in early:  # on an error: nothing left running for nothing
                 kept.cancel()
+            for written in traces:  # (after `finish`: nothing left to remove)
+                written.discard()
 
 
 def _export(opts: argparse.Namespace, reads: Executor,
-            watch: Callable[[DebugLogdir], None], early: list[KeptHealth]) -> int:
+            watch: Callable[[DebugLogdir], None], early: list[KeptHealth],
+            traces: list[EarlyTraces]) -> int:
     try:
         Tables.check()
         # the index cache is saved while the tables are written (`write_tables`)
@@ -188,7 +211,7 @@ def _export(opts: argparse.Namespace, reads: Executor,
 
     try:
         written = write_tables(logdir, opts.out_dir, opts.format, opts.diagnose, reads,
-                               early[0] if early else None)
+                               early[0] if early else None, traces[0] if traces else None)
     except OSError as exc:
         print(error_line(PROG, f"{exc.filename or opts.out_dir}: {exc.strerror or exc}"),
               file=sys.stderr)

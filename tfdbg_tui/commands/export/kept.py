@@ -59,6 +59,8 @@ class KeptHealth:
         self._batches: dict[str, list[tuple[int, tuple[np.ndarray, ...], Future[Health]]]] = {
             name: [] for name in TABLES}
         self._checked: dict[tuple[str, int], bool] = {}
+        self._through = dict.fromkeys(TABLES, 0)  # rows kept without a gap from the first
+        self.on_traces: Callable[[], None] | None = None  # told after each batch of traces
 
     def __call__(self, name: str, first: int, where: tuple[np.ndarray, ...],
                  make: Callable[[], Health]) -> None:
@@ -71,6 +73,19 @@ class KeptHealth:
             return  # rows numbered again (cannot happen in one in-process load): read back
         self._kept += n
         batches.append((first, where, self.pool.submit(_narrow, make)))
+        if first == self._through[name]:
+            self._through[name] = first + n
+        if name == "traces" and self.on_traces is not None:
+            self.on_traces()
+
+    def kept_rows(self, name: str) -> int:
+        """How many rows of table `name`, from the first on, were kept so far."""
+        return self._through[name]
+
+    def recheck(self) -> None:
+        """Check the rows against their records again at the next `take` (the load went on
+        since they were checked)."""
+        self._checked.clear()
 
     def take(self, name: str, rows: np.ndarray) -> Gathered | None:
         """The health of `rows` (consecutive, ascending) of table `name` when every one of

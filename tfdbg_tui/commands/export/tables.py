@@ -100,7 +100,7 @@ class Tables:
         words = logdir.strings.all()
         ids = {w: i for i, w in enumerate(words)}
         names = np.full(max(len(words), 1), -1, np.int32)
-        for gid, graph in logdir.graphs.graphs.items():
+        for gid, graph in list(logdir.graphs.graphs.items()):  # (a copy: the load may go on)
             i = ids.get(gid, -1)
             if i >= 0 and graph.name:
                 if graph.name not in ids:
@@ -109,6 +109,7 @@ class Tables:
                 names[i] = ids[graph.name]
         self._empty = ids.get("", -1)
         self.strings = arrow.strings(self.pa, words)
+        self._words = words
         self._graph_name = names
 
     # ------------------------------------------------------------------ columns
@@ -149,13 +150,14 @@ class Tables:
         out["bad"] = arrow.booleans(self.pa, bad > 0, bad < 0)
         return out
 
-    def _blocks(self, name: str) -> Iterator[tuple[np.ndarray, Health]]:
+    def _blocks(self, name: str, first: int = 0) -> Iterator[tuple[np.ndarray, Health]]:
         """(rows, their health) per batch of tensor table `name` (traces, outputs), in
         order: kept during the load (`kept`) when they were, else read back; with a pool,
         up to `AHEAD` batches are being read while the caller works on one."""
         table = getattr(self.logdir, name)
         n, read = len(table), table.health_columns
-        starts = range(0, n, self.batch) or range(1)
+        starts = range(first, n, self.batch) if first < n else \
+            range(0, 0) if first else range(1)
 
         def rows_of(start: int) -> np.ndarray:
             return np.arange(start, min(n, start + self.batch), dtype=np.int64)
@@ -191,27 +193,37 @@ class Tables:
             for _, future in pending:
                 future.cancel()
 
+    def graph_name(self, gid: int) -> str | None:
+        """The name these tables give graph id `gid` (a string id), None if none."""
+        i = int(self._graph_name[gid]) if 0 <= gid < len(self._graph_name) else -1
+        return self._words[i] if i >= 0 else None
+
     # ------------------------------------------------------------------ tables
-    def graph_traces(self) -> Iterator[pa.RecordBatch]:
-        t = self.logdir.traces
-        for rows, h in self._blocks("traces"):
+    def graph_traces(self, start: int = 0) -> Iterator[pa.RecordBatch]:
+        """From row `start` on (the rows before it were written already: `early`)."""
+        for rows, h in self._blocks("traces", start):
             if self.alert_counts is not None and len(rows):
                 self.alert_counts.take(GRAPH, int(rows[0]), h)
-            gid = t.graph_id[rows]
-            cols = {
-                "row": self._num(rows, self.pa.int64()),
-                "wall_time": self._num(t.wall_time[rows], self.pa.float64()),
-                "host": self._host(t.fileset[rows]),
-                "graph_id": self._text(gid), "graph_name": self._text(self._graph_name[gid]),
-                "op_name": self._text(t.op_name[rows]), "op_type": self._text(t.op_type[rows]),
-                "output_slot": self._num(t.slot[rows], self.pa.int32()),
-                "device": self._text(t.device[rows]),
-                "mode": self._names(t.mode[rows], MODE_NAMES),
-                **self._health(h),
-                "file_set": self._num(t.fileset[rows], self.pa.int32()),
-                "offset": self._num(t.offset[rows], self.pa.int64()),
-            }
-            yield self.pa.record_batch(list(cols.values()), names=list(cols))
+            yield self.trace_batch(rows, h)
+
+    def trace_batch(self, rows: np.ndarray, h: Health) -> pa.RecordBatch:
+        """The graph_traces rows `rows`, whose health is `h`."""
+        t = self.logdir.traces
+        gid = t.graph_id[rows]
+        cols = {
+            "row": self._num(rows, self.pa.int64()),
+            "wall_time": self._num(t.wall_time[rows], self.pa.float64()),
+            "host": self._host(t.fileset[rows]),
+            "graph_id": self._text(gid), "graph_name": self._text(self._graph_name[gid]),
+            "op_name": self._text(t.op_name[rows]), "op_type": self._text(t.op_type[rows]),
+            "output_slot": self._num(t.slot[rows], self.pa.int32()),
+            "device": self._text(t.device[rows]),
+            "mode": self._names(t.mode[rows], MODE_NAMES),
+            **self._health(h),
+            "file_set": self._num(t.fileset[rows], self.pa.int32()),
+            "offset": self._num(t.offset[rows], self.pa.int64()),
+        }
+        return self.pa.record_batch(list(cols.values()), names=list(cols))
 
     def executions(self) -> Iterator[pa.RecordBatch]:
         e = self.logdir.executions
@@ -335,10 +347,13 @@ class Tables:
         }
         return pa.record_batch(list(cols.values()), names=list(cols))
 
-    def batches(self, name: str, diagnosed: list[dict[str, Any]] | None = None
-                ) -> Iterator[pa.RecordBatch]:
+    def batches(self, name: str, diagnosed: list[dict[str, Any]] | None = None,
+                start: int = 0) -> Iterator[pa.RecordBatch]:
+        """The record batches of table `name` (of graph_traces: from row `start` on)."""
         if name == "alerts":
             return self.alerts(diagnosed or [])
+        if name == "graph_traces":
+            return self.graph_traces(start)
         return {"executions": self.executions, "eager_outputs": self.eager_outputs,
                 "graph_traces": self.graph_traces, "stack_frames": self.stack_frames}[name]()
 
