@@ -70,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if command in ONE_LOOK:
             from reader import one_pass
 
-            with one_pass(), _no_cycle_collection():
+            with _no_cycle_collection(restore=argv is not None), one_pass():
                 status = _dispatch(command, rest)
         else:
             status = _dispatch(command, rest)
@@ -104,19 +104,21 @@ def _end_now(status: int) -> None:
 
 
 @contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Python's cyclic garbage collector off while a one-shot command runs (and as it was
-    after). Why: such a command frees what it makes by reference counting (numpy columns,
-    short-lived objects); what the collector would walk, again and again, is the hundreds
-    of thousands of objects imports and botocore's service models make (a remote report
-    paid ~0.07 s of CPU for it, medians of 15 runs each) and it would find nothing worth
-    it. Peak memory of report, diff and export of the 1M-trace benchmark run: unchanged."""
+def _no_cycle_collection(restore: bool) -> Iterator[None]:
+    """Python's cyclic garbage collector off while a one-shot command runs (and, with
+    `restore`, as it was after: a caller of `main`; run as a program, the process ends
+    there, and turning it on would only start a last full collection). Why: such a command
+    frees what it makes by reference counting (numpy columns, short-lived objects); what
+    the collector would walk, again and again, is the hundreds of thousands of objects
+    imports and botocore's service models make (a remote report paid ~0.07 s of CPU for
+    it, medians of 15 runs each) and it would find nothing worth it. Peak memory of
+    report, diff and export of the 1M-trace benchmark run: unchanged."""
     was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        if was:
+        if was and restore:
             gc.enable()
 
 
