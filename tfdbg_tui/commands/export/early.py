@@ -41,7 +41,8 @@ class EarlyTraces:
         self._writer: Any = None
         # per batch written: its rows, the table and kind versions, its graph ids' names
         self._written: list[tuple[int, int, tuple[int, int], dict[int, str | None]]] = []
-        self.off = False
+        self.off = False  # no more batches offered
+        self._dropped = False  # nor written
         self.handed_over = 0  # rows `finish` handed over as written (0: none, or dropped)
 
     @property
@@ -69,7 +70,7 @@ class EarlyTraces:
             self._jobs.append(self._pool.submit(self._write, start, self._next))
 
     def _write(self, start: int, stop: int) -> None:
-        if self.off:
+        if self._dropped:
             return
         logdir = self.logdir
         t = logdir.traces
@@ -92,7 +93,7 @@ class EarlyTraces:
         """Once the load is done: (the writer, the first row not written yet) when what was
         written is still what `tables` (made after the load) would write; else None, with
         the early file removed and its writer closed."""
-        self.off = True  # batches offered from now on: none
+        self.off = True  # batches offered from now on: none (those queued are written)
         self._pool.shutdown(wait=True)
         ok = self._writer is not None and all(j.exception() is None for j in self._jobs)
         if ok:
@@ -122,7 +123,7 @@ class EarlyTraces:
     def discard(self) -> None:
         """Stop, close the early writer and remove what it wrote (an error, or `finish`
         found it out of date)."""
-        self.off = True
+        self.off = self._dropped = True
         self._pool.shutdown(wait=True, cancel_futures=True)
         if self._writer is not None:
             self._writer.close()

@@ -72,6 +72,7 @@ class KeptHealth:
         if batches and first < batches[-1][0] + len(batches[-1][1][0]):
             return  # rows numbered again (cannot happen in one in-process load): read back
         self._kept += n
+        where = tuple(_compact(w) for w in where)
         batches.append((first, where, self.pool.submit(_narrow, make)))
         if first == self._through[name]:
             self._through[name] = first + n
@@ -90,10 +91,15 @@ class KeptHealth:
     def take(self, name: str, rows: np.ndarray) -> Gathered | None:
         """The health of `rows` (consecutive, ascending) of table `name` when every one of
         them was kept and still points at the record it was kept for; None otherwise."""
-        batches = self._batches.get(name) or []
-        if not len(rows) or not batches:
+        if not len(rows):
             return None
-        lo, hi = int(rows[0]), int(rows[-1]) + 1
+        return self._span(name, int(rows[0]), int(rows[-1]) + 1)
+
+    def _span(self, name: str, lo: int, hi: int) -> Gathered | None:
+        """`take` of rows [lo, hi)."""
+        batches = self._batches.get(name) or []
+        if hi <= lo or not batches:
+            return None
         i = bisect.bisect_right([b[0] for b in batches], lo) - 1
         parts: list[tuple[Future[Health], slice]] = []
         at = lo
@@ -113,7 +119,7 @@ class KeptHealth:
         """Was every row of both tables kept, and does each still point at its record?"""
         for name in TABLES:
             n = len(getattr(self.logdir, name))
-            if n and self.take(name, np.arange(0, n, dtype=np.int64)) is None:
+            if n and self._span(name, 0, n) is None:
                 return False
         return True
 
@@ -161,6 +167,13 @@ class KeptHealth:
         ex = np.asarray(o.execution[rows], np.int64)
         return (np.asarray(e.fileset[ex]), np.asarray(e.offset)[ex],
                 np.asarray(o.slot[rows]))
+
+
+def _compact(values: np.ndarray) -> np.ndarray:
+    """`values`, as a view of one value when they are all the same (a batch's file set)."""
+    if len(values) and bool((values == values[0]).all()):
+        return np.broadcast_to(np.array(values[0]), values.shape)
+    return values
 
 
 def _narrow(make: Callable[[], Health]) -> Health:
