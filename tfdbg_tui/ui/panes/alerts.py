@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.widgets import Static
 from textual.worker import get_current_worker
@@ -38,6 +38,16 @@ def origin_of(diagnosis: Diagnosis) -> tuple[int, int]:
     return diagnosis.origin_kind, diagnosis.origin_index
 
 
+class SummaryLine(Static):
+    """The Alerts pane's summary: told to its pane whenever its size changes, which then
+    checks that its height is what its text needs at the new width."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        pane = self.parent
+        if isinstance(pane, AlertsPane):
+            pane.summary_resized()
+
+
 @register_pane(1, "alerts", "Alerts", short="Alerts", area="top-left")
 class AlertsPane(ListPane):
     """The alert list, a summary line above it and the diagnosis line below it."""
@@ -54,10 +64,10 @@ class AlertsPane(ListPane):
         self.diagnosed: int | None = None  # the alert position `diagnosis` belongs to
         self.provisional = False  # the diagnosis shown was walked while indexing
         self._generation = 0  # of the latest diagnosis asked for (older results dropped)
-        self._summary_lines = 0  # lines the summary took when last shown
+        self._summary_text: Text | None = None  # the summary shown last
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("indexing…", style="dim"), id="alerts-summary", markup=False)
+        yield SummaryLine(Text("indexing…", style="dim"), id="alerts-summary", markup=False)
         yield VirtualList(self._row, empty="", announce_initial=True, id="alerts-list")
         yield ClampedText(3, id="alerts-diagnosis")
         yield ClampedText(2, id="alerts-warnings")
@@ -203,14 +213,21 @@ class AlertsPane(ListPane):
         self.set_status(f"{status} · {extra}" if extra else status)
 
     def _set_summary(self, text: Text) -> None:
-        """The summary line (at most two lines). A layout of the screen only when its
-        height changes: this runs on every progress snapshot, and a layout re-renders
-        every pane."""
+        """The summary line (at most two lines). A layout of the screen only when the box's
+        height on screen is not the one its text needs at its width (this runs on every
+        progress snapshot, and a layout re-renders every pane); judged by the height the
+        box has, not the one asked for last: a layout made against another width left a
+        two-line summary one line high (`SummaryLine` re-checks on every width change)."""
         box = self.query_one("#alerts-summary", Static)
         width = box.content_region.width
         lines = min(2, len(text.wrap(self.app.console, width))) if width > 0 else 0
-        box.update(text, layout=lines != self._summary_lines or not lines)
-        self._summary_lines = lines
+        box.update(text, layout=not lines or lines != box.size.height)
+        self._summary_text = text
+
+    def summary_resized(self) -> None:
+        """The summary box changed size: its text may need another number of lines."""
+        if self._summary_text is not None:
+            self._set_summary(self._summary_text)
 
     def _warnings(self, indexing: bool) -> None:
         """The reader's warnings (a full circular buffer, nothing recorded, damaged files):
