@@ -44,6 +44,7 @@ class EarlyTraces:
         self.off = False  # no more batches offered
         self._dropped = False  # nor written
         self.handed_over = 0  # rows `finish` handed over as written (0: none, or dropped)
+        self._tables: tuple[tuple[int, int], Tables] | None = None
 
     @property
     def queued_rows(self) -> int:
@@ -80,7 +81,7 @@ class EarlyTraces:
         health = self.kept.take("traces", rows)
         if health is None:
             raise RuntimeError("trace rows kept, then not")  # (finish: written anew)
-        tables = Tables(logdir, batch=self.batch)  # the strings and graphs read so far
+        tables = self._tables_now()
         batch = self._prepare(tables.pa, tables.trace_batch(rows, health.result()), self.fmt)
         if self._writer is None:
             os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
@@ -88,6 +89,15 @@ class EarlyTraces:
         self._writer.write_batch(batch)
         gids = np.unique(np.asarray(t.graph_id[rows], np.int64)).tolist()
         self._written.append((start, stop, versions, {g: tables.graph_name(g) for g in gids}))
+
+    def _tables_now(self) -> Tables:
+        """Tables over the strings and graphs read so far (made again only when there are
+        more of them: a run of a million op names is not copied for every batch)."""
+        logdir = self.logdir
+        seen = (len(logdir.strings), len(logdir.graphs.graphs))
+        if self._tables is None or self._tables[0] != seen:
+            self._tables = seen, Tables(logdir, batch=self.batch)
+        return self._tables[1]
 
     def finish(self, tables: Tables) -> tuple[Any, int] | None:
         """Once the load is done: (the writer, the first row not written yet) when what was
