@@ -98,11 +98,13 @@ async def _measure(logdir: str, keys_while_indexing: bool = True) -> dict[str, A
     from textual.widgets import Input
 
     from reader import DebugLogdir
+    from tfdbg_tui.core.memory import calm_collector
     from tfdbg_tui.ui.app import TfdbgApp
 
     rss_before = _rss_mb()
     t0 = time.perf_counter()
     app = TfdbgApp(DebugLogdir(logdir, cache=True), follow=False)
+    calm_collector()  # as `tfdbg-tui LOGDIR` does before it runs the app
     out: dict[str, Any] = {"during": []}
     async with app.run_test(size=(200, 50)) as pilot:
         beat = asyncio.create_task(_heartbeat())

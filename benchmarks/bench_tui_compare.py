@@ -97,12 +97,14 @@ async def _keys_until(app: Any, vl: Any, event: asyncio.Event, out: list[float])
 
 async def _measure(a: str, b: str | None) -> dict[str, Any]:
     from reader import DebugLogdir
+    from tfdbg_tui.core.memory import calm_collector
     from tfdbg_tui.ui.app import TfdbgApp
 
     t0 = time.perf_counter()
     other = DebugLogdir(b, cache=True, digests=True) if b else None
     app = TfdbgApp(DebugLogdir(a, cache=True, digests=b is not None), follow=False,
                    compare_with=other)
+    calm_collector()  # as `tfdbg-tui A --compare B` does before it runs the app
     out: dict[str, Any] = {"during_index": [], "during_compare": [], "timings": {}}
     async with app.run_test(size=(200, 50), notifications=True) as pilot:  # toasts drawn
         beat = asyncio.create_task(_heartbeat())

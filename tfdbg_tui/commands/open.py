@@ -75,12 +75,14 @@ def main(args: Sequence[str]) -> int:
                          f"{exc.filename or ns.logdir}: {exc.strerror or exc}"), file=sys.stderr)
         return 2
     from tfdbg_tui.core.compare import Tolerance
+    from tfdbg_tui.core.memory import calm_collector
     from tfdbg_tui.ui.app import TfdbgApp
 
     default = Tolerance()
     tolerance = Tolerance(default.rtol if ns.rtol is None else ns.rtol,
                           default.atol if ns.atol is None else ns.atol)
     app = TfdbgApp(logdir, display_path=ns.logdir, compare_with=other, tolerance=tolerance)
+    calm_collector()  # (this process runs the app and ends with it)
     app.run()
     if app.read_error is not None:  # shown in the app too; the screen is gone now
         print(f"tfdbg-tui: error: {app.read_error}", file=sys.stderr)
