@@ -5,7 +5,7 @@
   each cold (a new, empty index cache), one of each in turn. Bar: remote ≤ 2× local.
   What bounds it: moto reads the whole object for every GET, ranged or not (so the number
   of requests is what costs: 8 MB ranges made the 390 MB logdir a 25 s report, 42×); the
-  reader now makes one streaming GET per object (6 in all, plus 6 listings). Moto's floor,
+  reader now makes one streaming GET per object (6 in all, and one listing). Moto's floor,
   measured with botocore alone: one GET per object, read in 8 MB pieces, 0.37–0.45 s for the
   390 MB (about 0.3 s of moto's CPU and 0.26 s of ours, for 0.25 s of parsing on 2 cores);
   49 ranged GETs of 8 MB one after another 5.5 s, 26 of 16 MB four at a time 2.8 s. Importing
@@ -13,7 +13,12 @@
   report. So the ratio sits close to 2× on a quiet machine and above it under load (the
   remote report needs three busy parties — the parse, the socket reads, moto — where the
   local one needs one). Measured on the shared 2-core machine at load 5–9, five pairs each:
-  2.05×, 2.14×, 2.16×, 2.19×, 2.36×, 2.40× (42× before the streaming reads).
+  2.05×, 2.14×, 2.16×, 2.19×, 2.36×, 2.40× (42× before the streaming reads); on a quiet
+  machine, after the socket's pieces were taken without joining them and one-shot commands
+  ran without the cyclic collector, 1.86–1.91× (2.10× in a `make bench` at load 2.6). Of
+  the remote report's ~0.5 s more than the local one, ~0.3 s is before the first byte:
+  s3fs's import (aiohttp makes two TLS contexts as it is imported, ~70 ms, even for an
+  http:// endpoint), botocore's client (its service models read) and the first listing.
 - **export**: `tfdbg-tui export LOGDIR OUT` (Parquet) against one `report --json`. Bar: ≤ 1×.
   What bounds it: an export is a report plus the tables, and the tables are work of their
   own — Parquet encoding of 1.8M rows (pyarrow alone: ~0.35 s of CPU, whatever the writer's
