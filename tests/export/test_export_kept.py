@@ -13,12 +13,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow.parquet as pq
+import pytest
 from support.paths import ROOT
 
 from dumper.writer import LogdirWriter
@@ -207,3 +209,34 @@ def test_no_traces_written_early_when_hosts_are_merged(tmp_path: Path) -> None:
         write_tables(logdir, str(tmp_path / "a"), reads=pool, kept=kept, early=early)
     write_tables(open_logdir(str(tmp_path / "run")), str(tmp_path / "b"))
     assert exported(tmp_path / "a") == exported(tmp_path / "b")
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize(("kind", "mode"), [("mixed", "FULL_HEALTH"), ("mixed", "FULL_TENSOR"),
+                                            ("mixed", "SHAPE"), ("keras", "CURT_HEALTH")])
+def test_early_traces_and_kept_counts_on_runs_tensorflow_wrote(
+        make_tf_logdir: Callable[..., str], tmp_path: Path, kind: str, mode: str) -> None:
+    """Logdirs TensorFlow wrote (eager ops and tf.functions, Keras), the early batches 4 rows
+    long: the early part is taken, every count was kept, and every table is the one a plain
+    export (health read back from the records, nothing early) writes."""
+    src = make_tf_logdir(kind, mode)
+    made: list[tuple[KeptHealth, EarlyTraces]] = []
+    with ThreadPoolExecutor(2) as pool:
+
+        def watch(logdir: DebugLogdir) -> None:
+            kept = KeptHealth(logdir, pool)
+            early = EarlyTraces(logdir, kept, str(tmp_path / "a" / "graph_traces.parquet.partial"),
+                                "parquet", _prepare, _writer, batch=4)
+            kept.on_traces = early.offer
+            logdir.health_sink = kept
+            made.append((kept, early))
+
+        logdir = _load(src, None, False, watch)
+        kept, early = made[0]
+        assert len(logdir.traces) > 8 and kept.complete()
+        write_tables(logdir, str(tmp_path / "a"), reads=pool, kept=kept, early=early)
+        assert early.handed_over == len(logdir.traces) // 4 * 4
+    write_tables(open_logdir(src), str(tmp_path / "b"))
+    for name in ("graph_traces", "eager_outputs", "alerts", "executions"):
+        assert pq.read_table(tmp_path / "a" / f"{name}.parquet").to_pylist() == \
+            pq.read_table(tmp_path / "b" / f"{name}.parquet").to_pylist(), name
