@@ -56,9 +56,10 @@ static int trace_record(const uint8_t *p, size_t n, int32_t fsi, KeyTable *keys,
  *   -> (pos, status, record_end, row)
  * Consumes intact canonical trace records of known kinds from buf[pos:], appending packed rows
  * to `rows`, one `bad` byte per row to `bad` and, when `digests` is a bytearray, each row's
- * summary digest (uint64, 0 = none) to it; with `vectors`, each summary (see VecSink). Stops at the end of the data or at a partial
- * record (status END; pos = where to resume), or at a record Python must handle (status PUNT;
- * that record is buf[pos:record_end]). `row` numbers rows within the batch. */
+ * summary digest (uint64, 0 = none) to it; with `vectors`, each summary (see VecSink). Stops
+ * at the end of the data or at a partial record (status END; pos = where to resume), or at a
+ * record Python must handle (status PUNT; that record is buf[pos:record_end]). `row` numbers
+ * rows within the batch. */
 PyObject *tfr_scan_traces(PyObject *self, PyObject *args) {
     Py_buffer view;
     Py_ssize_t pos0;

@@ -51,11 +51,6 @@ class EarlyTraces:
         """Rows whose writing was started (from the first row on)."""
         return self._next
 
-    @property
-    def written_rows(self) -> int:
-        """Rows written so far (0 once the early part was dropped)."""
-        return self._written[-1][1] if self._written and self._writer is not None else 0
-
     def offer(self) -> None:
         """After the load kept another batch of trace rows (its thread): start writing
         every whole batch of rows now kept from the first row on."""

@@ -156,8 +156,8 @@ class Tables:
         up to `AHEAD` batches are being read while the caller works on one."""
         table = getattr(self.logdir, name)
         n, read = len(table), table.health_columns
-        starts = range(first, n, self.batch) if first < n else \
-            range(0, 0) if first else range(1)
+        # (an empty table still has one, empty, batch: its file has the columns)
+        starts = range(first, n, self.batch) or range(int(n == 0))
 
         def rows_of(start: int) -> np.ndarray:
             return np.arange(start, min(n, start + self.batch), dtype=np.int64)
