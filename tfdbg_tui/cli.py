@@ -86,9 +86,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError as exc:  # a missing optional dependency, e.g. TensorFlow for `run`
         return _fail(str(exc))
     except MemoryError:  # a limit (ulimit -v, a container) hit by a logdir too big for it
-        pass  # said below: once this block ends, the index its traceback holds is freed
+        # said below, once the index its traceback holds is freed; freeing runs finalizers
+        # (a reading generator's `finally`) that may hit the limit too: Python would print
+        # that as "Exception ignored in …" on stderr, which is not news after this error
+        hook, sys.unraisablehook = sys.unraisablehook, _ignore_unraisable
+    try:
+        gc.collect()  # (the cycles among the index's objects: the collector may be off)
+    finally:
+        sys.unraisablehook = hook
     return _fail("out of memory: the logdir needs more than this process may use "
                  "(about 3x the size of its files; see SECURITY.md)")
+
+
+def _ignore_unraisable(_unraisable: object) -> None:
+    """An error in a finalizer while an out-of-memory is being cleaned up: not reported."""
 
 
 def _end_now(status: int) -> None:
