@@ -27,7 +27,14 @@
   graph traces written as their batches are indexed), but on 2 cores the second core has
   only the load's ~0.4 s to give: with more CPU to do than the report, in no more wall
   time, the bar asks for less work, not more overlap. The note under the table gives the
-  two CPU times measured.
+  two CPU times measured. The budget, measured 2026-11-26 on a quiet machine (CPU per
+  thread, `time.thread_time` at each thread's end): a cold report is 0.51 s of wall and
+  0.61 s of CPU, so 2 cores leave 0.41 s free during it; the export's own work on top of the
+  report's is ~0.8 s of CPU — Parquet encoding 0.28 s (the four tables each written whole
+  with our writer's options; more in the batches the export writes), Arrow arrays ~0.3 s,
+  the counts kept 0.14 s, pyarrow's import 0.06 s — about twice what is free, however it
+  is overlapped. Were the arrays and the counts free, the encoding and the import alone
+  would still take all of the 0.41 s, overlapped perfectly with a load they slow (the GIL).
 - **hosts**: a run of 8 hosts (8 file sets of 1.5M graph traces each, ~1 GB in all, written by
   the TF-free writer; big enough that spawning workers is not the cost) indexed with worker
   processes (the default) against one after another in one process (`TFDBG_TUI_WORKERS=1`),
