@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from reader.io import remote_file, remote_stream
 from reader.io.discovery import FileSet
+from reader.io.headroom import FACTOR, ensure_room, fits
 from reader.io.problems import ProblemLog
 from reader.io.regular import (
     NotRegularFile,
@@ -259,6 +260,7 @@ class FileFollower:
             have += got
             base = cur.offset
             state = ScanState(resume_offset=base)
+            ensure_room(have, f"{name} at byte {base}")  # out of memory here, not mid-parse
             with memoryview(buf) as view:
                 consume(scan_records(view[:have], base, state, name))
             for problem in state.problems:
@@ -307,11 +309,16 @@ class FileFollower:
         if int.from_bytes(footer, "little") != masked_crc32c(b"", crc):
             why = "failed its CRC check"
         else:
-            try:
-                record = bytearray(total)
-            except MemoryError:
-                why = f"holds {length} bytes, more than this process can load,"
+            record = None
+            if not fits(total):  # room to parse it too (`reader.io.headroom`)
+                why = (f"holds {length} bytes; parsing it may take up to {FACTOR}x that, more "
+                       "than this process's address-space limit leaves,")
             else:
+                try:
+                    record = bytearray(total)
+                except MemoryError:
+                    why = f"holds {length} bytes, more than this process can load,"
+            if record is not None:
                 f.seek(start)
                 f.readinto(record)
                 state = ScanState(resume_offset=start)
