@@ -260,7 +260,7 @@ class FileFollower:
             have += got
             base = cur.offset
             state = ScanState(resume_offset=base)
-            ensure_room(have, f"{name} at byte {base}")  # out of memory here, not mid-parse
+            ensure_room(have, name, base)  # out of memory here, not mid-parse
             with memoryview(buf) as view:
                 consume(scan_records(view[:have], base, state, name))
             for problem in state.problems:

@@ -51,28 +51,28 @@ def _used() -> int | None:
         os.close(fd)
 
 
-def _short(nbytes: int) -> tuple[int, int] | None:
-    """(need, left) when parsing `nbytes` of records might not fit under the limit."""
+def _left(need: int) -> int | None:
+    """The bytes left under the limit when fewer than `need` are (None: room enough, or
+    no limit to know of)."""
     limit = _limit()
-    if limit is None:
+    used = None if limit is None else _used()
+    if limit is None or used is None or used + need <= limit:
         return None
-    used = _used()
-    if used is None:
-        return None
-    need = FACTOR * nbytes + MARGIN
-    return (need, max(0, limit - used)) if used + need > limit else None
+    return max(0, limit - used)
 
 
 def fits(nbytes: int) -> bool:
-    """Whether parsing `nbytes` of records (read into memory first) fits under the limit."""
-    return _short(nbytes + nbytes // FACTOR) is None
+    """Whether a record of `nbytes`, read into memory and then parsed, fits under the
+    limit."""
+    return _left(nbytes + FACTOR * nbytes + MARGIN) is None
 
 
-def ensure_room(nbytes: int, where: str) -> None:
-    """Raise MemoryError (naming `where`) if parsing `nbytes` of records might not fit
-    under the address-space limit; a no-op without one."""
-    short = _short(nbytes)
-    if short is not None:
-        raise MemoryError(f"{where}: parsing the next {nbytes:,} bytes may need "
-                          f"{short[0] >> 20} MiB; {short[1] >> 20} MiB is left under this "
+def ensure_room(nbytes: int, name: str, offset: int) -> None:
+    """Raise MemoryError (naming file `name` and `offset`) if parsing the `nbytes` of
+    records there might not fit under the address-space limit; a no-op without one."""
+    need = FACTOR * nbytes + MARGIN
+    left = _left(need)
+    if left is not None:
+        raise MemoryError(f"{name} at byte {offset}: parsing the next {nbytes:,} bytes may "
+                          f"need {need >> 20} MiB; {left >> 20} MiB is left under this "
                           "process's address-space limit")
