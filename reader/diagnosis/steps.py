@@ -1,0 +1,317 @@
+"""Which training step each recorded tensor belongs to ("the first NaN is in step 2 of 40").
+
+A user hunting a NaN thinks in training steps, not in row numbers; the logdir records no step
+counter, so the steps are found from the shape of the run, in whichever form it trained:
+- **a `tf.function` step, or Keras `fit`**: every eager call of a graph that trains (it holds
+  gradient ops — `gradient_tape/…`, `gradients/…` — and variable updates, itself or in a
+  graph it calls) is one step. A graph trace belongs to the call recorded next (TensorFlow
+  writes a call's execution record when it returns, after its traces); an eager op to the
+  next call (the batch a step is fed is made before it). For `fit`, an epoch starts where
+  Keras resets its metrics (or makes a new dataset iterator) between two calls.
+- **an eager `train_step`** (no `tf.function`): a step ends with the k-th update of every
+  trained variable (`ResourceApply…`, `AssignSubVariableOp`), variables told apart by the
+  handle tensor each update consumes (read from the execution records, at most
+  `MAX_EAGER` of them: a longer eager run is said to be too long, not guessed).
+- **TF1 `Session.run`**: the traces of the training graph; its gradient ops run once per
+  step, so step k starts at the first row of their k-th runs. Rows before step 0 (the
+  initializer's run) belong to no step.
+Learned from `tfdbg_tui.core.compare`'s model of a step (which also pairs each step's
+quantities between two runs); this module only numbers steps, in O(rows) numpy work, and
+imports nothing of the app. Steps are 0-based; -1 means "outside every training step".
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from reader.errors import ReaderError
+from reader.index.logdir import DebugLogdir
+from reader.index.schema import GRAPH
+
+SESSION, EAGER_STEP, FUNCTION, FIT = "session_run", "eager", "function", "fit"
+FORM_NAMES = {SESSION: "Session.run", EAGER_STEP: "eager train_step",
+              FUNCTION: "tf.function call", FIT: "fit"}
+MAX_EAGER = 20_000  # eager execution records read to find an eager run's steps
+_GRADIENT_MARKS = ("gradient_tape/", "gradients/")
+_TRAIN_UPDATES = frozenset({"AssignSubVariableOp", "AssignAddVariableOp", "AssignSub",
+                            "AssignAdd", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam",
+                            "ResourceApplyGradientDescent", "ResourceApplyMomentum",
+                            "ResourceApplyKerasMomentum", "ResourceApplyAdam",
+                            "ResourceApplyAdamWithAmsgrad", "ResourceApplyRMSProp",
+                            "ResourceApplyCenteredRMSProp", "ResourceApplyAdagrad",
+                            "ResourceApplyAdagradV2", "ResourceApplyAdadelta",
+                            "ResourceApplyFtrl", "ResourceApplyFtrlV2",
+                            "ResourceApplyAdaMax", "ResourceApplyProximalAdagrad"})
+_EAGER_UPDATES = frozenset(t for t in _TRAIN_UPDATES if t.startswith(("ResourceApply", "Apply"))
+                           ) | {"AssignSubVariableOp"}
+# eager ops Keras runs between two epochs of `fit` and never between two of its batches:
+# the metrics reset (an assignment each) and, for data it re-reads, a new iterator
+_EPOCH_OPS = frozenset({"AnonymousIteratorV3", "AnonymousIteratorV2", "AnonymousIterator",
+                        "MakeIterator", "IteratorV2", "AssignVariableOp"})
+_FIT_NAMES = ("train_function", "one_step_on_iterator", "multi_step_on_iterator",
+              "one_step_on_data")
+
+
+@dataclass(frozen=True)
+class TrainingSteps:
+    """A run's training steps: the form, how many, and the step of every tensor row."""
+
+    form: str | None  # one of FORM_NAMES' keys; None when no training step was found
+    count: int
+    trace_step: np.ndarray  # per graph trace row: its step, -1 outside every step
+    exec_step: np.ndarray  # per eager execution: its step, -1 outside every step
+    function: str | None = None  # the step's function (tf.function / eager) when known
+    epoch_starts: tuple[int, ...] = ()  # fit: the first step of each epoch
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def step_of(self, kind: int, index: int) -> int | None:
+        """The step of a graph trace (GRAPH) or eager execution, None outside every step."""
+        table = self.trace_step if kind == GRAPH else self.exec_step
+        if not 0 <= index < len(table):
+            return None
+        s = int(table[index])
+        return s if s >= 0 else None
+
+    def steps_of(self, kinds: np.ndarray, indices: np.ndarray) -> np.ndarray:
+        """`step_of` for many rows at once (-1 outside every step)."""
+        kinds, indices = np.asarray(kinds), np.asarray(indices, np.int64)
+        out = np.full(len(indices), -1, np.int64)
+        for k, table in ((GRAPH, self.trace_step), (1 - GRAPH, self.exec_step)):
+            sel = (kinds == k) & (indices >= 0) & (indices < len(table))
+            out[sel] = table[indices[sel]]
+        return out
+
+    def epoch_batch(self, step: int) -> tuple[int, int] | None:
+        """(epoch, batch within it), both 0-based, for a `fit` run; None otherwise."""
+        if self.form != FIT or not self.epoch_starts or step < 0:
+            return None
+        e = int(np.searchsorted(np.asarray(self.epoch_starts), step, "right")) - 1
+        return (e, step - self.epoch_starts[e]) if e >= 0 else None
+
+    def describe(self, step: int | None) -> str:
+        """"step 2 of 40 (fit epoch 0, batch 2)": the step and its form, in words."""
+        if self.form is None:
+            return "no training steps found"
+        if step is None:
+            return "outside the training steps"
+        return f"step {step} of {self.count} ({self.form_of(step)})"
+
+    def form_of(self, step: int) -> str:
+        """The form of one step: "Session.run", "train_step call", "fit epoch 0, batch 2"."""
+        eb = self.epoch_batch(step)
+        if eb is not None:
+            return f"fit epoch {eb[0]}, batch {eb[1]}"
+        if self.form == FUNCTION:
+            return f"tf.function {self.function} call" if self.function else "tf.function call"
+        if self.form == EAGER_STEP:
+            return f"eager {self.function}" if self.function else "eager step"
+        return FORM_NAMES.get(self.form or "", "?")
+
+    def to_json(self, step: int | None) -> dict[str, Any]:
+        """One alert's step as JSON: step (null outside the steps), of, form, epoch, batch."""
+        eb = self.epoch_batch(step) if step is not None else None
+        return {"step": step, "of": self.count, "form": self.form,
+                "form_text": self.form_of(step) if step is not None else None,
+                "epoch": eb[0] if eb else None, "batch": eb[1] if eb else None}
+
+
+def no_steps(logdir: DebugLogdir, notes: tuple[str, ...] = ()) -> TrainingSteps:
+    return TrainingSteps(None, 0, np.full(len(logdir.traces), -1, np.int64),
+                         np.full(len(logdir.executions), -1, np.int64), notes=notes)
+
+
+_cache: weakref.WeakKeyDictionary[DebugLogdir, tuple[tuple[int, ...], TrainingSteps]] = \
+    weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def training_steps(logdir: DebugLogdir) -> TrainingSteps:
+    """The run's training steps (see the module docstring), remembered per logdir until it
+    grows. Call it on an index that is not being read (a finished read, or under its lock)."""
+    key = (len(logdir.traces), len(logdir.executions), len(logdir.graphs.graphs))
+    with _lock:
+        got = _cache.get(logdir)
+        if got is not None and got[0] == key:
+            return got[1]
+    try:
+        found = _find(logdir)
+    except (ReaderError, KeyError, ValueError, IndexError) as exc:
+        found = no_steps(logdir, (f"training steps not found: {exc}",))
+    with _lock:
+        _cache[logdir] = (key, found)
+    return found
+
+
+def _find(logdir: DebugLogdir) -> TrainingSteps:
+    training = _training_graphs(logdir)
+    if training:
+        called = _called_steps(logdir, training)
+        if called is not None:
+            return called
+        session = _session_steps(logdir, training)
+        if session is not None:
+            return session
+    return _eager_steps(logdir) or no_steps(logdir)
+
+
+def _training_graphs(logdir: DebugLogdir) -> set[str]:
+    """Ids of graphs that train (gradient ops and updates, in them or in graphs they call),
+    and of every graph around one that does."""
+    graphs = logdir.graphs.graphs
+    own: dict[str, tuple[bool, bool]] = {}
+    for gid, g in graphs.items():
+        grads = any(m in name for name in g.ops for m in _GRADIENT_MARKS)
+        updates = any(op.op_type in _TRAIN_UPDATES for op in g.ops.values())
+        own[gid] = (grads, updates)
+    out: set[str] = set()
+    for gid in graphs:
+        grads = updates = False
+        stack, seen = [gid], set[str]()
+        while stack and len(seen) < 10_000:
+            inner = stack.pop()
+            if inner in seen or inner not in graphs:
+                continue
+            seen.add(inner)
+            a, b = own[inner]
+            grads, updates = grads or a, updates or b
+            stack.extend(graphs[inner].inner_ids)
+        if grads and updates:
+            out.add(gid)
+    return out
+
+
+def _called_steps(logdir: DebugLogdir, training: set[str]) -> TrainingSteps | None:
+    e = logdir.executions
+    if not len(e):
+        return None
+    sids = [logdir.strings.lookup(g) for g in training]
+    graph_col = np.asarray(e.graph_id[np.arange(len(e))])
+    calls = np.flatnonzero(np.isin(graph_col, [s for s in sids if s >= 0]))
+    if not len(calls):
+        return None
+    n_exec = len(e)
+    idx = np.arange(n_exec)
+    at = np.searchsorted(calls, idx, "left")  # the call made next (or this one)
+    exec_step = np.where(at < len(calls), at, -1).astype(np.int64)
+    trace_step = np.full(len(logdir.traces), -1, np.int64)
+    if len(logdir.traces):
+        # a trace belongs to the execution recorded next (a call's record follows its traces)
+        enclosing = np.searchsorted(e.wall_time, logdir.traces.wall_time, "left")
+        inside = enclosing < n_exec
+        trace_step[inside] = exec_step[enclosing[inside]]
+    names = [logdir.graphs.graphs[g].name for g in training if g in logdir.graphs.graphs]
+    called = logdir.graph_of_execution(int(calls[0]))
+    g0 = logdir.graphs.graphs.get(called or "")
+    function = g0.name if g0 is not None and g0.name else None
+    if any(n.startswith(_FIT_NAMES) or n.endswith(_FIT_NAMES) for n in names if n):
+        return TrainingSteps(FIT, len(calls), trace_step, exec_step, function,
+                             _epoch_starts(logdir, calls))
+    return TrainingSteps(FUNCTION, len(calls), trace_step, exec_step, function)
+
+
+def _epoch_starts(logdir: DebugLogdir, calls: np.ndarray) -> tuple[int, ...]:
+    """Steps of `fit` that start an epoch: Keras reset its metrics (or made a dataset
+    iterator) since the last call."""
+    e = logdir.executions
+    types = np.asarray(e.op_type[np.arange(len(e))])
+    iter_ids = [s for s in (logdir.strings.lookup(t) for t in _EPOCH_OPS) if s >= 0]
+    made = np.flatnonzero(np.isin(types, iter_ids))
+    if not len(made):
+        return (0,)
+    starts = [0]
+    prev = np.searchsorted(made, calls, "left")  # iterators made before each call
+    for k in range(1, len(calls)):
+        if prev[k] > prev[k - 1]:
+            starts.append(k)
+    return tuple(starts)
+
+
+def _session_steps(logdir: DebugLogdir, training: set[str]) -> TrainingSteps | None:
+    """TF1: the training graph's gradient ops run once per `Session.run` that trains, so
+    their count is the step count; step k starts at the first row of the k-th run of any of
+    the graph's ops that ran that many times (its forward pass comes first)."""
+    kinds = logdir.trace_kinds()
+    if kinds is None or not len(kinds.of_row):
+        return None
+    sids = [s for s in (logdir.strings.lookup(g) for g in training) if s >= 0]
+    in_graph = np.isin(kinds.graph_id, sids)
+    marks = np.array([in_graph[k] and any(m in logdir.strings[int(kinds.op_name[k])]
+                                          for m in _GRADIENT_MARKS)
+                      for k in range(len(kinds.graph_id))], dtype=bool)
+    if not marks.any():
+        return None
+    of_row = np.asarray(kinds.of_row, np.int64)
+    counts = np.bincount(of_row, minlength=len(marks))
+    mark_counts = counts[marks & (counts > 0)]
+    if not len(mark_counts):
+        return None
+    n = Counter(mark_counts.tolist()).most_common(1)[0][0]
+    exact = in_graph & (counts == n)
+    rows = np.flatnonzero(exact[of_row])
+    k = of_row[rows]
+    order = np.argsort(k, kind="stable")
+    occ = np.empty(len(rows), np.int64)
+    sorted_k = k[order]
+    first_of_group = np.r_[0, np.flatnonzero(np.diff(sorted_k)) + 1]
+    group_start = np.repeat(first_of_group, np.diff(np.r_[first_of_group, len(sorted_k)]))
+    occ[order] = np.arange(len(rows)) - group_start
+    starts = np.full(n, np.iinfo(np.int64).max, np.int64)
+    np.minimum.at(starts, occ, rows)
+    last_end = int(rows[occ == n - 1].max())
+    starts = np.minimum.accumulate(starts[::-1])[::-1]
+    all_rows = np.arange(len(logdir.traces))
+    trace_step = np.searchsorted(starts, all_rows, "right").astype(np.int64) - 1
+    trace_step[all_rows > last_end] = -1
+    return TrainingSteps(SESSION, int(n), trace_step,
+                         np.full(len(logdir.executions), -1, np.int64))
+
+
+def _eager_steps(logdir: DebugLogdir) -> TrainingSteps | None:
+    """Eager steps: step k ends with the k-th update of every trained variable."""
+    e = logdir.executions
+    n = len(e)
+    if not n:
+        return None
+    types = np.asarray(e.op_type[np.arange(n)])
+    upd_ids = [s for s in (logdir.strings.lookup(t) for t in _EAGER_UPDATES) if s >= 0]
+    updates = np.flatnonzero(np.isin(types, upd_ids))
+    if not len(updates):
+        return None
+    if n > MAX_EAGER:
+        return no_steps(logdir, (f"{n:,} eager executions: too many to find training steps "
+                                 f"in (at most {MAX_EAGER:,} are read)",))
+    per: dict[int, list[int]] = {}
+    for i in updates.tolist():
+        rec = logdir.read_execution(i)
+        if rec.input_tensor_ids:
+            per.setdefault(int(rec.input_tensor_ids[0]), []).append(i)
+    if not per:
+        return None
+    m = Counter(len(v) for v in per.values()).most_common(1)[0][0]
+    trained = [v for v in per.values() if len(v) == m]
+    ends = np.array([max(v[s] for v in trained) for s in range(m)], np.int64)
+    exec_step = np.searchsorted(ends, np.arange(n), "left").astype(np.int64)
+    exec_step[exec_step >= m] = -1
+    function = None
+    try:
+        frames = logdir.stack(logdir.read_execution(int(trained[0][0])).stack_frame_ids)
+        uf = logdir.user_frame(frames)
+        function = uf.function if uf is not None and uf.function != "<module>" else None
+    except (ReaderError, KeyError, ValueError):
+        pass
+    return TrainingSteps(EAGER_STEP, m, np.full(len(logdir.traces), -1, np.int64),
+                         exec_step, function)
+
+
+def alerts_per_step(steps: TrainingSteps, kinds: np.ndarray, indices: np.ndarray
+                    ) -> np.ndarray:
+    """How many alerts fall in each step (length `steps.count`)."""
+    s = steps.steps_of(kinds, indices)
+    s = s[s >= 0]
+    return np.bincount(s, minlength=steps.count)[: steps.count]

@@ -1,0 +1,52 @@
+"""Training steps on runs whose first NaN/∞ is in a step known by construction.
+
+tests/programs/step_program.py feeds one bad batch (inputs of 1e20: the squared error
+overflows) at a chosen step; every step before it is clean. Whatever form the training took
+(eager train_step, tf.function, Keras fit, TF1 Session.run), the first alert must be in that
+step, the step count must be the number of batches fed, and no alert may come before it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from support.step_runs import RUNS, step_logdir
+
+from reader import open_logdir
+from reader.diagnosis.steps import FIT, FORM_NAMES, alerts_per_step, training_steps
+
+FORMS = {"eager": "eager", "function": "function", "fit": FIT, "session": "session_run"}
+
+
+@pytest.mark.parametrize("form", sorted(RUNS))
+def test_first_alert_is_in_the_bad_step(tmp_path_factory: pytest.TempPathFactory,
+                                        form: str) -> None:
+    bad, n = RUNS[form]
+    logdir = open_logdir(step_logdir(tmp_path_factory, form))
+    steps = training_steps(logdir)
+    assert steps.form == FORMS[form]
+    assert steps.count == n
+    alerts = logdir.alerts()
+    assert len(alerts)
+    first = steps.step_of(int(alerts.kind[0]), int(alerts.index[0]))
+    assert first == bad
+    per_step = alerts_per_step(steps, np.asarray(alerts.kind), np.asarray(alerts.index))
+    assert per_step[:bad].sum() == 0  # the steps before the bad batch are clean
+    assert (per_step[bad:] > 0).all()  # the weights are NaN from there on
+    assert steps.describe(first).startswith(f"step {bad} of {n} (")
+    assert FORM_NAMES[steps.form]
+
+
+def test_fit_says_epoch_and_batch(tmp_path_factory: pytest.TempPathFactory) -> None:
+    bad, _ = RUNS["fit"]
+    steps = training_steps(open_logdir(step_logdir(tmp_path_factory, "fit")))
+    assert steps.epoch_starts == (0, 4)  # step_program: 4 batches an epoch
+    assert steps.epoch_batch(bad) == (bad // 4, bad % 4)
+    assert steps.form_of(bad) == f"fit epoch {bad // 4}, batch {bad % 4}"
+
+
+def test_a_run_without_training_has_no_steps(make_tf_logdir) -> None:  # type: ignore[no-untyped-def]
+    steps = training_steps(open_logdir(make_tf_logdir("eager")))
+    assert steps.form is None and steps.count == 0
+    assert steps.step_of(1, 0) is None
+    assert steps.to_json(None)["step"] is None
