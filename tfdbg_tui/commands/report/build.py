@@ -11,7 +11,8 @@ import argparse
 from typing import Any
 
 from reader import GRAPH, DebugLogdir, ReaderError
-from reader.index.frames import Frame
+from reader.index.frames import Frame, wrapper_frames
+from tfdbg_tui.commands.report.journey import add_journey
 from tfdbg_tui.commands.report.sections import SECTIONS
 
 
@@ -62,6 +63,7 @@ def tensor_entry(logdir: DebugLogdir, kind: int, index: int, slot: int,
             frames = []
     for key, value in health.items():
         entry[key] = value if value >= 0 else None
+    frames = frames[wrapper_frames(frames):]  # `tfdbg-tui run`'s own frames are not the user's
     entry["stack"] = [_frame_dict(f) for f in frames]
     uf = logdir.user_frame(frames)
     entry["user_frame"] = (
@@ -83,9 +85,17 @@ def build_report(logdir: DebugLogdir, limit: int = 10,
     """The report as one JSON-able dict (the `--json` output)."""
     options = options or argparse.Namespace(values=False)
     first = alert_details(logdir, max(0, limit))
+    journey: dict[str, Any] = {}
+    add_journey(logdir, journey, first, limit)
     for entry in first:
         for section in SECTIONS:
             section.enrich(logdir, entry, options)
+    notes = []
+    if getattr(options, "values", False) and first and not any("values" in e for e in first):
+        modes = ", ".join(logdir.tensor_debug_modes) or "no mode"
+        notes.append(f"--values: no values to show: the alerts were recorded in {modes}, "
+                     "which keeps health counts, not values (record with "
+                     "tensor_debug_mode=\"FULL_TENSOR\" to see them)")
     return {
         "logdir": logdir.path,
         "run": {"id": logdir.run_id, "hosts": logdir.hosts,
@@ -101,6 +111,9 @@ def build_report(logdir: DebugLogdir, limit: int = 10,
             "stack_frames": logdir.num_stack_frames,
         },
         "alerts": {"total": logdir.num_alerts, "by_type": {"inf_nan": logdir.num_alerts}},
+        "steps": journey["steps"],
+        "incidents": journey["incidents"],
         "first_alerts": first,
+        "notes": notes,
         "warnings": logdir.all_warnings(),
     }

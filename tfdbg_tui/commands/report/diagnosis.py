@@ -14,11 +14,17 @@ from typing import Any
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.diagnosis import DiagnosisFailed, diagnose
+from tfdbg_tui.commands.report.journey import KNOWN
 
 
 def enrich(logdir: DebugLogdir, entry: dict[str, Any], options: argparse.Namespace) -> None:
     """Set `entry["diagnosis"]` for one alert entry of the report (kind, index, output_slot)."""
     kind = GRAPH if entry.get("kind") == "graph" else EAGER
+    if KNOWN in entry:  # diagnosed already, while the alerts were grouped into incidents
+        known = entry.pop(KNOWN)
+        if known is not None:
+            entry["diagnosis"] = known.to_json()
+            return
     try:
         entry["diagnosis"] = diagnose(logdir, kind, int(entry["index"]),
                                       int(entry.get("output_slot") or 0)).to_json()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.padding import Padding
 from rich.segment import Segment
@@ -17,6 +18,7 @@ from rich.text import Text
 
 from tfdbg_tui.commands.report.sections import SECTIONS
 from tfdbg_tui.core.sanitize import literal
+from tfdbg_tui.core.steps_strip import strip_lines
 
 
 class Hanging:
@@ -89,9 +91,20 @@ def render_report(report: dict[str, Any]) -> list[Any]:
     head.add_row("modes", Text(", ".join(report["tensor_debug_modes"]) or "(no tensors yet)"))
     head.add_row("counts", Text(_counts_line(report["counts"])))
     total = report["alerts"]["total"]
-    head.add_row("alerts", Text(f"{total:,} NaN/∞ events" if total else "no NaN/∞ found",
-                                style="bold red" if total else "green"))
+    incidents = report.get("incidents") or []
+    alerts_text = Text(f"{total:,} NaN/∞ events" if total else "no NaN/∞ found",
+                       style="bold red" if total else "green")
+    if incidents:
+        n = len(incidents)
+        alerts_text.append(f" · {n} incident{'' if n == 1 else 's'} (by origin)")
+    head.add_row("alerts", alerts_text)
+    steps = report.get("steps") or {}
+    if steps.get("count"):
+        head.add_row("steps", Text(literal(_steps_line(steps, total))))
     out.append(head)
+    out.extend(_strip(steps))
+    for inc in incidents:
+        out.extend(_incident(inc, len(incidents)))
     first = report["first_alerts"]
     if first:
         out.append(Text(f"\nFirst {len(first)} alert{'s' if len(first) != 1 else ''} "
@@ -107,6 +120,11 @@ def render_report(report: dict[str, Any]) -> list[Any]:
         else:
             line.append(f"  output {entry['output_slot']}")
             line.append(f"  eager execution #{entry['index']}", style="dim")
+        if entry.get("step") is not None:
+            line.append(f"  step {entry['step']}", style="bold")
+            form = entry.get("step_form") or ""
+            if "epoch" in form:  # the form is in the header; a fit step's epoch/batch here
+                line.append(f" ({literal(form.removeprefix('fit '))})", style="dim")
         out.append(line)
         out.append(Text("      ").append_text(_health(entry)))
         uf = entry.get("user_frame")
@@ -120,16 +138,87 @@ def render_report(report: dict[str, Any]) -> list[Any]:
         for extra in _extras(entry):
             indent = len(extra) - len(extra.lstrip(" "))
             out.append(Hanging(6 + indent, extra.lstrip(" ")))
+    for note in report.get("notes") or []:
+        out.append(Text("note: " + literal(note), style="yellow"))
     for w in report["warnings"]:
         out.append(Text("warning: " + literal(w), style="yellow"))
     return out
 
 
 def _extras(entry: dict[str, Any]) -> list[str]:
+    """The sections' lines for one alert; an alert of an incident printed above gets one
+    line pointing to it instead of the same diagnosis again."""
     lines: list[str] = []
     for section in SECTIONS:
+        if section.name == "diagnosis" and entry.get("incident") and entry.get("diagnosis"):
+            lines.append(f"incident {entry['incident']} (above): "
+                         + literal(_origin_name(entry["diagnosis"]["origin"])))
+            continue
         lines.extend(literal(s) for s in section.human_lines(entry))
     return lines
+
+
+def _origin_name(origin: dict[str, Any] | None) -> str:
+    if not origin:
+        return "?"
+    name = origin.get("op_name") or origin.get("op_type") or "?"
+    graph = f" in {origin['graph_name']}" if origin.get("graph_name") else ""
+    return f"{name} ({origin.get('op_type')}){graph}" if name != origin.get("op_type") \
+        else f"{name}{graph}"
+
+
+def _steps_line(steps: dict[str, Any], total: int) -> str:
+    n = steps["count"]
+    first = steps.get("first_alert_step")
+    what = f"{n:,} training step{'' if n == 1 else 's'}"
+    if first is not None:
+        return f"first NaN/∞ at step {first} of {n} ({steps.get('first_alert_form')})"
+    if total:
+        return f"{what}; the first NaN/∞ is outside them"
+    return what
+
+
+def _strip(steps: dict[str, Any]) -> list[Any]:
+    per = steps.get("per_step") or []
+    if not per:
+        return []
+    counts = np.array([p["alerts"] for p in per], np.int64)
+    raw = [p.get("loss") for p in per]
+    losses = None
+    if any(v is not None for v in raw):
+        losses = [float(v) if v is not None else None for v in raw]
+    lines = strip_lines(len(per), counts, losses, steps.get("first_alert_step"))
+    return [Text("")] + [Text("  " + line, style="dim" if k == 0 else "")
+                         for k, line in enumerate(lines)]
+
+
+def _incident(inc: dict[str, Any], n: int) -> list[Any]:
+    """One incident: its origin, step and alert count once, then its diagnosis."""
+    out: list[Any] = []
+    head = Text(f"\nIncident {inc['number']} of {n}: ", style="bold")
+    head.append(literal(_origin_name(inc.get("origin")) if inc.get("origin")
+                        else inc.get("origin_op_type") or "?"), style="bold red")
+    if inc.get("step") is not None:
+        head.append(f"  step {inc['step']}", style="bold")
+        if inc.get("step_form"):
+            head.append(f" ({literal(inc['step_form'])})", style="dim")
+    out.append(head)
+    ops = inc.get("op_types") or {}
+    top = ", ".join(f"{literal(k)}×{v:,}" for k, v in list(ops.items())[:4])
+    more = " …" if len(ops) > 4 else ""
+    count = inc["alerts"]
+    out.append(Hanging(6, f"{count:,} alert{'' if count == 1 else 's'} from alert "
+                          f"{inc['first_alert'] + 1} on ({top}{more}); "
+                          f"{inc['diagnosed']} diagnosed one by one", style="dim"))
+    if inc.get("error"):
+        out.append(Hanging(6, literal(inc["error"])))
+    diag = inc.get("diagnosis")
+    if diag:
+        entry = {"kind": None, "index": None, "diagnosis": diag}
+        for line in SECTIONS[0].human_lines(entry):
+            indent = len(line) - len(line.lstrip(" "))
+            out.append(Hanging(6 + indent, literal(line.lstrip(" "))))
+    return out
 
 
 def _indented(r: RenderableType) -> RenderableType:

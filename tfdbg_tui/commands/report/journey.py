@@ -1,0 +1,89 @@
+"""`report`'s NaN journey: which training step went bad, and the alerts grouped by origin.
+
+Adds to the report dict (see `build`):
+- on every detailed alert, `step` (0-based, null when the run has no training steps or the
+  alert is outside them), `step_form` ("tf.function train_step call", "fit epoch 1, batch
+  2", …) and `incident` (the number of the incident its diagnosis belongs to);
+- `steps`: the form, the count, the first alert's step and, per step, its NaN/∞ tensors and
+  its loss when the run says it (`reader.diagnosis.steps`);
+- `incidents`: one per origin op, with its diagnosis, step, how many alerts are counted with
+  it and of which op types, and its first alert's position (`reader.diagnosis.incidents`);
+  their `alerts` add up to `alerts.total`.
+The diagnoses made here are handed to the diagnosis section, which does not walk them again.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from reader import DebugLogdir
+from reader.diagnosis.incidents import Incident, find_incidents
+from reader.diagnosis.steps import step_losses, training_steps
+
+PER_STEP_JSON = 10_000  # steps listed one by one in `steps.per_step`
+KNOWN = "_diagnosis"  # entry key the diagnosis section takes a finished diagnosis from
+
+
+def add_journey(logdir: DebugLogdir, report: dict[str, Any], first: list[dict[str, Any]],
+                limit: int) -> None:
+    """Set the steps and incidents of `report` and the step of each entry of `first`."""
+    steps = training_steps(logdir)
+    alerts = logdir.alerts()
+    kinds, indices = np.asarray(alerts.kind), np.asarray(alerts.index)
+    alert_steps = steps.steps_of(kinds, indices)
+    first_bad = int(alert_steps[0]) if len(alert_steps) and alert_steps[0] >= 0 else None
+    per_step = (np.bincount(alert_steps[alert_steps >= 0], minlength=steps.count)[:steps.count]
+                if steps.count else np.zeros(0, np.int64))
+    losses = step_losses(logdir, steps, PER_STEP_JSON) if steps.count else None
+    report["steps"] = {
+        "form": steps.form, "count": steps.count, "function": steps.function,
+        "first_alert_step": first_bad,
+        "first_alert_form": steps.form_of(first_bad) if first_bad is not None else None,
+        "epoch_starts": list(steps.epoch_starts) if steps.epoch_starts else None,
+        "alerts_outside_steps": int((alert_steps < 0).sum()),
+        "per_step": [{"step": s, "alerts": int(per_step[s]),
+                      "loss": _loss_json(losses[s]) if losses and s < len(losses) else None}
+                     for s in range(min(steps.count, PER_STEP_JSON))],
+        "notes": list(steps.notes),
+    }
+    incidents = find_incidents(logdir, steps, max(limit, 1))
+    for k, entry in enumerate(first):
+        s = int(alert_steps[k]) if k < len(alert_steps) and alert_steps[k] >= 0 else None
+        entry["step"] = s
+        entry["step_form"] = steps.form_of(s) if s is not None else None
+        if k in incidents.diagnoses:
+            entry[KNOWN] = incidents.diagnoses[k]
+            entry["incident"] = incidents.of_alert[k]
+    report["incidents"] = [_incident_json(i, steps.form_of(i.step) if i.step is not None
+                                          else None) for i in incidents.items]
+
+
+def _loss_json(v: float | None) -> float | str | None:
+    """A loss as JSON: a number, or "nan" / "inf" / "-inf" (JSON has none of them)."""
+    if v is None or math.isfinite(v):
+        return v
+    return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+
+
+def _incident_json(inc: Incident, steps_form: str | None) -> dict[str, Any]:
+    d = inc.diagnosis
+    diagnosis = d.to_json() if d is not None else None
+    out: dict[str, Any] = {
+        "number": inc.number,
+        "origin": diagnosis["origin"] if diagnosis is not None else None,
+        "explanation": d.explanation if d is not None else None,
+        "diagnosis": diagnosis,
+        "error": inc.error,
+        "step": inc.step,
+        "step_form": steps_form,
+        "alerts": inc.alerts,
+        "first_alert": inc.first_alert,
+        "diagnosed": inc.diagnosed,
+        "op_types": dict(inc.op_types.most_common()),
+    }
+    if d is None:
+        out["origin_op_type"] = inc.origin_name
+    return out
