@@ -12,6 +12,12 @@ hold things someone else put there, so (see SECURITY.md):
   is flushed and fsync'ed, then hard-linked to its final name — which fails if that name
   exists, so nothing is ever replaced — and the temporary name is removed in every case:
   a full disk leaves neither a partial file nor a truncated one under the final name.
+
+Files the tool writes anew on every run (`export`'s tables, `diff --csv FILE`) are replaced
+rather than kept: `Replacement` makes the same kind of temporary (random name, `O_EXCL |
+O_NOFOLLOW`, a name already taken — by a planted symlink too — passed over for another) and
+renames it over the final name once complete, so the previous file stays whole until then
+and a symlink planted at the final name is replaced, never written through.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_TRIES = 64  # random temporary names tried before giving up (each taken one: another)
 
 
 def open_folder(base: str, parts: Sequence[str], follow_base: bool = True) -> int:
@@ -88,6 +96,21 @@ def read_existing(dir_fd: int, name: str, limit: int) -> bytes | None:
         os.close(fd)
 
 
+def create_temporary(dir_fd: int, name: str, mode: int = 0o644) -> tuple[int, str]:
+    """A new empty file beside `name` in folder `dir_fd`: (its descriptor, its name).
+
+    The name is unpredictable and made with `O_CREAT | O_EXCL | O_NOFOLLOW`: whatever already
+    has it (a planted symlink, another writer's temporary) is never opened, another name is
+    tried instead."""
+    for _ in range(_TRIES):
+        tmp = f".{name[:80]}.tmp-{secrets.token_hex(8)}"
+        try:
+            return os.open(tmp, _NEW, mode, dir_fd=dir_fd), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, f"no free temporary name beside {name}")
+
+
 def write_new(dir_fd: int, name: str, fill: Callable[[BinaryIO], object],
               mode: int = 0o644) -> None:
     """Create file `name` in folder `dir_fd` holding what `fill` writes, all or nothing.
@@ -95,9 +118,7 @@ def write_new(dir_fd: int, name: str, fill: Callable[[BinaryIO], object],
     FileExistsError if `name` already exists (never replaced); any other OSError (a full
     disk…) leaves no file behind.
     """
-    tmp = f".{name[:80]}.tmp-{secrets.token_hex(8)}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 mode, dir_fd=dir_fd)
+    fd, tmp = create_temporary(dir_fd, name, mode)
     try:
         with os.fdopen(fd, "wb") as f:
             fill(f)
@@ -125,3 +146,80 @@ def write_new(dir_fd: int, name: str, fill: Callable[[BinaryIO], object],
         os.fsync(dir_fd)
     except OSError:
         pass
+
+
+def _fd_path(fd: int) -> str:
+    """A path that opens the file of descriptor `fd` itself (Linux's /proc, BSD's /dev/fd)."""
+    for folder in ("/proc/self/fd", "/dev/fd"):
+        if os.path.isdir(folder):
+            return f"{folder}/{fd}"
+    raise OSError(errno.ENOSYS, "no /proc/self/fd or /dev/fd to reopen a file by descriptor")
+
+
+class Replacement:
+    """A new file that takes the place of `name` in folder `dir_fd` once complete (`commit`:
+    fsync'ed, then renamed over it), or leaves no trace (`discard`, idempotent; also after a
+    commit). Until the commit, whatever `name` was (the user's previous file) is untouched."""
+
+    def __init__(self, dir_fd: int, name: str, mode: int = 0o644) -> None:
+        self.dir_fd, self.name = dir_fd, name
+        self.fd, self.tmp = create_temporary(dir_fd, name, mode)
+        self.open = True
+
+    @property
+    def path(self) -> str:
+        """A path that opens this very file, for writers that only take a path (pyarrow):
+        the descriptor's entry in /proc, which no rename or link planted in the folder
+        can redirect (opening it with O_TRUNC truncates this file, nothing else)."""
+        return _fd_path(self.fd)
+
+    def commit(self) -> None:
+        """Flush the file to disk and rename it over `name` (a symlink there is replaced)."""
+        if not self.open:
+            raise OSError(errno.EBADF, f"{self.name}: already committed or discarded")
+        os.fsync(self.fd)
+        os.rename(self.tmp, self.name, src_dir_fd=self.dir_fd, dst_dir_fd=self.dir_fd)
+        self.open = False
+        os.close(self.fd)
+
+    def discard(self) -> None:
+        if not self.open:
+            return
+        self.open = False
+        try:
+            os.unlink(self.tmp, dir_fd=self.dir_fd)
+        except FileNotFoundError:
+            pass
+        finally:
+            os.close(self.fd)
+
+
+def replace_file(path: str, fill: Callable[[BinaryIO], object]) -> None:
+    """Write the file `path` names anew, all or nothing: what `fill` writes goes to a
+    `Replacement` beside it, renamed over it once complete, so a full disk or an error keeps
+    the previous file whole. `path` is the user's own choice: a symlink there is followed to
+    the file it names; something not a regular file (`/dev/stdout`, a FIFO) is written as
+    it is, there being nothing to keep."""
+    real = os.path.realpath(path)
+    try:
+        st: os.stat_result | None = os.stat(real)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        with open(real, "wb") as f:
+            fill(f)
+        return
+    folder, name = os.path.split(real)
+    dir_fd = os.open(folder or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        new = Replacement(dir_fd, name, 0o666)
+        try:
+            if st is not None:
+                os.fchmod(new.fd, stat.S_IMODE(st.st_mode))
+            with os.fdopen(os.dup(new.fd), "wb") as f:
+                fill(f)
+            new.commit()
+        finally:
+            new.discard()
+    finally:
+        os.close(dir_fd)

@@ -28,7 +28,8 @@ from reader import DebugLogdir, open_logdir
 from tfdbg_tui.commands.export import _prepare, _writer, write_tables
 from tfdbg_tui.commands.export.early import EarlyTraces
 from tfdbg_tui.commands.export.kept import KeptHealth
-from tfdbg_tui.commands.export.tables import AlertCounts, Tables
+from tfdbg_tui.commands.export.out import OutDir
+from tfdbg_tui.commands.export.tables import TABLES, AlertCounts, Tables
 from tfdbg_tui.commands.report import _load
 
 BATCH = 8
@@ -154,7 +155,7 @@ def load_early(d: Path, pool: ThreadPoolExecutor, out: Path
 
     def watch(logdir: DebugLogdir) -> None:
         kept = KeptHealth(logdir, pool)
-        early = EarlyTraces(logdir, kept, str(out / "graph_traces.parquet.partial"),
+        early = EarlyTraces(logdir, kept, OutDir(str(out)),
                             "parquet", _prepare, _writer, batch=BATCH)
         kept.on_traces = early.offer
         logdir.health_sink = kept
@@ -181,7 +182,8 @@ def test_traces_written_during_the_load_are_the_table(tmp_path: Path) -> None:
     write_tables(open_logdir(str(tmp_path / "run")), str(tmp_path / "b"))
     assert exported(tmp_path / "a") == exported(tmp_path / "b")
     assert len(exported(tmp_path / "a")["graph_traces"]) == 4 * BATCH + 3
-    assert not list((tmp_path / "a").glob("*.partial"))
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == sorted(
+        [f"{t}.parquet" for t in TABLES] + ["report.json"])  # no temporary left
 
 
 def test_traces_written_early_are_written_again_when_a_kind_changed(tmp_path: Path) -> None:
@@ -225,7 +227,7 @@ def test_early_traces_and_kept_counts_on_runs_tensorflow_wrote(
 
         def watch(logdir: DebugLogdir) -> None:
             kept = KeptHealth(logdir, pool)
-            early = EarlyTraces(logdir, kept, str(tmp_path / "a" / "graph_traces.parquet.partial"),
+            early = EarlyTraces(logdir, kept, OutDir(str(tmp_path / "a")),
                                 "parquet", _prepare, _writer, batch=4)
             kept.on_traces = early.offer
             logdir.health_sink = kept

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.guess import GUESSED, predictable_tokens
 
 from reader.values.save import save_npy
 from tfdbg_tui.core.editor import save_source, snapshot_path
@@ -24,18 +25,24 @@ from tfdbg_tui.core.editor import save_source, snapshot_path
 SOURCE = ["import tensorflow as tf", "x = tf.math.log(tf.zeros([3]))"]
 
 
-def test_a_symlink_planted_at_a_temporary_name_is_not_written_through(tmp_path: Path) -> None:
+def test_a_symlink_planted_at_a_temporary_name_is_not_written_through(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     base, outside = tmp_path / "saved", tmp_path / "victim.txt"
     outside.write_text("keep")
     target = Path(snapshot_path("/p/train.py", str(base)))
     target.parent.mkdir(parents=True)
-    # the names a writer might pick for its temporary: the old `<name>.tmp-<pid>`, and a few
-    for name in (f"{target.name}.tmp-{os.getpid()}", f".{target.name}.tmp", "train.py.tmp"):
+    # the names a writer might pick for its temporary: the old `<name>.tmp-<pid>`, a few
+    # others, and the very name it picks first (its random token made known: `support.guess`)
+    predictable_tokens(monkeypatch)
+    picked = f".{target.name}.tmp-{GUESSED}"
+    for name in (f"{target.name}.tmp-{os.getpid()}", f".{target.name}.tmp", "train.py.tmp",
+                 picked):
         (target.parent / name).symlink_to(outside)
     saved = save_source("/p/train.py", SOURCE, str(base))
     assert outside.read_text() == "keep"
     assert Path(saved.path).read_text().splitlines() == SOURCE
     assert not Path(saved.path).is_symlink()
+    assert (target.parent / picked).is_symlink()  # tried, passed over, left as it was
 
 
 def test_a_symlinked_folder_does_not_lead_outside(tmp_path: Path) -> None:

@@ -3,7 +3,8 @@
 Writes `executions`, `eager_outputs`, `graph_traces`, `alerts` and `stack_frames` (one file
 each, columns in docs/export.md) and `report.json` (what `report --json` prints, so a
 consumer has the run's facts and the first alerts' diagnoses next to the tables). Each file is
-written under a temporary name and renamed into place: a reader never sees half a table.
+written under a temporary name and renamed into place once all are complete (`out.OutDir`):
+a reader never sees half a table, and nothing planted in OUT_DIR is written through.
 The first `--diagnose N` alerts (default 10, as `report`) carry their diagnosis columns.
 """
 
@@ -21,6 +22,7 @@ from reader import DebugLogdir, ReaderError
 from tfdbg_tui.commands.args import Parser, UsageError, count
 from tfdbg_tui.commands.export.early import EarlyTraces
 from tfdbg_tui.commands.export.kept import KeptHealth
+from tfdbg_tui.commands.export.out import OutDir, check_out_dir
 from tfdbg_tui.commands.export.tables import TABLES, AlertCounts, Tables
 from tfdbg_tui.commands.report import _finite, _load, _nothing_readable, build_report
 from tfdbg_tui.core.sanitize import error_line
@@ -42,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
+def write_tables(logdir: DebugLogdir, out_dir: str | OutDir, fmt: str = "parquet",
                  diagnose: int = 10, reads: Executor | None = None,
                  kept: KeptHealth | None = None, early: EarlyTraces | None = None
                  ) -> dict[str, str]:
@@ -55,12 +57,25 @@ def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
     saves the index cache. The alerts carry the report's diagnoses and their tensors'
     counts: written beside the others when every count was kept, else last, with the counts
     the other tables' reads gathered (`AlertCounts`). An error in one table stops the
-    export with it once the others are done (nothing half-written stays: `_write`)."""
+    export with it once the others are done. Nothing is renamed into place before every file
+    is complete; on an error, OUT_DIR keeps what it held (`OutDir`)."""
     if reads is None:
         with ThreadPoolExecutor(READERS, "export-read") as own:
             return write_tables(logdir, out_dir, fmt, diagnose, own)
-    os.makedirs(out_dir, exist_ok=True)
-    paths = {name: os.path.join(out_dir, f"{name}.{fmt}") for name in TABLES}
+    out = early.out if early is not None else (
+        out_dir if isinstance(out_dir, OutDir) else OutDir(out_dir))
+    try:
+        written = _write_all(logdir, out, fmt, diagnose, reads, kept, early)
+        paths = out.commit()
+    finally:
+        out.discard()
+    return {name: paths[file] for name, file in written.items()}
+
+
+def _write_all(logdir: DebugLogdir, out: OutDir, fmt: str, diagnose: int, reads: Executor,
+               kept: KeptHealth | None, early: EarlyTraces | None) -> dict[str, str]:
+    """Write every file into `out` (not committed); table name → its file's name."""
+    files = {name: f"{name}.{fmt}" for name in TABLES}
     with ThreadPoolExecutor(len(TABLES), "export-write") as writes:
         # the report first: its many small reads (a few rows each) would otherwise queue
         # for the GIL behind the table threads, each time they give it back
@@ -69,8 +84,8 @@ def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
         # the alerts' counts: kept during the load, or else gathered by the other tables
         beside = kept is not None and kept.complete()
         tables = Tables(logdir, reads, None if beside else AlertCounts(logdir), kept=kept)
-        jobs = [writes.submit(_write, tables, name, report["first_alerts"], paths[name], fmt,
-                              early if name == "graph_traces" else None)
+        jobs = [writes.submit(_write, tables, name, report["first_alerts"], out, files[name],
+                              fmt, early if name == "graph_traces" else None)
                 for name in names + ["alerts"] * beside]
         try:
             logdir.save_cache()  # (if the load left it: off the load's path, see `main`)
@@ -80,23 +95,21 @@ def write_tables(logdir: DebugLogdir, out_dir: str, fmt: str = "parquet",
             if error is not None:
                 raise error
         if not beside:
-            _write(tables, "alerts", report["first_alerts"], paths["alerts"], fmt)
-    written = {name: paths[name] for name in TABLES}
-    path = os.path.join(out_dir, "report.json")
-    with open(path + ".partial", "w", encoding="utf-8") as f:
+            _write(tables, "alerts", report["first_alerts"], out, files["alerts"], fmt)
+    target = out.file("report.json")
+    with os.fdopen(os.dup(target.fd), "w", encoding="utf-8") as f:
         json.dump(_finite(report), f, indent=1, allow_nan=False, default=str)
-    os.replace(path + ".partial", path)
-    written["report"] = path
-    return written
+    return {**files, "report": "report.json"}
 
 
-def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], path: str,
-           fmt: str, early: EarlyTraces | None = None) -> None:
-    """Write table `name` to `path` (through `path`.partial, renamed when complete); the
-    graph traces go on from what `early` wrote during the load when it is still right."""
+def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], out: OutDir,
+           file: str, fmt: str, early: EarlyTraces | None = None) -> None:
+    """Write table `name` to `out`'s `file` (a temporary until the export commits it); the
+    graph traces go on from what `early` wrote during the load when it is still right
+    (its writer, on `out`'s temporary for `file`)."""
     pa = tables.pa
-    tmp = path + ".partial"
     writer: Any = None
+    target: Any = None
     start = 0
     if early is not None:
         handed = early.finish(tables)
@@ -106,17 +119,17 @@ def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], path: str
         for batch in _ahead(tables.batches(name, diagnosed, start)):
             batch = _prepare(pa, batch, fmt)
             if writer is None:
-                writer = _writer(pa, tmp, batch.schema, fmt)
+                target = out.file(file)
+                writer = _writer(pa, target.path, batch.schema, fmt)
             writer.write_batch(batch)
     except BaseException:
         if writer is not None:
             writer.close()
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        if target is not None:
+            target.discard()
         raise
     if writer is not None:
         writer.close()
-    os.replace(tmp, path)
 
 
 def _prepare(pa: Any, batch: Any, fmt: str) -> Any:
@@ -177,8 +190,8 @@ def main(argv: Sequence[str]) -> int:
             kept = KeptHealth(logdir, reads)
             early.append(kept)
             logdir.health_sink = kept
-            path = os.path.join(opts.out_dir, f"graph_traces.{opts.format}.partial")
-            traces.append(EarlyTraces(logdir, kept, path, opts.format, _prepare, _writer))
+            traces.append(EarlyTraces(logdir, kept, OutDir(opts.out_dir), opts.format,
+                                      _prepare, _writer))
             kept.on_traces = traces[0].offer
 
         try:
@@ -193,6 +206,11 @@ def main(argv: Sequence[str]) -> int:
 def _export(opts: argparse.Namespace, reads: Executor,
             watch: Callable[[DebugLogdir], None], early: list[KeptHealth],
             traces: list[EarlyTraces]) -> int:
+    try:
+        check_out_dir(opts.out_dir)
+    except OSError as exc:
+        print(error_line(PROG, f"{opts.out_dir}: {exc.strerror}"), file=sys.stderr)
+        return 2
     try:
         Tables.check()
         # the index cache is saved while the tables are written (`write_tables`)

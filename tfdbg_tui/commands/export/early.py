@@ -15,7 +15,6 @@ discards the early part, and the table is written from its first row as before.
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -23,22 +22,26 @@ import numpy as np
 
 from reader import DebugLogdir
 from tfdbg_tui.commands.export.kept import KeptHealth
+from tfdbg_tui.commands.export.out import OutDir
 from tfdbg_tui.commands.export.tables import BATCH, Tables
 
 
 class EarlyTraces:
     """Writes whole batches of `graph_traces` as the load keeps their counts; `finish`
-    hands over the writer and the first row not written, or None (write it all anew)."""
+    hands over the writer and the first row not written, or None (write it all anew). The
+    file is `out`'s `graph_traces.<fmt>` (a temporary until the export commits it)."""
 
-    def __init__(self, logdir: DebugLogdir, kept: KeptHealth, path: str, fmt: str,
+    def __init__(self, logdir: DebugLogdir, kept: KeptHealth, out: OutDir, fmt: str,
                  prepare: Any, open_writer: Any, batch: int = BATCH) -> None:
-        self.logdir, self.kept, self.path, self.fmt = logdir, kept, path, fmt
+        self.logdir, self.kept, self.out, self.fmt = logdir, kept, out, fmt
+        self.name = f"graph_traces.{fmt}"
         self.batch = max(1, batch)
         self._prepare, self._open = prepare, open_writer
         self._pool = ThreadPoolExecutor(1, "export-early")
         self._jobs: list[Future[None]] = []
         self._next = 0  # first row of the next batch to write
         self._writer: Any = None
+        self._target: Any = None  # the Replacement written (OutDir's, for `name`)
         # per batch written: its rows, the table and kind versions, its graph ids' names
         self._written: list[tuple[int, int, tuple[int, int], dict[int, str | None]]] = []
         self.off = False  # no more batches offered
@@ -79,8 +82,8 @@ class EarlyTraces:
         tables = self._tables_now()
         batch = self._prepare(tables.pa, tables.trace_batch(rows, health.result()), self.fmt)
         if self._writer is None:
-            os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
-            self._writer = self._open(tables.pa, self.path, batch.schema, self.fmt)
+            self._target = self.out.file(self.name)
+            self._writer = self._open(tables.pa, self._target.path, batch.schema, self.fmt)
         self._writer.write_batch(batch)
         gids = np.unique(np.asarray(t.graph_id[rows], np.int64)).tolist()
         self._written.append((start, stop, versions, {g: tables.graph_name(g) for g in gids}))
@@ -127,11 +130,11 @@ class EarlyTraces:
 
     def discard(self) -> None:
         """Stop, close the early writer and remove what it wrote (an error, or `finish`
-        found it out of date)."""
+        found it out of date); nothing once the export committed it."""
         self.off = self._dropped = True
         self._pool.shutdown(wait=True, cancel_futures=True)
         if self._writer is not None:
             self._writer.close()
             self._writer = None
-        if os.path.exists(self.path):
-            os.unlink(self.path)
+        if self._target is not None:
+            self._target.discard()

@@ -1,0 +1,92 @@
+"""Where `export` writes: OUT_DIR's files replaced together, never written through.
+
+Why: OUT_DIR may be a shared folder holding things someone else planted (a symlink at
+`report.json`, or at whatever temporary name a writer would use, pointing at a file outside),
+and two exports may write into it at once. So (see SECURITY.md):
+
+- every file is written to a `Replacement` (`reader.io.safewrite`): a temporary of an
+  unpredictable name created with `O_EXCL | O_NOFOLLOW` in OUT_DIR, written through its own
+  descriptor, renamed over the final name — a symlink planted anywhere is replaced or passed
+  over, never written through;
+- nothing is renamed into place before every table is complete (`commit`), and then all of
+  them under an exclusive lock on OUT_DIR: the user's previous export stays whole until the new
+  one is, and two exports into one OUT_DIR leave the complete set of one of them;
+- an error (a full disk, a failed table) removes the temporaries (`discard`) and keeps what
+  OUT_DIR held;
+- OUT_DIR is a local folder: a URL is refused in one line (writing `s3://b/x` would make a
+  folder `./s3:/b/x`).
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import threading
+
+from reader.io.remote import is_remote
+from reader.io.safewrite import Replacement
+
+
+def check_out_dir(path: str) -> None:
+    """OSError (one line) if `path` cannot be an export's OUT_DIR (a URL)."""
+    if is_remote(path):
+        raise OSError(errno.EINVAL, "OUT_DIR must be a local folder: export writes local "
+                      "files (copy them to the bucket afterwards)", path)
+
+
+class OutDir:
+    """OUT_DIR, opened on first use; the files of one export, replaced all at once."""
+
+    def __init__(self, path: str) -> None:
+        check_out_dir(path)
+        self.path = path
+        self._fd: int | None = None
+        self._files: dict[str, Replacement] = {}
+        self._lock = threading.Lock()  # tables are written on threads of their own
+
+    def _folder(self) -> int:
+        if self._fd is None:
+            os.makedirs(self.path, exist_ok=True)
+            self._fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        return self._fd
+
+    def file(self, name: str) -> Replacement:
+        """A new temporary for `name` (one made before for it is discarded)."""
+        with self._lock:
+            new = Replacement(self._folder(), name)
+            old, self._files[name] = self._files.get(name), new
+        if old is not None:
+            old.discard()
+        return new
+
+    def commit(self) -> dict[str, str]:
+        """Rename every file written into place, under an exclusive lock on OUT_DIR (another
+        export's set is never mixed with this one's); name → path."""
+        with self._lock:
+            files = dict(self._files)
+        if any(not f.open for f in files.values()):
+            raise OSError(errno.EIO, "a table was discarded before the export ended",
+                          self.path)
+        fd = self._folder()
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            for f in files.values():
+                f.commit()
+            try:
+                os.fsync(fd)
+            except OSError:
+                pass
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        return {name: os.path.join(self.path, name) for name in files}
+
+    def discard(self) -> None:
+        """Remove every temporary not committed, and close OUT_DIR (idempotent)."""
+        with self._lock:
+            files, self._files = list(self._files.values()), {}
+            fd, self._fd = self._fd, None
+        for f in files:
+            f.discard()
+        if fd is not None:
+            os.close(fd)
