@@ -18,8 +18,40 @@ from typing import Any
 import pytest
 from support.paths import PROGRAMS, ROOT, run_tf_program, tf_env
 from support.shared import build_once, shared_root, worker_id
+from support.slowdown import SLOWDOWN
 
 __all__ = ["PROGRAMS", "ROOT", "tf_env"]  # still importable from here for older test modules
+
+
+def _base_timeout(config: pytest.Config) -> float | None:
+    """pytest-timeout's own per-test limit: --timeout, else $PYTEST_TIMEOUT, else the ini's."""
+    try:
+        ini = config.getini("timeout")
+    except ValueError:  # pytest-timeout not installed: no limit to scale
+        return None
+    for raw in (config.getoption("timeout", None), os.environ.get("PYTEST_TIMEOUT"), ini):
+        if raw not in (None, ""):
+            return float(raw)
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """pytest-timeout's limits (pyproject.toml's, and each `timeout` mark's) grow with
+    TFDBG_TUI_TEST_SLOWDOWN, like every hang guard of the tests (tests/support/slowdown.py)."""
+    if SLOWDOWN == 1.0:
+        return
+    base = _base_timeout(config)
+    for item in items:
+        mark = item.get_closest_marker("timeout")
+        if mark is not None:
+            args = list(mark.args)
+            kwargs = dict(mark.kwargs)
+            seconds = kwargs.pop("timeout", None) if not args else args.pop(0)
+            if seconds:
+                item.add_marker(pytest.mark.timeout(float(seconds) * SLOWDOWN, *args, **kwargs),
+                                append=False)
+        elif base:
+            item.add_marker(pytest.mark.timeout(base * SLOWDOWN), append=False)
 
 
 @pytest.fixture(scope="session", autouse=True)

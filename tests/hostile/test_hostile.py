@@ -26,7 +26,7 @@ from hostile.checks import (
 )
 from hostile.corpus import BUILDERS, Case, build
 from rich.console import Console
-from support.tui import sync, workers_done
+from support.tui import record_notifications, sync, workers_done
 from textual.worker import WorkerFailed, WorkerState
 
 from reader import DebugLogdir, ReaderError, open_logdir
@@ -147,6 +147,7 @@ async def test_tui_opens(name: str, corpus_root: Path) -> None:
         assert 2 in c.statuses  # `tfdbg-tui LOGDIR` prints the one-line error
         return
     app = TfdbgApp(logdir, follow=False)
+    shown = record_notifications(app)  # a warning's toast may be gone before the end
     async with app.run_test(size=(160, 48), notifications=True) as pilot:
         await _indexed(app, pilot)
         assert_no_raw_controls(screen_text(app), "the first screen")
@@ -155,7 +156,6 @@ async def test_tui_opens(name: str, corpus_root: Path) -> None:
             await pilot.press(*keys)
             await _settle(app, pilot)
             assert_no_raw_controls(screen_text(app), f"the screen after {keys}")
-        shown = [str(n.message) for n in app._notifications]
         for message in shown:
             assert_no_raw_controls(message, "notification")
         if c.damaged is not None and c.statuses != frozenset({2}):
@@ -188,7 +188,7 @@ async def _indexed(app: Any, pilot: Any, timeout: float = HANG_GUARD) -> None:
 
 async def _settle(app: object, pilot: object) -> None:
     try:
-        await workers_done(app)  # type: ignore[arg-type]
+        await workers_done(app, HANG_GUARD)  # type: ignore[arg-type]
     except WorkerFailed as exc:
         pytest.fail(f"a worker died: {exc.error!r}")
     await pilot.pause()  # type: ignore[attr-defined]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.tui import settle, sync, write_reference
+from support.tui import record_notifications, settle, sync, write_reference
 
 from reader import DebugLogdir
 from tfdbg_tui.core.keymap import MAX_BYTES, load_keymap
@@ -43,9 +43,9 @@ async def test_the_app_starts_with_the_default_keys(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     write_reference(tmp_path / "logdir")
     app = TfdbgApp(DebugLogdir(str(tmp_path / "logdir")), follow=False)
+    said = record_notifications(app)  # said at launch: its toast may be gone after settling
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(app, pilot)
-        said = [n.message for n in app._notifications]
         assert any("keymap.json" in m for m in said), said
         await pilot.press("2")  # a default key still works: Python Execution Timeline
         await pilot.pause()

@@ -18,7 +18,14 @@ from typing import Any
 
 import pytest
 from hostile.checks import assert_no_raw_controls
-from support.tui import add_step, start_reference, sync, write_reference
+from support.slowdown import WAIT
+from support.tui import (
+    add_step,
+    record_notifications,
+    start_reference,
+    sync,
+    write_reference,
+)
 
 from reader import DebugLogdir, open_logdir
 
@@ -104,17 +111,14 @@ def test_odd_file_set_appearing_live_does_not_stop_following(tmp_path: Path) -> 
 
 
 # --------------------------------------------------------------------- the app
-async def until(pilot: Any, cond: Callable[[], bool], timeout: float = 20.0) -> None:
-    """Let the app run until `cond()` holds; fail after `timeout` seconds."""
+async def until(pilot: Any, cond: Callable[[], bool], timeout: float = WAIT) -> None:
+    """Let the app run until `cond()` holds (looked at every 50 ms); fail after `timeout`
+    seconds, a hang guard."""
     deadline = time.monotonic() + timeout
     while not cond():
         if time.monotonic() > deadline:
             pytest.fail("condition not reached in time")
         await pilot.pause(0.05)
-
-
-def notifications(app: Any) -> list[str]:
-    return [str(n.message) for n in app._notifications]
 
 
 @pytest.mark.parametrize("notify", [True, False], ids=["notifications", "polling"])
@@ -126,14 +130,15 @@ async def test_app_shows_truncation_while_following(tmp_path: Path, notify: bool
     write_reference(d)
     path = traces_file(d)
     app = TfdbgApp(DebugLogdir(str(d)), follow=True, poll_interval=0.05, notify=notify)
+    said = record_notifications(app)
     async with app.run_test(size=(160, 48), notifications=True) as pilot:
-        await asyncio.wait_for(app.indexed.wait(), 60)
+        await asyncio.wait_for(app.indexed.wait(), WAIT)
         await pilot.pause()
-        assert not any(path.name in m for m in notifications(app))  # a clean logdir
+        assert not any(path.name in m for m in said)  # a clean logdir
         with open(path, "r+b") as f:
             f.truncate(10)
-        await until(pilot, lambda: any(path.name in m for m in notifications(app)))
-        for m in notifications(app):
+        await until(pilot, lambda: any(path.name in m for m in said))
+        for m in said:
             assert_no_raw_controls(m, "notification")
         app.exit()
     assert app.return_code in (None, 0)
@@ -150,11 +155,11 @@ async def test_app_keeps_following_past_an_odd_file_set(tmp_path: Path) -> None:
     app = TfdbgApp(DebugLogdir(str(d)), follow=True, poll_interval=0.05)
     try:
         async with app.run_test(size=(160, 48), notifications=True):
-            await app.wait_for_data(lambda s: not s.indexing, timeout=60)
+            await app.wait_for_data(lambda s: not s.indexing, timeout=WAIT)
             (meta,) = d.glob("*.metadata")
             shutil.copy(meta, d / "tfdbg_events.\u00b2.host.metadata")
             add_step(ref, 1, bad=True)
-            await app.wait_for_data(lambda s: s.traces == 10, timeout=20)
+            await app.wait_for_data(lambda s: s.traces == 10, timeout=WAIT)
             app.exit()
     finally:
         ref.writer.close()
@@ -179,9 +184,10 @@ async def test_unexpected_follow_error_is_shown_and_exit_status_nonzero(tmp_path
     d = tmp_path / "ld"
     write_reference(d)
     app = TfdbgApp(_FailingLogdir(str(d)), follow=True, poll_interval=0.05)
+    said = record_notifications(app)
     async with app.run_test(size=(160, 48), notifications=True) as pilot:
-        await asyncio.wait_for(app.indexed.wait(), 60)
-        await until(pilot, lambda: any("injected failure" in m for m in notifications(app)))
+        await asyncio.wait_for(app.indexed.wait(), WAIT)
+        await until(pilot, lambda: any("injected failure" in m for m in said))
         header = str(app.main.query_one("#header-line").render())  # type: ignore[union-attr]
         assert "● live" not in header and "reading stopped" in header, header
         await pilot.press("q")

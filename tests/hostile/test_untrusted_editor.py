@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.tui import T0, health, settle, sync
+from support.tui import T0, health, record_notifications, settle, sync
 
 from dumper.writer import LogdirWriter
 from reader import DebugLogdir
@@ -43,15 +43,17 @@ def forged_logdir(path: Path, source: str) -> None:
     w.close()
 
 
-async def press_e_on_the_alerts_source(tmp: Path, source: str) -> TfdbgApp:
+async def press_e_on_the_alerts_source(tmp: Path, source: str) -> tuple[TfdbgApp, list[str]]:
+    """(the app, every notification it posted) after `e` on the first alert's source."""
     app = TfdbgApp(DebugLogdir(str(tmp / "logdir")), follow=False)
+    said = record_notifications(app)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(app, pilot)
         await pilot.press("enter")  # follow the alert: Source Code shows the frame's file
         await settle(app, pilot)
         await pilot.press("5", "e")
         await settle(app, pilot)
-    return app
+    return app, said
 
 
 VIM = shutil.which("vim")
@@ -138,7 +140,6 @@ async def test_e_on_a_refused_path_says_so_and_starts_nothing(
     forged_logdir(tmp_path / "logdir", name)
     program, out = recording_editor(tmp_path, "vim")
     monkeypatch.setenv("EDITOR", program)
-    app = await press_e_on_the_alerts_source(tmp_path, name)
+    _, said = await press_e_on_the_alerts_source(tmp_path, name)
     assert not out.exists()
-    said = [n.message for n in app._notifications]
     assert any("control characters" in m for m in said), said

@@ -19,6 +19,7 @@ from textual.app import App
 from textual.worker import WorkerCancelled
 
 from dumper.writer import LogdirWriter
+from support.slowdown import WAIT
 
 T0 = 1_700_000_000.0
 TRAIN_PY = "/home/user/project/train.py"
@@ -136,7 +137,26 @@ def sync(fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
     return wrapper
 
 
-async def workers_done(app: App[Any], timeout: float = 60.0) -> None:
+def record_notifications(app: App[Any]) -> list[str]:
+    """Every notification message `app` posts from now on, in order, kept for the test.
+
+    Textual drops a notification from `app._notifications` once its timeout (5-10 s) has run
+    out: on a busy machine that can happen before a test looks, and counting the live ones
+    around a key press is then off by the ones that expired meanwhile. This list keeps every
+    message `App.notify` (which widgets and threads call too) was given; the app still shows
+    each one as usual."""
+    said: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, *args: Any, **kwargs: Any) -> None:
+        said.append(str(message))
+        notify(message, *args, **kwargs)
+
+    app.notify = recording  # type: ignore[method-assign]
+    return said
+
+
+async def workers_done(app: App[Any], timeout: float = WAIT) -> None:
     """Wait until no worker runs. An exclusive worker replaced by a newer one ends as
     cancelled, which `wait_for_complete` reports as an error: wait again for the newer one.
     A worker that never ends fails the test after `timeout` seconds instead of hanging it."""
@@ -152,7 +172,7 @@ async def workers_done(app: App[Any], timeout: float = 60.0) -> None:
     await asyncio.wait_for(wait(), timeout)
 
 
-async def follows_done(app: Any, pilot: Any, timeout: float = 60.0) -> None:
+async def follows_done(app: Any, pilot: Any, timeout: float = WAIT) -> None:
     """Wait until the main screen has no follow waiting for its cursor to rest (a debounced
     request runs from a timer: the panes it fills are not drawn before it fires)."""
     async def wait() -> None:
@@ -162,14 +182,14 @@ async def follows_done(app: Any, pilot: Any, timeout: float = 60.0) -> None:
     await asyncio.wait_for(wait(), timeout)
 
 
-async def settle(app: Any, pilot: Any, timeout: float = 60.0) -> None:
+async def settle(app: Any, pilot: Any, timeout: float = WAIT) -> None:
     """Wait for the first full read, every worker (source loading, diagnosis), every
     debounced follow, a repaint."""
     await asyncio.wait_for(app.indexed.wait(), timeout)
-    await workers_done(app)
+    await workers_done(app, timeout)
     await pilot.pause()
     await follows_done(app, pilot, timeout)
-    await workers_done(app)
+    await workers_done(app, timeout)
     await pilot.pause()
 
 

@@ -21,7 +21,7 @@ import pytest
 from rich.text import Text
 from support.paths import ROOT, tf_env
 from support.shared import build_once, shared_root
-from support.tui import settle, sync, workers_done
+from support.tui import record_notifications, settle, sync, workers_done
 from textual.command import CommandPalette
 from textual.geometry import Region
 from textual.widget import Widget
@@ -302,15 +302,16 @@ async def test_compare_mode_is_in_the_header_and_its_keys_in_the_footer(
 @sync
 async def test_without_compare_d_says_why(reference_logdir: str) -> None:
     app = make_app(reference_logdir)
+    said = record_notifications(app)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(app, pilot)
         s = screen(app)
         assert "d/D" not in footer_text(app) and s is app.screen
-        before = len(app._notifications)
+        before = len(said)
         await pilot.press("d")
         await pilot.pause()
-        assert len(app._notifications) == before + 1
-        assert "--compare" in list(app._notifications)[-1].message
+        assert len(said) == before + 1
+        assert "--compare" in said[-1]
 
 
 # ---------------------------------------------------------------- 14a: the header is never cut

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.tui import T0, health, settle, sync
+from support.tui import T0, health, record_notifications, settle, sync
 
 from dumper.writer import LogdirWriter
 from reader import DebugLogdir
@@ -106,6 +106,7 @@ async def test_e_on_a_file_from_elsewhere_says_so_and_w_saves_the_logdirs_copy(
     monkeypatch.setenv("EDITOR", editor)
     monkeypatch.setenv("TFDBG_TUI_SAVE_DIR", str(tmp_path / "saved"))
     app = TfdbgApp(DebugLogdir(str(tmp_path / "logdir")), follow=False)
+    said = record_notifications(app)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(app, pilot)
         await pilot.press("enter")
@@ -113,7 +114,6 @@ async def test_e_on_a_file_from_elsewhere_says_so_and_w_saves_the_logdirs_copy(
         await pilot.press("5", "e")
         await settle(app, pilot)
         assert not out.exists()
-        said = [n.message for n in app._notifications]
         assert any("not on this machine" in m and "w " in m for m in said), said
         await pilot.press("w")
         await settle(app, pilot)

@@ -16,7 +16,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from support.tui import settle, sync, write_reference
+from support.slowdown import WAIT
+from support.tui import record_notifications, settle, sync, write_reference
 from textual.widgets import Input
 
 from reader import DebugLogdir
@@ -25,8 +26,6 @@ from tfdbg_tui.core.model import Snapshot
 from tfdbg_tui.ui.app import TfdbgApp
 from tfdbg_tui.ui.dialogs import HelpScreen
 from tfdbg_tui.ui.main_screen import MainScreen
-
-WAIT = 30.0  # a bound that fails the test, never a pace
 
 
 class HeldLock:
@@ -41,7 +40,9 @@ class HeldLock:
     def _hold(self, logdir: DebugLogdir) -> None:
         with logdir._lock:
             self._held.set()
-            self._go.wait(WAIT)
+            # until the test releases it (always, in a `finally`); the guard only frees a
+            # lock whose test died before that — it must outlast the slowest test body
+            self._go.wait(4 * WAIT)
 
     def release(self) -> None:
         self._go.set()
@@ -63,6 +64,7 @@ async def test_keys_work_while_indexing_and_an_earlier_alert_is_offered_not_forc
     assert len(everything) >= 2
     lock = HeldLock(logdir)
     app = TfdbgApp(logdir, follow=False)
+    said = record_notifications(app)
     try:
         async with app.run_test(size=(160, 45)) as pilot:
             await pilot.pause()
@@ -95,12 +97,12 @@ async def test_keys_work_while_indexing_and_an_earlier_alert_is_offered_not_forc
             await pilot.press("escape")
             assert not app.indexed.is_set()  # all of that while still indexing
             # the read ends and finds the earlier alert
-            notices = len(app._notifications)
+            notices = len(said)
             lock.release()
             await settle(app, pilot)
             assert s.alerts.selected_alert() == launch  # the selection did not move
-            new = list(app._notifications)[notices:]
-            assert any("earlier alert" in n.message for n in new), [n.message for n in new]
+            new = said[notices:]
+            assert any("earlier alert" in m for m in new), new
     finally:
         lock.release()
 
@@ -113,6 +115,7 @@ async def test_no_notice_when_the_launch_alert_stays_the_earliest(tmp_path: Path
     everything = logdir.alerts()
     lock = HeldLock(logdir)
     app = TfdbgApp(logdir, follow=False)
+    said = record_notifications(app)
     try:
         async with app.run_test(size=(160, 45)) as pilot:
             await pilot.pause()
@@ -121,11 +124,11 @@ async def test_no_notice_when_the_launch_alert_stays_the_earliest(tmp_path: Path
                                done_bytes=1, total_bytes=2)
             app._publish(partial, False, [])
             await pilot.pause()
-            notices = len(app._notifications)
+            notices = len(said)
             lock.release()
             await settle(app, pilot)
             assert app.main is not None and app.main.alerts.selected == 0
-            new = list(app._notifications)[notices:]
-            assert not any("earlier alert" in n.message for n in new)
+            new = said[notices:]
+            assert not any("earlier alert" in m for m in new), new
     finally:
         lock.release()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from rich.style import Style
-from support.tui import settle, sync, workers_done
+from support.tui import record_notifications, settle, sync, workers_done
 from support.values import Host, open_values, trace_index
 from textual.geometry import Region
 from textual.widgets._footer import FooterKey
@@ -27,6 +27,7 @@ pytestmark = pytest.mark.tf
 async def test_value_keys_on_a_health_tensor_say_why_and_esc_closes_at_once(
         reference_logdir: str) -> None:
     app = TfdbgApp(DebugLogdir(reference_logdir), follow=False)
+    said = record_notifications(app)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(app, pilot)
         await pilot.press("v")  # on the first alert, a FULL_HEALTH tensor
@@ -40,12 +41,12 @@ async def test_value_keys_on_a_health_tensor_say_why_and_esc_closes_at_once(
         for offered in ("Slice", "First NaN", "Save", "Stats"):
             assert offered not in footer, footer
         for key in ("n", "slash", "s", "i"):
-            before = len(app._notifications)
+            before = len(said)
             await pilot.press(key)
             await pilot.pause()
             assert app.screen is inspector
-            assert len(app._notifications) == before + 1, key
-            message = list(app._notifications)[-1].message
+            assert len(said) == before + 1, key
+            message = said[-1]
             assert "FULL_HEALTH" in message and "FULL_TENSOR" in message, message
         await pilot.press("escape")  # one Esc, back on the main screen
         await pilot.pause()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support.tui import workers_done
+from support.tui import record_notifications, workers_done
 from support.values import (
     STRINGS,
     Host,
@@ -191,6 +191,7 @@ async def test_eager_full_tensor_output(logdir: DebugLogdir) -> None:
 async def test_save_writes_npy_and_says_where(logdir: DebugLogdir, tmp_path: Path) -> None:
     app = Host(lambda: ValueInspector(logdir, GRAPH, trace_index(logdir, "floats:0"), 0,
                                       save_dir=str(tmp_path)))
+    notes = record_notifications(app)
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded(pilot)
         await pilot.press("s")
@@ -199,7 +200,6 @@ async def test_save_writes_npy_and_says_where(logdir: DebugLogdir, tmp_path: Pat
         assert screen.saved_path is not None
         assert Path(screen.saved_path).parent == tmp_path
         np.testing.assert_array_equal(np.load(screen.saved_path), inputs()["floats"])
-        notes = [n.message for n in app._notifications]
         assert any(screen.saved_path in m for m in notes), notes
 
 
