@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -30,6 +32,7 @@ from compare.migration_fixtures import (
     CUSTOM,
     KERAS,
     MIGRATION,
+    STEPS,
     TF1,
     diff_json,
     frame_line,
@@ -38,6 +41,10 @@ from compare.migration_fixtures import (
     migration_runs,
     run_diff,
 )
+
+from reader import open_logdir
+from tfdbg_tui.core.compare import Tolerance, compare
+from tfdbg_tui.core.compare.verdict import decide
 
 pytestmark = pytest.mark.tf
 __all__ = ["migration_runs"]  # the session fixture, used by name
@@ -165,14 +172,39 @@ def test_json_keeps_the_fields_scripts_use(migration_runs: dict[str, str]) -> No
         assert frame["file"].endswith(program), frame
 
 
-def test_too_little_recorded_is_not_a_verdict(migration_runs: dict[str, str]) -> None:
+def test_too_little_recorded_is_not_a_verdict(migration_runs: dict[str, str],
+                                              tmp_path: Path) -> None:
     """B recorded in NO_TENSOR mode has no values or counts: exit 3, not "equivalent" nor
-    "diverge", and the message says how to record B so that it can be compared."""
+    "diverge", and the message says how to record B so that it can be compared.
+
+    A NO_TENSOR run is incomparable before any step is looked at; so, second, a run whose
+    every step is recorded but one step is only partly readable: the `tf.function` rewrite,
+    equivalent to TF1, with step 1's loss record damaged after the index was built (a file
+    rewritten under the reader). Everything read compares equal, and the verdict must still
+    be "incomparable", naming that step and quantity — never "equivalent" on what was left."""
     code, r = diff_json(migration_runs["tf1"], migration_runs["eager_no_tensor"], *TOL)
     assert (code, r.get("verdict"), r["equivalent"]) == (3, "incomparable", False)
     code, out, err = run_diff(migration_runs["tf1"], migration_runs["eager_no_tensor"], *TOL)
     assert code == 3 and "Traceback" not in err
     assert "NO_TENSOR" in out + err and "FULL_TENSOR" in out + err, out + err
+
+    tol = Tolerance(rtol=1e-5, atol=1e-6)
+    b_dir = tmp_path / "function"
+    shutil.copytree(migration_runs["function"], b_dir)
+    a, b = open_logdir(migration_runs["tf1"]), open_logdir(str(b_dir))
+    assert decide(compare(a, b, tol)) == ("equivalent", [])  # the runs agree where readable
+    op_types = [b.strings[int(i)] for i in b.traces.col("op_type")]
+    means = [row for row, t in enumerate(op_types) if t == "Mean"]
+    assert len(means) == STEPS  # `loss = tf.reduce_mean(losses)`, once per training step
+    (traces,) = b_dir.glob("*.graph_execution_traces")
+    blob = bytearray(traces.read_bytes())
+    blob[int(b.traces.col("offset")[means[1]]) + 12 + 8] ^= 0x01  # a payload byte: bad CRC
+    traces.write_bytes(bytes(blob))
+    c = compare(a, b, tol)
+    verdict, missing = decide(c)
+    assert (verdict, c.different) == ("incomparable", 0), (verdict, missing)
+    assert c.skipped >= 1 and c.compared > 0  # the rest was read and compared
+    assert any("step 1" in m and "loss" in m for m in missing), missing
 
 
 def test_every_mistake_is_marked_once_on_each_side() -> None:
