@@ -28,7 +28,7 @@ from reader.cache import remote_key
 from reader.cache.files import CacheError, NoEntry, load_array
 from reader.cache.store import Store, blake2b, cache_dir_problem
 from reader.index.schema import EAGER, GRAPH, TENSOR_TABLES, tensor_parts
-from reader.io.remote import is_remote
+from reader.io.remote import is_remote, source
 
 if TYPE_CHECKING:
     from reader.index.logdir import DebugLogdir
@@ -98,7 +98,8 @@ def still_holds(saved: Any, path: str) -> bool:
     Unchanged: same device, inode, size, mtime and ctime (a rewrite in place changes the
     ctime even when the mtime is set back) and the same hashes. Grown: the bytes it had must
     hash the same — all of them up to `_WHOLE`, sampled blocks beyond (see SECURITY.md).
-    Remote objects are replaced whole, so size + ETag/generation say it (`remote_key`).
+    Remote objects are replaced whole: the same size and ETag/generation, at the same
+    endpoint (the entry's key), is the same object; any other is read again (`remote_key`).
     """
     if is_remote(path):
         return remote_key.still_holds(saved, path)
@@ -274,8 +275,11 @@ def _no_digests(rows: int) -> np.ndarray:
 
 
 def _key(logdir: DebugLogdir) -> str:
+    """The entry's name: the logdir, its run and first file set — and for a remote logdir
+    where its bytes come from (endpoint, region, profile: `reader.io.remote.source`)."""
     h = blake2b(digest_size=16)
-    for part in (logdir.path, logdir.run_id, *(fs.name for fs in logdir.filesets[:1])):
+    where = source(logdir.path) if is_remote(logdir.path) else ""
+    for part in (logdir.path, logdir.run_id, *(fs.name for fs in logdir.filesets[:1]), where):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     return h.hexdigest()
 

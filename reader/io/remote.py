@@ -136,6 +136,35 @@ def filesystem(url: str) -> tuple[Any, str]:
     return fs, path
 
 
+# what selects the data a name stands for, besides the name: the index cache keys on it
+_SOURCE_ENV = ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_DEFAULT_REGION",
+               "AWS_REGION", "GOOGLE_CLOUD_PROJECT", "STORAGE_EMULATOR_HOST")
+
+
+def source(url: str) -> str:
+    """Where the bytes of `url` come from beyond its name: the protocol, the endpoint and
+    region the client actually talks to (an S3 client's, wherever it found them: environment,
+    `~/.aws` profile…), and the settings that choose them. The same bucket and key on another
+    endpoint (another server, a test server copying the names and ETags) is other data: the
+    index cache must never take one for the other (see SECURITY.md)."""
+    m = _URL.match(url)
+    parts = [m.group(1).lower() if m else ""]
+    parts += [f"{name}={os.environ.get(name, '')}" for name in _SOURCE_ENV]
+    try:
+        fs, _ = filesystem(url)
+        client = getattr(fs, "s3", None)
+        if client is None and hasattr(fs, "set_session"):
+            from fsspec.asyn import sync
+
+            client = sync(fs.loop, fs.set_session)
+        meta = getattr(client, "meta", None)
+        parts += [f"endpoint={getattr(meta, 'endpoint_url', '')}",
+                  f"region={getattr(meta, 'region_name', '')}"]
+    except Exception as exc:  # no client: the name and settings alone (never a match by luck)
+        parts.append(f"client={type(exc).__name__}")
+    return "\n".join(parts)
+
+
 def _missing(url: str, protocol: str) -> RemoteError:
     extra = EXTRAS.get(protocol)
     how = (f"pip install 'tfdbg-tui[{extra}]'" if extra

@@ -1,14 +1,16 @@
-"""The index cache of a remote logdir: objects are known by size and ETag (no range read
-when both match), a longer version of an object reuses the entry when the bytes it covered
-are unchanged, anything else is read again."""
+"""The index cache of a remote logdir: objects are known by endpoint, name, size and ETag (no
+range read when all match); anything else — a longer version of an object (its covered bytes
+could have changed anywhere), another endpoint serving the same names — is read again."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from support.s3 import S3Server
 
+from dumper.writer import LogdirWriter
 from reader import DebugLogdir
 
 BIG = ("graph_execution_traces", "execution")
@@ -30,7 +32,7 @@ def reopen(url: str) -> tuple[int, int, int]:
 
 
 def test_remote_entries_by_size_and_etag(s3: S3Server, reference_logdir: str,
-                                         cache_dir: Path) -> None:
+                                         cache_dir: Path, tmp_path: Path) -> None:
     src = Path(reference_logdir)
     url = "s3://cached/run"
     s3.upload(src, url)
@@ -43,17 +45,75 @@ def test_remote_entries_by_size_and_etag(s3: S3Server, reference_logdir: str,
     # a job still uploading: each big object holds its first half (cut mid-record)
     for s in BIG:
         s3.fs().pipe(f"cached/run/{full[s].name}", data[s][: len(data[s]) // 2 + 7])
-    traces, _, first = reopen(url)
+    traces, _, _ = reopen(url)
     assert 0 < traces < len(local.traces)
     assert reopen(url)[2] == 0  # same size and ETag: everything from the cache
-    # ... then the whole objects (new ETags, longer): only the rest is read
+    # ... then the whole objects (new ETags, longer): read again, every byte (the bytes the
+    # entry covered could have changed anywhere: see the run below)
     for s in BIG:
         s3.fs().pipe(f"cached/run/{full[s].name}", data[s])
     traces, alerts, rest = reopen(url)
-    assert rest == everything - first
+    assert rest == everything
     assert (traces, alerts) == (len(local.traces), local.num_alerts)
+    assert reopen(url)[2] == 0
     # a byte changed in what the entry covered (same size, new ETag): read again
     changed = bytearray(data["graph_execution_traces"])
     changed[len(changed) // 3] ^= 0x01
     s3.fs().pipe(f"cached/run/{full['graph_execution_traces'].name}", bytes(changed))
     assert reopen(url)[2] == everything
+
+    # a run whose objects grow by a version that also changed a record in the middle of what
+    # the entry covered (one NaN more, same length: the first and last KiB unchanged)
+    before, after = tmp_path / "before", tmp_path / "after"
+    write_run(before, nan_at=None)
+    write_run(after, nan_at=N // 4 + 1)
+    traces_name = next(before.glob("*.graph_execution_traces")).name
+    old, new = (d.joinpath(traces_name).read_bytes() for d in (before, after))
+    assert len(old) == len(new) and old[:4096] == new[:4096] and old[-4096:] == new[-4096:]
+    s3.upload(before, "s3://cached/grown")
+    s3.fs().pipe(f"cached/grown/{traces_name}", old[: len(old) // 2])  # still uploading
+    half = reopen("s3://cached/grown")
+    assert N // 4 < half[0] < N and half[1] == len(range(0, half[0], 3))
+    s3.fs().pipe(f"cached/grown/{traces_name}", new)  # the rest, and the changed middle
+    fresh = DebugLogdir(str(after))
+    fresh.update()
+    assert reopen("s3://cached/grown")[:2] == (N, fresh.num_alerts)
+    assert fresh.num_alerts == len(range(0, N, 3)) + 1
+
+
+N = 3000  # traces of `write_run`: ~100 bytes each, the one changed far from either end
+
+
+def write_run(d: Path, nan_at: int | None) -> None:
+    """N FULL_HEALTH traces of one op, every 3rd holding a NaN; and trace `nan_at` too."""
+    with LogdirWriter(d, run_id="grown", hostname="worker-0", file_timestamp=1_700_000_000) as w:
+        w.add_graph("g", "train_step")
+        w.add_op("g", "MatMul", "dense/MatMul", [])
+        v = np.zeros((N, 11))
+        v[:, 0], v[:, 2], v[:, 3], v[:, 4] = np.arange(N), 1, 2, 64
+        v[::3, 7] = 1  # NaN count
+        if nan_at is not None:
+            v[nan_at, 7] = 1
+        v[:, 10] = 64 - v[:, 7]
+        w.add_graph_traces("g", "dense/MatMul", 0, "FULL_HEALTH", v,
+                           wall_times=1_700_000_000 + np.arange(N, dtype=np.float64))
+
+
+def test_another_endpoint_is_another_entry(s3: S3Server, reference_logdir: str,
+                                           cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
+    """The same bucket, names and ETags at another endpoint are not taken from the entry one
+    endpoint's read saved (a test or hostile server copying them poisoned the cache): here,
+    one server reached by two names, each read from the objects once."""
+    url = s3.upload(reference_logdir, "s3://endpoints/run")
+    local = DebugLogdir(reference_logdir)
+    local.update()
+    everything = sum(local.file_cursor(0, s).offset for s in BIG)
+    assert reopen(url)[2] == everything
+    assert reopen(url)[2] == 0
+    assert "127.0.0.1" in s3.endpoint
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3.endpoint.replace("127.0.0.1", "localhost"))
+    assert reopen(url)[2] == everything
+    assert reopen(url)[2] == 0
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3.endpoint)
+    assert reopen(url)[2] == 0  # the first endpoint's entry is still its own
