@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,11 +21,11 @@ def tf_env() -> dict[str, str]:
 
 
 def run_tf_program(logdir: Path, mode: str, kind: str, buffer: int = -1) -> None:
-    """Run one of the test programs; fail the test with its stderr if it fails."""
-    proc = subprocess.run(
-        [sys.executable, str(PROGRAMS / "tf_program.py"), str(logdir), mode, kind,
-         "--buffer", str(buffer)],
-        env=tf_env(), capture_output=True, text=True, timeout=600,
-    )
-    if proc.returncode != 0:
-        pytest.fail(f"tf_program {kind} {mode} failed:\n{proc.stderr[-3000:]}")
+    """Run tests/programs/tf_program.py in its own process (forked from one that imported
+    TensorFlow already: support.tf_fork); fail the test with its output if it fails."""
+    from support.tf_fork import run_program
+
+    status, output = run_program([PROGRAMS / "tf_program.py", logdir, mode, kind,
+                                  "--buffer", str(buffer)])
+    if status != 0:
+        pytest.fail(f"tf_program {kind} {mode} failed (status {status}):\n{output[-3000:]}")
