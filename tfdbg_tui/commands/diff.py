@@ -35,7 +35,8 @@ from tfdbg_tui.core.compare.creation import find_creation
 from tfdbg_tui.core.compare.explain import fix_hint
 from tfdbg_tui.core.compare.lines import where_frames
 from tfdbg_tui.core.compare.series import LossSeries, loss_series, series_json
-from tfdbg_tui.core.compare.verdict import decide, hint, step_table
+from tfdbg_tui.core.compare.steps import contract_position
+from tfdbg_tui.core.compare.verdict import decide, hint, later_agree, step_table
 from tfdbg_tui.core.sanitize import error_line
 
 PROG = "tfdbg-tui diff"
@@ -122,9 +123,13 @@ def _divergence(c: Comparison, p: int, full: bool) -> dict[str, Any]:
     b = tensor_entry(c.b, d.b_kind if d.b_kind >= 0 else d.kind, d.b_index, d.b_slot)
     frames = _where_line(c, p, a, b)
     quantity = QUANTITIES[int(c.pairs.quantity[p])]
-    if quantity in ("learning_rate", "update"):
-        for entry, logdir, side_frames in ((a, c.a, frames[0]), (b, c.b, frames[1])):
-            _created_at(entry, logdir, side_frames or _stack_of(logdir, entry))
+    if quantity in ("learning_rate", "update", "applied_gradient"):
+        # A is the reference run (the program that trains well): its line stays the one
+        # applying the schedule/optimizer, the constructor given beside it; B's line becomes
+        # the constructor — where the migration's mistake is written and fixed
+        for entry, logdir, side_frames, move in ((a, c.a, frames[0], False),
+                                                 (b, c.b, frames[1], True)):
+            _created_at(entry, logdir, side_frames or _stack_of(logdir, entry), move)
     if not full:
         a.pop("stack", None)
         b.pop("stack", None)
@@ -134,6 +139,8 @@ def _divergence(c: Comparison, p: int, full: bool) -> dict[str, Any]:
             "aligned_by": d.aligned_by, "occurrence": d.occurrence,
             "step": step if step >= 0 else None,
             "quantity": quantity,
+            "contract_position": contract_position(int(c.pairs.quantity[p])),
+            "later_agree": later_agree(c, p),
             "what": c.pairs.label[p] or None,
             "hint": fix_hint(c, p)}
 
@@ -167,7 +174,8 @@ def _stack_of(logdir: DebugLogdir, entry: dict[str, Any]) -> list[Frame]:
         return []
 
 
-def _created_at(entry: dict[str, Any], logdir: DebugLogdir, frames: list[Frame]) -> None:
+def _created_at(entry: dict[str, Any], logdir: DebugLogdir, frames: list[Frame],
+                move: bool = True) -> None:
     """A learning rate or an update is made by a schedule/optimizer object: the user changes
     the line creating it, not the one applying it (`core.compare.creation`). The applying
     line moves to `applied_at`; `user_frame` becomes the creating line when exactly one line
@@ -181,8 +189,14 @@ def _created_at(entry: dict[str, Any], logdir: DebugLogdir, frames: list[Frame])
         return
     from tfdbg_tui.commands.report.build import _frame_dict as frame_dict
 
+    created = {**frame_dict(found.frame), "code": found.code}
+    if not move:
+        here = entry.get("user_frame") or {}
+        if (here.get("file"), here.get("line")) != (found.frame.file, found.frame.line):
+            entry["created_at"] = created
+        return
     applied = entry.get("user_frame")
-    entry["user_frame"] = {**frame_dict(found.frame), "code": found.code}
+    entry["user_frame"] = created
     if applied and (applied["file"], applied["line"]) != (found.frame.file, found.frame.line):
         entry["applied_at"] = applied
 

@@ -41,6 +41,8 @@ def _where(entry: dict[str, Any], indent: str) -> list[Text]:
     out = _at(uf, indent, f"{owner} created at " if applied else "at ")
     if applied:  # a schedule/optimizer: the line creating it, then the one applying it
         out += _at(applied, indent, "applied at ")
+    elif entry.get("created_at"):  # the reference run: applying line first, then creating
+        out += _at(entry["created_at"], indent, f"{owner} created at ")
     elif entry.get("creation_unknown"):
         out.append(Text(indent + "(this line applies it; "
                         + literal(entry["creation_unknown"]) + ")", style="dim"))
@@ -158,8 +160,10 @@ def render_result(r: dict[str, Any]) -> list[Any]:
     return out
 
 
+# the columns in the step contract's order (`core.compare.steps.CONTRACT`)
 _SHORT = {"variable": "vars", "layer_output": "layers", "loss": "loss",
-          "learning_rate": "lr", "gradient": "grads", "update": "updates", "metric": "metric",
+          "regularization": "penalty", "gradient": "grads", "applied_gradient": "applied",
+          "learning_rate": "lr", "update": "updates", "state": "state", "metric": "metric",
           "other": "other"}
 
 

@@ -95,6 +95,27 @@ def _timeline_order(logdir: DebugLogdir, a_row: np.ndarray, n_graph: int) -> np.
     return np.argsort(wall, kind="stable")
 
 
+# TensorFlow's DataType numbers of floating and complex tensors (values, not operands)
+_VALUED = np.zeros(128, bool)
+_VALUED[[1, 2, 8, 14, 18, 19]] = True
+
+
+def _valued(logdir: DebugLogdir, ops: OpTable, kind: np.ndarray, rows: np.ndarray
+            ) -> np.ndarray:
+    """Per pair, whether its tensor on this side holds values (a floating or complex dtype,
+    or one not known); False for integer, boolean and string tensors."""
+    out = np.ones(len(rows), bool)
+    g = np.flatnonzero(kind == GRAPH)
+    if len(g) and len(ops.shape):
+        dtype = np.array([s[0] for s in ops.shape], np.int64)[ops.row_op[rows[g]]]
+        out[g] = (dtype < 0) | _VALUED[dtype.clip(0, 127)]
+    e = np.flatnonzero(kind == EAGER)
+    if len(e):
+        dtype = np.asarray(logdir.outputs.dtype, np.int64)[rows[e]]
+        out[e] = (dtype <= 0) | _VALUED[dtype.clip(0, 127)]
+    return out
+
+
 def _model(logdir: DebugLogdir, ops: OpTable, side: str) -> RunModel:
     """The run's training steps; a damaged file (a graph that contradicts itself) leaves the
     run without steps — compared op by op — and says why, in one line."""
@@ -130,6 +151,11 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
     how = np.concatenate([ghow, ehow]).astype(np.int8)
     sp = pair_steps(ma, mb, mapping) if ma.n_steps and mb.n_steps else None
     if sp is not None:
+        # integer and boolean tensors (shape, index and axis operands: a reshape's [-1, 36]
+        # against Flatten's [8, 36]) never decide a verdict on their own when the runs
+        # train: what they shape is compared where it has a role
+        keep = _valued(a, ops_a, kind, a_row) & _valued(b, ops_b, kind, b_row)
+        kind, a_row, b_row, how = kind[keep], a_row[keep], b_row[keep], how[keep]
         pairs = merge(a, b, kind, a_row, b_row, how, sp, ma, mb)
         pairs.order = step_order(a, pairs, ma)
     else:

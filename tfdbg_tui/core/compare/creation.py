@@ -31,6 +31,7 @@ _MAX_FILES = 200  # user files searched for a construction
 # Lines longer than this are not searched: code that constructs an object is short, and a
 # forged source file's megabyte line would cost the regexes quadratic time.
 _MAX_LINE = 2000
+_MAX_SOURCE = 4 << 20  # characters of one file tokenized
 
 
 @dataclass(frozen=True)
@@ -144,19 +145,47 @@ def find_creation(logdir: DebugLogdir, frames: list[Frame]) -> Creation | None:
     return None
 
 
+def _calls(lines: list[str], names: set[str]) -> list[int]:
+    """1-based lines where one of `names` is called (`Name(`, `mod.Name(`), read from the
+    source's tokens: a name in a string, a docstring or a comment is no construction. A
+    file Python cannot tokenize falls back to its lines, comments cut."""
+    import io
+    import tokenize
+
+    text = "\n".join(t for t in lines if len(t) <= _MAX_LINE) + "\n"
+    if len(text) > _MAX_SOURCE:
+        return []
+    found: list[int] = []
+    try:
+        prev: tokenize.TokenInfo | None = None
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE):
+                continue
+            if (tok.type == tokenize.OP and tok.string == "(" and prev is not None
+                    and prev.type == tokenize.NAME and prev.string in names):
+                found.append(prev.start[0])
+            prev = tok
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        patterns = [_construction(n) for n in names]
+        found = [n for n, t in enumerate(lines, 1) if len(t) <= _MAX_LINE
+                 and any(p.search(t.split("#", 1)[0]) for p in patterns)]
+    # lines were dropped above only when too long: map token lines back to the file's
+    if any(len(t) > _MAX_LINE for t in lines):
+        kept = [n for n, t in enumerate(lines, 1) if len(t) <= _MAX_LINE]
+        found = [kept[n - 1] for n in found if 0 < n <= len(kept)]
+    return sorted(set(found))
+
+
 def _search(logdir: DebugLogdir, owner: str) -> Creation:
     files = _user_files(logdir)
-    patterns = [_construction(n) for n in _aliases([f[2] for f in files], owner)]
+    names = _aliases([f[2] for f in files], owner)
     hits: list[tuple[str, str, int, str]] = []
     for host, path, lines in files:
-        for number, text in enumerate(lines, 1):
-            if len(text) > _MAX_LINE:
+        for number in _calls(lines, names):
+            text = lines[number - 1]
+            if text.lstrip().startswith(("class ", "def ")):
                 continue
-            code = text.split("#", 1)[0]
-            if code.lstrip().startswith(("class ", "def ", "import ", "from ")):
-                continue
-            if any(p.search(code) for p in patterns):
-                hits.append((host, path, number, text))
+            hits.append((host, path, number, text))
     if len(hits) != 1:
         seen = "on no line" if not hits else f"on {len(hits)} lines"
         return Creation(owner, None, why=f"the line creating the {owner} is unknown: "

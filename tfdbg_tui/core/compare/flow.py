@@ -85,6 +85,10 @@ class Flow:
     index: list[int] = field(default_factory=list)  # an eager flow's execution per node
     # handle → (kind, row) of the value assigned to it before its first read
     init: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # handle → where its last assignment before step 0's read is: (GRAPH, node of this flow)
+    # or (EAGER, execution index) — the line that gave step 0 the value it reads (a
+    # `set_weights`, a checkpoint restore, an initializer), whatever was assigned before it
+    assigned: dict[str, tuple[int, int]] = field(default_factory=dict)
     truncated: bool = False  # more steps ran than were modelled
 
     def __len__(self) -> int:

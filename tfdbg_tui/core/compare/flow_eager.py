@@ -90,9 +90,12 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str]
                     read.add(h)
                 elif (whole.op_type[k] == "AssignVariableOp" and h in trained and h not in read
                       and len(whole.inputs[k]) > 1):
+                    flow.assigned[h] = (EAGER, k)  # the last one before the read wins
                     j, sl = whole.inputs[k][1]
                     if j >= 0 and sl < int(e.n_outputs[j]):
                         flow.init[h] = (EAGER, int(first[j]) + sl)
+                    else:  # a value from outside (set_weights' numpy array): not recorded
+                        flow.init.pop(h, None)
         flows.append(flow)
         start = end + 1
     return flows, trained, step_of

@@ -81,7 +81,6 @@ def eager_init(logdir: DebugLogdir, flows: list[Flow], trained: set[str]) -> Non
                 if (f.rows[0] >= 0).any() else np.inf for f in flows)
     wall = np.asarray(e.wall_time)
     found: dict[str, tuple[int, int]] = {}
-    producer: dict[int, tuple[int, int]] = {}
     for i in rows[wall[rows] <= start].tolist():
         try:
             r = logdir.read_execution(int(i))
@@ -90,11 +89,14 @@ def eager_init(logdir: DebugLogdir, flows: list[Flow], trained: set[str]) -> Non
         if len(r.input_tensor_ids) < 2 or r.input_tensor_ids[0] not in want:
             continue
         h = want[r.input_tensor_ids[0]]
-        if h not in found:
-            producer.setdefault(r.input_tensor_ids[1], (-1, -1))
-            found[h] = (int(i), int(r.input_tensor_ids[1]))
+        # the last assignment before the first step is what the step reads: `build`'s
+        # initializer draw is replaced by `set_weights`, a restore or an `assign`
+        found[h] = (int(i), int(r.input_tensor_ids[1]))
     if not found:
         return
+    for h, (i, _) in found.items():
+        for f in flows:
+            f.assigned.setdefault(h, (EAGER, i))
     # the execution that produced each assigned value: search backwards from the assignment
     for h, (i, tid) in found.items():
         for j in range(i - 1, max(-1, i - 64), -1):

@@ -34,7 +34,14 @@ def where_frames(c: Comparison, p: int, side: str) -> list[Frame] | None:
     got = (sp.where_a if side == "a" else sp.where_b).get(p - step_offset(c))
     if got is None:
         return None
-    return node_frames(c.a if side == "a" else c.b, *got) or None
+    logdir = c.a if side == "a" else c.b
+    flow, node = got
+    if flow is None:  # an eager execution outside the flows (an assignment before step 0)
+        try:
+            return logdir.stack(logdir.read_execution(node).stack_frame_ids) or None
+        except (ReaderError, IndexError, KeyError, ValueError):
+            return None
+    return node_frames(logdir, flow, node) or None
 
 
 def own_frames(logdir: DebugLogdir, kind: int, row: int) -> list[Frame]:

@@ -16,14 +16,9 @@ from reader import EAGER, GRAPH, DebugLogdir
 from tfdbg_tui.core.compare.flow import BWD, FWD, LOSS, METRIC, OPT, Training
 from tfdbg_tui.core.compare.pairs import BY_NAME, BY_STEP, Pairs
 from tfdbg_tui.core.compare.steps import (
-    Q_GRADIENT,
-    Q_LAYER,
-    Q_LOSS,
-    Q_LR,
+    CONTRACT,
     Q_METRIC,
     Q_OTHER,
-    Q_UPDATE,
-    Q_VARIABLE,
     RunModel,
     StepPairs,
 )
@@ -34,7 +29,7 @@ def role_rows(model: RunModel) -> dict[int, np.ndarray]:
     found: dict[int, set[int]] = {GRAPH: set(), EAGER: set()}
     for k, (flow, _, roles) in enumerate(model.steps):
         tensors = [*roles.read.values(), *roles.grad.values(), roles.lr, roles.loss,
-                   *(t for _, t in roles.layers)]
+                   *(t for _, t in roles.layers), *roles.applied.values(), *roles.lr_chain]
         for t in tensors:
             got = model.row(k, t)
             if got is not None:
@@ -115,10 +110,12 @@ def merge(a: DebugLogdir, b: DebugLogdir, kind: np.ndarray, a_row: np.ndarray,
     return pairs
 
 
-# where a quantity falls within its step (what the guide checks first comes first)
-_RANK = {Q_VARIABLE: 0, Q_LAYER: 1, Q_LOSS: 2, Q_LR: 3, Q_GRADIENT: 4, Q_UPDATE: 6,
-         Q_METRIC: 5, Q_OTHER: 1}
-# an op pair by its phase in A; the optimizer's own intermediates after the updates they make
+# where a quantity falls within its step: the step contract's order, then metrics, then op
+# pairs no role names (an unroled quantity never outranks a roled one of the same step)
+_RANK = {q: i for i, q in enumerate(CONTRACT)}
+_RANK[Q_METRIC] = len(CONTRACT)
+_RANK[Q_OTHER] = len(CONTRACT) + 1
+# an op pair by its phase in A, among the unroled ones
 _PHASE_RANK = {FWD: 1, LOSS: 2, BWD: 4, OPT: 7, METRIC: 7}
 
 
@@ -150,7 +147,7 @@ def step_order(a: DebugLogdir, pairs: Pairs, model: RunModel) -> np.ndarray:
     wall[g] = np.asarray(a.traces.wall_time)[pairs.a_row[g]]
     wall[e] = np.asarray(a.executions.wall_time)[np.asarray(a.outputs.execution)[pairs.a_row[e]]]
     step = np.where(pairs.step >= 0, pairs.step, np.iinfo(np.int64).max)
-    lut = np.array([_RANK[q] for q in range(len(_RANK))], np.int64)
+    lut = np.array([_RANK[q] * 16 for q in range(len(_RANK))], np.int64)
     rank = lut[pairs.quantity]
     other = pairs.quantity == Q_OTHER
     for kind, n in ((GRAPH, len(a.traces)), (EAGER, len(a.outputs))):
@@ -158,5 +155,5 @@ def step_order(a: DebugLogdir, pairs: Pairs, model: RunModel) -> np.ndarray:
         if len(sel):
             phase = _phase_rows(model, kind, n)[pairs.a_row[sel]]
             plut = np.array([_PHASE_RANK.get(k, 1) for k in range(-1, 5)], np.int64)
-            rank[sel] = plut[phase.astype(np.int64) + 1]
+            rank[sel] += plut[phase.astype(np.int64) + 1]
     return np.lexsort((wall, rank, step)).astype(np.int64)

@@ -64,12 +64,17 @@ class Roles:
     variables: list[str] = field(default_factory=list)  # handles, forward order
     sig: dict[str, Sig] = field(default_factory=dict)
     read: dict[str, Tensor] = field(default_factory=dict)
-    grad: dict[str, Tensor] = field(default_factory=dict)
+    grad: dict[str, Tensor] = field(default_factory=dict)  # as the backward pass made it
+    # the gradient as the update consumed it (after clipping or scaling, wherever done)
+    applied: dict[str, Tensor] = field(default_factory=dict)
     lr: Tensor | None = None
     loss: Tensor | None = None
     layers: list[tuple[frozenset[str], Tensor]] = field(default_factory=list)  # depth order
     update: dict[str, int] = field(default_factory=dict)  # the node updating each variable
     loss_entry: int | None = None  # the first op of the loss function (its line: the loss's)
+    # the schedule's computation of the learning rate, in dataflow order (the rate itself
+    # last): a schedule's intermediate can differ where the rate is within tolerance
+    lr_chain: list[Tensor] = field(default_factory=list)
 
 
 def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Roles:
@@ -135,14 +140,18 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
             continue
         if training_update(flow, k, {}):
             roles.update.setdefault(h, k)
-        grad, lr = _walk(flow, k, roles.sig[h], sig, last_assign, traced)
+        grad, lr, applied = _walk(flow, k, roles.sig[h], sig, last_assign, traced)
         if grad is not None and h not in roles.grad:
             roles.grad[h] = grad
+        if applied is not None and h not in roles.applied:
+            roles.applied[h] = applied
         if lr is not None:
             lr_votes.append(lr)
     if lr_votes:
         roles.lr = max(set(lr_votes), key=lr_votes.count)
     _tape_gradients(flow, roles, consumers, sig, traced)
+    if roles.lr is not None:
+        roles.lr_chain = _lr_chain(flow, roles.lr, trained, sig, traced)
     # the loss: the deepest forward scalar depending on every variable
     every = frozenset(roles.variables)
     best: tuple[int, int] | None = None
@@ -196,22 +205,29 @@ def _before_bias(flow: Flow, k: int, deps: list[frozenset[str]],
 
 
 def _walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[str, list[int]],
-          traced: np.ndarray) -> tuple[Tensor | None, Tensor | None]:
-    """(gradient, learning rate) of one update node (see the module docstring)."""
+          traced: np.ndarray) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
+    """(raw gradient, learning rate, applied gradient) of one update node: an apply op's
+    inputs say the applied gradient and the rate; an assignment's value is walked back
+    through the optimizer's arithmetic, where the rate is the non-constant scalar times
+    the gradient (a constant is a coefficient such as Adam's 1 - beta_1, never the rate)
+    and the gradient it multiplies is the applied one. The raw gradient is the first
+    backward-pass tensor shaped like the variable up the applied one's chain (clipping in
+    user code or inside the optimizer lies between them)."""
     sig_f = sig  # callable (node, slot) -> Sig
     t = flow.op_type[update]
     ins = flow.inputs[update]
     want = sig_class(var_sig)
     if t in APPLY:
         gi, li = APPLY[t]
-        grad = _traced(flow, ins[gi], traced) if gi < len(ins) else None
+        applied = _traced(flow, ins[gi], traced) if gi < len(ins) else None
         lr = _traced(flow, ins[li], traced) if li < len(ins) else None
-        return grad, lr
+        raw = _raw(flow, ins[gi], want, sig_f, traced) if gi < len(ins) else None
+        return raw, lr, applied
     if len(ins) < 2:
-        return None, None
+        return None, None, None
     queue: deque[tuple[Tensor, int]] = deque([(ins[1], 0)])
     seen: set[Tensor] = set()
-    lr = None
+    lr = applied = None
     while queue and len(seen) < 96:
         (j, slot), hops = queue.popleft()
         if j < 0 or (j, slot) in seen:
@@ -226,18 +242,76 @@ def _walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[
         s = sig_class(sig_f((j, slot)))  # type: ignore[operator]
         if flow.phase[j] == BWD and s == want:
             grad = _traced(flow, (j, slot), traced)
-            return grad, lr
+            # the applied gradient only when it is computed from this one (a tensor
+            # without a recorded producer proves nothing)
+            if applied is None or grad is None or not _depends(flow, applied, grad[0]):
+                applied = grad
+            return grad, lr, applied
         if typ in ("Mul", "RealDiv") and lr is None:
             a, b = (flow.inputs[j] + [(-1, 0), (-1, 0)])[:2]
             for x, y in ((a, b), (b, a)):  # the scalar times the gradient, not a slot
                 sx = sig_f(x) if x[0] >= 0 else (-1, -1, -1)  # type: ignore[operator]
                 sy = sig_f(y) if y[0] >= 0 else (-1, -1, -1)  # type: ignore[operator]
                 y_grad = y[0] < 0 or (sy[1] != 0 and flow.op_type[y[0]] not in READS)
-                if x[0] >= 0 and sx[1] == 0 and sx[0] in _FLOATS and y_grad:
+                if (x[0] >= 0 and sx[1] == 0 and sx[0] in _FLOATS and y_grad
+                        and not _constant(flow, x[0])):
                     lr = _traced(flow, x, traced)
-        if typ in _PASS or flow.phase[j] == OPT:
+                    if y[0] >= 0 and sig_class(sy) == want:
+                        applied = _traced(flow, y, traced)
+                    break
+        if typ == "IdentityN":  # output k is input k: the other inputs are other tensors
+            if slot < len(flow.inputs[j]):
+                queue.append((flow.inputs[j][slot], hops + 1))
+        elif typ in _PASS or flow.phase[j] == OPT:
             queue.extend((i, hops + 1) for i in flow.inputs[j])
-    return None, lr
+    return None, lr, None
+
+
+def _depends(flow: Flow, t: Tensor, k: int) -> bool:
+    """Whether tensor `t` is computed from node `k` (within a few dozen ops)."""
+    todo, seen = [t[0]], set[int]()
+    while todo and len(seen) < 96:
+        j = todo.pop()
+        if j == k:
+            return True
+        if j < 0 or j in seen:
+            continue
+        seen.add(j)
+        todo.extend(i for i, _ in flow.inputs[j])
+    return False
+
+
+def _constant(flow: Flow, k: int, depth: int = 0) -> bool:
+    """Whether node k's value comes from constants alone (a coefficient, not a rate)."""
+    if flow.op_type[k] == "Const":
+        return True
+    ins = [j for j, _ in flow.inputs[k]]
+    if not ins or depth > 6 or any(j < 0 for j in ins):
+        return False
+    return all(_constant(flow, j, depth + 1) for j in ins)
+
+
+def _raw(flow: Flow, t: Tensor, want: Sig, sig_f: object, traced: np.ndarray
+         ) -> Tensor | None:
+    """The first backward-pass tensor shaped like the variable up `t`'s chain (`t` itself
+    when it is one): what the gradient was before clipping or scaling."""
+    queue: deque[Tensor] = deque([t])
+    seen: set[Tensor] = set()
+    while queue and len(seen) < 96:
+        j, slot = queue.popleft()
+        if j < 0 or (j, slot) in seen:
+            continue
+        seen.add((j, slot))
+        if flow.op_type[j] in READS:
+            continue
+        if flow.phase[j] == BWD and sig_class(sig_f((j, slot))) == want:  # type: ignore[operator]
+            return _traced(flow, (j, slot), traced)
+        if flow.op_type[j] == "IdentityN":
+            if slot < len(flow.inputs[j]):
+                queue.append(flow.inputs[j][slot])
+        else:
+            queue.extend(flow.inputs[j])
+    return _traced(flow, t, traced)
 
 
 def _traced(flow: Flow, t: Tensor, traced: np.ndarray) -> Tensor | None:
@@ -286,3 +360,31 @@ def _tape_gradients(flow: Flow, roles: Roles, consumers: list[list[int]], sig: o
             for h, t in zip(hs, got, strict=True):
                 if h in free:
                     roles.grad[h] = t
+
+
+MAX_CHAIN = 48  # tensors of a learning-rate schedule looked at
+
+
+def _lr_chain(flow: Flow, lr: Tensor, trained: set[str], sig: object, traced: np.ndarray
+              ) -> list[Tensor]:
+    """The float scalars the learning rate is computed from, in dataflow order: what feeds
+    it, not reads of trained variables (a schedule reads the step counter, never a weight),
+    nor the gradient path; bounded by MAX_CHAIN."""
+    seen: set[int] = set()
+    todo = [lr[0]]
+    while todo and len(seen) < MAX_CHAIN:
+        k = todo.pop()
+        if k < 0 or k in seen or flow.phase[k] == BWD:
+            continue
+        if flow.op_type[k] in READS and flow.handle[k] in trained:
+            continue
+        seen.add(k)
+        todo.extend(j for j, _ in flow.inputs[k])
+    out = []
+    for k in sorted(seen):
+        if (k, 0) == lr or not traced[k, 0] or flow.op_type[k] in _SHAPE_ONLY:
+            continue
+        s = sig((k, 0))  # type: ignore[operator]
+        if s[0] in _FLOATS and s[1] == 0:
+            out.append((k, 0))
+    return out

@@ -27,9 +27,20 @@ from tfdbg_tui.core.compare.graphs import OpTable
 from tfdbg_tui.core.compare.roles import Roles, Tensor, analyse, sig_class
 from tfdbg_tui.core.compare.training import find_training
 
+# indices are part of `diff --json`'s contract (a quantity's name): new ones are appended
 QUANTITIES = ("variable", "layer_output", "loss", "learning_rate", "gradient", "update",
-              "metric", "other")
-Q_VARIABLE, Q_LAYER, Q_LOSS, Q_LR, Q_GRADIENT, Q_UPDATE, Q_METRIC, Q_OTHER = range(8)
+              "metric", "other", "regularization", "applied_gradient", "state")
+(Q_VARIABLE, Q_LAYER, Q_LOSS, Q_LR, Q_GRADIENT, Q_UPDATE, Q_METRIC, Q_OTHER, Q_REG,
+ Q_APPLIED, Q_STATE) = range(11)
+# The step contract: what a training step consumes and produces, in the order a step does
+# it and a divergence is looked for (the first quantity in this order, at the earliest step,
+# whose values differ). Metrics and unroled op pairs come after every roled quantity.
+CONTRACT = (Q_VARIABLE, Q_LAYER, Q_LOSS, Q_REG, Q_GRADIENT, Q_APPLIED, Q_LR, Q_UPDATE, Q_STATE)
+
+
+def contract_position(q: int) -> int | None:
+    """Where quantity `q` falls in the step contract (0-based), None outside it."""
+    return CONTRACT.index(q) if q in CONTRACT else None
 _SUFFIXES = ("/Cast/ReadVariableOp/resource", "/BiasAdd/ReadVariableOp/resource",
              "/MatMul/ReadVariableOp/resource", "/ReadVariableOp/resource", "/resource")
 Mapping = list[tuple[re.Pattern[str], re.Pattern[str]]]  # --map: A pattern → B pattern
@@ -158,8 +169,9 @@ class StepPairs:
     lacking: list[int] = field(default_factory=list)
     # pair → (flow, node) whose stack holds the line to show, when it is not the tensor's
     # own (a loss: where the loss function is called; an update: the optimizer's update op)
-    where_a: dict[int, tuple[Flow, int]] = field(default_factory=dict)
-    where_b: dict[int, tuple[Flow, int]] = field(default_factory=dict)
+    # (None, i): eager execution i (an assignment made before a graph flow's first step)
+    where_a: dict[int, tuple[Flow | None, int]] = field(default_factory=dict)
+    where_b: dict[int, tuple[Flow | None, int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     def add(self, a: tuple[int, int] | None, b: tuple[int, int] | None, step: int, q: int,
@@ -241,10 +253,20 @@ def pair_steps(ma: RunModel, mb: RunModel,
             fa, fb = ma.steps[0][0], mb.steps[0][0]
             _lacking(out, ma, ra, fa, mb, rb, fb, vp)
             for ha, hb in vp:
-                a = fa.init[ha] if ha in fa.init else ma.row(0, ra.read.get(ha))
-                b = fb.init[hb] if hb in fb.init else mb.row(0, rb.read.get(hb))
-                if out.add(a, b, 0, Q_VARIABLE, f"initial {ma.names.get(ha, ha)}") < 0:
+                # the value step 0 reads — never an initializer's draw that a later
+                # assignment (set_weights, a restore) replaced; its line is the last
+                # assignment's, the one that gave the variable that value
+                a = ma.row(0, ra.read.get(ha)) or fa.init.get(ha)
+                b = mb.row(0, rb.read.get(hb)) or fb.init.get(hb)
+                got = out.add(a, b, 0, Q_VARIABLE, f"initial {ma.names.get(ha, ha)}")
+                if got < 0:
                     out.missing.append(f"step 0: initial value of {ma.names.get(ha, ha)}")
+                    continue
+                for where, flow, h in ((out.where_a, fa, ha), (out.where_b, fb, hb)):
+                    at = flow.assigned.get(h)
+                    if at is not None:
+                        where[got] = (flow if at[0] == GRAPH and flow.kind == GRAPH else None,
+                                      at[1])
         else:
             _, _, pra = ma.steps[k - 1]
             _, _, prb = mb.steps[k - 1]
@@ -271,6 +293,7 @@ def pair_steps(ma: RunModel, mb: RunModel,
                 out.where_b[got] = (mb.steps[k][0], rb.loss_entry)
         req.append(got)
         out.add(ma.row(k, ra.lr), mb.row(k, rb.lr), k, Q_LR, "learning rate")
+        _pair_chain(out, k, ma, ra, mb, rb)
         for ha, hb in vp:
             got = out.add(ma.row(k, ra.grad.get(ha)), mb.row(k, rb.grad.get(hb)), k,
                           Q_GRADIENT, f"gradient of {ma.names.get(ha, ha)}")
@@ -278,6 +301,11 @@ def pair_steps(ma: RunModel, mb: RunModel,
                 out.missing.append(f"step {k}: the gradient of {ma.names.get(ha, ha)}"
                                    + _which(ra.grad.get(ha), rb.grad.get(hb)))
             req.append(got)
+        for ha, hb in vp:  # the gradient as the update consumed it (after clipping)
+            xa, xb = ra.applied.get(ha), rb.applied.get(hb)
+            if xa is not None and xb is not None:
+                out.add(ma.row(k, xa), mb.row(k, xb), k, Q_APPLIED,
+                        f"gradient of {ma.names.get(ha, ha)} as applied")
         out.required.append([r for r in req if r >= 0])
     if n:
         out.notes.append(f"step {n - 1}'s update is not compared: neither run reads the "
@@ -285,8 +313,26 @@ def pair_steps(ma: RunModel, mb: RunModel,
     return out
 
 
+def _pair_chain(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunModel, rb: Roles
+                ) -> None:
+    """The learning-rate schedules' intermediates, paired by op type in dataflow order
+    (`difflib`: an op one schedule lacks — a constant folded into an eager call — stays
+    unpaired without shifting the rest)."""
+    if not ra.lr_chain or not rb.lr_chain:
+        return
+    fa, fb = ma.steps[k][0], mb.steps[k][0]
+    ta = [fa.op_type[n] for n, _ in ra.lr_chain]
+    tb = [fb.op_type[n] for n, _ in rb.lr_chain]
+    m = SequenceMatcher(None, ta, tb, autojunk=False)
+    for block in m.get_matching_blocks():
+        for i in range(block.size):
+            x, y = ra.lr_chain[block.a + i], rb.lr_chain[block.b + i]
+            out.add(ma.row(k, x), mb.row(k, y), k, Q_LR,
+                    f"learning rate: the schedule's {ta[block.a + i]}")
+
+
 def _init_row(model: RunModel, roles: Roles, flow: Flow, h: str) -> tuple[int, int] | None:
-    return flow.init[h] if h in flow.init else model.row(0, roles.read.get(h))
+    return model.row(0, roles.read.get(h)) or flow.init.get(h)
 
 
 def _lacking(out: StepPairs, ma: RunModel, ra: Roles, fa: Flow, mb: RunModel, rb: Roles,
@@ -323,5 +369,15 @@ def _which(a: Tensor | None, b: Tensor | None) -> str:
         " (not recorded)"
 
 
-__all__ = ["EAGER", "GRAPH", "QUANTITIES", "RunModel", "StepPairs", "model_run", "pair_steps",
-           "read_map"]
+__all__ = [
+    "CONTRACT",
+    "EAGER",
+    "GRAPH",
+    "QUANTITIES",
+    "RunModel",
+    "StepPairs",
+    "contract_position",
+    "model_run",
+    "pair_steps",
+    "read_map",
+]

@@ -41,6 +41,7 @@ def find_training(logdir: DebugLogdir, ops: OpTable) -> Training:
         for k, t in enumerate(flow.op_type):  # initial values assigned in the graph
             h = flow.handle[k]
             if t == "AssignVariableOp" and h in handles and len(flow.inputs[k]) > 1:
+                flow.assigned[h] = (GRAPH, k)
                 j = _traced_source(flow, flow.inputs[k][1][0], first)
                 if j >= 0:
                     flow.init[h] = (GRAPH, int(first[j]))

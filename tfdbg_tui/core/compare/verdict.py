@@ -22,7 +22,7 @@ import numpy as np
 from reader import ReaderError
 from reader.modes import FULL_TENSOR
 from tfdbg_tui.core.compare.pairs import DIFFERENT, EQUAL
-from tfdbg_tui.core.compare.steps import QUANTITIES
+from tfdbg_tui.core.compare.steps import CONTRACT, Q_APPLIED, Q_UPDATE, QUANTITIES
 from tfdbg_tui.core.compare.values import RecordReader
 
 if TYPE_CHECKING:
@@ -164,6 +164,28 @@ def _max(x: np.ndarray) -> float | None:
     return float(x.max()) if len(x) else None
 
 
+def later_agree(c: Comparison, p: int) -> list[str]:
+    """The quantities after pair `p`'s in the step contract, in its step, that were compared
+    and agree everywhere (an update of that step, read at the next, included): gradients that
+    differ while every update is equal say the difference is not applied (clipping or
+    scaling done elsewhere), and the user should be told rather than shown one of them."""
+    q = int(c.pairs.quantity[p])
+    k = int(c.pairs.step[p])
+    if q not in CONTRACT or k < 0:
+        return []
+    off = step_offset(c)
+    pr = c.pairs
+    ids = np.arange(off, len(pr))
+    ids = ids[pr.step[ids] == k]
+    out = []
+    for later in CONTRACT[CONTRACT.index(q) + 1:]:
+        sel = ids[pr.quantity[ids] == later]
+        st = pr.status[sel]
+        if len(sel) and bool(np.all(st == EQUAL)):
+            out.append(QUANTITIES[later])
+    return out
+
+
 def verdict_text(c: Comparison) -> str:
     """One line: the verdict with what it rests on."""
     verdict, missing = decide(c)
@@ -175,6 +197,12 @@ def verdict_text(c: Comparison) -> str:
         if first is not None and int(c.pairs.step[first]) >= 0:
             label = c.pairs.label[first] or QUANTITIES[int(c.pairs.quantity[first])]
             where = f" at step {int(c.pairs.step[first])}: {label}"
+            agree = later_agree(c, first)
+            if QUANTITIES[Q_UPDATE] in agree:  # the difference never reached the weights
+                where += ", yet its update agrees"
+            elif QUANTITIES[Q_APPLIED] in agree:
+                where += ", yet the gradient as applied agrees"
+
         return f"diverge{where} ({c.different:,} of {c.compared:,} compared differ; {tol})"
     if verdict == EQUIVALENT:
         if whole_runs_equal(c) and (sp is None or sp.missing or sp.unpaired_a
