@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from support.paths import tf_env
+from support.tf_fork import run_program as run_tf
 
 ZOO = Path(__file__).resolve().parents[1] / "programs" / "zoo"
 KINDS = ("forward", "gradient", "data", "variable", "divergence")
@@ -322,10 +323,9 @@ def run_program(program: Path, logdir: Path) -> ZooRun:
     env = tf_env()
     env["PYTHONHASHSEED"] = "0"
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, str(program), str(logdir)], env=env,
-                          capture_output=True, text=True, timeout=300)
+    status, output = run_tf([program, logdir])  # its own process, TensorFlow imported already
     seconds = time.monotonic() - start
-    output = (proc.stdout + proc.stderr)[-3000:]
+    output = output[-3000:]
     rep = subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", "--json", str(logdir)],
                          env=env, capture_output=True, text=True, timeout=300)
     report: dict[str, Any] | None = None
@@ -334,5 +334,5 @@ def run_program(program: Path, logdir: Path) -> ZooRun:
         report = json.loads(rep.stdout)
     except ValueError as e:
         error = f"{e}; {error}"
-    return ZooRun(program, logdir, proc.returncode, output, seconds, rep.returncode, report,
+    return ZooRun(program, logdir, status, output, seconds, rep.returncode, report,
                   error)

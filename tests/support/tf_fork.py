@@ -35,7 +35,8 @@ class ForkServer:
     def _server(self) -> subprocess.Popen[str]:
         if self._proc is None or self._proc.poll() is not None:
             self._proc = subprocess.Popen(
-                [sys.executable, str(PROGRAMS / "tf_forkserver.py")], env=tf_env(),
+                [sys.executable, str(PROGRAMS / "tf_forkserver.py")],
+                env={**tf_env(), "PYTHONHASHSEED": "0"},  # the zoo's programs need it fixed
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 text=True)
         return self._proc
@@ -70,5 +71,6 @@ atexit.register(_SERVER.close)
 
 def run_program(argv: list[str | Path]) -> tuple[int, str]:
     """`python ARGV` (a test program that imports TensorFlow) in a forked child: its exit
-    status and output. The environment is `tf_env()`'s as of the server's start."""
+    status and output. The environment is `tf_env()`'s as of the server's start, with
+    PYTHONHASHSEED=0."""
     return _SERVER.run([str(a) for a in argv])
