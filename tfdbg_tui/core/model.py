@@ -12,12 +12,16 @@ import bisect
 import math
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from reader import GRAPH, Alerts, DebugLogdir, ReaderError
 from reader.diagnosis import fed_by
 from reader.index.graphs import Op
+
+if TYPE_CHECKING:
+    from tfdbg_tui.core.journey import Journey
 
 _FIRST_WINDOW = 4096
 _MAX_WINDOW = 1 << 20
@@ -357,3 +361,5 @@ class AppState:
     def __init__(self, logdir: DebugLogdir) -> None:
         self.logdir = logdir
         self.snapshot = Snapshot(0, 0, 0, empty_alerts(), indexing=True)
+        # steps and incidents of the alerts (`core.journey.Journey`), once the read is done
+        self.journey: Journey | None = None

@@ -42,7 +42,8 @@ class Part:
 
 
 def header_parts(logdir: DebugLogdir, snap: Snapshot, display_path: str, follow: bool,
-                 stopped: str | None = None, compare: str | None = None) -> list[Part]:
+                 stopped: str | None = None, compare: str | None = None,
+                 steps: str | None = None) -> list[Part]:
     """The header's parts in display order (see the module docstring for priorities)."""
     parts = [Part("tfdbg-tui", "bold", 9),
              Part(lit(display_path), "bold #5fd7ff", 2 if compare else 5, shrink="left"),
@@ -64,6 +65,8 @@ def header_parts(logdir: DebugLogdir, snap: Snapshot, display_path: str, follow:
     n = len(snap.alerts)
     parts.append(Part(f"{n:,} alert{'' if n == 1 else 's'}",
                       "bold #ff5f5f" if n else "green", 0))
+    if steps and n:  # "first NaN at step 2 of 40": what a user counted Timeline rows for
+        parts.append(Part(steps, "bold #ff5f5f", 1))
     warnings = len(logdir.all_warnings()) if not snap.indexing else 0
     if warnings:
         parts.append(Part(f"⚠ {warnings}", "bold yellow", 1))
@@ -111,11 +114,12 @@ def fit_parts(parts: list[Part], width: int, gap: str = "  ") -> Text:
 
 
 def header_line(logdir: DebugLogdir, snap: Snapshot, display_path: str, width: int,
-                follow: bool, stopped: str | None = None, compare: str | None = None) -> Text:
+                follow: bool, stopped: str | None = None, compare: str | None = None,
+                steps: str | None = None) -> Text:
     """The header for `snap` in `width` cells; `follow` says whether the app keeps reading a
     live logdir; `stopped` is the error that ended reading (then neither "indexing" nor
     "live" holds); `compare` the compare-mode status ("vs B: …")."""
-    return fit_parts(header_parts(logdir, snap, display_path, follow, stopped, compare),
+    return fit_parts(header_parts(logdir, snap, display_path, follow, stopped, compare, steps),
                      width)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import ClassVar, TypeVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -19,10 +20,13 @@ from textual.dom import DOMNode
 from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import ProgressBar, Static
+from textual.worker import get_current_worker
 
-from reader import EAGER, GRAPH
+from reader import EAGER, GRAPH, Alerts, ReaderError
 from tfdbg_tui.core import model
+from tfdbg_tui.core.journey import Journey, compute_journey
 from tfdbg_tui.core.model import AppState
+from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.bindings import ACTION_KEYS, NAV_KEYS, KeySpec, to_bindings
 from tfdbg_tui.ui.compare_actions import CompareActions
 from tfdbg_tui.ui.compare_status import compare_status
@@ -70,6 +74,7 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
         self._launch_followed = False  # the first alert is followed once, at launch
         self._launch_alert: tuple[int, int, int] | None = None  # ...while still indexing
         self.panes: list[Pane] = [spec.widget(state, id=spec.dom_id) for spec in PANES]
+        self._journey_for: object = None  # the alert list the journey was asked for
 
     def pane_of(self, kind: type[P]) -> P:
         """The pane of class `kind` (the panes this screen coordinates by name)."""
@@ -141,11 +146,37 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
             for pane in self.panes:
                 pane.on_indexed()
             self._earlier_alert_found()
+        if not self.state.snapshot.indexing and self._journey_for is not (
+                self.state.snapshot.alerts):
+            self._journey_for = self.state.snapshot.alerts
+            self._find_journey(self.state.snapshot.alerts)
         if first_alerts and not self._launch_followed:
             self._launch_followed = True
             if self.alerts.selected is None:
                 self.alerts.vlist.select_index(0)
             self.call_after_refresh(self._follow_at_launch)
+        self._update_header()
+
+    @work(thread=True, exclusive=True, group="journey")
+    def _find_journey(self, alerts: Alerts) -> None:
+        """Steps and incidents of the alerts (`core.journey`), off the UI thread: finding
+        incidents diagnoses a few alerts. A result for an older alert list is dropped."""
+        worker = get_current_worker()
+        try:  # as the Alerts pane's diagnosis: rows below the snapshot's counts never change
+            found = compute_journey(self.state.logdir, alerts)
+        except ReaderError as exc:
+            self.app.call_from_thread(self.notify, lit(f"steps and incidents: {exc}"),
+                                      severity="warning", markup=False)
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show_journey, found)
+
+    def _show_journey(self, found: Journey) -> None:
+        if found.alerts is not self.state.snapshot.alerts:
+            return
+        self.state.journey = found
+        for pane in self.panes:
+            pane.on_journey()
         self._update_header()
 
     def _follow_at_launch(self) -> None:
@@ -185,8 +216,10 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
         line = self.query_one("#header-line", Static)
         width = line.content_region.width or (
             self.size.width - 4 - (bar.outer_size.width if snap.indexing else 0))
+        journey = self.state.journey
         t = header_line(logdir, snap, self.display_path, max(20, width - 1), follow,
-                        stopped=getattr(self.app, "read_error", None), compare=compare)
+                        stopped=getattr(self.app, "read_error", None), compare=compare,
+                        steps=journey.headline() if journey is not None else None)
         line.update(t, layout=False)  # one line, its width set by the row: never a layout
         bar.set_class(not snap.indexing, "-done")  # the line's width follows: `HeaderLine`
         if snap.indexing and snap.total_bytes:

@@ -156,12 +156,18 @@ def bad_counts(h: HealthRow | None) -> Text:
 
 
 def alert_row(logdir: DebugLogdir, number: int, kind: int, index: int, slot: int,
-              t0: float, wall: float, width: int) -> Text:
+              t0: float, wall: float, width: int, step: int | None = None,
+              incident: int | None = None) -> Text:
     """One Alerts row, in the order a user needs it when the pane is narrow: alert number,
-    the NaN/∞ counts, the tensor's name (shortened in the middle), then — while there is
-    room — its op type, its row number and the time since the run's first record."""
+    its training step ("s2", when the run has steps) and incident ("①…", when there are
+    several), the NaN/∞ counts, the tensor's name (shortened in the middle), then — while
+    there is room — its op type, its row number and the time since the first record."""
     row = Text(no_wrap=True, end="")
     row.append(f"{number + 1:>3} ", DIM)
+    if incident is not None:
+        row.append(f"i{incident} ", MARK_STYLE)
+    if step is not None:
+        row.append(f"s{step} ", "bold")
     if kind == EAGER:
         op_type = lit(logdir.op_type_of_execution(index))
         name, kind_text, kind_style = f"{op_type}:{slot}", "eager", "magenta"

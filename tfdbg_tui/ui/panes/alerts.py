@@ -23,6 +23,7 @@ from textual.worker import get_current_worker
 from reader import GRAPH, Alerts, ReaderError
 from reader.diagnosis import Diagnosis, diagnose
 from tfdbg_tui.core import model
+from tfdbg_tui.core.journey import Journey
 from tfdbg_tui.core.recorded import nothing_recorded
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.clamped import ClampedText
@@ -96,9 +97,21 @@ class AlertsPane(ListPane):
             logdir = self.state.logdir
             name = (logdir.trace_name(index) if kind == GRAPH
                     else f"{logdir.op_type_of_execution(index)}:{slot} (eager #{index})")
-            out.append(f"Alert {self.selected + 1}: {lit(name)}\n\n", "bold")
+            out.append(f"Alert {self.selected + 1}: {lit(name)}\n", "bold")
+            j = self._journey()
+            if j is not None and j.steps.count:
+                s = j.step_at(self.selected)
+                out.append(lit(j.steps.describe(s)) + "\n", "bold")
+            out.append("\n")
             out.append_text(self.diagnosis_box.text)
             out.append("\n")
+        j = self._journey()
+        if j is not None and j.incidents.items:
+            out.append(f"\n{lit(j.incidents_line())}\n", "bold")
+        if j is not None and j.steps.count:
+            out.append("\nNaN/∞ tensors (and loss) per training step\n", "bold")
+            for line in j.strip(100):
+                out.append(lit(line) + "\n")
         warnings = [] if self.state.snapshot.indexing else self.state.logdir.all_warnings()
         if warnings:
             out.append(f"\nWarnings ({len(warnings)})\n", "bold yellow")
@@ -114,8 +127,24 @@ class AlertsPane(ListPane):
 
     def _row(self, pos: int, width: int) -> Text:
         a = self._alerts
+        j = self._journey()
+        step = j.step_at(pos) if j is not None else None
+        incident = None
+        if j is not None and len(j.incidents.items) > 1:
+            inc = j.incidents.incident_of(pos)
+            incident = inc.number if inc is not None else None
         return alert_row(self.state.logdir, pos, int(a.kind[pos]), int(a.index[pos]),
-                         int(a.slot[pos]), self._t0, float(a.wall_time[pos]), width)
+                         int(a.slot[pos]), self._t0, float(a.wall_time[pos]), width,
+                         step=step, incident=incident)
+
+    def _journey(self) -> Journey | None:
+        """The steps and incidents of the alerts shown (None while not known for them)."""
+        j = self.state.journey
+        return j if j is not None and j.alerts is self._alerts else None
+
+    def on_journey(self) -> None:
+        self.vlist.invalidate()
+        self._summary()
 
     @property
     def selected(self) -> int | None:
@@ -197,6 +226,10 @@ class AlertsPane(ListPane):
     def _summary(self) -> None:
         snap = self.state.snapshot
         text = model.alert_summary(self.state.logdir, self._alerts, snap.traces)
+        j = self._journey()
+        if j is not None and j.incidents.items:
+            n = len(j.incidents.items)  # which ones: the `i` screen and the rows' i1, i2…
+            text = f"{n} incident{'' if n == 1 else 's'} · {text}"
         style = "bold #ff5f5f" if len(self._alerts) else "green"
         empty = None if snap.indexing else nothing_recorded(self.state.logdir, snap.executions,
                                                              snap.traces)

@@ -94,6 +94,9 @@ class Pane(Vertical):
     def on_indexed(self) -> None:
         """The first full read is done: op types resolved late may change rows drawn."""
 
+    def on_journey(self) -> None:
+        """The alerts' steps and incidents are known (`AppState.journey`)."""
+
     def set_status(self, status: str) -> None:
         self.border_subtitle = Text(lit(status))
 

@@ -1,0 +1,78 @@
+"""The NaN journey's facts the app shows beside the alerts: steps and incidents.
+
+Computed once the logdir is read (and again when a live one grows), off the UI thread: the
+training step of every alert (`reader.diagnosis.steps`), the per-step strip, and the alerts
+grouped by origin (`reader.diagnosis.incidents`, which diagnoses a few alerts). The panes
+read the finished `Journey` from `AppState.journey`; nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from reader import Alerts, DebugLogdir
+from reader.diagnosis.incidents import Incidents, find_incidents
+from reader.diagnosis.steps import TrainingSteps, step_losses, training_steps
+from tfdbg_tui.core.steps_strip import strip_lines
+
+
+@dataclass(frozen=True)
+class Journey:
+    """Steps and incidents for one list of alerts (`alerts`: the list they were made for)."""
+
+    alerts: Alerts
+    steps: TrainingSteps
+    alert_steps: np.ndarray  # per alert position: its step, -1 outside every step
+    per_step: np.ndarray  # NaN/∞ tensors per step
+    losses: list[float | None] | None
+    incidents: Incidents
+
+    @property
+    def first_step(self) -> int | None:
+        """The step of the first alert, None when it is outside every step (or none)."""
+        if not len(self.alert_steps) or self.alert_steps[0] < 0:
+            return None
+        return int(self.alert_steps[0])
+
+    def step_at(self, position: int) -> int | None:
+        if not 0 <= position < len(self.alert_steps) or self.alert_steps[position] < 0:
+            return None
+        return int(self.alert_steps[position])
+
+    def headline(self) -> str | None:
+        """"first NaN at step 2 of 40" (None when the run has no training steps)."""
+        s = self.first_step
+        if s is None or not self.steps.count:
+            return None
+        return f"first NaN at step {s} of {self.steps.count}"
+
+    def strip(self, width: int) -> list[str]:
+        return strip_lines(self.steps.count, self.per_step, self.losses, self.first_step,
+                           width)
+
+    def incidents_line(self) -> str:
+        """"2 incidents: Square (step 2, 2 alerts), MatMul (step 2, 104 alerts)"."""
+        items = self.incidents.items
+        if not items:
+            return ""
+        parts = []
+        for inc in items[:3]:
+            where = f"step {inc.step}, " if inc.step is not None else ""
+            parts.append(f"{inc.origin_name} ({where}{inc.alerts:,} alert"
+                         f"{'' if inc.alerts == 1 else 's'})")
+        more = f", +{len(items) - 3} more" if len(items) > 3 else ""
+        n = len(items)
+        return f"{n} incident{'' if n == 1 else 's'}: " + ", ".join(parts) + more
+
+
+def compute_journey(logdir: DebugLogdir, alerts: Alerts, limit: int = 10) -> Journey:
+    """The journey for `alerts` (call it on a finished read: see `training_steps`)."""
+    steps = training_steps(logdir)
+    alert_steps = steps.steps_of(np.asarray(alerts.kind), np.asarray(alerts.index))
+    per_step = (np.bincount(alert_steps[alert_steps >= 0], minlength=steps.count)[:steps.count]
+                if steps.count else np.zeros(0, np.int64))
+    losses = step_losses(logdir, steps) if steps.count else None
+    return Journey(alerts, steps, alert_steps, per_step, losses,
+                   find_incidents(logdir, steps, limit))
