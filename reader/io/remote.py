@@ -24,6 +24,11 @@ a file has a size, an identity and bytes read by offset. What differs, and why:
   it; a missing bucket, a wrong credential, a network failure or an object deleted mid-read
   is an `OSError` whose `strerror` says which, never a traceback.
 
+- **Bounded time.** An S3 client connects and waits for each answer at most
+  `TFDBG_TUI_REMOTE_TIMEOUT` seconds (default 30), retried once; a body that stalls or
+  trickles (less than 64 KiB in that time) ends the read (`reader.io.remote_stream`): a
+  server that never answers costs a minute, then one line naming the URL.
+
 Credentials come from where the fsspec backend looks (for S3: the `AWS_*` environment,
 `~/.aws` profiles, instance roles; `AWS_ENDPOINT_URL` points it at another S3 server).
 """
@@ -46,6 +51,18 @@ EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs"}
 LISTING_TTL = 0.1  # seconds a folder listing answers `stat` before it is fetched again
 READ_AHEAD = 1 << 20  # bytes fetched at once for small reads by offset
 SMALL = 64 << 10  # a `read` of fewer bytes fetches this many (a record's header, then body)
+TIMEOUT_ENV = "TFDBG_TUI_REMOTE_TIMEOUT"
+TIMEOUT = 30.0  # seconds to connect, to wait for an answer, for a body to bring 64 KiB
+ATTEMPTS = 2  # tries of one S3 request (botocore's; s3fs's own retries off)
+
+
+def timeout() -> float:
+    """Seconds a remote operation may wait for the network (`TFDBG_TUI_REMOTE_TIMEOUT`)."""
+    try:
+        value = float(os.environ.get(TIMEOUT_ENV, ""))
+    except ValueError:
+        return TIMEOUT
+    return value if 0 < value < 1e6 else TIMEOUT
 
 
 def is_remote(path: str) -> bool:
@@ -93,6 +110,9 @@ def error_for(url: str, exc: BaseException) -> OSError:
                            "(environment, profile) for this bucket", url)
     name = type(exc).__name__
     text = _one_line(str(exc)) or name
+    if isinstance(exc, TimeoutError) or "timeout" in name.lower():
+        return RemoteError(errno.ETIMEDOUT, f"no answer within {timeout():g} s ({name}: "
+                           f"{text}); {TIMEOUT_ENV} sets the limit", url)
     return RemoteError(errno.EIO, f"cannot reach it ({name}: {text})", url)
 
 
@@ -116,14 +136,17 @@ def filesystem(url: str) -> tuple[Any, str]:
         from fsspec.core import split_protocol
     except ImportError:
         raise _missing(url, protocol) from None
-    key = (protocol, *(os.environ.get(name, "") for name in _CREDENTIAL_ENV))
+    key = (protocol, str(timeout()), *(os.environ.get(name, "") for name in _CREDENTIAL_ENV))
     with _fs_lock:
         fs = _filesystems.get(key)
         if fs is None:
             try:
                 cls = fsspec.get_filesystem_class(protocol)
                 # our own listing cache (below) decides how fresh a listing is
-                fs = cls(use_listings_cache=False, skip_instance_cache=True)
+                fs = cls(use_listings_cache=False, skip_instance_cache=True,
+                         **_bounded(protocol))
+                if hasattr(fs, "retries") and EXTRAS.get(protocol) == "s3":
+                    fs.retries = 1  # s3fs's own loop would multiply botocore's tries
             except ImportError:
                 raise _missing(url, protocol) from None
             except ValueError as exc:  # unknown protocol
@@ -163,6 +186,17 @@ def source(url: str) -> str:
     except Exception as exc:  # no client: the name and settings alone (never a match by luck)
         parts.append(f"client={type(exc).__name__}")
     return "\n".join(parts)
+
+
+def _bounded(protocol: str) -> dict[str, Any]:
+    """Options bounding the time of a backend's requests (S3: botocore's timeouts and
+    retries)."""
+    if EXTRAS.get(protocol) != "s3":
+        return {}
+    t = timeout()
+    return {"config_kwargs": {
+        "connect_timeout": t, "read_timeout": t,
+        "retries": {"total_max_attempts": ATTEMPTS, "mode": "standard"}}}
 
 
 def _missing(url: str, protocol: str) -> RemoteError:

@@ -11,8 +11,14 @@ waits when the queue is full). Nothing is downloaded before the first bytes are 
 
 **One version.** Every GET of an S3 object carries `If-Match` with the ETag the object was
 listed with: a span fetched after the object was replaced fails (HTTP 412) instead of mixing
-two versions' bytes, and the read stops there with a one-line error saying so. Other fsspec
-backends are read with plain ranges of `RANGE` bytes, read ahead the same way.
+two versions' bytes, and the read stops there with a one-line error saying so. The ETag of
+each response is checked too (a server or proxy that ignores `If-Match` would otherwise hand
+over the replacement's bytes). Other fsspec backends are read with plain ranges of `RANGE`
+bytes, read ahead the same way.
+
+**Bounded time.** A body must bring `PROGRESS` bytes (or its end) within every
+`remote.timeout()` seconds: a server that stalls mid-body, or trickles a byte at a time
+(which a socket's read timeout never catches), ends the read with one line naming the URL.
 
 **Bytes seen.** The first and the last `EDGE` bytes a stream handed over are remembered per
 (URL, version) in a small LRU (`seen`): the cursors' and the index cache's identity checks
@@ -22,6 +28,7 @@ another request (which, against such a server, would read the whole object again
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import os
 import queue
@@ -30,6 +37,8 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from reader.io.remote import timeout
+
 SPAN = 256 << 20  # bytes asked for in one streaming GET (TFDBG_TUI_REMOTE_SPAN overrides)
 BLOCK = 4 << 20  # bytes handed over at once
 RANGE = 8 << 20  # bytes of one ranged read, for backends other than S3
@@ -37,8 +46,17 @@ AHEAD = 4  # blocks read ahead at most (and one being read, one handed over: 24 
 EDGE = 64 << 10  # bytes remembered at the start and at the end of what a stream read
 SEEN = 64  # objects whose edges are remembered
 BLOCKS = 16  # read-ahead blocks remembered (of `RemoteFile.read_ahead` bytes each, 1 MB)
+PROGRESS = 64 << 10  # bytes a body must bring in every timeout (else: stalled)
 
 _END = object()  # the queue's last item after the last block
+
+
+class _OtherVersion(Exception):
+    """A response's ETag is not the one asked for (If-Match ignored on the way)."""
+
+
+class Stalled(TimeoutError):
+    """A body brought less than `PROGRESS` bytes within the timeout."""
 
 
 class Replaced(OSError):
@@ -128,6 +146,7 @@ def fetch(fs: Any, path: str, url: str, version: str, start: int, stop: int) -> 
         resp = await fs._call_s3("get_object", Bucket=bucket, Key=key, IfMatch=version,
                                  Range=f"bytes={start}-{stop - 1}")
         try:
+            _check_version(resp, version)
             return bytes(await resp["Body"].read())
         finally:
             resp["Body"].close()
@@ -138,6 +157,13 @@ def fetch(fs: Any, path: str, url: str, version: str, start: int, stop: int) -> 
         if _is_replaced(exc):
             raise _replaced(url) from None
         raise
+
+
+def _check_version(resp: dict[str, Any], version: str) -> None:
+    """`_OtherVersion` if the response says it holds another version than `version`."""
+    etag = resp.get("ETag")
+    if version.startswith('"') and isinstance(etag, str) and etag and etag != version:
+        raise _OtherVersion(etag)
 
 
 def span_bytes() -> int:
@@ -166,23 +192,34 @@ def _s3_spans(fs: Any, path: str, version: str, start: int, stop: int
         raw = getattr(getattr(getattr(body, "_raw_stream", None), "content", None),
                       "readany", None)
         parts, got = [], 0
+        loop = asyncio.get_running_loop()
+        window, brought = loop.time(), 0  # `PROGRESS` bytes due by `window` + `limit`
         while got < n:
-            data = await (raw() if raw is not None else body.read(n - got))
+            try:
+                data = await asyncio.wait_for(raw() if raw is not None else body.read(n - got),
+                                              max(0.0, window + limit - loop.time()))
+            except asyncio.TimeoutError:
+                raise Stalled(f"less than {PROGRESS >> 10} KiB in {limit:g} s") from None
             if not data:
                 break
+            brought += len(data)
+            if brought >= PROGRESS:
+                window, brought = loop.time(), 0
             if last and got + len(data) > n:
                 data = data[: n - got]
             parts.append(data)
             got += len(data)
         return parts
 
-    span = span_bytes()
+    span, limit = span_bytes(), timeout()
     for a in range(start, stop, span):
         b = min(stop, a + span)
         resp = sync(fs.loop, fs._call_s3, "get_object", Bucket=bucket, Key=key,
                     Range=f"bytes={a}-{b - 1}", **match)
         body = resp["Body"]
         try:
+            if match:
+                _check_version(resp, version)
             pos = a
             while pos < b:
                 want = min(BLOCK, span, b - pos)
@@ -211,6 +248,8 @@ def _replaced(url: str) -> Replaced:
 
 
 def _is_replaced(exc: BaseException) -> bool:
+    if isinstance(exc, _OtherVersion):
+        return True
     cause = exc.__cause__ or exc.__context__
     response = getattr(cause, "response", None) or getattr(exc, "response", None)
     code = response.get("Error", {}).get("Code") if isinstance(response, dict) else None

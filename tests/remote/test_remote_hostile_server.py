@@ -1,0 +1,81 @@
+"""A server that misbehaves: ignores `If-Match`, never answers, stalls mid-body, trickles
+(issue 30). Put in front of the tests' S3 server by `support.s3_proxy`; what is checked is
+what the user sees — the bytes handed over are only ever the listed version's, and a network
+that does not deliver ends in one line naming the URL, in bounded time."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+from support.paths import ROOT
+from support.s3 import S3Server
+from support.s3_proxy import Proxy
+
+from reader.io.regular import open_regular
+
+SLOW = float(os.environ.get("TFDBG_TUI_TEST_SLOWDOWN", "1") or 1)
+
+
+@pytest.fixture
+def proxy(s3: S3Server) -> Iterator[Proxy]:
+    p = Proxy(s3)
+    try:
+        yield p
+    finally:
+        p.close()
+
+
+def _put(s3: S3Server, key: str, data: bytes) -> None:
+    fs = s3.fs()
+    if not fs.exists("hostile"):
+        fs.mkdir("hostile")
+    fs.pipe(f"hostile/{key}", data)
+
+
+def test_a_server_ignoring_if_match_is_refused_not_mixed(
+        s3: S3Server, proxy: Proxy, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The object replaced after the first 1 MB GET; the server answers the next GETs with
+    the new version despite `If-Match`: its ETag says so, and nothing of it is handed over."""
+    proxy.mode = "ignore-if-match"
+    monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.endpoint)
+    monkeypatch.setenv("TFDBG_TUI_REMOTE_SPAN", str(1 << 20))
+    size = 16 << 20
+    old = bytes(range(256)) * (size // 256)
+    new = bytes(255 - b for b in range(256)) * (size // 256)
+    _put(s3, "ignored/blob", old)
+    url = "s3://hostile/ignored/blob"
+    buf = bytearray(1 << 20)
+    got = bytearray()
+    with pytest.raises(OSError) as err, open_regular(url) as f:
+        got += buf[: f.readinto(buf)]
+        _put(s3, "ignored/blob", new)
+        while n := f.readinto(buf):
+            got += buf[:n]
+    assert 0 < len(got) < size
+    assert bytes(got) == old[: len(got)]  # only the version it began with
+    line = str(err.value)
+    assert line.startswith(url + ": ") and "replaced" in line and "\n" not in line
+
+
+def report(s3: S3Server, endpoint: str, url: str) -> subprocess.CompletedProcess[str]:
+    """`tfdbg-tui report URL` against `endpoint`, remote timeout 1 s; the hang guard is the
+    test's, generous."""
+    return subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", url],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300 * SLOW,
+                          env=s3.env(AWS_ENDPOINT_URL=endpoint, TFDBG_TUI_REMOTE_TIMEOUT="1"))
+
+
+@pytest.mark.parametrize("mode", ["silent", "stall", "trickle"])
+def test_a_server_that_does_not_deliver_is_one_line(s3: S3Server, proxy: Proxy,
+                                                    reference_logdir: str, mode: str) -> None:
+    url = s3.upload(reference_logdir, f"s3://hostile/{mode}")
+    proxy.mode = mode
+    proc = report(s3, proxy.endpoint, url)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert url in lines[0] and "TFDBG_TUI_REMOTE_TIMEOUT" in lines[0], lines[0]

@@ -1,0 +1,125 @@
+"""A misbehaving HTTP server in front of the tests' S3 server (`support.s3`).
+
+What the reader meets on a bad network or from a hostile server, made on purpose: requests
+are forwarded to moto unchanged (the `Host` header too, so the client's signature holds), and
+the answers to GETs of objects are changed as `mode` says:
+
+- `forward`: nothing changed;
+- `ignore-if-match`: a GET refused because the object is another version now (412) is
+  answered with the current version's bytes and ETag, as a server or proxy that ignores
+  `If-Match` would;
+- `stall`: the headers and half the body, then nothing more (the connection stays open);
+- `trickle`: the headers, then the body one byte every 50 ms;
+- `silent`: no request of any kind is ever answered (connections are accepted).
+
+`close()` ends every connection it holds.
+"""
+
+from __future__ import annotations
+
+import http.client
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+from support.s3 import S3Server
+
+_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length"}
+
+
+class Proxy:
+    def __init__(self, s3: S3Server, mode: str = "forward") -> None:
+        self.s3, self.mode = s3, mode
+        self.stop = threading.Event()
+        up = urlsplit(s3.endpoint)
+        self.upstream = (up.hostname or "127.0.0.1", up.port or 80)
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                owner.handle(self, "GET")
+
+            def do_HEAD(self) -> None:
+                owner.handle(self, "HEAD")
+
+            def do_PUT(self) -> None:
+                owner.handle(self, "PUT")
+
+            def do_POST(self) -> None:
+                owner.handle(self, "POST")
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def handle(self, h: BaseHTTPRequestHandler, method: str) -> None:
+        if self.mode == "silent":
+            self.stop.wait()
+            h.close_connection = True
+            return
+        length = int(h.headers.get("Content-Length") or 0)
+        body = h.rfile.read(length) if length else None
+        conn = http.client.HTTPConnection(*self.upstream, timeout=120)
+        conn.putrequest(method, h.path, skip_host=True, skip_accept_encoding=True)
+        for k, v in h.headers.items():
+            conn.putheader(k, v)
+        conn.endheaders(body)
+        resp = conn.getresponse()
+        data = resp.read()
+        status = resp.status
+        headers = [(k, v) for k, v in resp.getheaders() if k.lower() not in _HOP]
+        conn.close()
+        query = urlsplit(h.path).query
+        is_object = (method == "GET" and "list-type" not in query and "location" not in query
+                     and urlsplit(h.path).path.strip("/").count("/") >= 1)
+        if is_object and self.mode == "ignore-if-match" and status == 412:
+            status, headers, data = self._current(h)
+        h.send_response(status)
+        for k, v in headers:
+            h.send_header(k, v)
+        h.send_header("Content-Length", str(len(data)))
+        h.end_headers()
+        if method == "HEAD":
+            return
+        if is_object and status < 300 and self.mode == "stall":
+            h.wfile.write(data[: len(data) // 2])
+            h.wfile.flush()
+            self.stop.wait()
+            h.close_connection = True
+            return
+        if is_object and status < 300 and self.mode == "trickle":
+            for i in range(len(data)):
+                if self.stop.wait(0.05):
+                    break
+                h.wfile.write(data[i: i + 1])
+                h.wfile.flush()
+            h.close_connection = True
+            return
+        h.wfile.write(data)
+
+    def _current(self, h: BaseHTTPRequestHandler) -> tuple[int, list[tuple[str, str]], bytes]:
+        """What a server ignoring If-Match answers: the asked range of the current version."""
+        path = urlsplit(h.path).path.lstrip("/")
+        fs = self.s3.fs()
+        size = int(fs.info(path)["size"])
+        etag = str(fs.info(path)["ETag"])
+        m = re.fullmatch(r"bytes=(\d+)-(\d*)", h.headers.get("Range") or "")
+        first = int(m.group(1)) if m else 0
+        last = min(size - 1, int(m.group(2))) if m and m.group(2) else size - 1
+        data = fs.cat_file(path, start=first, end=last + 1)
+        return 206, [("ETag", etag), ("Content-Range", f"bytes {first}-{last}/{size}"),
+                     ("Content-Type", "binary/octet-stream")], bytes(data)
