@@ -6,11 +6,18 @@ Layers: `reader.io` reads files, `reader.index` indexes them and answers typed q
 `reader.values` and `reader.diagnosis` work on top of the index.
 """
 
+from reader.cache.snapshot import LogdirCache
 from reader.errors import CorruptRecordError, LogdirError, ReaderError
 from reader.index.alerts import Alerts
+from reader.index.hooks import install
 from reader.index.logdir import DebugLogdir, UpdateStats, open_logdir
 from reader.index.schema import EAGER, GRAPH, ExecutionRow, HealthRow, TraceRow
+from reader.index.sharding import read_sharded
 from reader.io.remote import one_pass
+
+# the index cache and the sharded first read build on the index: it calls them through
+# these slots rather than importing them (see reader.index.hooks)
+install(LogdirCache, read_sharded)
 
 __all__ = [
     "EAGER",

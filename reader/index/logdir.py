@@ -22,13 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reader.cache.snapshot import LogdirCache
 from reader.index.access import RecordAccess
 from reader.index.alerts import AlertLog, Alerts, NewRows
 from reader.index.autograph import AutographMapper
 from reader.index.columns import StringTable, Table
 from reader.index.detail import RecordHealth
 from reader.index.graphs import GraphStore, ingest_graphs
+from reader.index.hooks import HOOKS, IndexCache
 from reader.index.ingest import HealthSink, IngestCache, ingest_traces
 from reader.index.ingest_exec import ingest_executions
 from reader.index.queries import TensorQueries
@@ -38,7 +38,6 @@ from reader.index.schema import (
     OutputTable,
     TraceTable,
 )
-from reader.index.sharding import read_sharded
 from reader.index.sources import SourceIndex
 from reader.io.cursors import (
     CHUNK,
@@ -121,7 +120,8 @@ class DebugLogdir(TensorQueries, RecordAccess):
         self.traces.detail = self.outputs.detail = RecordHealth(
             lambda fsi, suffix: self.filesets[fsi].path(suffix), self.executions)
         # the persistent index cache (reader.cache): reopening skips what was read before
-        self._cache = LogdirCache() if cache else None
+        self._cache: IndexCache | None = (HOOKS.cache() if cache and HOOKS.cache is not None
+                                          else None)
 
     # ------------------------------------------------------------------ warnings
     @property
@@ -206,8 +206,9 @@ class DebugLogdir(TensorQueries, RecordAccess):
             before = (len(self.executions), len(self.traces), len(self._alerts))
             if self._cache is not None:
                 self._cache.before_update(self)
-            if self._first_of_several():  # hosts read apart (in parallel), then merged
-                done = read_sharded(self, progress)
+            sharded = HOOKS.sharded_read
+            if sharded is not None and self._first_of_several():  # hosts read apart (in
+                done = sharded(self, progress)  # parallel), then merged
             else:
                 done = self.read_files(progress=progress)
             if self._cache is not None and save:

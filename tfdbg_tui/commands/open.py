@@ -3,7 +3,7 @@
 Opening only discovers the logdir's files (fast, and where a bad path is caught with a
 one-line error and exit status 2); reading them happens inside the app, in a worker, so the
 first screen shows at once even for a million traces. With `--compare B`, run B is read and
-compared once A is (compare mode: `tfdbg_tui.ui.compare_view`). The exit status is 0 after
+compared once A is (compare mode: `tfdbg_tui.ui.compare.view`). The exit status is 0 after
 a normal quit, 2 for a user error, 1 when the app crashed or stopped reading on an error.
 """
 

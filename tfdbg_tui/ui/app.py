@@ -37,7 +37,7 @@ from tfdbg_tui.ui.main_screen import SCREEN_KEYS, MainScreen
 from tfdbg_tui.ui.palette import TfdbgCommands
 
 if TYPE_CHECKING:
-    from tfdbg_tui.ui.compare_view import CompareView
+    from tfdbg_tui.ui.compare.view import CompareView
 
 
 class IndexProgress(Message):
@@ -47,7 +47,7 @@ class IndexProgress(Message):
 class TfdbgApp(App[None]):
     """tfdbg-tui on one logdir. `follow=False` stops after the first full read (tests).
     `notify` / `poll_interval`: how a live logdir is watched (see `LogdirFollower`).
-    `compare_with` (run B) turns on compare mode: see `tfdbg_tui.ui.compare_view`."""
+    `compare_with` (run B) turns on compare mode: see `tfdbg_tui.ui.compare.view`."""
 
     CSS_PATH = "tfdbg.tcss"
     TITLE = "tfdbg-tui"
@@ -142,7 +142,7 @@ class TfdbgApp(App[None]):
 
     def _compare_from_thread(self, other: DebugLogdir) -> None:
         """Compare mode: read run B and compare run A with it, then let the screen show it."""
-        from tfdbg_tui.ui.compare_view import compare_runs
+        from tfdbg_tui.ui.compare.view import compare_runs
 
         view, error = compare_runs(self.state.logdir, other, self.tolerance)
         if self.follower.stopped or not self.is_running:

@@ -28,8 +28,8 @@ from tfdbg_tui.core.journey import Journey, compute_journey
 from tfdbg_tui.core.model import AppState
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.bindings import ACTION_KEYS, NAV_KEYS, KeySpec, to_bindings
-from tfdbg_tui.ui.compare_actions import CompareActions
-from tfdbg_tui.ui.compare_status import compare_status
+from tfdbg_tui.ui.compare.actions import CompareActions
+from tfdbg_tui.ui.compare.status import compare_status
 from tfdbg_tui.ui.dialogs import HelpScreen, PromptBar, TextScreen
 from tfdbg_tui.ui.fix_actions import FixActions
 from tfdbg_tui.ui.following import Following

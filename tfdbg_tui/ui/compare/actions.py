@@ -1,7 +1,7 @@
 """The main screen's compare mode: receiving the comparison, `d`/`D`, and `b` (run B's side).
 
 A mixin of `MainScreen`, kept apart so the screen stays short and a run opened without
-`--compare` carries nothing but two attributes. See `compare_view` for what is shown.
+`--compare` carries nothing but two attributes. See `view` for what is shown.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from textual.widgets import Static
 
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.bindings import ACTION_KEYS, COMPARE_ACTIONS
-from tfdbg_tui.ui.compare_plot import plot_text
-from tfdbg_tui.ui.compare_view import (
+from tfdbg_tui.ui.compare.plot import plot_text
+from tfdbg_tui.ui.compare.view import (
     CHIP_WIDTH,
     CompareView,
     OtherSide,
@@ -60,7 +60,7 @@ class CompareActions:
             self._s.refresh_bindings()  # d/D and b join the footer
 
     def update_plot(self) -> None:
-        """The loss plot under the header (`compare_plot`): shown once a comparison of two
+        """The loss plot under the header (`plot`): shown once a comparison of two
         training runs is in, redrawn to the screen's width (one row in the narrow layout)."""
         view = self.compare_view
         plot = self._s.query_one("#compare-plot", Static)
