@@ -83,6 +83,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`… | head`): end quietly, as grep does
         _silence_stdout()
         return 0
+    except OSError as exc:  # the output could not be written (stdout on a full disk)
+        _silence_stdout()  # (the interpreter's last flush would fail again, as a traceback)
+        where = f"{exc.filename}: " if exc.filename else "cannot write the output: "
+        return _fail(f"{where}{exc.strerror or exc}")
     except ImportError as exc:  # a missing optional dependency, e.g. TensorFlow for `run`
         return _fail(str(exc))
     except MemoryError:  # a limit (ulimit -v, a container) hit by a logdir too big for it
