@@ -23,11 +23,13 @@ usage: tfdbg-tui LOGDIR [--run ID] [--compare B]   open the terminal debugger on
                      [--overwrite] [--stop-at-nan] -- SCRIPT.py ARGS | -m MODULE ARGS
        tfdbg-tui export LOGDIR OUT_DIR [--format parquet|csv] [--run ID] [--diagnose N]
                                           the index as tables (executions, traces, alerts, …)
+       tfdbg-tui index LOGDIR [--engine local|dask[=ADDRESS]] [--out URL]
+                                          index a run's hosts as Parquet shards (a cluster)
        tfdbg-tui demo                     record the built-in NaN example and open it
        tfdbg-tui cache [clear]            show (or clear) the index cache of big logdirs
 """
 
-SUBCOMMANDS = ("report", "diff", "run", "demo", "open", "cache", "export")
+SUBCOMMANDS = ("report", "diff", "run", "demo", "open", "cache", "export", "index")
 
 
 def _fail(message: str) -> int:
@@ -160,6 +162,10 @@ def _dispatch(command: str, rest: list[str]) -> int:
         from tfdbg_tui.commands.export import main as export_main
 
         return export_main(rest)
+    if command == "index":
+        from tfdbg_tui.commands.index import main as index_main
+
+        return index_main(rest)
     if command == "demo":
         from tfdbg_tui.commands.demo import main as demo_main
 

@@ -172,7 +172,13 @@ class Sharding:
 def read_sharded(logdir: DebugLogdir, progress: Callable[[int, int], None] | None = None
                  ) -> int:
     """The first read of a run with several file sets: shards, merged. Returns the bytes
-    the big files gave (as `read_files` does)."""
+    the big files gave (as `read_files` does). Current Parquet shards of the run
+    (`tfdbg-tui index`) are used for their file sets (`reader.index.shard_open`)."""
+    from reader.index.shard_open import open_from_shards
+
+    done = open_from_shards(logdir, progress)
+    if done is not None:
+        return done
     filesets = list(logdir.filesets)
     few = 1 < workers(len(filesets), 1 << 62) and len(filesets) <= MAX_SHARDS
     total = big_bytes(filesets) if few else 0

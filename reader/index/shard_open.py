@@ -1,0 +1,67 @@
+"""Opening a run from its Parquet shards (`tfdbg-tui index`), when they are current.
+
+The first read of a run with several file sets (`reader.index.sharding.read_sharded`) asks
+here first: the current shards found in the run's shard folder (`reader.index.shard_store`)
+are merged as the shards of a direct read are (`reader.index.shards.merge`: same columns,
+same order, alerts found again over the merged rows), so whatever opens from shards says
+exactly what a direct read says. File sets without a current shard (none written, one
+grown stale or forged, a host that started after the index) are read here from the logdir,
+and merged with the rest (when they are most of the run, the run is read directly instead,
+in parallel); a dropped shard is said in a warning. The
+cursors the shards carry let `update()` read on what was appended since.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from reader.index.shards import SMALL, big_bytes, index_fileset, merge
+
+if TYPE_CHECKING:
+    from reader.index.logdir import DebugLogdir
+
+MAX_NAMED = 3  # dropped shards named one per warning; more are summed up in one
+
+
+def open_from_shards(logdir: DebugLogdir,
+                     progress: Callable[[int, int], None] | None = None) -> int | None:
+    """Read `logdir` (nothing of its big files read yet) from its current shards; None when
+    it has none (the caller reads it directly). Returns the bytes the shards cover plus the
+    bytes read for the other file sets."""
+    from reader.index.shard_store import find
+
+    filesets = list(logdir.filesets)
+    stored = find(logdir.path, logdir.run_id, filesets)
+    _warn_dropped(logdir, stored.dropped, stored.where)
+    if not stored.shards:
+        return None
+    rest = [i for i in range(len(filesets)) if i not in stored.shards]
+    if len(rest) > max(1, len(stored.shards)):  # mostly unindexed: the parallel direct read
+        return None
+    logdir.read_files(SMALL)
+    shards = dict(stored.shards)
+    done = sum(c.offset for s in shards.values() for c in s.cursors.values())
+    total = done + big_bytes([filesets[i] for i in rest])
+    if progress is not None:
+        progress(done, total)
+    for i in rest:  # a few hosts without a current shard: read here, as a direct read does
+        shards[i] = index_fileset(type(logdir), logdir.path, logdir.run_id, filesets[i],
+                                  None, logdir.digests)
+        done += sum(c.offset for c in shards[i].cursors.values())
+        if progress is not None:
+            progress(done, total)
+    merge(logdir, [shards[i] for i in sorted(shards)], 2)
+    return sum(c.offset for s in shards.values() for c in s.cursors.values())
+
+
+def _warn_dropped(logdir: DebugLogdir, dropped: list[str], where: str) -> None:
+    """One warning per dropped shard, or one for all of them when there are many (every
+    shard is stale after an upgrade of tfdbg-tui)."""
+    if len(dropped) <= MAX_NAMED:
+        for line in dropped:
+            logdir.warn(f"{where}/{line}; shard not used: its host was read from the logdir "
+                        "(`tfdbg-tui index` writes it anew)")
+        return
+    logdir.warn(f"{where}: {len(dropped)} shards not used (the first: {dropped[0]}); their "
+                "hosts were read from the logdir (`tfdbg-tui index` writes them anew)")

@@ -1,0 +1,271 @@
+"""`tfdbg-tui index LOGDIR [--engine local|dask[=ADDRESS]] [--out URL]`: a run's shards.
+
+For a run of many hosts in a bucket, every open otherwise starts from the raw records. This
+maps the shard function (`reader.index.shards.index_fileset`, wrapped as one task per file
+set: `reader.index.shard_store.index_task`) over the run's file sets on an engine that
+already schedules Python — this machine's cores (`local`, the default) or a Dask cluster
+(`dask=ADDRESS`: `Client(ADDRESS)`; `dask` alone: a `LocalCluster` of one worker process
+per core) — and each task writes its file set's shard as Parquet where the data is
+(`LOGDIR/.tfdbg-index/`, or `--out`), so no column passes through this process. Then
+`report`, the TUI, `diff`, `export` and `tfdbg_tui.open` open the run from its current
+shards (docs/scale-out.md). A task that fails is one line naming its file set; the others
+still land (exit status 1). Run again, only the file sets whose files changed are indexed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from reader.index.shard_store import TaskResult
+from tfdbg_tui.commands.args import Parser, UsageError
+from tfdbg_tui.core.sanitize import error_line, literal
+
+PROG = "tfdbg-tui index"
+USAGE = "tfdbg-tui index LOGDIR [--engine local|dask[=ADDRESS]] [--out URL] [--run ID] [--force]"
+HELP = f"""\
+usage: {USAGE}
+
+Index a run's file sets (one per host) as Parquet shards, in parallel on an engine:
+  --engine local        this machine's cores (the default)
+  --engine dask         a Dask LocalCluster on this machine (pip install 'tfdbg-tui[cluster]')
+  --engine dask=ADDR    a running Dask scheduler (tcp://host:8786; dask-jobqueue on Slurm…)
+  --workers N           processes of the local engine or of the LocalCluster (default: cores)
+  --out URL             where the shards go (default LOGDIR/.tfdbg-index); open the run with
+                        TFDBG_TUI_SHARDS=URL then
+  --run ID              the run to index when the logdir holds several (default: the newest)
+  --force               index every file set again, even those whose shard is current
+Then report, diff, export, tfdbg-tui LOGDIR and tfdbg_tui.open read the current shards.
+"""
+
+OnResult = Callable[[TaskResult, int, int], None]
+
+
+def _parser() -> Parser:
+    p = Parser(prog=PROG, usage=USAGE, add_help=False)
+    p.add_argument("logdir")
+    p.add_argument("--engine", default="local")
+    p.add_argument("--out", default=None)
+    p.add_argument("--run", default=None)
+    p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--force", action="store_true")
+    return p
+
+
+def cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+# ------------------------------------------------------------------ engines
+def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
+    """The tasks in a pool of `workers` processes of this machine (forked when this
+    process has no other thread). A worker that dies breaks the pool: the tasks it lost are
+    run again one by one, each in a pool of its own, so only the one a worker dies on is
+    lost (said in its result)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    from reader.index.shard_store import index_task
+    from reader.index.sharding import start_method
+
+    if workers < 2:
+        for job in jobs:
+            yield index_task(*job)
+        return
+    ctx = multiprocessing.get_context(start_method())
+    broken = []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        futures = {pool.submit(index_task, *job): job for job in jobs}
+        for fut in as_completed(futures):
+            try:
+                yield fut.result()
+            except BrokenProcessPool:
+                broken.append(futures[fut])
+            except Exception as exc:
+                yield _failed(futures[fut], exc)
+    for job in broken:
+        with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+            try:
+                yield pool.submit(index_task, *job).result()
+            except BrokenProcessPool:
+                yield TaskResult(job[2].name, "failed", "its worker process died (killed, "
+                                 "or out of memory)")
+            except Exception as exc:
+                yield _failed(job, exc)
+
+
+def _failed(job: tuple[Any, ...], exc: BaseException) -> TaskResult:
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+    return TaskResult(job[2].name, "failed", text)
+
+
+def _dask(jobs: list[tuple[Any, ...]], address: str | None, workers: int,
+          client: Any = None) -> Iterator[TaskResult]:
+    """The tasks on a Dask cluster: `client`, else `Client(address)`, else a LocalCluster
+    of `workers` processes (one thread each: the shard function holds the GIL while it
+    parses). A task whose worker dies is run again elsewhere by Dask (up to its
+    `allowed-failures`); one that kills every worker it runs on fails alone."""
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise ImportError("the dask engine needs Dask's distributed scheduler: pip install "
+                          "'tfdbg-tui[cluster]' (or 'dask[distributed]')") from None
+    import logging
+
+    from reader.index.shard_store import index_task
+
+    cluster = None
+    own = client is None
+    if client is None:
+        if address:
+            try:
+                client = Client(address, timeout=_connect_timeout())
+            except (OSError, TimeoutError) as exc:
+                raise ConnectionError(f"cannot reach the Dask scheduler at {address} "
+                                      f"({' '.join(str(exc).split())[:200]})") from None
+        else:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
+            client = Client(cluster)
+    try:
+        token = f"{time.time_ns():x}"
+        keys = [f"tfdbg-index-{job[2].name}-{token}" for job in jobs]
+        futures = client.map(index_task, *zip(*jobs, strict=True), key=keys, pure=False)
+        job_of = {f.key: job for f, job in zip(futures, jobs, strict=True)}
+        for fut in as_completed(futures):
+            try:
+                yield fut.result()
+            except Exception as exc:  # KilledWorker, a worker that could not unpickle …
+                yield _failed(job_of[fut.key], exc)
+            finally:
+                fut.release()
+    finally:
+        if own:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _connect_timeout() -> str:
+    return os.environ.get("TFDBG_TUI_DASK_TIMEOUT", "30s")
+
+
+def index_logdir(path: str, run: str | None = None, engine: str = "local",
+                 out: str | None = None, force: bool = False, workers: int | None = None,
+                 on_result: OnResult | None = None, client: Any = None
+                 ) -> tuple[list[TaskResult], str, Any]:
+    """Index the run's file sets as shards on `engine` ("local", "dask", "dask=ADDRESS", or
+    a given Dask `client`); returns the results, the shard folder and the DebugLogdir listed.
+    `on_result(result, done, total)` is called as each file set finishes."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ImportError("tfdbg-tui index writes Parquet: pip install 'tfdbg-tui[export]'"
+                          ) from None
+    from reader import DebugLogdir
+    from reader.index.shard_store import folder
+    from reader.io.remote import is_remote, source
+
+    logdir = DebugLogdir(path, run)
+    where = folder(logdir.path, out)
+    src = source(logdir.path) if is_remote(logdir.path) else ""
+    filesets = list(logdir.filesets)
+    jobs = [(logdir.path, logdir.run_id, fs, where, src, force) for fs in filesets]
+    n = max(1, min(workers or cores(), len(jobs)))
+    kind, _, address = engine.partition("=")
+    if client is not None:
+        results = _dask(jobs, None, n, client)
+    elif kind == "local" and not address:
+        results = _local(jobs, n)
+    elif kind == "dask":
+        results = _dask(jobs, address or None, max(1, workers or cores()))
+    else:
+        raise UsageError(f"unknown engine {engine!r} (local, dask or dask=ADDRESS)")
+    got: list[TaskResult] = []
+    for r in results:
+        got.append(r)
+        if on_result is not None:
+            on_result(r, len(got), len(jobs))
+    return got, where, logdir
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run the index command; 0 when every file set landed, 1 when some failed, 2 for an
+    error of usage or of the logdir."""
+    args = list(argv)
+    if "-h" in args or "--help" in args:
+        print(HELP, end="")
+        return 0
+    try:
+        opts = _parser().parse_args(args)
+        if opts.workers is not None and opts.workers < 1:
+            raise UsageError("--workers must be ≥ 1")
+    except UsageError as exc:
+        print(f"{error_line(PROG + ': error', exc)}\nusage: {USAGE}", file=sys.stderr)
+        return 2
+    from reader import LogdirError, ReaderError
+
+    t0 = time.monotonic()
+    bar = _Bar() if sys.stderr.isatty() else None
+    try:
+        with bar or _nothing():
+            results, where, logdir = index_logdir(
+                opts.logdir, opts.run, opts.engine, opts.out, opts.force, opts.workers,
+                bar.update if bar is not None else None)
+    except UsageError as exc:
+        print(f"{error_line(PROG + ': error', exc)}\nusage: {USAGE}", file=sys.stderr)
+        return 2
+    except (LogdirError, ReaderError, ConnectionError) as exc:
+        print(error_line(PROG + ": error", exc), file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(error_line(PROG + ": error", f"{exc.filename or opts.logdir}: "
+                         f"{exc.strerror or exc}"), file=sys.stderr)
+        return 2
+    failed = [r for r in results if r.status == "failed"]
+    for r in failed:
+        print(error_line(PROG, f"{r.name}: not indexed: {r.error}"), file=sys.stderr)
+    counts = {s: sum(r.status == s for r in results) for s in ("indexed", "current")}
+    print(f"{literal(logdir.path)}: {len(results)} file sets: {counts['indexed']} indexed, "
+          f"{counts['current']} up to date, {len(failed)} failed -> {literal(where)} "
+          f"({time.monotonic() - t0:.1f} s)")
+    if opts.out and not failed:
+        print(f"open it with TFDBG_TUI_SHARDS={literal(where)} tfdbg-tui …")
+    return 1 if failed else 0
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_exc: object) -> None:
+        return None
+
+
+class _Bar:
+    """A progress bar on stderr: file sets done of all, and the last one's name."""
+
+    def __enter__(self) -> _Bar:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self.progress = Progress("indexing", BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("file sets {task.description}"), transient=True,
+                                 console=Console(stderr=True))
+        self.progress.__enter__()
+        self.task = self.progress.add_task("", total=None)
+        return self
+
+    def update(self, r: TaskResult, done: int, total: int) -> None:
+        self.progress.update(self.task, completed=done, total=total,
+                             description=literal(r.name, limit=60))
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(None, None, None)
