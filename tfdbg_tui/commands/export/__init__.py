@@ -11,6 +11,7 @@ The first `--diagnose N` alerts (default 10, as `report`) carry their diagnosis 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -30,6 +31,8 @@ from tfdbg_tui.core.sanitize import error_line
 PROG = "tfdbg-tui export: error"
 READERS = 2  # threads reading health back: the compiled read is I/O and parsing, GIL-free
 DELTA = ("row", "rank", "execution", "offset")  # ascending integers, delta-encoded in Parquet
+FORMULA = r"^[=+\-@\t\r]"  # CSV cells a spreadsheet would take for a formula (OWASP)
+Prepare = Callable[[Any, Any, str], Any]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,13 +44,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", help="run id (or unique prefix) when the logdir holds several")
     p.add_argument("--diagnose", type=count, default=10, metavar="N",
                    help="diagnose the first N alerts (default 10)")
+    p.add_argument("--raw-csv", action="store_true",
+                   help="CSV text cells exactly as recorded (by default a cell starting with "
+                        "= + - @ tab or CR gets a leading ' so a spreadsheet shows it as text)")
     return p
 
 
 def write_tables(logdir: DebugLogdir, out_dir: str | OutDir, fmt: str = "parquet",
                  diagnose: int = 10, reads: Executor | None = None,
-                 kept: KeptHealth | None = None, early: EarlyTraces | None = None
-                 ) -> dict[str, str]:
+                 kept: KeptHealth | None = None, early: EarlyTraces | None = None,
+                 raw_csv: bool = False) -> dict[str, str]:
     """Write every table of `logdir` into `out_dir`; returns table name → file path.
 
     The report is built first (alone: its many small reads would queue for the GIL behind
@@ -58,14 +64,16 @@ def write_tables(logdir: DebugLogdir, out_dir: str | OutDir, fmt: str = "parquet
     counts: written beside the others when every count was kept, else last, with the counts
     the other tables' reads gathered (`AlertCounts`). An error in one table stops the
     export with it once the others are done. Nothing is renamed into place before every file
-    is complete; on an error, OUT_DIR keeps what it held (`OutDir`)."""
+    is complete; on an error, OUT_DIR keeps what it held (`OutDir`). CSV text cells that a
+    spreadsheet would run as formulas are neutralized unless `raw_csv` (`_prepare`)."""
     if reads is None:
         with ThreadPoolExecutor(READERS, "export-read") as own:
-            return write_tables(logdir, out_dir, fmt, diagnose, own)
+            return write_tables(logdir, out_dir, fmt, diagnose, own, raw_csv=raw_csv)
     out = early.out if early is not None else (
         out_dir if isinstance(out_dir, OutDir) else OutDir(out_dir))
     try:
-        written = _write_all(logdir, out, fmt, diagnose, reads, kept, early)
+        written = _write_all(logdir, out, fmt, diagnose, reads, kept, early,
+                             functools.partial(_prepare, raw=raw_csv))
         paths = out.commit()
     finally:
         out.discard()
@@ -73,7 +81,8 @@ def write_tables(logdir: DebugLogdir, out_dir: str | OutDir, fmt: str = "parquet
 
 
 def _write_all(logdir: DebugLogdir, out: OutDir, fmt: str, diagnose: int, reads: Executor,
-               kept: KeptHealth | None, early: EarlyTraces | None) -> dict[str, str]:
+               kept: KeptHealth | None, early: EarlyTraces | None, prepare: Prepare
+               ) -> dict[str, str]:
     """Write every file into `out` (not committed); table name → its file's name."""
     files = {name: f"{name}.{fmt}" for name in TABLES}
     with ThreadPoolExecutor(len(TABLES), "export-write") as writes:
@@ -85,7 +94,7 @@ def _write_all(logdir: DebugLogdir, out: OutDir, fmt: str, diagnose: int, reads:
         beside = kept is not None and kept.complete()
         tables = Tables(logdir, reads, None if beside else AlertCounts(logdir), kept=kept)
         jobs = [writes.submit(_write, tables, name, report["first_alerts"], out, files[name],
-                              fmt, early if name == "graph_traces" else None)
+                              fmt, prepare, early if name == "graph_traces" else None)
                 for name in names + ["alerts"] * beside]
         try:
             logdir.save_cache()  # (if the load left it: off the load's path, see `main`)
@@ -95,7 +104,7 @@ def _write_all(logdir: DebugLogdir, out: OutDir, fmt: str, diagnose: int, reads:
             if error is not None:
                 raise error
         if not beside:
-            _write(tables, "alerts", report["first_alerts"], out, files["alerts"], fmt)
+            _write(tables, "alerts", report["first_alerts"], out, files["alerts"], fmt, prepare)
     target = out.file("report.json")
     with os.fdopen(os.dup(target.fd), "w", encoding="utf-8") as f:
         json.dump(_finite(report), f, indent=1, allow_nan=False, default=str)
@@ -103,7 +112,7 @@ def _write_all(logdir: DebugLogdir, out: OutDir, fmt: str, diagnose: int, reads:
 
 
 def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], out: OutDir,
-           file: str, fmt: str, early: EarlyTraces | None = None) -> None:
+           file: str, fmt: str, prepare: Prepare, early: EarlyTraces | None = None) -> None:
     """Write table `name` to `out`'s `file` (a temporary until the export commits it); the
     graph traces go on from what `early` wrote during the load when it is still right
     (its writer, on `out`'s temporary for `file`)."""
@@ -117,7 +126,7 @@ def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], out: OutD
             writer, start = handed
     try:
         for batch in _ahead(tables.batches(name, diagnosed, start)):
-            batch = _prepare(pa, batch, fmt)
+            batch = prepare(pa, batch, fmt)
             if writer is None:
                 target = out.file(file)
                 writer = _writer(pa, target.path, batch.schema, fmt)
@@ -132,12 +141,32 @@ def _write(tables: Tables, name: str, diagnosed: list[dict[str, Any]], out: OutD
         writer.close()
 
 
-def _prepare(pa: Any, batch: Any, fmt: str) -> Any:
-    """A record batch as written in `fmt`: CSV has no dictionary type (plain strings)."""
+def _prepare(pa: Any, batch: Any, fmt: str, raw: bool = False) -> Any:
+    """A record batch as written in `fmt`: CSV has no dictionary type (plain strings), and
+    its text cells that start like a formula (`=`, `+`, `-`, `@`, tab, CR: OWASP's list)
+    get a leading `'`, which spreadsheets show as text and do not run (an op name
+    `=HYPERLINK(…)` from an untrusted logdir would otherwise be a live link); `raw` keeps
+    them as recorded. Numbers are never touched (a negative number is a number)."""
     if fmt != "csv":
         return batch
-    return pa.record_batch([c.dictionary_decode() if pa.types.is_dictionary(c.type) else c
-                            for c in batch.columns], names=batch.schema.names)
+    columns = []
+    for c in batch.columns:
+        if pa.types.is_dictionary(c.type):
+            if not raw:  # on the dictionary's words: each distinct string once
+                c = type(c).from_arrays(c.indices, _neutralized(c.dictionary))
+            c = c.dictionary_decode()
+        elif pa.types.is_string(c.type) and not raw:
+            c = _neutralized(c)
+        columns.append(c)
+    return pa.record_batch(columns, names=batch.schema.names)
+
+
+def _neutralized(strings: Any) -> Any:
+    """`strings` (an Arrow string array) with `'` before each formula-leading value."""
+    import pyarrow.compute as pc
+
+    risky = pc.match_substring_regex(strings, FORMULA)
+    return pc.if_else(risky, pc.binary_join_element_wise("'", strings, ""), strings)
 
 
 def _ahead(batches: Iterator[Any]) -> Iterator[Any]:
@@ -191,7 +220,8 @@ def main(argv: Sequence[str]) -> int:
             early.append(kept)
             logdir.health_sink = kept
             traces.append(EarlyTraces(logdir, kept, OutDir(opts.out_dir), opts.format,
-                                      _prepare, _writer))
+                                      functools.partial(_prepare, raw=opts.raw_csv),
+                                      _writer))
             kept.on_traces = traces[0].offer
 
         try:
@@ -229,7 +259,8 @@ def _export(opts: argparse.Namespace, reads: Executor,
 
     try:
         written = write_tables(logdir, opts.out_dir, opts.format, opts.diagnose, reads,
-                               early[0] if early else None, traces[0] if traces else None)
+                               early[0] if early else None, traces[0] if traces else None,
+                               raw_csv=opts.raw_csv)
     except OSError as exc:
         print(error_line(PROG, f"{exc.filename or opts.out_dir}: {exc.strerror or exc}"),
               file=sys.stderr)
