@@ -15,10 +15,14 @@ file sets nobody had started, and the ones the dead pool held are read again by 
 worker, one after another, so the one it dies on is known; that one is left out with a
 one-line warning, never the other hosts. An exception in the shard function loses only its
 file set, with a one-line warning.
+
+Workers never outlive this process, and the shards' folder in /dev/shm goes with them even
+when this process is killed (`reader.io.lifeline`).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -37,6 +41,7 @@ from reader.index.shards import (
 )
 from reader.index.spool import spool_dir, unspool
 from reader.io.discovery import FileSet
+from reader.io.lifeline import Reaper, die_with_parent
 
 if TYPE_CHECKING:
     from reader.index.logdir import DebugLogdir
@@ -74,6 +79,7 @@ class Sharding:
         pending = list(range(len(self.filesets)))
         procs = n - 1
         self.spool = spool_dir()
+        reaper = Reaper(self.spool)  # removes it if this process is killed meanwhile
         try:
             while pending:
                 broken = self._round(pending, procs)
@@ -83,6 +89,7 @@ class Sharding:
                 pending, procs = broken, 1
         finally:
             shutil.rmtree(self.spool, ignore_errors=True)
+            reaper.close()
         return [self.shards[i] for i in sorted(self.shards)]
 
     def _args(self, i: int) -> tuple[type[DebugLogdir], str, str, FileSet]:
@@ -121,7 +128,8 @@ class Sharding:
         self._results, self._running = [], 0
         self._idle.clear()
         ctx = multiprocessing.get_context(start_method())
-        with ProcessPoolExecutor(max_workers=procs, mp_context=ctx) as pool:
+        with ProcessPoolExecutor(max_workers=procs, mp_context=ctx, initializer=die_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
 
             def feed() -> None:
                 """Hand a worker the next file set (called again as each one finishes)."""

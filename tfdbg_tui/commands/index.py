@@ -74,6 +74,7 @@ def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
 
     from reader.index.shard_store import index_task
     from reader.index.sharding import start_method
+    from reader.io.lifeline import die_with_parent
 
     if workers < 2:
         for job in jobs:
@@ -81,7 +82,8 @@ def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
         return
     ctx = multiprocessing.get_context(start_method())
     broken = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=die_with_parent,
+                             initargs=(os.getpid(),)) as pool:
         futures = {pool.submit(index_task, *job): job for job in jobs}
         for fut in as_completed(futures):
             try:
@@ -91,7 +93,8 @@ def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
             except Exception as exc:
                 yield _failed(futures[fut], exc)
     for job in broken:
-        with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+        with ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=die_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
             try:
                 yield pool.submit(index_task, *job).result()
             except BrokenProcessPool:

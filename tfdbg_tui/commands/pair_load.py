@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from reader import DebugLogdir, ReaderError
 from reader.cache.snapshot import min_bytes
 from reader.cache.store import cache_dir_problem, cache_root
+from reader.io.lifeline import die_with_parent
 
 # below this many bytes of event files a run is read in well under 0.1 s: a fork would
 # cost more than it saves (and the cache may not even keep so small an index)
@@ -79,6 +80,7 @@ def fork_worth(a: str, b: str) -> bool:
 
 def _index_in_child(path: str, run: str | None) -> int:
     """Fork a child that indexes `path` into the index cache; its pid (0: not started)."""
+    parent = os.getpid()
     try:
         pid = os.fork()
     except OSError:
@@ -87,6 +89,7 @@ def _index_in_child(path: str, run: str | None) -> int:
         return pid
     code = 1
     try:
+        die_with_parent(parent)  # never left running if `diff` is killed
         _load(path, run)
         code = 0
     except BaseException:

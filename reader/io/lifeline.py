@@ -1,0 +1,67 @@
+"""Child processes that never outlive this one, and shared memory that goes with them.
+
+Why: indexing several hosts forks worker processes (`reader.index.sharding`), `diff` may fork
+one to index run B (`tfdbg_tui.commands.pair_load`), and the workers hand their shards over
+in files of /dev/shm (`reader.index.spool`). When the reading process is killed (SIGKILL, or
+SIGTERM, which Python does not catch), nothing of its own cleans up: a forked worker blocked
+for ever waiting for its next task on a pipe it holds both ends of, and the shards stayed in
+/dev/shm — memory, until reboot. So:
+
+- every child calls `die_with_parent` first: the kernel sends it SIGKILL when the thread
+  that started it ends (Linux's `PR_SET_PDEATHSIG`; the pools are made and shut down by one
+  thread), and a child whose parent is already gone ends at once;
+- a folder in /dev/shm is guarded by a `Reaper`: a tiny `sh` in a session of its own (so a
+  Ctrl-C or a closed terminal does not end it first) that waits for the end of a pipe only
+  this process tree holds, then removes the folder. The pipe ends when this process and its
+  workers have all exited, however they ended; on a normal end the folder is already gone.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+
+_PR_SET_PDEATHSIG = 1
+_REAP = 'cat >/dev/null; rm -rf -- "$1"'
+
+
+def die_with_parent(parent: int) -> None:
+    """In a child process: be killed when the thread that started it ends; end now if the
+    parent (pid `parent`) is gone already."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+class Reaper:
+    """Removes `folder` once this process (and every child holding the pipe) has exited,
+    whatever way; `close()` when the folder was removed normally (idempotent)."""
+
+    def __init__(self, folder: str) -> None:
+        self._proc: subprocess.Popen[bytes] | None = None
+        try:
+            self._proc = subprocess.Popen(
+                ["/bin/sh", "-c", _REAP, "tfdbg-tui-reaper", folder], stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True,
+                start_new_session=True)
+        except OSError:  # no /bin/sh: removed by this process only (as before)
+            self._proc = None
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            if proc.stdin is not None:
+                proc.stdin.close()  # the end of the pipe: it removes what is left, and exits
+            proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
