@@ -10,7 +10,6 @@ hang guard (scaled by TFDBG_TUI_TEST_SLOWDOWN); the test waits for those events,
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
