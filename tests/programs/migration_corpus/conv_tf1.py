@@ -9,7 +9,9 @@ V  convbn  batch norm in training: batch moments (tf.nn.moments), epsilon 1e-5, 
            normalize and are never updated; gamma and beta still train)
 
 Plain gradient descent (0.1); weights restored from a checkpoint an earlier run saved
-(`tf.compat.v1.train.Saver.restore` after the initializer). Marked lines: `# AT:<name>`.
+(read with tf.train.load_checkpoint, each variable set with `Variable.load` after the
+initializer: `Saver.restore` fails when tfdbg2 instruments the graph — "Variable to save is
+not a Variable" — in TF 2.21). Marked lines: `# AT:<name>`.
 """
 
 import os
@@ -76,11 +78,12 @@ with graph.as_default():
              "layer_output": {"conv": conv, "bn": bn, "relu": relu, "flatten": flat,
                               "logits": logits},
              "gradient": dict(zip(NAMES, (g for g, _ in grads_and_vars), strict=True))}
-    saver = v1.train.Saver()
 
 with v1.Session(graph=graph) as sess:
     sess.run(v1.global_variables_initializer())
-    saver.restore(sess, ckpt)  # AT:restore
+    reader = tf.train.load_checkpoint(ckpt)
+    for v in [*tvars, moving_mean, moving_var]:
+        v.load(reader.get_tensor(v.op.name), sess)  # AT:restore
     trace = []
     for _step in range(STEPS):
         before = dict(zip(NAMES, sess.run(tvars), strict=True)) if logdir == "-" else None

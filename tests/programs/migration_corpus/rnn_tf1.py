@@ -5,7 +5,9 @@ Usage: python rnn_tf1.py LOGDIR --variant rnn     (LOGDIR '-': print the trace, 
 The RNN is unrolled over the 5 time steps as TF1 users wrote one by hand:
 h_t = tanh(x_t·W + b + h_{t-1}·U), h_0 = 0; the last h feeds the dense layer. Momentum 0.9,
 lr 0.1 (the embedding's gradient is sparse: TF1 applies it with a sparse momentum kernel).
-Weights restored from a checkpoint an earlier run saved (Saver.restore after the initializer).
+Weights restored from a checkpoint an earlier run saved: read with tf.train.load_checkpoint,
+assigned after the initializer (`Saver.restore` fails when tfdbg2 instruments the graph in
+TF 2.21: "Variable to save is not a Variable").
 Marked lines: `# AT:<name>`.
 """
 
@@ -48,11 +50,12 @@ with graph.as_default():
     fetch = {"loss": loss, "total_loss": loss,
              "layer_output": {"embedding": embedded, "rnn": h, "logits": logits},
              "gradient": dict(zip(NAMES, (g for g, _ in grads_and_vars), strict=True))}
-    saver = v1.train.Saver(var_list=tvars)  # the pretrained weights, not the optimizer slots
+    reader = tf.train.load_checkpoint(ckpt)
+    restore = [v.assign(reader.get_tensor(n)) for v, n in zip(tvars, NAMES, strict=True)]  # AT:restore  # noqa: E501
 
 with v1.Session(graph=graph) as sess:
     sess.run(v1.global_variables_initializer())
-    saver.restore(sess, ckpt)  # AT:restore
+    sess.run(restore)
     trace = []
     for _step in range(STEPS):
         before = dict(zip(NAMES, sess.run(tvars), strict=True)) if logdir == "-" else None
