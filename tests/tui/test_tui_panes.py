@@ -81,7 +81,7 @@ async def test_palette_runs_a_panes_own_key_on_that_pane(
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(app, pilot)
         s = app.main
-        assert s is not None and not s.stack.hide_framework
+        assert s is not None and s.stack.hide_framework  # the user's frames first, by default
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"framework frames")
@@ -89,4 +89,4 @@ async def test_palette_runs_a_panes_own_key_on_that_pane(
         await pilot.pause()
         await pilot.press("enter")
         await settle(app, pilot)
-        assert s.stack.hide_framework
+        assert not s.stack.hide_framework

@@ -253,14 +253,19 @@ async def test_stack_f_hides_framework_frames(reference_logdir: str) -> None:
     app = make_app(reference_logdir)
     async with app.run_test(size=SIZE) as pilot:
         s = await follow_first(app, pilot)
-        total = len(s.stack.shown)
-        await pilot.press("6", "f")
-        assert 0 < len(s.stack.shown) < total
+        # by default the user's frames, each run of framework frames one row saying how many
+        user = len(s.stack.shown)
         assert not any(s.stack.frames[k].is_framework for k in s.stack.shown)
+        collapsed = [-k for k in s.stack.rows if k < 0]
+        assert collapsed and sum(collapsed) + user == len(s.stack.frames)
+        frame = s.stack.selected_frame
+        assert frame is not None and frame.function == "cross_entropy"
+        await pilot.press("6", "f")  # f shows them all
+        assert len(s.stack.shown) == len(s.stack.frames) > user
         frame = s.stack.selected_frame
         assert frame is not None and frame.function == "cross_entropy"
         await pilot.press("f")
-        assert len(s.stack.shown) == total
+        assert len(s.stack.shown) == user
 
 
 @sync

@@ -1,7 +1,9 @@
 """Stack Trace: where the selected op was created (graph) or run (eager).
 
-Stacks are long and mostly TensorFlow's; the user frame (innermost frame of the user's own
-code) is selected when a stack is shown, and `f` hides or shows framework frames. The frames
+Stacks are long and mostly TensorFlow's, so by default the user's own frames are what is
+listed, each run of framework frames between them collapsed into one row saying how many
+(Enter on it, or `f`, shows them); the user frame (innermost frame of the user's own code) is
+selected when a stack is shown. A stack with no user frame is shown whole. The frames
 of `tfdbg-tui run` itself (its CLI, the wrapper, runpy) are never shown: they sit under every
 stack it records and are not the user's (`reader.index.frames.wrapper_frames`). Moving the
 cursor shows the frame in Source Code.
@@ -36,9 +38,10 @@ class StackPane(ListPane):
     def __init__(self, state: AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.frames: list[Frame] = []
-        self.shown: list[int] = []  # indices into frames
+        self.shown: list[int] = []  # indices into frames of the frames listed
+        self.rows: list[int] = []  # per row: a frame index, or -n for n collapsed frames
         self.user_index: int | None = None
-        self.hide_framework = False
+        self.hide_framework = True
         self.what = ""
         self.omitted = 0  # outermost frames of `tfdbg-tui run` left out of `frames`
 
@@ -46,7 +49,11 @@ class StackPane(ListPane):
         yield VirtualList(self._row, empty="no stack selected", id="stack-list")
 
     def _row(self, pos: int, width: int) -> Text:
-        k = self.shown[pos]
+        k = self.rows[pos]
+        if k < 0:
+            n = -k
+            return Text(f"  … {n} framework frame{'' if n == 1 else 's'} (f: show)", DIM,
+                        no_wrap=True)
         f = self.frames[k]
         user = k == self.user_index
         t = Text(no_wrap=True)
@@ -62,9 +69,9 @@ class StackPane(ListPane):
     @property
     def selected_frame(self) -> Frame | None:
         pos = self.vlist.cursor_index
-        if pos is None or pos >= len(self.shown):
+        if pos is None or pos >= len(self.rows) or self.rows[pos] < 0:
             return None
-        return self.frames[self.shown[pos]]
+        return self.frames[self.rows[pos]]
 
     def show_frames(self, frames: list[Frame], what: str) -> Frame | None:
         """Show a stack and select its user frame; returns the frame to show in Source."""
@@ -86,14 +93,23 @@ class StackPane(ListPane):
 
     def _layout(self) -> None:
         hide = self.hide_framework and self.user_index is not None
-        self.shown = [k for k, f in enumerate(self.frames)
-                        if not (hide and f.is_framework)
-                        and (self.matcher is None or self._matches(f))]
-        self.vlist.set_rows(len(self.shown), content_changed=True)
-        hidden = len(self.frames) - len(self.shown)
-        parts = [lit(self.what), f"{len(self.frames)} frames"]
-        if hidden:
-            parts.append(f"{hidden} hidden (f)")
+        self.shown, self.rows = [], []
+        for k, f in enumerate(self.frames):
+            if self.matcher is not None and not self._matches(f):
+                continue
+            if hide and f.is_framework:
+                if self.rows and self.rows[-1] < 0:
+                    self.rows[-1] -= 1
+                else:
+                    self.rows.append(-1)
+                continue
+            self.shown.append(k)
+            self.rows.append(k)
+        self.vlist.set_rows(len(self.rows), content_changed=True)
+        hidden = len(self.frames) - len(self.shown) - sum(-k for k in self.rows if k < 0)
+        parts = [lit(self.what), f"{len(self.frames)} frames"]  # collapsed rows say how many
+        if hidden:  # left out by a filter
+            parts.append(f"{hidden} filtered out")
         if self.omitted:  # short: at 160 columns "… frames of tfdbg-tui run not shown" was cut
             parts.append(f"{self.omitted} tfdbg-tui frames omitted")
         self.set_status(" · ".join(parts))
@@ -105,9 +121,10 @@ class StackPane(ListPane):
     def _select(self, k: int | None) -> Frame | None:
         if k is None or k < 0 or not self.shown:
             return None
-        pos = min(range(len(self.shown)), key=lambda p: abs(self.shown[p] - k))
+        pos = min((p for p in range(len(self.rows)) if self.rows[p] >= 0),
+                  key=lambda p: abs(self.rows[p] - k))
         self.vlist.select_index(pos, center=True)
-        return self.frames[self.shown[pos]]
+        return self.frames[self.rows[pos]]
 
     def refilter(self) -> None:
         keep = self.selected_frame
@@ -130,6 +147,10 @@ class StackPane(ListPane):
 
     def on_virtual_list_selected(self, event: VirtualList.Selected) -> None:
         event.stop()
+        pos = self.vlist.cursor_index
+        if pos is not None and pos < len(self.rows) and self.rows[pos] < 0:
+            self.action_toggle_framework()  # a collapsed run: show the frames it stands for
+            return
         frame = self.selected_frame
         if frame is not None:
             self.post_message(ShowFrame(frame))
