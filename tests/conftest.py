@@ -1,15 +1,14 @@
 """Shared fixtures: real logdirs written by real TensorFlow programs, once per session.
 
-Each logdir is written by a fresh Python process running a program under `tests/programs/`,
-so TensorFlow's global dumping state never leaks between logdirs or into the test process.
+Each logdir is written by a process of its own running a program under `tests/programs/`
+(most forked from one that imported TensorFlow once: support.tf_fork), so TensorFlow's global
+dumping state never leaks between logdirs or into the test process.
 Helpers that are not fixtures live in `tests/support/` (imported as `support.*`).
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,6 +18,7 @@ import pytest
 from support.paths import PROGRAMS, ROOT, run_tf_program, tf_env
 from support.shared import build_once, shared_root, worker_id
 from support.slowdown import SLOWDOWN
+from support.tf_fork import run_program
 
 __all__ = ["PROGRAMS", "ROOT", "tf_env"]  # still importable from here for older test modules
 
@@ -90,14 +90,14 @@ def reference_logdir(make_tf_logdir: Callable[..., str]) -> str:
 
 @pytest.fixture(scope="session")
 def values_logdir(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """Path of a FULL_TENSOR logdir with float/int/bool/string/rank-4/10M-element tensors."""
+    """Path of a FULL_TENSOR logdir with float/int/bool/string/rank-4/10M-element tensors
+    (values_program.py in a child forked from one that imported TensorFlow: support.tf_fork)."""
     pytest.importorskip("tensorflow")
 
     def build(d: Path) -> str:
-        proc = subprocess.run([sys.executable, str(PROGRAMS / "values_program.py"), str(d)],
-                              env=tf_env(), capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0:
-            pytest.fail(f"values_program failed:\n{proc.stderr[-3000:]}")
+        status, output = run_program([PROGRAMS / "values_program.py", d])
+        if status != 0:
+            pytest.fail(f"values_program failed (status {status}):\n{output[-3000:]}")
         return str(d)
 
     return build_once(shared_root(tmp_path_factory), "values-full-tensor", build)

@@ -1,20 +1,18 @@
 """Pairs of real runs for `diff`, written once per session by tests/programs/pairs/.
 
 Ten short TensorFlow processes (the same small MLP in one-line variants, the migration
-guide's TF1 and TF2 models) run two at a time, so the whole set costs about five of them.
+guide's TF1 and TF2 models), each forked from one that imported TensorFlow already
+(support.tf_fork), one after another: the import was most of each one's CPU time.
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from compare.pairs_support import PAIRS
-from support.paths import tf_env
 from support.shared import build_once, shared_root
+from support.tf_fork import run_program
 
 # name → (program, mode, extra arguments)
 RUNS: dict[str, tuple[str, str, tuple[str, ...]]] = {
@@ -33,10 +31,9 @@ RUNS: dict[str, tuple[str, str, tuple[str, ...]]] = {
 
 def _run(program: str, logdir: Path, mode: str, extra: tuple[str, ...]) -> str | None:
     """Run one program; its stderr tail if it failed, else None."""
-    proc = subprocess.run([sys.executable, str(PAIRS / program), str(logdir), mode,
-                           *extra], env=tf_env(), capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        return f"{program} {mode} {' '.join(extra)}:\n{proc.stderr[-3000:]}"
+    status, output = run_program([PAIRS / program, logdir, mode, *extra])
+    if status != 0:
+        return f"{program} {mode} {' '.join(extra)}:\n{output[-3000:]}"
     return None
 
 
@@ -47,10 +44,8 @@ def pair_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
     def build(root: Path) -> dict[str, str]:
         dirs = {name: root / name for name in RUNS}
-        with ThreadPoolExecutor(2) as pool:
-            failures = list(pool.map(
-                lambda n: _run(RUNS[n][0], dirs[n], RUNS[n][1], RUNS[n][2]), RUNS))
-        failed = [f for f in failures if f]
+        results = [_run(prog, dirs[n], mode, extra) for n, (prog, mode, extra) in RUNS.items()]
+        failed = [f for f in results if f]
         if failed:
             pytest.fail("a pair program failed: " + failed[0])
         return {name: str(d) for name, d in dirs.items()}

@@ -3,7 +3,10 @@
 Each program runs unmodified under `tfdbg-tui run` in its own process, as a user records it:
 the TF1 Session program (FULL_TENSOR and FULL_HEALTH), its guide-style TF2 rewrite called
 eagerly and in `tf.function`, and the Keras `fit` / `train_on_batch` rewrite, in the variants
-the tests need. Seventeen short processes, two at a time.
+the tests need. Seventeen short processes, each forked from one that imported TensorFlow
+already (support.tf_fork: `python -m tfdbg_tui run …` in a fork, its recorded stacks as a
+fresh process records them), one after another: the import was ~3.5 s of CPU of each run's
+~4-5.
 
 Expected lines come from the programs' comments: `# MIGRATION-BUG: <variant>` on the rewrite's
 mistaken line, `# MIGRATION-A: <variant> ...` on the TF1 line it corresponds to.
@@ -15,13 +18,14 @@ import json
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.paths import PROGRAMS, ROOT, tf_env
 from support.shared import build_once, shared_root
+from support.slowdown import guard
+from support.tf_fork import run_forked
 
 MIGRATION = PROGRAMS / "migration"
 TF1 = "tf1_session.py"
@@ -56,12 +60,10 @@ RUNS: dict[str, tuple[str, str, tuple[str, ...]]] = {
 def _record(name: str, logdir: Path) -> str | None:
     """Record one run with `tfdbg-tui run`; its stderr tail if it failed, else None."""
     program, mode, extra = RUNS[name]
-    proc = subprocess.run(
-        [sys.executable, "-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode", mode,
-         "--", str(MIGRATION / program), *extra],
-        cwd=ROOT, env=tf_env(), capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        return f"{name}: {program} {mode} {' '.join(extra)}:\n{proc.stderr[-3000:]}"
+    done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode", mode,
+                       "--", MIGRATION / program, *extra], cwd=ROOT)
+    if done.status != 0:
+        return f"{name}: {program} {mode} {' '.join(extra)}:\n{done.err[-3000:]}"
     return None
 
 
@@ -71,9 +73,7 @@ def migration_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     pytest.importorskip("tensorflow")
 
     def build(root: Path) -> dict[str, str]:
-        with ThreadPoolExecutor(2) as pool:
-            failures = list(pool.map(lambda n: _record(n, root / n), RUNS))
-        failed = [f for f in failures if f]
+        failed = [f for f in (_record(n, root / n) for n in RUNS) if f]
         if failed:
             pytest.fail("a migration program failed: " + failed[0])
         return {name: str(root / name) for name in RUNS}
@@ -104,7 +104,7 @@ def marked_line(program: str, side: str, variant: str) -> int:
 def run_diff(*args: str) -> tuple[int, str, str]:
     """`tfdbg-tui diff ARGS` in a fresh process: (exit status, stdout, stderr)."""
     proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "diff", *args], cwd=ROOT,
-                          env=tf_env(), capture_output=True, text=True, timeout=300)
+                          env=tf_env(), capture_output=True, text=True, timeout=guard(300))
     return proc.returncode, proc.stdout, proc.stderr
 
 

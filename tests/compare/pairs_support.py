@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from support.paths import PROGRAMS, ROOT, tf_env
+from support.slowdown import guard
 
 PAIRS = PROGRAMS / "pairs"
 
@@ -23,7 +24,7 @@ def marker_line(program: str, name: str) -> int:
 def run_diff(*args: str) -> tuple[int, str, str]:
     """`tfdbg-tui diff ARGS` in a fresh process: (exit status, stdout, stderr)."""
     proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "diff", *args], cwd=ROOT,
-                          env=tf_env(), capture_output=True, text=True, timeout=300)
+                          env=tf_env(), capture_output=True, text=True, timeout=guard(300))
     return proc.returncode, proc.stdout, proc.stderr
 
 

@@ -6,25 +6,56 @@ process starts one server (tests/programs/tf_forkserver.py) the first time it ne
 logdir, and every program then runs in a fresh fork of it: its own process, as before, only
 without paying for the import again. Jobs run one at a time per pytest process (a lock);
 `make test`'s two workers have a server each.
+
+The server runs from a .pyc compiled under the name `<frozen tf_forkserver>`, so the frames
+under a program's outermost one in its recorded stacks are framework frames, as `python -m`'s
+runpy frames are (see the server's docstring): `-m tfdbg_tui run … -- SCRIPT` records what
+`python -m tfdbg_tui run` does, its wrapper frames recognized as such.
 """
 
 from __future__ import annotations
 
 import atexit
 import json
+import py_compile
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
-from support.paths import PROGRAMS, tf_env
+from support.paths import PROGRAMS, ROOT, tf_env
 from support.slowdown import guard
 
 # A program that runs longer than this is hung (they take seconds; the server's own start,
 # the TensorFlow import, is part of the first job's time).
 HANG_GUARD = guard(600.0)
+
+SERVER = PROGRAMS / "tf_forkserver.py"
+FROZEN_NAME = "<frozen tf_forkserver>"  # the name its code runs under (its docstring says why)
+
+
+def _compiled() -> Path:
+    """The server compiled to a .pyc whose code is named FROZEN_NAME (`python FILE.pyc` runs
+    it as it is, so even its outermost frame carries that name)."""
+    folder = Path(tempfile.mkdtemp(prefix="tf-forkserver-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    pyc = folder / "tf_forkserver.pyc"
+    py_compile.compile(str(SERVER), cfile=str(pyc), dfile=FROZEN_NAME, doraise=True)
+    return pyc
+
+
+@dataclass
+class Forked:
+    """A finished forked program: exit status (negative: killed by that signal), stdout and
+    stderr (stderr is empty when it was asked to go with stdout)."""
+
+    status: int
+    out: str
+    err: str
 
 
 class ForkServer:
@@ -35,28 +66,32 @@ class ForkServer:
     def _server(self) -> subprocess.Popen[str]:
         if self._proc is None or self._proc.poll() is not None:
             self._proc = subprocess.Popen(
-                [sys.executable, str(PROGRAMS / "tf_forkserver.py")],
+                [sys.executable, str(_compiled())], cwd=ROOT,
                 env={**tf_env(), "PYTHONHASHSEED": "0"},  # the zoo's programs need it fixed
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 text=True)
         return self._proc
 
-    def run(self, argv: list[str]) -> tuple[int, str]:
-        """(exit status, stdout + stderr) of `python ARGV` run in a fork of the server."""
-        with self._lock, tempfile.NamedTemporaryFile("r", suffix=".log") as log:
+    def run(self, argv: list[str], *, cwd: Path | None = None,
+            env: dict[str, str] | None = None, split: bool = False) -> Forked:
+        """`python ARGV` run in a fork of the server (ARGV may start with -m MODULE)."""
+        with (self._lock, tempfile.NamedTemporaryFile("r", suffix=".out") as log,
+              tempfile.NamedTemporaryFile("r", suffix=".err") as err):
             proc = self._server()
             assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.write(json.dumps({"argv": [str(a) for a in argv],
-                                         "log": log.name}) + "\n")
+            job = {"argv": argv, "log": log.name, "err": err.name if split else None,
+                   "cwd": str(cwd) if cwd is not None else None, "env": env or {}}
+            proc.stdin.write(json.dumps(job) + "\n")
             proc.stdin.flush()
             ready, _, _ = select.select([proc.stdout], [], [], HANG_GUARD)
             line = proc.stdout.readline() if ready else ""
+            out = Path(log.name).read_text(errors="replace")
+            errors = Path(err.name).read_text(errors="replace") if split else ""
             if not line:  # hung, or the server died: a new one for the next job
                 self.close()
                 why = f"hung for {HANG_GUARD:.0f} s" if not ready else "the fork server died"
-                return -1, Path(log.name).read_text(errors="replace") + f"\n({why})"
-            status = int(json.loads(line)["status"])
-            return status, Path(log.name).read_text(errors="replace")
+                return Forked(-1, out, errors + f"\n({why})")
+            return Forked(int(json.loads(line)["status"]), out, errors)
 
     def close(self) -> None:
         if self._proc is not None:
@@ -71,6 +106,15 @@ atexit.register(_SERVER.close)
 
 def run_program(argv: list[str | Path]) -> tuple[int, str]:
     """`python ARGV` (a test program that imports TensorFlow) in a forked child: its exit
-    status and output. The environment is `tf_env()`'s as of the server's start, with
-    PYTHONHASHSEED=0."""
-    return _SERVER.run([str(a) for a in argv])
+    status and output (stdout and stderr together). The environment is `tf_env()`'s as of
+    the server's start, with PYTHONHASHSEED=0."""
+    done = _SERVER.run([str(a) for a in argv])
+    return done.status, done.out + done.err
+
+
+def run_forked(argv: list[str | Path], *, cwd: Path | None = None,
+               env: dict[str, str] | None = None) -> Forked:
+    """`python ARGV` in a forked child, in `cwd` (default: the project's root) with `env`
+    added to the server's environment: status, stdout and stderr apart. ARGV may be
+    `-m MODULE ARG…` (e.g. `-m tfdbg_tui run …`)."""
+    return _SERVER.run([str(a) for a in argv], cwd=cwd, env=env, split=True)
