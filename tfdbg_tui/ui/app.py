@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
@@ -21,6 +22,7 @@ from rich.console import RenderableType
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 from textual.message import Message
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -34,6 +36,7 @@ from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.bindings import SPECS_BY_ID
 from tfdbg_tui.ui.follow import LogdirFollower, notices
 from tfdbg_tui.ui.main_screen import SCREEN_KEYS, MainScreen
+from tfdbg_tui.ui.nocolor import respect_no_color
 from tfdbg_tui.ui.palette import TfdbgCommands
 
 if TYPE_CHECKING:
@@ -51,7 +54,8 @@ class TfdbgApp(App[None]):
 
     CSS_PATH = "tfdbg.tcss"
     TITLE = "tfdbg-tui"
-    COMMANDS = App.COMMANDS | {TfdbgCommands}
+    # Textual's own commands too, after ours (see palette)
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {TfdbgCommands}
     ESCAPE_TO_MINIMIZE = False
     # Ctrl+C quits, as in lazygit, k9s and every terminal program a user knows (Textual's
     # default only tells how to quit); priority: it works in the prompt and the inspector too
@@ -63,6 +67,7 @@ class TfdbgApp(App[None]):
                  notify: bool | None = None, compare_with: DebugLogdir | None = None,
                  tolerance: Tolerance | None = None) -> None:
         super().__init__()
+        respect_no_color(self)  # NO_COLOR, TERM=dumb: greys, warnings still stand out
         self.compare_with, self.tolerance = compare_with, tolerance
         self.compared = asyncio.Event()  # set once compare mode's comparison is shown
         release_freed_memory()  # before indexing: its temporaries must not stay resident

@@ -53,11 +53,11 @@ ACTION_KEYS: tuple[KeySpec, ...] = (
             footer=True, label="NaN only"),
     KeySpec("list.goto", "g", "goto", "Go to an index", footer=True, label="go to"),
     KeySpec("source.edit", "e", "edit_source", "Open the source line (Source Code, Stack "
-            "Trace) in $VISUAL/$EDITOR", label="edit"),
+            "Trace) in $VISUAL/$EDITOR", footer=True, label="edit"),
     KeySpec("source.save", "w", "save_source", "Write the logdir's copy of that file to "
-            "./tfdbg-sources/ (or $TFDBG_TUI_SAVE_DIR)"),
+            "./tfdbg-sources/ (or $TFDBG_TUI_SAVE_DIR)", footer=True, label="save file"),
     KeySpec("app.copy", "y", "copy", "Copy file:line (Source Code, Stack Trace) or the "
-            "selected op/tensor name to the clipboard", label="copy"),
+            "selected op/tensor name to the clipboard", footer=True, label="copy"),
     KeySpec("compare.next", "d", "next_divergence(1)", "Next tensor that differs from run B "
             "(with --compare; the first from the top)", footer=True, label="diverge",
             shown_with="compare.previous"),

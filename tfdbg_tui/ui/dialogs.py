@@ -99,6 +99,17 @@ class PromptBar(Horizontal):
         self._close(None)
 
 
+def _works(node: DOMNode, action: str) -> bool:
+    """Whether `node` says the action can run now (`check_action`: False hides it)."""
+    check = getattr(node, "check_action", None)
+    if check is None:
+        return True
+    try:
+        return check(action.split("(")[0], ()) is not False
+    except Exception:  # a check that cannot answer out of context: keep the key listed
+        return True
+
+
 def bindings_table(app: App[object], nodes: list[tuple[str, DOMNode]],
                    extra: list[tuple[str, str]], keymap: dict[str, str]) -> Table:
     """A table of every binding of `nodes` (section title, live node), in declaration order,
@@ -114,7 +125,10 @@ def bindings_table(app: App[object], nodes: list[tuple[str, DOMNode]],
             bindings_map.apply_keymap(keymap)
         for bindings in bindings_map.key_to_bindings.values():
             for b in bindings:
-                if b.system:
+                # ours only (Textual's own — ctrl+c "copy text" while ctrl+c quits, ←/→
+                # scrolling in lists that do not scroll sideways — do nothing useful here),
+                # and only those that work now (d/D/b need --compare)
+                if b.system or not b.id or not _works(node, b.action):
                     continue
                 # the plain display: the footer's paired "n/N" would list N twice here
                 label = App.get_key_display(app, b)

@@ -154,4 +154,8 @@ class Following:
         if d is None:
             self._s.notify("no diagnosis for the selected alert (yet)", markup=False)
             return
-        self.follow(*origin_of(d))
+        kind, index = origin_of(d)
+        self.follow(kind, index)
+        # the origin is what is selected now: its pane takes the focus, so that `v`, `y`
+        # and the arrows act on it rather than on the alert it was found from
+        self._s.focus_pane(self._s.ge if kind == GRAPH else self._s.timeline)

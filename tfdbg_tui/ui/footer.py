@@ -15,8 +15,11 @@ from textual.widgets._footer import FooterKey
 
 # Actions by how much a new user needs them in the footer, first = kept longest.
 RANK = ("help", "quit", "select", "next_alert", "show_details", "next_divergence",
-        "toggle_side", "jump_origin", "inspect_values", "toggle_framework", "filter",
-        "toggle_only_bad", "goto", "zoom")
+        "toggle_side", "jump_origin", "edit_source", "copy", "inspect_values",
+        "toggle_framework", "save_source", "filter", "toggle_only_bad", "goto", "zoom")
+# Keys about a source line: in the footer only while a pane showing one is focused (they
+# work from anywhere, on Source Code's line, and stay in `?` help and the palette)
+SOURCE_LINE = frozenset({"edit_source", "save_source"})
 
 
 def _rank(action: str) -> int:
@@ -37,6 +40,10 @@ class TfdbgFooter(Footer):
 
         keys: list[FooterKey] = [w for w in widgets if isinstance(w, FooterKey)
                                  and not w.has_class("-command-palette")]
+        if not self._source_focused():
+            keys = [w for w in keys if w.action.split("(")[0] not in SOURCE_LINE]
+            widgets = [w for w in widgets if not (isinstance(w, FooterKey) and w.action
+                                                  .split("(")[0] in SOURCE_LINE)]
         fixed = sum(cells(w) + 2 for w in widgets
                     if isinstance(w, FooterKey) and w not in keys)
         budget = width - fixed - 4
@@ -48,6 +55,11 @@ class TfdbgFooter(Footer):
         for w in widgets:
             if not isinstance(w, FooterKey) or w not in keys or id(w) in kept:
                 yield w
+
+    def _source_focused(self) -> bool:
+        pane = getattr(self.screen, "current_pane", None)
+        current = pane() if callable(pane) else None
+        return type(current).__name__ in ("SourcePane", "StackPane")
 
     def on_resize(self, event: Resize) -> None:
         self.call_later(self.recompose)

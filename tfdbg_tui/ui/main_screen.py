@@ -269,7 +269,7 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
             self.maximize(pane, container=False)
         else:
             self.minimize()
-        pane.focus_target.focus()
+        pane.focus_target.focus()  # its list keeps the selected row in view when resized
         self._update_tabs()
 
     def on_resize(self, event: Resize) -> None:

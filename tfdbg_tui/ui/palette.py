@@ -3,6 +3,8 @@
 Why: keys are fast once known; the palette is how they are discovered. It is built from the
 same tables as the footer and help (the screen's keys, and each registered pane's own), so
 it offers exactly what the keys do, and shows the keys as the user's keymap binds them.
+Textual's own commands (theme, screenshot, keys panel…) come after ours, marked as such: the
+app's only provider is this one (`TfdbgApp.COMMANDS`), so the order is ours to set.
 """
 
 from __future__ import annotations
@@ -37,10 +39,19 @@ class TfdbgCommands(Provider):
         return " / ".join(self.app.get_key_display(Binding(k, spec.action, id=spec.id))
                           for k in keys.split(","))
 
+    def _system(self) -> list[tuple[str, str, object, bool]]:
+        """Textual's own commands (after ours), minus Quit (ours is `q`)."""
+        return [(c.title, c.help, c.callback, c.discover)
+                for c in self.app.get_system_commands(self.screen) if c.title != "Quit"]
+
     async def discover(self) -> Hits:
         for spec, pane_id in self._commands():
             yield DiscoveryHit(spec.description, partial(self._run, spec, pane_id),
                                help=f"key: {self._keys(spec)}")
+        for title, help_text, callback, discover in self._system():
+            if discover:
+                yield DiscoveryHit(f"{title} (Textual)", callback,  # type: ignore[arg-type]
+                                   help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -53,3 +64,8 @@ class TfdbgCommands(Provider):
                 yield Hit(score, matcher.highlight(spec.description),
                           partial(self._run, spec, pane_id), text=spec.description,
                           help=f"key: {self._keys(spec)}")
+        for title, help_text, callback, _ in self._system():
+            score = matcher.match(title) * 0.5  # below ours when both match
+            if score > 0:
+                yield Hit(score, matcher.highlight(f"{title} (Textual)"),
+                          callback, help=help_text)  # type: ignore[arg-type]

@@ -64,12 +64,17 @@ def health_chips(h: HealthRow, *, compact: bool = False) -> Text:
     return out
 
 
+HEALTH_NEED = 34  # cells of a compact health summary with a NaN chip and 4-digit counts
+
+
 def columns(width: int, n_rows: int) -> tuple[int, int, int, int]:
-    """(index, name, type, health) widths for a tensor row of `width` cells."""
+    """(index, name, type, health) widths for a tensor row of `width` cells. The counts
+    come before the name: a name is shortened in its middle and stays recognisable, a cut
+    count ("−:981 0:") says nothing (the first screen at 160×45 cut them)."""
     idx_w = max(2, len(str(max(n_rows - 1, 0))))
-    type_w = 14 if width >= 96 else (10 if width >= 70 else 0)
+    type_w = 14 if width >= 110 else (10 if width >= 70 else 0)
     rest = width - idx_w - type_w - 3
-    name_w = max(10, min(48, rest // 2))
+    name_w = max(12, min(48, rest - HEALTH_NEED, max(rest // 2, rest - 2 * HEALTH_NEED)))
     health_w = max(0, rest - name_w)
     return idx_w, name_w, type_w, health_w
 
@@ -107,7 +112,7 @@ def execution_row(logdir: DebugLogdir, i: int, width: int, n_rows: int,
     row = Text(no_wrap=True, end="")
     row.append(f" {i:>{idx_w}} ", WARN if bad else DIM)
     name = lit(ex.op_type)
-    name_w = max(10, min(40, (width - idx_w - 4) // 2))
+    name_w = max(12, min(40, width - idx_w - 4 - 24))  # room for one output's counts
     row.append(pad(name, name_w), "bold magenta" if is_call else ("bold" if bad else ""))
     row.append(" ")
     rows = logdir.output_rows(i)

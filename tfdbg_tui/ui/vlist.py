@@ -283,6 +283,8 @@ class VirtualList(ScrollView, can_focus=True):
     def _on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(self.size.width, self.row_count)
         self._cache.clear()
+        if self.cursor_index is not None:  # zoom, a resized terminal: the selection stays seen
+            self.call_after_refresh(self.scroll_to_cursor)
 
     # ------------------------------------------------------------------ drawing
     def render_line(self, y: int) -> Strip:
