@@ -51,3 +51,26 @@ def test_run_ids_from_the_logdir_reach_stderr_sanitized(tmp_path: Path,
     err = capsys.readouterr().err
     assert err.startswith("tfdbg-tui: error: ") and err.count("\n") == 1, err
     assert_no_raw_controls(err, "stderr")
+
+
+@pytest.mark.parametrize("stdin", ["devnull", "pipe"])
+def test_without_a_terminal_one_line_points_to_report(reference_logdir: str,
+                                                      stdin: str) -> None:
+    """`tfdbg-tui LOGDIR </dev/null`, `| head`, a cron job: no full-screen escape codes into a
+    pipe and no wait for keys that never come, but one line naming `tfdbg-tui report`."""
+    from hostile.checks import HANG_GUARD, child_env
+
+    try:
+        cmd = [sys.executable, "-m", "tfdbg_tui", reference_logdir]
+        if stdin == "devnull":
+            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
+                                  env=child_env(), timeout=HANG_GUARD)
+        else:
+            proc = subprocess.run(cmd, input=b"", capture_output=True, env=child_env(),
+                                  timeout=HANG_GUARD)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the app waited for a terminal that is not there")
+    err = proc.stderr.decode()
+    assert proc.returncode == 2, err
+    assert err.count("\n") == 1 and f"tfdbg-tui report {reference_logdir}" in err, err
+    assert proc.stdout == b""  # nothing written into the pipe

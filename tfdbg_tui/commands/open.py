@@ -74,6 +74,11 @@ def main(args: Sequence[str]) -> int:
         print(error_line("tfdbg-tui: error",
                          f"{exc.filename or ns.logdir}: {exc.strerror or exc}"), file=sys.stderr)
         return 2
+    if not _on_a_terminal():
+        print(error_line("tfdbg-tui: error", f"{lit(ns.logdir)} opens a full-screen app, which "
+                         "needs a terminal (stdin and stdout are not one here); for text, use: "
+                         f"tfdbg-tui report {lit(ns.logdir)}"), file=sys.stderr)
+        return 2
     from tfdbg_tui.core.compare import Tolerance
     from tfdbg_tui.core.memory import calm_collector
     from tfdbg_tui.ui.app import TfdbgApp
@@ -89,6 +94,15 @@ def main(args: Sequence[str]) -> int:
     # non-zero when the app crashed (Textual sets 1 and prints the traceback) or its
     # reading worker died (TfdbgApp.exit)
     return app.return_code or 0
+
+
+def _on_a_terminal() -> bool:
+    """Both stdin and stdout are a terminal: without one (`</dev/null`, `| head`, cron) the
+    app would write full-screen escape codes into a pipe and wait for keys for ever."""
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):  # closed or replaced streams
+        return False
 
 
 def _unknown_option(args: Sequence[str]) -> str | None:

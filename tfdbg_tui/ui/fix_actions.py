@@ -8,6 +8,7 @@ through OSC 52), and the main screen only has to say which frame or name is sele
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
@@ -52,10 +53,20 @@ def open_in_editor(app: App[Any], frame: Frame, save_key: str) -> None:
     if argv is None:
         app.notify("no editor: set $VISUAL or $EDITOR", severity="warning", markup=False)
         return
+    if shutil.which(argv[0]) is None:  # said in the app, the screen never handed over
+        app.notify(f"editor {lit(argv[0])} not found: install it, or set $VISUAL or $EDITOR "
+                   "to one that is", severity="error", markup=False)
+        return
     try:
         try:
+            failed: OSError | None = None
             with app.suspend():
-                code = subprocess.call(argv)
+                try:  # inside: Textual gives the screen back only when the block ends normally
+                    code = subprocess.call(argv)
+                except OSError as exc:
+                    failed = exc
+            if failed is not None:
+                raise failed
         except SuspendNotSupported:
             if not app.is_headless:  # a terminal we cannot hand over (e.g. Textual web)
                 app.notify(f"cannot hand the terminal to an editor here; open {_where(frame)}",
