@@ -13,7 +13,8 @@ the same state a fresh `python SCRIPT ARG…` (or `python -m MODULE ARG…`) rea
 `import tensorflow`: no eager context, no dumping callback, no traced function (so no
 AutoGraph cache shared between programs, unlike running them one after another in one
 process). Each child runs SCRIPT (or MODULE) as `__main__` in a module of its own, with its
-own stdout and stderr files.
+own stdout and stderr files, and ends as the interpreter ends (non-daemon threads joined,
+atexit hooks run, output flushed).
 
 The recorded stacks: this file is compiled under the name `<frozen tf_forkserver>` and run as
 that .pyc, so what sits under the program's outermost frame in every stack is classified as
@@ -27,11 +28,13 @@ recognizes as the wrapper's start (reader.index.frames.wrapper_frames).
 
 from __future__ import annotations
 
+import atexit
 import builtins
 import json
 import os
 import runpy
 import sys
+import threading
 import traceback
 import types
 
@@ -99,6 +102,21 @@ def _child(job: dict[str, object]) -> int:
         return 1
 
 
+def _exit_as_python_does() -> None:
+    """What the interpreter does at its end before the process goes: wait for non-daemon
+    threads, run the atexit hooks (the program's, and those TensorFlow registered at its
+    import, as in a fresh process; a program may leave flushing its dump to one), flush
+    stdout and stderr. os._exit then ends the child without the server's own cleanup."""
+    try:
+        threading._shutdown()  # type: ignore[attr-defined]
+    finally:
+        try:
+            atexit._run_exitfuncs()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+
+
 def run(job: dict[str, object]) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
@@ -109,8 +127,7 @@ def run(job: dict[str, object]) -> int:
             status = _child(job)
         finally:
             try:
-                sys.stdout.flush()
-                sys.stderr.flush()
+                _exit_as_python_does()
             finally:
                 os._exit(status)
     _, wait_status = os.waitpid(pid, 0)
