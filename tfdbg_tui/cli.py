@@ -15,18 +15,25 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 USAGE = """\
-usage: tfdbg-tui LOGDIR [--run ID] [--compare B]   open the terminal debugger on a tfdbg2 logdir
+usage: tfdbg-tui LOGDIR [--run ID]        open the terminal debugger on a tfdbg2 logdir
+       tfdbg-tui A --compare B [--run ID] [--run-b ID] [--rtol R] [--atol A]
+                                          the debugger on run A, compared with run B
        tfdbg-tui report LOGDIR [--json] [--run ID] [--limit N] [--values]
-       tfdbg-tui diff A B [--run-a ID] [--run-b ID] [--rtol R] [--atol A] [--json] [--limit N]
+                                          the findings as text (or JSON): steps, incidents
+       tfdbg-tui diff A B [--run-a ID] [--run-b ID] [--rtol R] [--atol A] [--tight-steps N]
+                          [--map FILE] [--csv FILE] [--json] [--limit N]
                                           the first tensor where two runs diverge
        tfdbg-tui run [--logdir DIR] [--mode MODE] [--buffer N] [--op-regex RE]
                      [--overwrite] [--stop-at-nan] -- SCRIPT.py ARGS | -m MODULE ARGS
        tfdbg-tui export LOGDIR OUT_DIR [--format parquet|csv] [--run ID] [--diagnose N]
-                                          the index as tables (executions, traces, alerts, …)
-       tfdbg-tui index LOGDIR [--engine local|dask[=ADDRESS]] [--out URL]
+                        [--raw-csv]       the index as tables (executions, traces, alerts, …)
+       tfdbg-tui index LOGDIR [--engine local|dask[=ADDRESS]] [--workers N] [--out URL]
+                       [--run ID] [--force]
                                           index a run's hosts as Parquet shards (a cluster)
-       tfdbg-tui demo                     record the built-in NaN example and open it
+       tfdbg-tui demo [--no-open] [--refresh]
+                                          record the built-in NaN example and open it
        tfdbg-tui cache [clear]            show (or clear) the index cache of big logdirs
+`tfdbg-tui COMMAND --help` says what each option does.
 """
 
 SUBCOMMANDS = ("report", "diff", "run", "demo", "open", "cache", "export", "index")
@@ -141,7 +148,7 @@ def _no_cycle_collection(restore: bool) -> Iterator[None]:
 
 # commands that read a logdir once and end: one listing of a bucket folder answers all of
 # it (`reader.one_pass`); the TUI and `open` follow a live run and list on every update
-ONE_LOOK = frozenset({"report", "diff", "export"})
+ONE_LOOK = frozenset({"report", "diff", "export", "index"})
 
 
 def _dispatch(command: str, rest: list[str]) -> int:

@@ -1,0 +1,36 @@
+"""`tfdbg-tui --help` lists every option of every command (issue 31, point 6): a user reads
+the top-level help first, and `diff`'s --tight-steps/--map/--csv and `--compare`'s options
+were missing from it. Each command's own `--help` is the source of its options."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+COMMANDS = ("report", "diff", "run", "export", "index", "demo")
+OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
+
+
+def _help(*args: str) -> str:
+    proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", *args, "--help"],
+                          capture_output=True, text=True, timeout=120)
+    return proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_top_level_help_lists_the_commands_options(command: str) -> None:
+    top = _help()
+    own = set(OPTION.findall(_help(command))) - {"--help"}
+    assert own, f"{command} --help lists no option"
+    missing = sorted(o for o in own if o not in top)
+    assert not missing, f"tfdbg-tui --help omits {command}'s {missing}"
+
+
+def test_top_level_help_lists_the_compare_options() -> None:
+    top = _help()
+    line = next(x for x in top.splitlines() if "--compare" in x)
+    for option in ("--run-b", "--rtol", "--atol"):
+        assert option in line
