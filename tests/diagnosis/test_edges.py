@@ -9,8 +9,9 @@ zoo_support.py) and `# FIX` on the line to change, stated before the tool was ru
 - t*: ops of different families of the op table (reader/diagnosis/optable.json): singular
   and non-positive-definite matrices, poles, domain edges, overflow.
 
-The programs share one TensorFlow process (tests/programs/edges_driver.py: TF starts once),
-each into its own logdir; `tfdbg-tui report --json` then reads each logdir as a user would.
+The programs share one TensorFlow process (tests/programs/edges_driver.py, forked from one
+that imported TensorFlow already: support.tf_fork), each into its own logdir; `tfdbg-tui
+report --json` then reads each logdir as a user would.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from typing import Any
 import pytest
 from support.paths import PROGRAMS, tf_env
 from support.shared import build_once, shared_root
+from support.slowdown import guard
+from support.tf_fork import run_forked
 from support.tui import follow_first_alert, sync
 from zoo_support import ZooProgram, parse_program, problems, summary
 
@@ -40,7 +43,7 @@ SCENARIOS = [parse_program(p) for p in sorted(EDGES.glob("*.py"))]
 
 def _report(logdir: Path) -> dict[str, Any] | str:
     rep = subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", "--json", str(logdir)],
-                         env=tf_env(), capture_output=True, text=True, timeout=300)
+                         env=tf_env(), capture_output=True, text=True, timeout=guard(300))
     try:
         out: dict[str, Any] = json.loads(rep.stdout)
         return out
@@ -55,12 +58,10 @@ def edge_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
     def build(root: Path) -> dict[str, Any]:
         status = root / "status.json"
-        proc = subprocess.run(
-            [sys.executable, str(PROGRAMS / "edges_driver.py"), str(root), str(status),
-             *(str(s.path) for s in SCENARIOS)],
-            env=tf_env(), capture_output=True, text=True, timeout=900)
-        if proc.returncode != 0:
-            pytest.fail(f"edges_driver failed:\n{proc.stderr[-3000:]}")
+        done = run_forked([PROGRAMS / "edges_driver.py", root, status,
+                           *(s.path for s in SCENARIOS)])
+        if done.status != 0:
+            pytest.fail(f"edges_driver failed (status {done.status}):\n{done.err[-3000:]}")
         runs: dict[str, Any] = json.loads(status.read_text())
         with ThreadPoolExecutor(max_workers=2) as pool:
             reports = pool.map(_report, [root / s.name for s in SCENARIOS])
