@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from support.paths import ROOT
+from support.slowdown import guard
 from support.tui import settle, sync, write_reference
 
 from reader import DebugLogdir
@@ -27,7 +28,7 @@ def test_report_says_on_stderr_that_the_cache_folder_is_a_file(tmp_path: Path) -
     cache = _cache_file(tmp_path)
     env = dict(os.environ, PYTHONPATH=str(ROOT), TFDBG_TUI_CACHE_DIR=str(cache))
     proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", str(tmp_path / "run")],
-                          env=env, capture_output=True, text=True, timeout=120)
+                          env=env, capture_output=True, text=True, timeout=guard(120))
     lines = [ln for ln in proc.stderr.splitlines() if "cache" in ln]
     assert len(lines) == 1, proc.stderr
     assert str(cache) in lines[0] and "is a file" in lines[0] and "warning" in lines[0]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from support.paths import ROOT, tf_env
+from support.slowdown import guard
 
 from tfdbg_tui.commands.open import main as open_main
 from tfdbg_tui.commands.report import main as report_main
@@ -63,7 +64,7 @@ def noop_logdir(make_tf_logdir: Callable[..., str]) -> str:
 def test_report_on_a_run_that_recorded_nothing(noop_logdir: str, as_json: bool) -> None:
     args = [sys.executable, "-m", "tfdbg_tui", "report", noop_logdir]
     proc = subprocess.run(args + (["--json"] if as_json else []), cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=guard(120))
     assert proc.returncode == 2
     assert "nothing was recorded" in proc.stderr and proc.stderr.count("\n") == 1
     assert "no NaN" not in proc.stdout + proc.stderr
@@ -76,7 +77,7 @@ def test_report_on_a_run_that_recorded_nothing(noop_logdir: str, as_json: bool) 
 @pytest.mark.tf
 def test_report_into_a_pipe_is_not_padded(reference_logdir: str) -> None:
     proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", reference_logdir],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+                          cwd=ROOT, capture_output=True, text=True, timeout=guard(120))
     assert proc.returncode == 1  # the reference run has alerts
     lines = proc.stdout.splitlines()
     assert len(lines) > 5
@@ -88,7 +89,7 @@ def test_demo_records_without_tensorflows_start_up_chatter(tmp_path: Path) -> No
     env = tf_env()
     env["XDG_CACHE_HOME"] = str(tmp_path)
     proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "demo", "--no-open"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=guard(600))
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "dump written" in proc.stderr and "step 2: loss nan" in proc.stdout + proc.stderr
     assert "absl::InitializeLog" not in proc.stderr
@@ -114,6 +115,6 @@ def test_report_lines_keep_their_indent_when_they_wrap(demo_report: str) -> None
 def demo_report(reference_logdir: str) -> str:
     proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", reference_logdir,
                            "--limit", "5"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=guard(120))
     assert proc.returncode == 1
     return proc.stdout

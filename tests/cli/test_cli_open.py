@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.slowdown import guard
 
 from tfdbg_tui.commands.open import main
 
@@ -33,7 +34,7 @@ def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_cli_routes_to_open(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", str(tmp_path / "nope")],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=guard(60))
     assert proc.returncode == 2
     assert proc.stderr.startswith("tfdbg-tui: error:") and proc.stderr.count("\n") == 1
 

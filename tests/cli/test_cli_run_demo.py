@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from support.paths import ROOT
+from support.slowdown import guard
 
 from tfdbg_tui.commands import demo as demo_cmd
 from tfdbg_tui.commands import run as run_cmd
@@ -74,7 +75,7 @@ def test_bad_mode_logdir_and_existing_run(tmp_path: Path, capsys: pytest.Capture
 
 def test_run_help() -> None:
     proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "run", "--help"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=guard(60))
     assert proc.returncode == 0 and "--stop-at-nan" in proc.stdout
 
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from support.slowdown import guard
 
 COMMANDS = ("report", "diff", "run", "export", "index", "demo")
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
@@ -16,7 +17,7 @@ OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
 
 def _help(*args: str) -> str:
     proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", *args, "--help"],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=guard(120))
     return proc.stdout + proc.stderr
 
 

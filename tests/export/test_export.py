@@ -18,6 +18,7 @@ import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 import pytest
 from support.paths import ROOT
+from support.slowdown import guard
 
 import tfdbg_tui
 from tfdbg_tui.commands.export.tables import COLUMNS, TABLES
@@ -25,7 +26,7 @@ from tfdbg_tui.commands.export.tables import COLUMNS, TABLES
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=300)
+                          text=True, cwd=ROOT, timeout=guard(300))
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 
@@ -160,7 +161,7 @@ def test_errors_are_one_line(tmp_path: Path) -> None:
             "from tfdbg_tui.cli import main; "
             f"sys.exit(main(['export', {str(tmp_path)!r}, {str(tmp_path / 'o')!r}]))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+                          cwd=ROOT, timeout=guard(120))
     assert proc.returncode == 2, proc.stderr
     assert "pip install 'tfdbg-tui[export]'" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from support.paths import ROOT, tf_env
+from support.slowdown import guard
 from support.tf_oracle import tf_oracle
 
 from reader import LogdirError, open_logdir
@@ -99,7 +100,8 @@ def test_missing_suffix_file(source: tuple[str, dict], tmp_path: Path, suffix: s
         assert len(logdir.traces) == oracle["counts"]["graph_traces"]
     # the report still works and names the problem
     proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", str(d)],
-                          capture_output=True, text=True, env=tf_env(), cwd=ROOT, timeout=120)
+                          capture_output=True, text=True, env=tf_env(), cwd=ROOT,
+                          timeout=guard(120))
     assert proc.returncode in (0, 1), proc.stderr
     assert "missing" in proc.stdout and "Traceback" not in proc.stderr
 
@@ -118,7 +120,8 @@ def test_unresolvable_frames_when_sources_missing(source: tuple[str, dict],
 
 def run_report(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", *args],
-                          capture_output=True, text=True, env=tf_env(), cwd=ROOT, timeout=120)
+                          capture_output=True, text=True, env=tf_env(), cwd=ROOT,
+                          timeout=guard(120))
 
 
 @pytest.mark.parametrize("case", ["nonexistent", "file", "empty", "foreign", "garbage"])

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from support.paths import ROOT
 from support.s3 import S3Server
+from support.slowdown import WAIT, guard
 
 from dumper.writer import LogdirWriter
 from reader import DebugLogdir
@@ -28,7 +29,7 @@ from reader.io.watch import ChangeWatcher
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", *args], capture_output=True,
-                          text=True, cwd=ROOT, env=env, timeout=300)
+                          text=True, cwd=ROOT, env=env, timeout=guard(300))
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 
@@ -95,7 +96,7 @@ def test_follow_a_run_whose_objects_are_replaced_whole(s3: S3Server, reference_l
     watcher = ChangeWatcher(url, poll_interval=0.05)
     try:
         _put(s3, f"{url}/{traces.name}", data)  # the object replaced by its longer version
-        assert watcher.wait(30), "the poll never saw the new version"
+        assert watcher.wait(WAIT), "the poll never saw the new version"
         assert watcher.mode == "poll"
     finally:
         watcher.close()
@@ -144,7 +145,7 @@ def test_missing_extra_names_the_pip_install(s3: S3Server) -> None:
     code = ("import sys; sys.modules['s3fs'] = None\n"  # as if s3fs were not installed
             "from tfdbg_tui.cli import main; sys.exit(main(['report', 's3://runs/mlp']))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+                          cwd=ROOT, timeout=guard(120))
     assert "Traceback" not in proc.stderr
     assert "pip install 'tfdbg-tui[s3]'" in one_line_error(proc, "s3://runs/mlp")
 

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from scale_support import assert_same, snapshot
 from support.paths import ROOT
+from support.slowdown import guard
 
 from reader import open_logdir
 from reader.cache.store import Store
@@ -147,7 +148,7 @@ def test_concurrent_opens(cache_dir: Path, logdir: Path) -> None:
         assert p.stdin is not None
         p.stdin.write("go\n")
         p.stdin.flush()
-    outs = [p.communicate(timeout=120)[0] for p in procs]
+    outs = [p.communicate(timeout=guard(120))[0] for p in procs]
     assert all(p.returncode == 0 for p in procs)
     expected = fresh(logdir)
     for out in outs:

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from support.slowdown import guard
+
 REGION = "us-east-1"
 
 
@@ -35,7 +37,8 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
+def _wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = guard(60)
+                    ) -> None:
     """Until the server accepts connections (a connection attempt per 50 ms)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -76,7 +79,7 @@ class S3Server:
 
     def _recorder(self, action: str) -> bytes:
         with urllib.request.urlopen(f"{self.endpoint}/moto-api/recorder/{action}",
-                                    timeout=60) as resp:
+                                    timeout=guard(60)) as resp:
             return bytes(resp.read())
 
     @contextmanager

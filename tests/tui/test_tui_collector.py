@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from support.paths import ROOT
+from support.slowdown import guard
 from support.tui import settle, sync, write_reference
 
 from reader import DebugLogdir
@@ -36,5 +37,5 @@ def test_calming_freezes_what_is_there_and_slows_young_collections() -> None:
             "print(gc.get_freeze_count() >= n // 2, gc.get_threshold()[0] == YOUNG, "
             "gc.isenabled())")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, timeout=60, check=True).stdout.split()
+                         text=True, timeout=guard(60), check=True).stdout.split()
     assert out == ["True", "True", "True"]
