@@ -1,6 +1,7 @@
 """tfdbg-tui: a keyboard-driven terminal debugger for tfdbg2 logdirs.
 
-`tfdbg_tui.open(logdir)` gives the index as tables for notebooks (`tfdbg_tui.api`).
+`tfdbg_tui.open(logdir)` gives the index as tables for notebooks (`tfdbg_tui.api`);
+`tfdbg_tui.demo_logdir()` is where `tfdbg-tui demo` recorded its example.
 """
 
 from __future__ import annotations
@@ -20,3 +21,11 @@ def open(logdir: str, run: str | None = None) -> Run:  # the notebook verb
     from tfdbg_tui.api import open_run
 
     return open_run(logdir, run)
+
+
+def demo_logdir() -> str:
+    """Where `tfdbg-tui demo` (`make demo`) records its example: `$XDG_CACHE_HOME/tfdbg-tui/
+    demo`, else `~/.cache/tfdbg-tui/demo` — so a notebook opens it without knowing that."""
+    from tfdbg_tui.commands.demo import cache_dir
+
+    return cache_dir()
