@@ -55,6 +55,9 @@ PAIRS: dict[str, Pair] = {
                      ("AT:hidden",), ("BUG:sgd_tanh", "CALL:hidden")),
     "sgd_from_logits": _bug(SGD, (D2, "sgd_from_logits"), 0, "loss",
                             ("AT:loss",), ("BUG:sgd_from_logits", "CALL:loss")),
+    "sgd_onehot": _eq(SGD, (D2, "sgd_onehot")),
+    "sgd_sum_reduction": _bug(SGD, (D2, "sgd_sum_reduction"), 0, "loss",
+                              ("AT:loss",), ("BUG:sgd_sum_reduction", "CALL:loss")),
     # Nesterov momentum
     "nesterov_fn": _eq(NEST, (D2, "nesterov_fn")),
     "nesterov_fit": _eq(NEST, (D2, "nesterov_fit")),

@@ -33,7 +33,7 @@ from corpus_common import (
 
 FORMS = {
     "sgd_eager": "eager", "sgd_fit": "fit", "sgd_nobias": "function", "sgd_tanh": "eager",
-    "sgd_from_logits": "function",
+    "sgd_from_logits": "function", "sgd_onehot": "function", "sgd_sum_reduction": "eager",
     "nesterov_fn": "function", "nesterov_missing": "eager", "exp_no_staircase": "function",
     "nesterov_fit": "fit",
     "adam_eager": "eager", "adam_epsilon": "function", "adam_fit_dropout": "fit",
@@ -103,6 +103,10 @@ def make_optimizer():
 model = MLP()
 optimizer = make_optimizer()
 loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=variant != "sgd_from_logits")  # BUG:sgd_from_logits  # noqa: E501
+if variant == "sgd_onehot":  # one-hot labels and the categorical loss: the same cross entropy
+    loss_fn = tf.keras.losses.CategoricalCrossentropy(from_logits=True)
+elif variant == "sgd_sum_reduction":
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="sum")  # BUG:sgd_sum_reduction  # noqa: E501
 layers = [("hidden", model.hidden), ("logits", model.out)]
 
 if form == "fit":
@@ -132,7 +136,8 @@ def snapshot():
 def train_step(x, y):
     with tf.GradientTape() as tape:
         logits = model(x, training=False)  # CALL:forward
-        loss = loss_fn(y, logits)  # CALL:loss
+        labels = tf.one_hot(y, 3) if variant == "sgd_onehot" else y
+        loss = loss_fn(labels, logits)  # CALL:loss
         total = loss + tf.add_n(model.losses) if model.losses else loss  # CALL:reg
     grads = tape.gradient(total, model.trainable_variables)  # CALL:grads
     applied = grads
