@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 from compare.pairs_support import run_diff
+from support.slowdown import WAIT
 from support.tui import settle, sync
 from textual.pilot import Pilot
 
@@ -108,7 +109,7 @@ async def test_a_nan_loss_is_marked_on_b_row_and_said_from_which_step(tmp_path: 
     app = TfdbgApp(DebugLogdir(a), follow=False, compare_with=DebugLogdir(b))
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(app, pilot)
-        await asyncio.wait_for(app.compared.wait(), 60)
+        await asyncio.wait_for(app.compared.wait(), WAIT)
         await settle(app, pilot)
         row_a, row_b = _plot_lines(app)
     assert "loss" in row_a and " A " in row_a and " B " in row_b, (row_a, row_b)
@@ -131,7 +132,7 @@ async def test_the_plot_collapses_to_one_line_at_80x24(tmp_path: Path) -> None:
     app = TfdbgApp(DebugLogdir(a), follow=False, compare_with=DebugLogdir(b))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        await asyncio.wait_for(app.compared.wait(), 60)
+        await asyncio.wait_for(app.compared.wait(), WAIT)
         await settle(app, pilot)
         (line,) = _plot_lines(app)
     assert " A " in line and " B " in line and GLYPH[NAN] in line, line
@@ -219,7 +220,7 @@ def test_snapshot_after_d(snap_compare: Callable[..., bool], tmp_path: Path,
         app = pilot.app
         assert isinstance(app, TfdbgApp)
         await settle(app, pilot)
-        await asyncio.wait_for(app.compared.wait(), 60)
+        await asyncio.wait_for(app.compared.wait(), WAIT)
         await settle(app, pilot)
         await pilot.press("d")
         await settle(app, pilot)

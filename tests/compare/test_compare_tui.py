@@ -12,6 +12,7 @@ import asyncio
 import numpy as np
 import pytest
 from compare.pairs_support import marker_line
+from support.slowdown import WAIT
 from support.tui import settle, sync
 from textual.pilot import Pilot
 
@@ -25,7 +26,7 @@ SIZE = (200, 50)
 
 async def _compared(app: TfdbgApp, pilot: Pilot) -> MainScreen:
     await settle(app, pilot)
-    await asyncio.wait_for(app.compared.wait(), 60)
+    await asyncio.wait_for(app.compared.wait(), WAIT)
     await settle(app, pilot)
     assert app.main is not None
     return app.main

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from compare.migration_fixtures import CUSTOM, TF1, diff_json, marked_line, migration_runs
+from support.slowdown import WAIT
 from support.tui import settle, sync
 from textual.pilot import Pilot
 
@@ -35,7 +36,7 @@ TOASTS = {"Toast", "ToastRack", "ToastHolder"}
 
 async def _compared(app: TfdbgApp, pilot: Pilot) -> MainScreen:
     await settle(app, pilot)
-    await asyncio.wait_for(app.compared.wait(), 120)
+    await asyncio.wait_for(app.compared.wait(), WAIT)
     await settle(app, pilot)
     assert app.main is not None and app.main.compare_view is not None
     return app.main

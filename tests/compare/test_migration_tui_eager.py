@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from compare.migration_fixtures import CUSTOM, TF1, diff_json, marked_line, migration_runs
+from support.slowdown import WAIT
 from support.tui import settle, sync
 
 from reader import DebugLogdir
@@ -38,7 +39,7 @@ async def test_d_lands_on_the_first_divergent_eager_op_in_the_timeline(
                    tolerance=Tolerance(rtol=1e-5, atol=1e-6))
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await asyncio.wait_for(app.compared.wait(), 120)
+        await asyncio.wait_for(app.compared.wait(), WAIT)
         await settle(app, pilot)
         s = app.main
         assert s is not None and s.compare_view is not None

@@ -31,6 +31,7 @@ from compare.migration_fixtures import (
     marked_line,
     migration_runs,
 )
+from support.slowdown import WAIT
 from support.tui import settle, sync
 from textual.pilot import Pilot
 
@@ -54,7 +55,7 @@ async def _open(a_dir: str, b_dir: str, check: Check) -> None:
                    tolerance=Tolerance(rtol=1e-5, atol=1e-6))
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await asyncio.wait_for(app.compared.wait(), 120)
+        await asyncio.wait_for(app.compared.wait(), WAIT)
         await settle(app, pilot)
         assert app.main is not None and app.main.compare_view is not None
         await check(app, pilot, app.main)

@@ -58,7 +58,7 @@ async def test_the_app_diagnoses_like_report_while_indexing(
         while not app.indexed.is_set():  # what the line says during the first read
             await pilot.pause(0.05)
             said.add(str(app.screen.query_one("#alerts-diagnosis").render()))
-        await settle(app, pilot, 120)  # a diagnosis walked while indexing is walked again
+        await settle(app, pilot)  # a diagnosis walked while indexing is walked again
         said.add(str(app.screen.query_one("#alerts-diagnosis").render()))
         final = str(app.screen.query_one("#alerts-diagnosis").render())
     assert not any("failed" in s for s in said), said

@@ -11,6 +11,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from support.slowdown import WAIT
 from support.tui import settle, sync, write_reference
 
 from reader import DebugLogdir
@@ -29,7 +30,7 @@ async def test_compare_header_keeps_as_path_and_the_verdict(tmp_path: Path,
                    compare_with=DebugLogdir(str(tmp_path / "B")))
     async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
-        await asyncio.wait_for(app.compared.wait(), 60)
+        await asyncio.wait_for(app.compared.wait(), WAIT)
         await pilot.pause()
         assert app.main is not None
         header = str(app.main.query_one("#header-line").render())

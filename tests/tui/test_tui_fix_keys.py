@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.slowdown import WAIT
 from support.tui import T0, health, record_notifications, settle, sync
 
 from dumper.writer import LogdirWriter
@@ -151,7 +152,7 @@ async def test_header_is_live_only_while_the_files_grow(tmp_path: Path) -> None:
     for path, live in ((fresh, True), (old, False)):
         app = TfdbgApp(DebugLogdir(str(path)), follow=True, poll_interval=30)
         async with app.run_test(size=(200, 50)) as pilot:
-            await asyncio.wait_for(app.indexed.wait(), 60)  # the follow worker never ends
+            await asyncio.wait_for(app.indexed.wait(), WAIT)  # the follow worker never ends
             await pilot.pause()
             header = str(app.screen.query_one("#header-line").render())
             assert ("● live" in header) is live, header

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from support.slowdown import WAIT
 from support.tui import TRAIN_LINES, add_step, start_reference, sync, workers_done
 from textual.scroll_view import ScrollView
 
@@ -36,7 +37,7 @@ async def test_markup_and_escapes_are_shown_literally(tmp_path: Path) -> None:
     app = TfdbgApp(DebugLogdir(str(tmp_path / "hostile")), follow=False,
                    display_path=str(tmp_path / "hostile") + "\x1b[2J[b]")
     async with app.run_test(size=(200, 50)) as pilot:
-        await asyncio.wait_for(app.indexed.wait(), 60)
+        await asyncio.wait_for(app.indexed.wait(), WAIT)
         await workers_done(app)
         await pilot.pause()
         await pilot.press("enter")

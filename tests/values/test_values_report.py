@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from support.slowdown import WAIT
 from support.tui import workers_done
 from support.values import (
     Host,
@@ -139,7 +140,7 @@ async def test_v_in_the_app_opens_the_inspector_on_the_first_alert(values_logdir
     app_mod = pytest.importorskip("tfdbg_tui.ui.app")
     app = app_mod.TfdbgApp(DebugLogdir(values_logdir), follow=False)
     async with app.run_test(size=(200, 50)) as pilot:
-        await asyncio.wait_for(app.indexed.wait(), 60)
+        await asyncio.wait_for(app.indexed.wait(), WAIT)
         await workers_done(app)
         await pilot.pause()
         main = app.screen
