@@ -8,12 +8,11 @@ programs' own facts (their source lines, what TensorFlow's buffer keeps), not fr
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from support.paths import PROGRAMS, tf_env
+from support.paths import PROGRAMS
+from support.tf_fork import run_program
 
 from reader import DebugLogdir, open_logdir
 from reader.diagnosis import diagnose
@@ -29,10 +28,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, DebugLogdir]
     out = {}
     for case in ("thread", "buffer", "autograph"):
         d = tmp_path_factory.mktemp(f"recording-{case}")
-        proc = subprocess.run([sys.executable, str(PROGRAM), str(d), case], env=tf_env(),
-                              capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0:
-            pytest.fail(f"diag_recording {case} failed:\n{proc.stderr[-3000:]}")
+        status, output = run_program([PROGRAM, d, case])
+        if status != 0:
+            pytest.fail(f"diag_recording {case} failed (status {status}):\n{output[-3000:]}")
         out[case] = open_logdir(str(d))
     return out
 

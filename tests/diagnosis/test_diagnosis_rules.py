@@ -9,14 +9,13 @@ tf.function's name, the eager output's tensor id), never from the diagnosis itse
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from support.paths import PROGRAMS, tf_env
+from support.paths import PROGRAMS
+from support.tf_fork import run_program
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError, open_logdir
 from reader.diagnosis import Diagnosis, diagnose
@@ -27,11 +26,9 @@ pytestmark = pytest.mark.tf
 def _record(tmp: Path, mode: str) -> tuple[DebugLogdir, dict[str, dict[str, Any]]]:
     pytest.importorskip("tensorflow")
     logdir, cases = tmp / "logdir", tmp / "cases.json"
-    proc = subprocess.run([sys.executable, str(PROGRAMS / "diag_program.py"), str(logdir), mode,
-                           str(cases)], env=tf_env(), capture_output=True, text=True,
-                          timeout=600)
-    if proc.returncode != 0:
-        pytest.fail(f"diag_program {mode} failed:\n{proc.stderr[-3000:]}")
+    status, output = run_program([PROGRAMS / "diag_program.py", logdir, mode, cases])
+    if status != 0:
+        pytest.fail(f"diag_program {mode} failed (status {status}):\n{output[-3000:]}")
     return open_logdir(str(logdir)), {c["name"]: c for c in json.loads(cases.read_text())}
 
 
