@@ -38,7 +38,16 @@ from reader.index.parquet_shards import ShardError, metadata, read, write
 from reader.index.shards import Shard, index_fileset
 from reader.io import regular
 from reader.io.discovery import FileSet
-from reader.io.remote import error_for, filesystem, is_remote, normalize, source, stat_file
+from reader.io.remote import (
+    error_for,
+    filesystem,
+    is_remote,
+    normalize,
+    one_pass,
+    seed_pass,
+    source,
+    stat_file,
+)
 
 INDEX_DIR = ".tfdbg-index"
 SHARDS_ENV = "TFDBG_TUI_SHARDS"
@@ -272,12 +281,53 @@ class TaskResult:
     warnings: list[str] = field(default_factory=list)
 
 
+Seen = dict[str, dict[str, Any]]  # folder URL → name → RemoteStat (a listing's entries)
+
+
+def seen_by_driver(path: str, filesets: list[FileSet], where: str) -> list[Seen | None]:
+    """For a remote logdir: what one listing of the run's folder and one of its shard
+    folder say of each file set's objects and shard, to be given to its task (`seed_pass`:
+    a task never lists a folder of thousands of hosts). None for each file set of a local
+    logdir."""
+    if not is_remote(path):
+        return [None] * len(filesets)
+    out: list[Seen | None] = []
+    with one_pass():
+        shards = listing(where)
+        for fs in filesets:
+            objects = {}
+            for s in ALL_FILES:
+                try:
+                    objects[fs.path(s).rsplit("/", 1)[1]] = stat_file(fs.path(s))
+                except OSError:
+                    continue
+            mine = {}
+            if fs.name + EXT in shards:
+                try:
+                    mine[fs.name + EXT] = stat_file(shard_path(where, fs))
+                except OSError:
+                    pass
+            out.append({normalize(path): objects, normalize(where): mine})
+    return out
+
+
 def index_task(path: str, run_id: str, fs: FileSet, where: str, expected_source: str,
-               force: bool = False) -> TaskResult:
+               force: bool = False, seen: Seen | None = None) -> TaskResult:
     """The task an engine runs for one file set, on whichever machine: skip it when its
     shard is current and its files unchanged; else index it (the shard function), check
     that no file changed meanwhile, and write the shard. Never raises for a problem of the
-    file set: the result says it."""
+    file set: the result says it. One look at the bucket (`one_pass`): the task's
+    listings answer every `stat` of it — the identities saved are the versions listed, and
+    every read of an object is conditional on the version listed (`reader.io.remote`), so a
+    shard never holds bytes of another version than it names."""
+    with one_pass():
+        for url, entries in (seen or {}).items():
+            seed_pass(url, entries)
+        return _index_task(path, run_id, fs, where, expected_source, force)
+
+
+def _index_task(path: str, run_id: str, fs: FileSet, where: str, expected_source: str,
+                force: bool) -> TaskResult:
     from reader.index.logdir import DebugLogdir
 
     t0 = time.monotonic()

@@ -253,11 +253,23 @@ def one_pass() -> Iterator[None]:
     depth = getattr(_pass, "depth", 0)
     if not depth:
         _pass.since = time.monotonic()
+        _pass.seeded = {}
     _pass.depth = depth + 1
     try:
         yield
     finally:
         _pass.depth = depth
+
+
+def seed_pass(url: str, entries: dict[str, RemoteStat | None]) -> None:
+    """Within this thread's `one_pass`, answer the listing of folder `url` with `entries`
+    (what a listing made elsewhere said of the objects this pass will read), never asking
+    the bucket: a task of `tfdbg-tui index` reads one host's six objects of a folder that
+    may hold 40,000 hosts' (one listing: 240 pages). Every read stays conditional on the
+    version given, so an object replaced since fails its read, as after a listing here."""
+    if not getattr(_pass, "depth", 0):
+        raise RuntimeError("seed_pass outside one_pass")
+    _pass.seeded[normalize(url)] = dict(entries)
 
 
 class _Listings:
@@ -275,6 +287,8 @@ class _Listings:
         with self._lock:
             hit = self._folders.get(url)
         since = _pass.since if getattr(_pass, "depth", 0) else None
+        if since is not None and url in _pass.seeded:
+            return dict(_pass.seeded[url])
         if hit is not None and ((since is not None and hit[0] >= since)
                                 or (not fresh and now - hit[0] < LISTING_TTL)):
             return hit[1]

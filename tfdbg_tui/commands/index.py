@@ -173,14 +173,16 @@ def index_logdir(path: str, run: str | None = None, engine: str = "local",
         raise ImportError("tfdbg-tui index writes Parquet: pip install 'tfdbg-tui[export]'"
                           ) from None
     from reader import DebugLogdir
-    from reader.index.shard_store import folder
+    from reader.index.shard_store import folder, seen_by_driver
     from reader.io.remote import is_remote, source
 
     logdir = DebugLogdir(path, run)
     where = folder(logdir.path, out)
     src = source(logdir.path) if is_remote(logdir.path) else ""
     filesets = list(logdir.filesets)
-    jobs = [(logdir.path, logdir.run_id, fs, where, src, force) for fs in filesets]
+    seen = seen_by_driver(logdir.path, filesets, where)
+    jobs = [(logdir.path, logdir.run_id, fs, where, src, force, s)
+            for fs, s in zip(filesets, seen, strict=True)]
     n = max(1, min(workers or cores(), len(jobs)))
     kind, _, address = engine.partition("=")
     if client is not None:
