@@ -12,6 +12,9 @@ the answers to GETs of objects are changed as `mode` says:
 - `trickle`: the headers, then the body one byte every 50 ms;
 - `silent`: no request of any kind is ever answered (connections are accepted).
 
+With `only`, the objects misbehaved on are those whose key ends with it (the others are
+forwarded as they are).
+
 `close()` ends every connection it holds.
 """
 
@@ -30,8 +33,8 @@ _HOP = {"connection", "keep-alive", "transfer-encoding", "content-length"}
 
 
 class Proxy:
-    def __init__(self, s3: S3Server, mode: str = "forward") -> None:
-        self.s3, self.mode = s3, mode
+    def __init__(self, s3: S3Server, mode: str = "forward", only: str = "") -> None:
+        self.s3, self.mode, self.only = s3, mode, only
         self.stop = threading.Event()
         up = urlsplit(s3.endpoint)
         self.upstream = (up.hostname or "127.0.0.1", up.port or 80)
@@ -84,8 +87,9 @@ class Proxy:
         headers = [(k, v) for k, v in resp.getheaders() if k.lower() not in _HOP]
         conn.close()
         query = urlsplit(h.path).query
+        key = urlsplit(h.path).path.strip("/")
         is_object = (method == "GET" and "list-type" not in query and "location" not in query
-                     and urlsplit(h.path).path.strip("/").count("/") >= 1)
+                     and key.count("/") >= 1 and key.endswith(self.only))
         if is_object and self.mode == "ignore-if-match" and status == 412:
             status, headers, data = self._current(h)
         h.send_response(status)

@@ -10,9 +10,14 @@ a normal quit, 2 for a user error, 1 when the app crashed or stopped reading on 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import math
+import os
 import sys
+import threading
+import time
 from collections.abc import Sequence
+from typing import Any
 
 from reader import LogdirError, ReaderError
 from tfdbg_tui.core.sanitize import error_line
@@ -88,12 +93,66 @@ def main(args: Sequence[str]) -> int:
                           default.atol if ns.atol is None else ns.atol)
     app = TfdbgApp(logdir, display_path=ns.logdir, compare_with=other, tolerance=tolerance)
     calm_collector()  # (this process runs the app and ends with it)
-    app.run()
+    _run(app)
     if app.read_error is not None:  # shown in the app too; the screen is gone now
         print(f"tfdbg-tui: error: {app.read_error}", file=sys.stderr)
     # non-zero when the app crashed (Textual sets 1 and prints the traceback) or its
     # reading worker died (TfdbgApp.exit)
-    return app.return_code or 0
+    status = app.return_code or 0
+    _end_soon(status)
+    return status
+
+
+def _run(app: Any) -> None:
+    """`app.run()` on a loop of our own, closed without waiting for its executor's threads
+    (`asyncio.run` joins them: the app's reading worker runs there, and a read stalled on
+    the network held the process after `q` had cleared the screen). What they were doing is
+    dropped by `_end_soon`."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        app.run(loop=loop)
+    finally:
+        try:
+            tasks = asyncio.all_tasks(loop)
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            asyncio.set_event_loop(None)
+            loop.close()  # (its executor shut down without waiting)
+
+
+def _end_soon(status: int, grace: float = 0.5) -> None:
+    """End the process now that the app has quit, if threads are still busy after `grace`
+    seconds. Why: a read waiting on the network (a stalled bucket) holds a thread the
+    interpreter would join on exit — for up to the remote timeout, or for ever — after the
+    screen was already cleared. Nothing they do is worth waiting for: the index cache writes
+    its entries whole or not at all (`reader.cache.store`)."""
+    deadline = time.monotonic() + grace
+    for t in threading.enumerate():
+        if t is not threading.current_thread() and t.is_alive():
+            t.join(max(0.0, deadline - time.monotonic()))
+    busy = [t for t in threading.enumerate()
+            if t is not threading.current_thread() and t.is_alive() and not t.daemon]
+    if not busy and not _pools_busy():
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
+
+
+def _pools_busy() -> bool:
+    """Threads of a concurrent.futures pool still alive (joined at exit, daemon or not)."""
+    from concurrent.futures import thread as pool_threads
+
+    queues = getattr(pool_threads, "_threads_queues", {})
+    return any(t.is_alive() for t in list(queues))
 
 
 def _on_a_terminal() -> bool:
