@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from reader import DebugLogdir
+from reader import DebugLogdir, LogdirError
 from tfdbg_tui.commands.export.tables import TABLES, Tables
 from tfdbg_tui.commands.report.build import build_report
 
@@ -94,4 +94,8 @@ def open_run(path: str, run: str | None = None,
     nothing is readable there; `run` picks a run when the logdir holds several."""
     logdir = DebugLogdir(path, run, cache=cache)
     logdir.update(progress)
+    counts = (len(logdir.executions), len(logdir.traces), len(logdir.graphs.graphs),
+              logdir.num_source_files, logdir.num_stack_frames)
+    if not any(counts) and logdir.warnings:  # as `report` (exit 2): not an empty run
+        raise LogdirError(f"nothing readable in {path}: {logdir.warnings[0]}")
     return Run(logdir)
