@@ -23,7 +23,7 @@ from support.s3 import S3Server
 
 from dumper.writer import LogdirWriter
 from reader import DebugLogdir, one_pass
-from tfdbg_tui.commands.report import build_report
+from tfdbg_tui.commands.report import _finite, build_report
 
 HOSTS = 100
 T0 = 1_700_000_000.0
@@ -66,13 +66,22 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
     return proc
 
 
-def report(url: str, shards: bool, extra_env: dict[str, str] | None = None) -> dict[str, Any]:
-    """`report --json` of the bucket: from its shards, or directly (the shard folder
-    pointed at an empty one)."""
-    env = dict(os.environ, **(extra_env or {}))
-    if not shards:
-        env["TFDBG_TUI_SHARDS"] = str(ROOT / "no-such-shard-folder")
-    proc = cli("report", "--json", "--limit", "200", url, env=env)
+def report(url: str, shards: bool) -> dict[str, Any]:
+    """What `report --json --limit 200` says of the bucket (in this process): from its
+    shards, or read directly (the shard folder pointed at one that does not exist)."""
+    with pytest.MonkeyPatch.context() as mp:
+        if not shards:
+            mp.setenv("TFDBG_TUI_SHARDS", str(ROOT / "no-such-shard-folder"))
+        with one_pass():
+            logdir = DebugLogdir(url)
+            logdir.update()
+            out: dict[str, Any] = json.loads(json.dumps(_finite(build_report(logdir, 200)),
+                                                        default=str))
+    return out
+
+
+def report_cli(url: str) -> dict[str, Any]:
+    proc = cli("report", "--json", "--limit", "200", url)
     assert proc.returncode in (0, 1), proc.stderr
     out: dict[str, Any] = json.loads(proc.stdout)
     return out
@@ -199,6 +208,6 @@ def test_stale_forged_damaged_and_missing(s3: S3Server, tmp_path: Path) -> None:
     proc = cli("index", url)
     assert proc.returncode == 0, proc.stderr
     assert "10 file sets: 4 indexed, 6 up to date, 0 failed" in proc.stdout
-    again = report(url, shards=True)
+    again = report_cli(url)  # the command, as a user runs it
     assert again == direct
     assert not [w for w in again["warnings"] if ".tfdbg-index" in w]
