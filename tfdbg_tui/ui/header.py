@@ -6,10 +6,10 @@ fit its width the least needed parts go first (the TensorFlow version, the progr
 then the run, the modes, the counts; the path is shortened from the left before it goes).
 The alert count and the reading state ("● live", "idle since…", "indexing 40%", "✖ reading
 stopped") always stay — they are what a user looks at the header for. In compare mode the
-header says so ("vs B …:" and the verdict), between those and the counts; then A's path
-and the verdict outrank the counts, and both are shortened (the verdict at its end, the
-whole of it is in the toast) before either goes: which run is which and how they compare
-is what a comparing user looks for.
+header says so ("vs B …:" and the verdict), between those and the counts. The verdict is
+never cut nor dropped — how the runs compare is what a comparing user looks for —; the two
+paths yield first (shortened from the left to their last folder, then dropped); both
+outrank the counts.
 """
 
 from __future__ import annotations
@@ -39,6 +39,15 @@ class Part:
     # cut at its end (with "…"); neither shorter than `least` cells
     shrink: str = ""
     least: int = 12
+    keep: bool = False  # shortened at its `drop` level like the others, but never dropped
+
+
+def _verdict(text: str) -> Part:
+    """Compare mode's verdict: its headline ("diverge at step 0: initial dense_2/bias")
+    always whole; the details after it (" (69 of 117 differ; …)") are what may be cut,
+    once the paths have yielded."""
+    headline = text.split(" (", 1)[0]
+    return Part(text, "bold #d7afff", 2, shrink="right", least=len(headline) + 1, keep=True)
 
 
 def header_parts(logdir: DebugLogdir, snap: Snapshot, display_path: str, follow: bool,
@@ -56,12 +65,19 @@ def header_parts(logdir: DebugLogdir, snap: Snapshot, display_path: str, follow:
     parts.append(Part(f"{snap.executions:,} executions · {snap.traces:,} graph tensors", "",
                       3))
     if compare:
+        # "vs B <path>: <verdict>": the verdict is never cut nor dropped; B's path yields
+        # first (shortened from the left, then gone), before A's
         where, colon, verdict = compare.partition(": ")
-        if colon:
-            parts += [Part(f"{where}:", "bold #d7afff", 2),
-                      Part(verdict, "bold #d7afff", 2, shrink="right")]
+        vs, _, b_path = where.partition(" B ")
+        if colon and b_path:
+            name = len(b_path.rstrip("/").rsplit("/", 1)[-1]) + 2  # "…name:" stays
+            parts += [Part(f"{vs} B", "bold #d7afff", 1),
+                      Part(f"{b_path}:", "bold #d7afff", 2, shrink="left", least=name),
+                      _verdict(verdict)]
+        elif colon:
+            parts += [Part(f"{where}:", "bold #d7afff", 1), _verdict(verdict)]
         else:
-            parts.append(Part(compare, "bold #d7afff", 2, shrink="right"))
+            parts.append(_verdict(compare))
     n = len(snap.alerts)
     parts.append(Part(f"{n:,} alert{'' if n == 1 else 's'}",
                       "bold #ff5f5f" if n else "green", 0))
@@ -92,7 +108,7 @@ def fit_parts(parts: list[Part], width: int, gap: str = "  ") -> Text:
 
     while total() > width:
         over = total() - width
-        droppable = [p for p in parts if p.drop]
+        droppable = [p for p in parts if p.drop and not p.keep]
         worst = max(droppable, key=lambda p: p.drop) if droppable else None
         # a part is shortened before any part as needed as it (or less) is dropped
         short = [p for p in parts if p.shrink and cell_len(p.text) > p.least

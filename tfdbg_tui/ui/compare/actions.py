@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, cast
 from textual.events import Key
 from textual.widgets import Static
 
+from reader import EAGER, GRAPH
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.bindings import ACTION_KEYS, COMPARE_ACTIONS
 from tfdbg_tui.ui.compare.plot import plot_text
@@ -34,6 +35,7 @@ class CompareActions:
     compare_view: CompareView | None = None
     compare_error: str | None = None  # why comparing failed (the header says so)
     show_b: bool = False
+    _opened_on: tuple[int, int] | None = None  # the divergence compare mode opened on
 
     @property
     def _s(self) -> MainScreen:
@@ -52,12 +54,53 @@ class CompareActions:
             return
         before, self.compare_view, self.compare_error = self.compare_view, view, None
         self._s.ge.set_chip(view.chip, CHIP_WIDTH)
+        if view.compares_executions():  # an eager run A: its Timeline rows get =/≠ too
+            self._s.timeline.set_chip(view.execution_chip, CHIP_WIDTH)
         if before is None or before.c.verdict != view.c.verdict:
             self._s.notify(view.summary(), timeout=8, markup=False)
         self._s._update_header()  # the header keeps saying "vs B: verdict" once it is gone
         self.update_plot()
         if before is None:
             self._s.refresh_bindings()  # d/D and b join the footer
+            self._open_on_first_divergence(view)
+
+    def _open_on_first_divergence(self, view: CompareView) -> None:
+        """Compare mode opens where the runs first differ: the pane holding it focused, its
+        row selected and followed (stack, source) — what `d` from the top does."""
+        s = self._s
+        if not len(view.c.divergent_rows("a", GRAPH)) and not len(
+                view.divergent_executions()):
+            return  # equivalent, or nothing aligned: the header and the toast say so
+        if view.in_timeline(False, None):
+            execution = self._next_execution(view, 1)
+            if execution is not None:
+                self._opened_on = (EAGER, execution)
+            return
+        row = view.next_row(None, 1)
+        if row is not None:
+            s.show_trace(row, select=True, focus=True)
+            self._opened_on = (GRAPH, row)
+
+    def _still_on_opening(self, view: CompareView) -> bool:
+        """Is the selection still the first divergence compare mode opened on? Then the first
+        `d` stays there (and says so): "d from the top lands on the first divergence" holds
+        whether or not the opening already went there."""
+        opened, self._opened_on = self._opened_on, None
+        if opened is None:
+            return False
+        s = self._s
+        kind, index = opened
+        here = s.ge.selected if kind == GRAPH else s.timeline.selected
+        if here != index:
+            return False
+        if kind == GRAPH:
+            s.show_trace(index, select=True, focus=True)
+        else:
+            s.focus_pane(s.timeline)
+            s.show_execution(index, select=False)
+        s.notify("the first divergence (compare mode opened on it); d again: the next",
+                 markup=False)
+        return True
 
     def update_plot(self) -> None:
         """The loss plot under the header (`plot`): shown once a comparison of two
@@ -79,6 +122,8 @@ class CompareActions:
                            "still comparing with run B…", markup=False)
             return
         s = self._s
+        if delta > 0 and self._still_on_opening(view):
+            return
         if view.in_timeline(s.current_pane() is s.timeline, s.ge.selected):
             self._next_execution(view, delta)
             return
@@ -89,25 +134,26 @@ class CompareActions:
             return
         self._s.show_trace(row, select=True, focus=True)
 
-    def _next_execution(self, view: CompareView, delta: int) -> None:
+    def _next_execution(self, view: CompareView, delta: int) -> int | None:
         """`d`/`D` in the Timeline: run A's eager ops that differ from run B."""
         s = self._s
         if not len(view.divergent_executions()):
             s.notify("no eager op of run A differs from run B (the Timeline has none to "
                      "jump to)", markup=False)
-            return
+            return None
         on_timeline = s.current_pane() is s.timeline
         execution = view.next_execution(s.timeline.selected if on_timeline else None, delta)
         if execution is None:
             s.notify("no more divergences" if delta > 0 else "this is the first divergence",
                      markup=False)
-            return
+            return None
         if not s.timeline.goto(execution):
             s.notify(f"eager execution #{execution} is not in the Timeline (not read yet)",
                      markup=False)
-            return
+            return None
         s.focus_pane(s.timeline)
         s.show_execution(execution, select=False)
+        return execution
 
     def action_toggle_side(self) -> None:
         """Stack Trace and Source Code: run B's side of the selected tensor, or back to A."""

@@ -29,6 +29,7 @@ from tfdbg_tui.core.compare import (
     EQUAL,
     REASON_NAMES,
     SKIPPED,
+    UNMATCHED,
     Comparison,
     Tolerance,
     compare,
@@ -54,6 +55,7 @@ class CompareView:
         self.created: dict[tuple[int, str], CreatedLines] = {}
         self.status = comparison.row_status("a", GRAPH)
         self.pair = comparison.partner_pair("a", GRAPH)
+        self.exec_status = _execution_status(comparison)
 
     def chip(self, row: int) -> Text:
         """`CHIP_WIDTH` cells telling how row `row` of Graph Executions compares."""
@@ -76,6 +78,26 @@ class CompareView:
         t.truncate(CHIP_WIDTH - 1)
         t.append(" " * (CHIP_WIDTH - t.cell_len))
         return t
+
+    def execution_chip(self, execution: int) -> Text:
+        """`CHIP_WIDTH` cells telling how eager execution `execution` of the Timeline
+        compares (its worst output: one differing output makes it ≠)."""
+        t = Text(no_wrap=True, end="")
+        s = int(self.exec_status[execution]) if execution < len(self.exec_status) else -1
+        if s == EQUAL:
+            t.append("=", "green")
+        elif s == DIFFERENT:
+            t.append("≠", "bold #ff5f5f")
+        elif s == SKIPPED:
+            t.append("? unread", "yellow")
+        elif s >= 0:
+            t.append("· A only", "dim")
+        t.append(" " * (CHIP_WIDTH - t.cell_len))
+        return t
+
+    def compares_executions(self) -> bool:
+        """Whether any eager op of run A was paired with run B (the Timeline gets marks)."""
+        return bool(np.isin(self.exec_status, (EQUAL, DIFFERENT, SKIPPED)).any())
 
     def verdict_line(self) -> Text:
         """The verdict for the header line: which run A is compared with, and how it
@@ -155,6 +177,25 @@ class CompareView:
         on_divergent = ge_selected is not None and ge_selected < len(self.status) \
             and int(self.status[ge_selected]) == DIFFERENT
         return self.first_is_eager() and not on_divergent
+
+
+_WORST = (UNMATCHED, EQUAL, SKIPPED, DIFFERENT)  # an execution shows its worst output's
+
+
+def _execution_status(c: Comparison) -> np.ndarray:
+    """Per eager execution of run A: the worst status of its outputs (-1: no output)."""
+    out = c.row_status("a", EAGER)
+    n_exec = len(c.a.executions)
+    rank = np.full(n_exec, -1, np.int64)
+    if len(out):
+        execution = np.asarray(c.a.outputs.execution[:len(out)], np.int64)
+        lut = np.zeros(max(_WORST) + 1, np.int64)
+        lut[list(_WORST)] = np.arange(len(_WORST))
+        ranks = lut[np.asarray(out, np.int64)]
+        ok = (execution >= 0) & (execution < n_exec)
+        np.maximum.at(rank, execution[ok], ranks[ok])
+    worst = np.array(_WORST, np.int64)
+    return np.where(rank >= 0, worst[rank.clip(0)], -1)
 
 
 def compare_runs(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None

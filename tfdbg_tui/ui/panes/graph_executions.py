@@ -55,6 +55,14 @@ class GraphExecutionsPane(TableListPane):
                                   marker, device))
         return row
 
+    def on_indexed(self) -> None:
+        super().on_indexed()
+        snap = self.state.snapshot
+        if not snap.traces and snap.executions:  # a finished eager run: not "(yet)"
+            self.vlist.empty_text = ("no graph executions: this run called no tf.function "
+                                     "(its ops ran eagerly: see the Timeline)")
+            self.vlist.refresh()
+
     def set_chip(self, chip: Callable[[int], Text], width: int) -> None:
         """Draw `chip(row)` (`width` cells) left of every row: the compare column."""
         self._chip = (chip, width)

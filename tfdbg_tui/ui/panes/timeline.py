@@ -6,6 +6,8 @@ the call produced, Enter on an eager op shows where it ran.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from rich.text import Text
 from textual.app import ComposeResult
@@ -29,6 +31,7 @@ class TimelinePane(TableListPane):
         super().__init__(state, id=id)
         self._bad = np.zeros(0, dtype=bool)  # per execution: an output holds NaN/∞
         self._bad_from = 0  # outputs below this row are counted in `_bad`
+        self._chip: tuple[Callable[[int], Text], int] | None = None  # compare column
 
     def compose(self) -> ComposeResult:
         yield VirtualList(self._row, empty="no eager executions (yet)", id="tl-list")
@@ -37,8 +40,20 @@ class TimelinePane(TableListPane):
         snap = self.state.snapshot
         bad = bool(self._bad[i]) if i < len(self._bad) else False
         logdir = self.state.logdir
-        return execution_row(logdir, i, width, snap.executions, snap.outputs, bad,
-                             row_host(logdir, logdir.executions.fileset, i))
+        host = row_host(logdir, logdir.executions.fileset, i)
+        if self._chip is None:
+            return execution_row(logdir, i, width, snap.executions, snap.outputs, bad, host)
+        chip, chip_width = self._chip
+        row = chip(i)
+        row.append_text(execution_row(logdir, i, width - chip_width, snap.executions,
+                                      snap.outputs, bad, host))
+        return row
+
+    def set_chip(self, chip: Callable[[int], Text], width: int) -> None:
+        """Draw `chip(execution)` (`width` cells) left of every row: compare mode's column
+        for an eager run A (as Graph Executions has for traces)."""
+        self._chip = (chip, width)
+        self.vlist.invalidate()
 
     @property
     def selected(self) -> int | None:
