@@ -5,9 +5,11 @@ with numpy by the corpus's verify.py before the tool was run on it.
 
 The expectations are the corpus's (corpus_pairs.py, reasons in EXPECTATIONS.md); nothing here
 is taken from the tool's output. Every program is recorded once (it enables tfdbg2 itself),
-two at a time, into a cache outside the checkout keyed by a hash of the corpus's programs and
-the TensorFlow and Keras versions, so a run after the first costs only the diffs; the
-recording time of a fresh build is written beside it (`build-seconds`).
+two at a time, into a cache outside the checkout (~/.cache/tfdbg-tui-tests/migration-corpus,
+or $TFDBG_TUI_TEST_CACHE), each recording keyed by a hash of its program, the shared module and
+the TensorFlow and Keras versions, so a run after the first costs only the diffs and an edited
+program re-records its own runs; the time of the last recording is written there
+(`last-build`).
 
 Pairs the engine gets wrong today are in KNOWN_FAILING, applied as strict xfail: the suite
 stays green, and a fix makes the test pass unexpectedly, which fails until the entry goes.
@@ -82,15 +84,23 @@ VARIABLES_FIELD = "variables"
 VARIABLES_FIELD_MISSING = True
 
 
-def _cache_key() -> str:
-    h = hashlib.sha256()
-    for path in sorted(CORPUS.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+def _versions() -> bytes:
+    out = []
     for package in ("tensorflow", "keras"):
         try:
-            h.update(f"{package}={metadata.version(package)}".encode())
+            out.append(f"{package}={metadata.version(package)}")
         except metadata.PackageNotFoundError:
-            h.update(f"{package}=none".encode())
+            out.append(f"{package}=none")
+    return " ".join(out).encode()
+
+
+def _cache_key(name: str) -> str:
+    """A recording's key: its program, the shared module and the library versions (editing
+    one program re-records its own runs only)."""
+    program, variant = recordings()[name]
+    h = hashlib.sha256(_versions() + b"\0" + variant.encode())
+    for file in ("corpus_common.py", program):
+        h.update(b"\0" + file.encode() + b"\0" + (CORPUS / file).read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -101,48 +111,55 @@ def _cache_root() -> Path:
     return root
 
 
-def _record(folder: Path, name: str) -> str | None:
+def _record(root: Path, name: str) -> str | None:
+    """Record one program into `root/NAME-KEY` (through a temporary folder renamed when
+    whole); its stderr tail if it failed, else None."""
     program, variant = recordings()[name]
+    target = root / f"{name}-{_cache_key(name)}"
+    fresh = root / f"{target.name}.building-{os.getpid()}"
+    shutil.rmtree(fresh, ignore_errors=True)
     proc = subprocess.run(
-        [sys.executable, str(CORPUS / program), str(folder / name), "--variant", variant],
+        [sys.executable, str(CORPUS / program), str(fresh), "--variant", variant],
         cwd=ROOT, env=tf_env(), capture_output=True, text=True, timeout=900)
     if proc.returncode != 0:
+        shutil.rmtree(fresh, ignore_errors=True)
         return f"{program} --variant {variant} ({proc.returncode}):\n{proc.stderr[-3000:]}"
+    os.replace(fresh, target)
     return None
 
 
-def _build(target: Path) -> None:
-    """Record every program into `target` (a fresh folder, renamed into place when whole)."""
-    fresh = target.with_name(target.name + f".building-{os.getpid()}")
-    shutil.rmtree(fresh, ignore_errors=True)
-    fresh.mkdir()
+def _build(root: Path) -> dict[str, str]:
+    """Record the runs missing from the cache, two at a time; drop other keys' copies."""
+    wanted = {name: root / f"{name}-{_cache_key(name)}" for name in recordings()}
+    for entry in root.iterdir():
+        name = entry.name.rsplit("-", 1)[0]
+        if entry.is_dir() and (name in wanted or "." in name) and entry != wanted.get(name):
+            shutil.rmtree(entry, ignore_errors=True)  # an older key, or a build cut short
     # Model.fit programs are the slowest: started first, the two workers end together
-    names = sorted(recordings(), key=lambda n: ("fit" not in n, n))
-    t0, c0 = time.monotonic(), os.times()
-    with ThreadPoolExecutor(2) as pool:
-        failed = [e for e in pool.map(lambda n: _record(fresh, n), names) if e]
-    if failed:
-        shutil.rmtree(fresh, ignore_errors=True)
-        pytest.fail("a migration-corpus program failed: " + failed[0])
-    c1 = os.times()
-    cpu = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
-    (fresh / "build-seconds").write_text(
-        f"{len(names)} recordings: {time.monotonic() - t0:.1f} s wall, {cpu:.1f} s CPU\n")
-    os.replace(fresh, target)
+    missing = sorted((n for n, d in wanted.items() if not d.is_dir()),
+                     key=lambda n: ("fit" not in n, n))
+    if missing:
+        t0, c0 = time.monotonic(), os.times()
+        with ThreadPoolExecutor(2) as pool:
+            failed = [e for e in pool.map(lambda n: _record(root, n), missing) if e]
+        if failed:
+            pytest.fail("a migration-corpus program failed: " + failed[0])
+        c1 = os.times()
+        cpu = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
+        (root / "last-build").write_text(f"{len(missing)} recordings: "
+                                         f"{time.monotonic() - t0:.1f} s wall, {cpu:.1f} s CPU\n")
+    return {name: str(d) for name, d in wanted.items()}
 
 
 @pytest.fixture(scope="session")
 def corpus_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """recording name → logdir, from the cache (built when missing)."""
+    """recording name → logdir, from the cache (the missing ones recorded first)."""
     pytest.importorskip("tensorflow")
 
     def build(_: Path) -> dict[str, str]:
         root = _cache_root()
-        target = root / _cache_key()
         with FileLock(str(root / "build.lock")):  # two checkouts, or two sessions, at once
-            if not target.is_dir():
-                _build(target)
-        return {name: str(target / name) for name in recordings()}
+            return _build(root)
 
     return build_once(shared_root(tmp_path_factory), "migration_corpus", build)
 
