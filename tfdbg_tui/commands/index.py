@@ -38,6 +38,7 @@ Index a run's file sets (one per host) as Parquet shards, in parallel on an engi
                         TFDBG_TUI_SHARDS=URL then
   --run ID              the run to index when the logdir holds several (default: the newest)
   --force               index every file set again, even those whose shard is current
+Connecting to a scheduler waits at most $TFDBG_TUI_DASK_TIMEOUT (default 30s).
 Then report, diff, export, tfdbg-tui LOGDIR and tfdbg_tui.open read the current shards.
 """
 
@@ -78,7 +79,10 @@ def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
 
     if workers < 2:
         for job in jobs:
-            yield index_task(*job)
+            try:
+                yield index_task(*job)
+            except Exception as exc:  # a bug of ours: that file set only, in one line
+                yield _failed(job, exc)
         return
     ctx = multiprocessing.get_context(start_method())
     broken = []
