@@ -61,3 +61,21 @@ async def test_no_training_steps_says_nothing_of_steps(make_tf_logdir) -> None: 
         assert app.state.journey is not None  # computed, and found no steps
         assert "step" not in _text(s.query_one("#header-line", Static))
         assert " s0 " not in s.alerts._row(0, 60).plain
+
+
+@sync
+async def test_following_a_graph_alert_moves_the_timeline_to_its_step_call(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    bad, _ = RUNS["function"]
+    app = TfdbgApp(DebugLogdir(step_logdir(tmp_path_factory, "function")), follow=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(app, pilot)  # the first alert is followed at launch
+        s = app.main
+        assert s is not None and app.state.journey is not None
+        calls = app.state.journey.steps.calls
+        assert calls is not None
+        assert s.timeline.selected == int(calls[bad])  # the train_step call of step `bad`
+        assert s.current_pane() is s.alerts  # moved, not focused
+        await pilot.press("n")  # the next alert (the same step): still that call
+        await settle(app, pilot)
+        assert s.timeline.selected == int(calls[bad])

@@ -67,6 +67,17 @@ class Journey:
         return f"{n} incident{'' if n == 1 else 's'}: " + ", ".join(parts) + more
 
 
+def enclosing_call(logdir: DebugLogdir, n_executions: int, trace: int) -> int | None:
+    """The eager execution recorded when graph trace `trace`'s tf.function call returned
+    (the Timeline row holding it: TensorFlow writes a call's record after its traces), or
+    None when the trace comes after every execution read."""
+    if not 0 <= trace < len(logdir.traces) or n_executions <= 0:
+        return None
+    walls = logdir.executions.wall_time[:n_executions]
+    k = int(np.searchsorted(walls, float(logdir.traces.wall_time[trace]), "left"))
+    return k if k < n_executions else None
+
+
 def compute_journey(logdir: DebugLogdir, alerts: Alerts, limit: int = 10) -> Journey:
     """The journey for `alerts` (call it on a finished read: see `training_steps`)."""
     steps = training_steps(logdir)

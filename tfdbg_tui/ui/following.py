@@ -16,6 +16,7 @@ from textual.timer import Timer
 
 from reader import EAGER, GRAPH, ReaderError
 from reader.index.frames import Frame
+from tfdbg_tui.core.journey import enclosing_call
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.panes.alerts import origin_of
 from tfdbg_tui.ui.panes.base import FollowAlert, ShowExecution, ShowFrame, ShowTrace
@@ -98,6 +99,7 @@ class Following:
         logdir = self._s.state.logdir
         self._s.structure.show_trace(index)
         self._s.ge.mark_inputs(self._s.structure.input_traces())
+        self._show_call(index)
         if not self._s.show_side(GRAPH, index):  # compare mode can show run B's side instead
             op = logdir.op_of_trace(index)
             frames = logdir.op_stack(op) if op is not None else []
@@ -105,6 +107,16 @@ class Following:
             self._show_source(self._s.fix_or(GRAPH, index, frame))
         if focus:
             self._s.focus_pane(self._s.ge)
+
+    def _show_call(self, trace: int) -> None:
+        """The Timeline moves to the tf.function call (a training step's) holding the trace,
+        without following it (what the other panes show stays the trace's)."""
+        timeline = self._s.timeline
+        if self._s.current_pane() is timeline:
+            return  # the user is walking the Timeline: leave its cursor alone
+        call = enclosing_call(self._s.state.logdir, self._s.state.snapshot.executions, trace)
+        if call is not None:
+            timeline.vlist.select_index(call, center=True, announce=False)
 
     def show_execution(self, index: int, *, select: bool = True) -> None:
         """Eager execution `index` everywhere: Timeline, Structure, Stack, Source."""

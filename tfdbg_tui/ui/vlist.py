@@ -214,12 +214,13 @@ class VirtualList(ScrollView, can_focus=True):
         if announce and old != self._cursor_index:
             self.post_message(self.Highlighted(self, self._cursor_index))
 
-    def select_index(self, index: int, *, center: bool = True) -> bool:
-        """Move the cursor to row `index`; False when that row is filtered out or absent."""
+    def select_index(self, index: int, *, center: bool = True, announce: bool = True) -> bool:
+        """Move the cursor to row `index`; False when that row is filtered out or absent.
+        `announce=False`: no Highlighted message (the move is shown, nothing follows it)."""
         pos = self.position_of(index)
         if pos is None:
             return False
-        self._set_cursor_position(pos, center=center)
+        self._set_cursor_position(pos, center=center, announce=announce)
         return True
 
     def move(self, delta: int) -> None:
