@@ -1,4 +1,4 @@
-"""Regenerate the README's pictures of the first screen: `docs/first-screen-WxH.svg`.
+"""Regenerate the pictures of the first screen (docs/tour.md): `docs/first-screen-WxH.svg`.
 
     make install && .venv/bin/python docs/screens.py [LOGDIR]
 
