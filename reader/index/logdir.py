@@ -322,8 +322,12 @@ class DebugLogdir(TensorQueries, RecordAccess):
             return False
         for table in tables:
             per_byte = table.rows_added_last / chunk.consumed
-            table.reserve(len(table) + int(per_byte * (chunk.remaining - chunk.consumed) * 1.02)
-                          + 1024)
+            try:  # the size is a claim (a listing may say 1 TiB of a 552-byte object): if
+                # room for it cannot be had, the columns grow as rows come, as without it
+                table.reserve(len(table) + int(per_byte * (chunk.remaining - chunk.consumed)
+                                               * 1.02) + 1024)
+            except (MemoryError, ValueError, OverflowError):
+                break
         return True
 
     def trace_key(self, graph_id: str, op_name: str) -> tuple[int, int, int]:

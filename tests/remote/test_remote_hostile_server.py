@@ -79,3 +79,18 @@ def test_a_server_that_does_not_deliver_is_one_line(s3: S3Server, proxy: Proxy,
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
     assert url in lines[0] and "TFDBG_TUI_REMOTE_TIMEOUT" in lines[0], lines[0]
+
+
+def test_a_listing_claiming_a_tebibyte_is_not_out_of_memory(s3: S3Server, proxy: Proxy,
+                                                            reference_logdir: str) -> None:
+    """The listing says 1 TiB for each object (each holds what it holds): the read ends where
+    the object does, as the same report of the true listing — no false "out of memory" from
+    room reserved for the claim."""
+    url = s3.upload(reference_logdir, "s3://hostile/tib")
+    truth = report(s3, s3.endpoint, url)
+    proxy.mode = "huge-listing"
+    proc = report(s3, proxy.endpoint, url)
+    assert "out of memory" not in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == truth.returncode == 1, proc.stderr
+    assert proc.stdout.splitlines()[:3] == truth.stdout.splitlines()[:3]

@@ -10,7 +10,8 @@ the answers to GETs of objects are changed as `mode` says:
   `If-Match` would;
 - `stall`: the headers and half the body, then nothing more (the connection stays open);
 - `trickle`: the headers, then the body one byte every 50 ms;
-- `silent`: no request of any kind is ever answered (connections are accepted).
+- `silent`: no request of any kind is ever answered (connections are accepted);
+- `huge-listing`: a listing claims 1 TiB for each object (the objects are what they are).
 
 With `only`, the objects misbehaved on are those whose key ends with it (the others are
 forwarded as they are).
@@ -90,6 +91,9 @@ class Proxy:
         key = urlsplit(h.path).path.strip("/")
         is_object = (method == "GET" and "list-type" not in query and "location" not in query
                      and key.count("/") >= 1 and key.endswith(self.only))
+        if self.mode == "huge-listing" and method == "GET" and "list-type" in query:
+            data = re.sub(rb"<Key>([^<]*)</Key>(.*?)<Size>\d+</Size>", self._tib, data,
+                          flags=re.S)
         if is_object and self.mode == "ignore-if-match" and status == 412:
             status, headers, data = self._current(h)
         h.send_response(status)
@@ -114,6 +118,11 @@ class Proxy:
             h.close_connection = True
             return
         h.wfile.write(data)
+
+    def _tib(self, m: re.Match[bytes]) -> bytes:
+        if not m.group(1).decode().endswith(self.only):
+            return m.group(0)
+        return b"<Key>%s</Key>%s<Size>%d</Size>" % (m.group(1), m.group(2), 1 << 40)
 
     def _current(self, h: BaseHTTPRequestHandler) -> tuple[int, list[tuple[str, str]], bytes]:
         """What a server ignoring If-Match answers: the asked range of the current version."""
