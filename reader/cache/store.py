@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from reader.cache.files import (
+    MAX_DESCRIPTION,
     CacheError,
     NoEntry,
     count,
@@ -201,14 +202,20 @@ class Store:
 
     def write(self, key: str, desc: dict[str, Any], arrays: Mapping[str, np.ndarray]) -> bool:
         """Write a new entry for `key` (replacing the old one); False if it could not be."""
-        size = sum(int(a.nbytes) + 128 for a in arrays.values())
+        folder = f"{key}-{uuid.uuid4().hex[:12]}"
+        # the description counts too (a run of a million long op names: 120 MB of strings),
+        # and one that could never be read back (over MAX_DESCRIPTION) is not written
+        body = json.dumps({**desc, "format": FORMAT, "code": code_stamp(),
+                           "folder": folder}).encode()
+        size = sum(int(a.nbytes) + 128 for a in arrays.values()) + len(body) + 32
         limit = max_bytes()
-        if size > limit:
+        if size > limit or len(body) + 32 > MAX_DESCRIPTION:
+            self.remove(key)  # (an older entry for it is stale now: not read again)
             return False
+        body = body[:-1] + b', "size": %d}' % size
         fd = self._open(create=True)
         if fd is None:
             return False
-        folder = f"{key}-{uuid.uuid4().hex[:12]}"
         tmp = f"tmp-{uuid.uuid4().hex}"
         tmp_desc = f"tmp-{uuid.uuid4().hex}.json"
         try:
@@ -224,8 +231,6 @@ class Store:
                     np.lib.format.write_array(f, np.ascontiguousarray(array),
                                               allow_pickle=False)
             os.rename(tmp, folder, src_dir_fd=fd, dst_dir_fd=fd)
-            body = json.dumps({**desc, "format": FORMAT, "code": code_stamp(),
-                               "folder": folder, "size": size}).encode()
             out = os.open(tmp_desc, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
                           | os.O_CLOEXEC, 0o600, dir_fd=fd)
             with os.fdopen(out, "wb") as f:
