@@ -157,19 +157,20 @@ def test_a_cluster_indexes_100_hosts_and_reports_from_shards(
     assert json.dumps(from_shards, default=str) == json.dumps(plain, default=str)
 
 
-def test_stale_forged_damaged_and_missing(s3: S3Server, tmp_path: Path) -> None:
-    """Ten hosts indexed with the dask engine's own LocalCluster; then one host's object is
-    replaced (stale), one shard is another host's (forged), one has a kind id out of range
-    under its own intact metadata (damaged), one host's `.execution` object is deleted:
-    each is dropped with a warning naming it, its host read from the bucket, and the report
-    is the direct read's; `index` again writes exactly those four."""
+def test_stale_forged_damaged_and_missing(s3: S3Server, tmp_path: Path, client: Any) -> None:
+    """Ten hosts indexed by the command on the cluster's scheduler address (`--engine
+    dask=ADDRESS`); then one host's object is replaced (stale), one shard is another host's
+    (forged), one has a kind id out of range under its own intact metadata (damaged), one
+    host's `.execution` object is deleted: each is dropped with a warning, its host read
+    from the bucket, and the report is the direct read's; `index` again (the local engine)
+    writes exactly those four."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     local = tmp_path / "run"
     write_hosts(local, 10)
     url = s3.upload(local, "s3://cluster/tampered")
-    proc = cli("index", url, "--engine", "dask", "--workers", "2")
+    proc = cli("index", url, "--engine", f"dask={client.scheduler.address}")
     assert proc.returncode == 0, proc.stderr
     assert "10 file sets: 10 indexed" in proc.stdout
     fs = s3.fs()
