@@ -46,10 +46,10 @@ def test_exact_comparison_catches_a_different_value(pair_runs: dict[str, str]) -
 @pytest.mark.parametrize("variant, base_line, variant_line, types", [
     ("relu6", "relu", "relu6", ({"Relu"}, {"Relu6"})),
     ("epsilon", "eps", "epsilon", ({"Const", "AddV2"}, {"Const", "AddV2"})),
-    # issue 18: a trained variable one run lacks is a step-0 `variable` divergence, shown
-    # beside the other run's neighbouring variable (A's bias read, B's kernel read): the
-    # same two lines as before
-    ("nobias", "bias", "nobias", ({"ReadVariableOp"}, {"ReadVariableOp"})),
+    # a trained variable one run lacks: the first *value* that differs is the layer's
+    # output (A's bias add against B's matmul, on the same two lines); the lone variable is
+    # the divergence only when no value differs (issue 29's step contract)
+    ("nobias", "bias", "nobias", ({"BiasAdd"}, {"MatMul"})),
 ])
 def test_one_changed_line_diverges_at_its_op(pair_runs: dict[str, str], variant: str,
                                              base_line: str, variant_line: str,
@@ -61,9 +61,11 @@ def test_one_changed_line_diverges_at_its_op(pair_runs: dict[str, str], variant:
     assert _line(first["a"], "mlp.py") == marker_line("mlp.py", base_line)
     assert _line(first["b"], "mlp.py") == marker_line("mlp.py", variant_line)
     assert first["a"]["op_type"] in types[0] and first["b"]["op_type"] in types[1]
-    if variant == "nobias":
-        assert (first["step"], first["quantity"]) == (0, "variable")
-        assert first["reason_code"] == "variable_missing"
+    if variant == "nobias":  # the bias add's output, a forward op of step 0, differs
+        assert first["step"] == 0 and first["quantity"] in ("layer_output", "other")
+        assert first["reason_code"] == "values" and first["max_abs_error"] > 0
+        assert "b1 without a partner" in r["verdict_text"] or "without a partner" in \
+            r["verdict_text"], r["verdict_text"]
     else:
         assert first["reason_code"] == "values" and first["max_abs_error"] > 0
     assert first["occurrence"] == 0  # the first training step already differs

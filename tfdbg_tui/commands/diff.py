@@ -31,11 +31,11 @@ from tfdbg_tui.core.compare import (
     explain,
     read_map,
 )
-from tfdbg_tui.core.compare.creation import find_creation
+from tfdbg_tui.core.compare.contract import contract_position
+from tfdbg_tui.core.compare.creation import drives_keras, find_creation, find_layer_creation
 from tfdbg_tui.core.compare.explain import fix_hint
 from tfdbg_tui.core.compare.lines import where_frames
 from tfdbg_tui.core.compare.series import LossSeries, loss_series, series_json
-from tfdbg_tui.core.compare.steps import contract_position
 from tfdbg_tui.core.compare.verdict import decide, hint, later_agree, step_table
 from tfdbg_tui.core.sanitize import error_line
 
@@ -123,13 +123,16 @@ def _divergence(c: Comparison, p: int, full: bool) -> dict[str, Any]:
     b = tensor_entry(c.b, d.b_kind if d.b_kind >= 0 else d.kind, d.b_index, d.b_slot)
     frames = _where_line(c, p, a, b)
     quantity = QUANTITIES[int(c.pairs.quantity[p])]
-    if quantity in ("learning_rate", "update", "applied_gradient"):
+    if quantity in ("learning_rate", "update", "applied_gradient", "loss", "state"):
         # A is the reference run (the program that trains well): its line stays the one
         # applying the schedule/optimizer, the constructor given beside it; B's line becomes
         # the constructor — where the migration's mistake is written and fixed
         for entry, logdir, side_frames, move in ((a, c.a, frames[0], False),
                                                  (b, c.b, frames[1], True)):
             _created_at(entry, logdir, side_frames or _stack_of(logdir, entry), move)
+    if quantity in ("layer_output", "other"):
+        for entry, logdir in ((a, c.a), (b, c.b)):
+            _layer_line(entry, logdir)
     if not full:
         a.pop("stack", None)
         b.pop("stack", None)
@@ -172,6 +175,29 @@ def _stack_of(logdir: DebugLogdir, entry: dict[str, Any]) -> list[Frame]:
         return logdir.alert_stack(GRAPH if entry["kind"] == "graph" else EAGER, entry["index"])
     except (ReaderError, KeyError, ValueError):
         return []
+
+
+def _layer_line(entry: dict[str, Any], logdir: DebugLogdir) -> None:
+    """A layer's op run by `model.fit` carries only that line: the line building the layer
+    is the one to show (`creation.find_layer_creation`), the fit line moves to `applied_at`."""
+    uf = entry.get("user_frame") or {}
+    if not drives_keras(uf.get("code") or ""):
+        return
+    names: list[str] = []
+    if entry.get("kind") == "graph":
+        try:
+            graph = logdir.graph(logdir.graph_of_trace(entry["index"]))
+            names = list(graph.ops) if graph is not None else []
+        except (ReaderError, KeyError, ValueError, IndexError):
+            names = []
+    found = find_layer_creation(logdir, _stack_of(logdir, entry), entry.get("op_name"), names)
+    if found is None or found.frame is None:
+        return
+    from tfdbg_tui.commands.report.build import _frame_dict as frame_dict
+
+    entry["created_by"] = found.owner
+    entry["applied_at"] = uf
+    entry["user_frame"] = {**frame_dict(found.frame), "code": found.code}
 
 
 def _created_at(entry: dict[str, Any], logdir: DebugLogdir, frames: list[Frame],

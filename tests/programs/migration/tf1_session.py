@@ -44,7 +44,7 @@ def main() -> None:
         w3 = v1.get_variable("dense_2/kernel", initializer=d["w3"])  # MIGRATION-A: dtype
         b3 = v1.get_variable("dense_2/bias", initializer=d["b3"])  # MIGRATION-A: dtype
         h1 = tf.nn.relu(tf.matmul(x, w1) + b1)
-        h2 = tf.matmul(h1, w2) + b2  # MIGRATION-A: relu
+        h2 = tf.matmul(h1, w2) + b2  # MIGRATION-A: relu nobias
         logits = tf.matmul(h2, w3) + b3
         loss = v1.losses.softmax_cross_entropy(y, logits)  # MIGRATION-A: from_logits
         step = v1.train.get_or_create_global_step()

@@ -11,11 +11,12 @@ Textual- and Rich-free, on the reader's queries and columns only. The steps:
    (health columns vectorised; FULL_TENSOR values and SHAPE dimensions from the records);
 5. `result.Comparison` — counts, the first divergence in run A's order, summaries, and
    per-row status arrays for the TUI.
-Beside steps 2–3, when both runs train, `flow`, `roles` and `steps` find their training steps
-(a `Session.run`, an eager `train_step`, a tf.function or `fit` step) and pair what each tensor
-*is* in its step — variables, layer outputs, loss, learning rate, gradients, updates — across
-forms (a TF1 graph against TF2 eager ops); `merge` keeps the op pairs that do not contradict
-them, and `verdict` says equivalent only when every step's loss, gradients and updates were
+Beside steps 2–3, when both runs train, the `contract` package (its stages read top to
+bottom) finds their training steps (a `Session.run`, an eager `train_step`, a tf.function or
+`fit` step) and pairs what each tensor *is* in its step — variables as the step reads them,
+layer outputs, loss and penalties, gradients raw and applied, learning rate, updates, state —
+across forms (a TF1 graph against TF2 eager ops), keeping the op pairs that do not contradict
+them; `verdict` says equivalent only when every step's loss, gradients and updates were
 compared.
 """
 
@@ -28,10 +29,19 @@ import numpy as np
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
 from tfdbg_tui.core.compare.checks import judge, take
+from tfdbg_tui.core.compare.contract import (
+    QUANTITIES,
+    Mapping,
+    RunModel,
+    merge,
+    model_run,
+    pair_steps,
+    read_map,
+    step_order,
+)
+from tfdbg_tui.core.compare.contract import Training as RunTraining
 from tfdbg_tui.core.compare.explain import Detail, explain
-from tfdbg_tui.core.compare.flow import Training as RunTraining
 from tfdbg_tui.core.compare.graphs import GraphPair, OpTable, Tokens, op_table, pair_graphs
-from tfdbg_tui.core.compare.merge import merge, step_order
 from tfdbg_tui.core.compare.opmatch import pair_ops
 from tfdbg_tui.core.compare.pairs import (
     BY_NAME,
@@ -47,14 +57,6 @@ from tfdbg_tui.core.compare.pairs import (
 from tfdbg_tui.core.compare.result import Comparison, TensorGroup, Training
 from tfdbg_tui.core.compare.rows import eager_rows, graph_rows
 from tfdbg_tui.core.compare.seqalign import DEFAULT_BUDGET, Budget
-from tfdbg_tui.core.compare.steps import (
-    QUANTITIES,
-    Mapping,
-    RunModel,
-    model_run,
-    pair_steps,
-    read_map,
-)
 from tfdbg_tui.core.compare.values import Outcome, RecordReader, Tolerance, compare_records
 
 __all__ = [
@@ -154,10 +156,14 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
         # integer and boolean tensors (shape, index and axis operands: a reshape's [-1, 36]
         # against Flatten's [8, 36]) never decide a verdict on their own when the runs
         # train: what they shape is compared where it has a role
-        keep = _valued(a, ops_a, kind, a_row) & _valued(b, ops_b, kind, b_row)
+        keep = ((_valued(a, ops_a, kind, a_row) & _valued(b, ops_b, kind, b_row))
+                | (how == BY_NAME))  # the same program twice: its operands are its own
         kind, a_row, b_row, how = kind[keep], a_row[keep], b_row[keep], how[keep]
         pairs = merge(a, b, kind, a_row, b_row, how, sp, ma, mb)
-        pairs.order = step_order(a, pairs, ma)
+        # a variable one run lacks is a divergence, but the first *value* that differs
+        # (the layer output the missing bias changes) is the one to show when there is one
+        lacking = len(pairs) - len(sp.row_a) + np.asarray(sp.lacking, np.int64)
+        pairs.order = step_order(a, pairs, ma, last=lacking)
     else:
         pairs = Pairs.build(kind, a_row, b_row, how, order=_timeline_order(a, a_row, len(ga)))
     need = judge(a, b, pairs, tol.rtol)

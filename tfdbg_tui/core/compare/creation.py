@@ -23,7 +23,10 @@ from reader.index.frames import Frame, is_framework_file, user_frame_index
 
 # only schedule and optimizer code: a layer's or a variable's class found the same way would
 # move a layer output's line from where the layer is applied to where it is built
-_OWNER_PATH = re.compile(r"[/\\](optimizers|optimizer_v2|training|schedules)[/\\]")
+_OWNER_PATH = re.compile(r"[/\\](optimizers|optimizer_v2|training|schedules|losses)[/\\]")
+# a loss is often a function wrapped by a class of another name (Keras' `categorical_crossentropy`
+# run by `LossFunctionWrapper`): there the user constructs the function's CamelCase class
+_LOSS_PATH = re.compile(r"[/\\]losses[/\\]")
 _DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
 _CLASS = re.compile(r"^(\s*)class\s+(\w+)")
 _MAX_SCAN = 5000  # lines scanned upward for the enclosing def/class
@@ -132,6 +135,11 @@ def find_creation(logdir: DebugLogdir, frames: list[Frame]) -> Creation | None:
             continue
         found = _enclosing(lines, f.line)
         if found is None or found[1] != f.function:
+            if _LOSS_PATH.search(f.file) and not f.function.startswith("_"):
+                camel = "".join(w[:1].upper() + w[1:] for w in f.function.split("_"))
+                hit = _search(logdir, camel)
+                if hit.frame is not None:
+                    return hit
             continue
         owner = found[0]
         # made inside the call the user's line makes (TF1's polynomial_decay): that line
@@ -196,4 +204,82 @@ def _search(logdir: DebugLogdir, owner: str) -> Creation:
     return Creation(owner, frame, text.strip())
 
 
-__all__ = ["Creation", "find_creation"]
+
+
+# --------------------------------------------------------------- layers in `fit`
+_DRIVERS = re.compile(r"\.(fit|train_on_batch|evaluate|predict|test_on_batch)\s*\(")
+_LAYER_PATH = re.compile(r"[/\\]layers[/\\]")
+_AUTO_NAME = re.compile(r"^(.*?)(?:_(\d+))?$")
+
+
+def drives_keras(code: str) -> bool:
+    """Whether a line is a Keras loop (`model.fit(...)`): every op it runs carries it."""
+    return bool(_DRIVERS.search(code))
+
+
+def find_layer_creation(logdir: DebugLogdir, frames: list[Frame], op_name: str | None,
+                        op_names: list[str] | None = None) -> Creation | None:
+    """The line constructing the Keras layer whose `call` made an op that only carries the
+    `model.fit` line (a functional or Sequential model: no user `call`). The layer's class
+    comes from the innermost `call` method in a layers file on the stack; which of that
+    class's constructions it is comes from the op's name: a layer named explicitly
+    (`name="hidden"`) is found by that name, an automatic one (`dense_1`) by its number
+    among the class's layers in the graph (`op_names`, in creation order: the order the
+    model calls them) matched to the class's constructions in source order. None when
+    nothing says (no such method on the stack); a Creation without a frame when it stays
+    ambiguous."""
+    owner = None
+    for f in reversed(frames):
+        if not f.resolved or not _LAYER_PATH.search(f.file) or f.function != "call":
+            continue
+        lines = logdir.source_lines(f.host, f.file)
+        if lines and 1 <= f.line <= len(lines):
+            found = _enclosing(lines, f.line)
+            if found is not None:
+                owner = found[0]
+                break
+    if owner is None:
+        return None
+    files = _user_files(logdir)
+    sites: list[tuple[str, str, int, str]] = []
+    for host, path, lines in files:
+        for number in _calls(lines, {owner}):
+            sites.append((host, path, number, lines[number - 1]))
+    layer = _layer_of(op_name or "")
+    pick = None
+    if layer:
+        named = [s for s in sites if re.search(rf"name\s*=\s*['\"]{re.escape(layer)}['\"]", s[3])]
+        if len(named) == 1:
+            pick = named[0]
+        elif op_names:
+            auto = _snake(owner)
+            order: list[str] = []  # the class's layers, in the order the graph made them
+            for name in op_names:
+                seg = _layer_of(name)
+                if seg.startswith(auto) and seg not in order:
+                    order.append(seg)
+            unnamed = [s for s in sites if "name=" not in s[3].replace(" ", "")]
+            if layer in order and len(order) == len(unnamed):
+                pick = unnamed[order.index(layer)]
+    if pick is None and len(sites) == 1:
+        pick = sites[0]
+    if pick is None:
+        return Creation(owner, None, why=f"the line creating this {owner} is unknown: "
+                                         f"`{owner}(` is on {len(sites)} lines")
+    host, path, number, text = pick
+    lines = logdir.source_lines(host, path) or []
+    return Creation(owner, Frame(path, number, _function_at(lines, number), host),
+                    text.strip())
+
+
+def _layer_of(op_name: str) -> str:
+    """The layer's name in a Keras op name: `functional_1/dense_1/MatMul` → `dense_1`."""
+    parts = [p for p in op_name.split("/") if p]
+    return parts[-2] if len(parts) >= 3 else ""
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+__all__ = ["Creation", "drives_keras", "find_creation", "find_layer_creation"]

@@ -13,6 +13,17 @@ import numpy as np
 
 from reader import GRAPH, ReaderError
 from reader.io.tensors import dtype_name
+from tfdbg_tui.core.compare.contract import (
+    Q_APPLIED,
+    Q_GRADIENT,
+    Q_LAYER,
+    Q_LOSS,
+    Q_LR,
+    Q_REG,
+    Q_STATE,
+    Q_UPDATE,
+    Q_VARIABLE,
+)
 from tfdbg_tui.core.compare.pairs import (
     HOW_NAMES,
     R_COUNTS,
@@ -27,7 +38,6 @@ from tfdbg_tui.core.compare.pairs import (
     REASON_NAMES,
 )
 from tfdbg_tui.core.compare.result import Comparison
-from tfdbg_tui.core.compare.steps import Q_VARIABLE
 from tfdbg_tui.core.compare.values import Outcome, RecordReader, compare_records
 
 _LABELS = {"nan": "NaN", "neg_inf": "−∞", "pos_inf": "+∞"}
@@ -105,13 +115,51 @@ SEED_HINT = (
     "load one checkpoint into both programs before the first step")
 
 
+RESTORE_HINT = (
+    "the weights the first step reads differ, and they were assigned before it (a "
+    "`set_weights`, `load_weights`, checkpoint restore or `assign`, the line shown): check "
+    "what each program restores — the same file, every layer, in the same order and layout "
+    "(a TF1 kernel is (in, out), as Keras'; a conv kernel HWIO in both)")
+# how to fix a first divergence, by the quantity of the step contract it is in
+QUANTITY_HINTS = {
+    Q_LAYER: "this layer computes something else from equal inputs and weights: compare its "
+             "construction (activation, use_bias, data_format, padding, the `training` flag "
+             "of dropout and batch normalization, epsilon) with A's",
+    Q_LOSS: "the layers agree and the loss does not: compare the loss object's arguments "
+            "(`from_logits`, reduction, label smoothing, sparse or one-hot labels)",
+    Q_REG: "the data loss agrees and a penalty does not: `tf.nn.l2_loss(w)` is half the sum "
+           "of squares, so `0.01 * l2_loss` is `regularizers.l2(0.005)`; check which weights "
+           "carry one",
+    Q_GRADIENT: "the loss agrees and its gradients do not: a term of the loss only one run "
+                "differentiates, a `stop_gradient`, or a different set of trainable variables",
+    Q_APPLIED: "the raw gradients agree and the applied ones do not: clipping differs — "
+               "`clipnorm` clips each tensor, `global_clipnorm` and `clip_by_global_norm` all "
+               "together, `clipvalue` each element",
+    Q_LR: "the learning rate differs: compare the schedule's arguments (initial rate, decay "
+          "steps and rate, power, end rate, staircase) and when the step counter advances",
+    Q_UPDATE: "gradients and learning rate agree and the update does not: the optimizer's "
+              "other hyperparameters differ (momentum, nesterov, epsilon, betas, rho, initial "
+              "accumulator, weight decay — Keras multiplies `weight_decay` by the rate); clipping "
+              "inside the optimizer (`clipnorm`, `global_clipnorm`, `clipvalue`) shows here "
+              "too when a run does not record its clipped gradients (eager ops behind an "
+              "Identity, which tfdbg skips)",
+    Q_STATE: "the non-trainable state (batch normalization's moving statistics) differs: "
+             "Keras' `momentum` is TF1's `decay`; check it and that the update runs "
+             "(UPDATE_OPS in TF1, `training=True` in Keras)",
+}
+
+
 def fix_hint(c: Comparison, p: int) -> str | None:
-    """How to fix a first divergence, when its kind says it: differing initial values of a
-    variable at step 0 with the same dtype are different starting weights (seed alike, or load
-    one checkpoint); with different dtypes they are a dtype's rounding, not a seed's."""
+    """How to fix a first divergence, by its quantity in the step contract. Differing values
+    of a variable at step 0: restored weights when an assignment before the step gave them
+    (its line says `set_weights`, `load_weights`, `restore` or `assign`), else different
+    starting draws (seed alike, or load one checkpoint); with different dtypes a dtype's
+    rounding, not a seed's."""
     pairs = c.pairs
-    if int(pairs.step[p]) != 0 or int(pairs.quantity[p]) != Q_VARIABLE or \
-            int(pairs.reason[p]) != R_VALUES:
+    q = int(pairs.quantity[p])
+    if q != Q_VARIABLE:
+        return QUANTITY_HINTS.get(q)
+    if int(pairs.step[p]) != 0 or int(pairs.reason[p]) != R_VALUES:
         return None
     da = _health(c, "a", int(pairs.kind[p]), int(pairs.a_row[p]))["dtype"]
     db = _health(c, "b", int(pairs.kind_b[p]), int(pairs.b_row[p]))["dtype"]
@@ -119,7 +167,25 @@ def fix_hint(c: Comparison, p: int) -> str | None:
         return (f"the initial values differ in dtype ({dtype_name(da)} vs {dtype_name(db)}): "
                 "the same weights rounded differently — make the variable's dtype the same "
                 "(a layer's `dtype=`, the mixed-precision policy), not its seed")
+    if _restored(c, p):
+        return RESTORE_HINT
     return SEED_HINT
+
+
+def _restored(c: Comparison, p: int) -> bool:
+    """Whether either side's step-0 value came from a restoring assignment (its line)."""
+    from tfdbg_tui.core.compare.lines import where_frames
+
+    for side in ("a", "b"):
+        logdir = c.a if side == "a" else c.b
+        frames = where_frames(c, p, side) or []
+        uf = logdir.user_frame(frames)
+        code = (logdir.code_line(uf) or "") if uf is not None else ""
+        names = " ".join(f.function for f in frames)
+        if any(w in code or w in names for w in ("set_weights", "load_weights", "restore",
+                                                 ".assign(", "load_variable")):
+            return True
+    return False
 
 
 def _health(c: Comparison, side: str, kind: int, row: int) -> dict[str, int]:

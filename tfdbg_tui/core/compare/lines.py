@@ -15,11 +15,10 @@ import numpy as np
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.index.frames import Frame
+from tfdbg_tui.core.compare.contract import Q_LR, Q_UPDATE, node_frames
 from tfdbg_tui.core.compare.creation import Creation, find_creation
-from tfdbg_tui.core.compare.flow import node_frames
 from tfdbg_tui.core.compare.pairs import DIFFERENT
 from tfdbg_tui.core.compare.result import Comparison
-from tfdbg_tui.core.compare.steps import Q_LR, Q_UPDATE
 from tfdbg_tui.core.compare.verdict import step_offset
 
 CREATED = (Q_LR, Q_UPDATE)  # quantities made by a schedule or an optimizer object

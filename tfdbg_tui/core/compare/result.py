@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from reader import EAGER, GRAPH, DebugLogdir
-from tfdbg_tui.core.compare.flow import Training as RunTraining
+from tfdbg_tui.core.compare.contract import RunModel, StepPairs
+from tfdbg_tui.core.compare.contract import Training as RunTraining
 from tfdbg_tui.core.compare.graphs import GraphPair, OpTable
 from tfdbg_tui.core.compare.pairs import (
     BY_NAME,
@@ -24,7 +25,6 @@ from tfdbg_tui.core.compare.pairs import (
     UNMATCHED,
     Pairs,
 )
-from tfdbg_tui.core.compare.steps import RunModel, StepPairs
 from tfdbg_tui.core.compare.values import Tolerance
 
 _NO_RUN = RunModel(RunTraining([], 0, set()), [], {})

@@ -20,9 +20,9 @@ import numpy as np
 
 from reader import GRAPH, ReaderError
 from reader.modes import FULL_TENSOR
+from tfdbg_tui.core.compare.contract import Q_LOSS, QUANTITIES, RunModel
 from tfdbg_tui.core.compare.pairs import DIFFERENT, EQUAL
 from tfdbg_tui.core.compare.result import Comparison
-from tfdbg_tui.core.compare.steps import Q_LOSS, QUANTITIES, RunModel
 from tfdbg_tui.core.compare.values import RecordReader
 
 # what is known of one step's loss

@@ -21,8 +21,8 @@ import numpy as np
 
 from reader import ReaderError
 from reader.modes import FULL_TENSOR
+from tfdbg_tui.core.compare.contract import CONTRACT, Q_APPLIED, Q_UPDATE, QUANTITIES
 from tfdbg_tui.core.compare.pairs import DIFFERENT, EQUAL
-from tfdbg_tui.core.compare.steps import CONTRACT, Q_APPLIED, Q_UPDATE, QUANTITIES
 from tfdbg_tui.core.compare.values import RecordReader
 
 if TYPE_CHECKING:
@@ -202,6 +202,10 @@ def verdict_text(c: Comparison) -> str:
                 where += ", yet its update agrees"
             elif QUANTITIES[Q_APPLIED] in agree:
                 where += ", yet the gradient as applied agrees"
+        if sp is not None and (sp.unpaired_a or sp.unpaired_b):
+            alone = [f"A's {n}" for n in sp.unpaired_a[:3]] + \
+                    [f"B's {n}" for n in sp.unpaired_b[:3]]
+            where += f"; {', '.join(alone)} without a partner"
 
         return f"diverge{where} ({c.different:,} of {c.compared:,} compared differ; {tol})"
     if verdict == EQUIVALENT:

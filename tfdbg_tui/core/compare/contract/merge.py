@@ -1,4 +1,4 @@
-"""Join the training-step pairs (`steps`) with the op-by-op pairs (`opmatch`, `rows`).
+"""Stage 4: Join the training-step pairs (`pairing`) with the op-by-op pairs (`opmatch`, `rows`).
 
 When both runs train, what each tensor *is* decides: the step pairs (variables, layer outputs,
 loss, learning rate, gradients, updates) are authoritative, and an op-by-op pair is kept only
@@ -13,15 +13,19 @@ from __future__ import annotations
 import numpy as np
 
 from reader import EAGER, GRAPH, DebugLogdir
-from tfdbg_tui.core.compare.flow import BWD, FWD, LOSS, METRIC, OPT, Training
-from tfdbg_tui.core.compare.pairs import BY_NAME, BY_STEP, Pairs
-from tfdbg_tui.core.compare.steps import (
+from tfdbg_tui.core.compare.contract.dataflow import BWD, FWD, LOSS, METRIC, OPT, Training
+from tfdbg_tui.core.compare.contract.model import RunModel
+from tfdbg_tui.core.compare.contract.pairing import StepPairs
+from tfdbg_tui.core.compare.contract.quantities import (
     CONTRACT,
+    Q_GRADIENT,
+    Q_LAYER,
+    Q_LOSS,
     Q_METRIC,
     Q_OTHER,
-    RunModel,
-    StepPairs,
+    Q_UPDATE,
 )
+from tfdbg_tui.core.compare.pairs import BY_NAME, BY_STEP, Pairs
 
 
 def role_rows(model: RunModel) -> dict[int, np.ndarray]:
@@ -29,7 +33,8 @@ def role_rows(model: RunModel) -> dict[int, np.ndarray]:
     found: dict[int, set[int]] = {GRAPH: set(), EAGER: set()}
     for k, (flow, _, roles) in enumerate(model.steps):
         tensors = [*roles.read.values(), *roles.grad.values(), roles.lr, roles.loss,
-                   *(t for _, t in roles.layers), *roles.applied.values(), *roles.lr_chain]
+                   *(t for _, t in roles.layers), *roles.applied.values(), *roles.lr_chain,
+                   *roles.state_read.values(), roles.total, *roles.penalties]
         for t in tensors:
             got = model.row(k, t)
             if got is not None:
@@ -110,13 +115,18 @@ def merge(a: DebugLogdir, b: DebugLogdir, kind: np.ndarray, a_row: np.ndarray,
     return pairs
 
 
-# where a quantity falls within its step: the step contract's order, then metrics, then op
-# pairs no role names (an unroled quantity never outranks a roled one of the same step)
-_RANK = {q: i for i, q in enumerate(CONTRACT)}
-_RANK[Q_METRIC] = len(CONTRACT)
-_RANK[Q_OTHER] = len(CONTRACT) + 1
-# an op pair by its phase in A, among the unroled ones
-_PHASE_RANK = {FWD: 1, LOSS: 2, BWD: 4, OPT: 7, METRIC: 7}
+# where a quantity falls within its step: the step contract's order, metrics after it
+_RANK = {q: 2 * i for i, q in enumerate(CONTRACT)}
+_RANK[Q_METRIC] = 2 * len(CONTRACT)
+_RANK[Q_OTHER] = 2 * len(CONTRACT) + 2
+# an op pair no role names ranks with the quantities of its phase (a forward op with the
+# layer outputs, a backward op with the gradients, an optimizer's with the updates), then by
+# run A's time: a changed activation upstream of a layer's output is where the difference
+# starts; the optimizer's own intermediates come right after the updates they make (a
+# changed step size is the update's divergence, not its product's); shape and index
+# operands are never paired here (`compare`)
+_PHASE_RANK = {FWD: _RANK[Q_LAYER], LOSS: _RANK[Q_LOSS], BWD: _RANK[Q_GRADIENT],
+               OPT: _RANK[Q_UPDATE] + 1, METRIC: _RANK[Q_METRIC]}
 
 
 def _phase_rows(model: RunModel, kind: int, n: int) -> np.ndarray:
@@ -138,7 +148,8 @@ def _phase_rows(model: RunModel, kind: int, n: int) -> np.ndarray:
     return out
 
 
-def step_order(a: DebugLogdir, pairs: Pairs, model: RunModel) -> np.ndarray:
+def step_order(a: DebugLogdir, pairs: Pairs, model: RunModel,
+               last: np.ndarray | None = None) -> np.ndarray:
     """Pair ids by training step (pairs outside every step last), then by what the quantity
     is (variables, layer outputs, loss, learning rate, gradients, updates — an op pair by
     the phase of its op in A), then by run A's wall time."""
@@ -147,13 +158,17 @@ def step_order(a: DebugLogdir, pairs: Pairs, model: RunModel) -> np.ndarray:
     wall[g] = np.asarray(a.traces.wall_time)[pairs.a_row[g]]
     wall[e] = np.asarray(a.executions.wall_time)[np.asarray(a.outputs.execution)[pairs.a_row[e]]]
     step = np.where(pairs.step >= 0, pairs.step, np.iinfo(np.int64).max)
-    lut = np.array([_RANK[q] * 16 for q in range(len(_RANK))], np.int64)
+    lut = np.array([_RANK[q] for q in range(len(_RANK))], np.int64)
     rank = lut[pairs.quantity]
     other = pairs.quantity == Q_OTHER
     for kind, n in ((GRAPH, len(a.traces)), (EAGER, len(a.outputs))):
         sel = np.flatnonzero(other & (pairs.kind == kind))
         if len(sel):
             phase = _phase_rows(model, kind, n)[pairs.a_row[sel]]
-            plut = np.array([_PHASE_RANK.get(k, 1) for k in range(-1, 5)], np.int64)
-            rank[sel] += plut[phase.astype(np.int64) + 1]
-    return np.lexsort((wall, rank, step)).astype(np.int64)
+            plut = np.array([_PHASE_RANK.get(k, _RANK[Q_OTHER]) for k in range(-1, 5)],
+                            np.int64)
+            rank[sel] = plut[phase.astype(np.int64) + 1]
+    late = np.zeros(len(pairs), np.int8)
+    if last is not None and len(last):
+        late[last] = 1  # a variable only one run has: after every compared value
+    return np.lexsort((wall, rank, step, late)).astype(np.int64)

@@ -1,4 +1,4 @@
-"""Pair two runs' training steps quantity by quantity, whatever form each run took.
+"""Stage 3: Pair two runs' training steps quantity by quantity, whatever form each run took.
 
 Each run's steps come from `training.find_training`, each step's roles from `roles.analyse`. Then
 step k of A pairs with step k of B, and within it:
@@ -19,114 +19,24 @@ import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-import numpy as np
+from reader import GRAPH
+from tfdbg_tui.core.compare.contract.dataflow import Flow
+from tfdbg_tui.core.compare.contract.model import RunModel, _name
+from tfdbg_tui.core.compare.contract.quantities import (
+    Q_APPLIED,
+    Q_GRADIENT,
+    Q_LAYER,
+    Q_LOSS,
+    Q_LR,
+    Q_REG,
+    Q_STATE,
+    Q_UPDATE,
+    Q_VARIABLE,
+)
+from tfdbg_tui.core.compare.contract.roles import Roles
+from tfdbg_tui.core.compare.contract.tensors import Tensor, sig_class
 
-from reader import EAGER, GRAPH, DebugLogdir
-from tfdbg_tui.core.compare.flow import Flow, Training
-from tfdbg_tui.core.compare.graphs import OpTable
-from tfdbg_tui.core.compare.roles import Roles, Tensor, analyse, sig_class
-from tfdbg_tui.core.compare.training import find_training
-
-# indices are part of `diff --json`'s contract (a quantity's name): new ones are appended
-QUANTITIES = ("variable", "layer_output", "loss", "learning_rate", "gradient", "update",
-              "metric", "other", "regularization", "applied_gradient", "state")
-(Q_VARIABLE, Q_LAYER, Q_LOSS, Q_LR, Q_GRADIENT, Q_UPDATE, Q_METRIC, Q_OTHER, Q_REG,
- Q_APPLIED, Q_STATE) = range(11)
-# The step contract: what a training step consumes and produces, in the order a step does
-# it and a divergence is looked for (the first quantity in this order, at the earliest step,
-# whose values differ). Metrics and unroled op pairs come after every roled quantity.
-CONTRACT = (Q_VARIABLE, Q_LAYER, Q_LOSS, Q_REG, Q_GRADIENT, Q_APPLIED, Q_LR, Q_UPDATE, Q_STATE)
-
-
-def contract_position(q: int) -> int | None:
-    """Where quantity `q` falls in the step contract (0-based), None outside it."""
-    return CONTRACT.index(q) if q in CONTRACT else None
-_SUFFIXES = ("/Cast/ReadVariableOp/resource", "/BiasAdd/ReadVariableOp/resource",
-             "/MatMul/ReadVariableOp/resource", "/ReadVariableOp/resource", "/resource")
 Mapping = list[tuple[re.Pattern[str], re.Pattern[str]]]  # --map: A pattern → B pattern
-_ROLE_OF_OP = {"/Cast/": "/kernel", "/MatMul/": "/kernel", "/BiasAdd/": "/bias"}
-
-
-@dataclass
-class RunModel:
-    """One run's steps: per global step, its flow, the step within the flow, its roles."""
-
-    training: Training
-    steps: list[tuple[Flow, int, Roles]]
-    names: dict[str, str]
-    cache: dict[tuple[str, int], np.ndarray] = field(default_factory=dict, repr=False)
-
-    @property
-    def n_steps(self) -> int:
-        return len(self.steps)
-
-    def row(self, step: int, t: Tensor | None) -> tuple[int, int] | None:
-        """(kind, row) of tensor `t` in global step `step`, or None if not recorded."""
-        if t is None or not 0 <= step < len(self.steps):
-            return None
-        flow, local, _ = self.steps[step]
-        node, slot = t
-        if node < 0 or slot >= flow.rows.shape[2]:
-            return None
-        r = int(flow.rows[local, node, slot])
-        return (flow.kind, r) if r >= 0 else None
-
-
-def _sig_table(logdir: DebugLogdir, flow: Flow) -> np.ndarray:
-    """(dtype, rank, size) per (node, slot) from the first step of the flow that has it."""
-    rows = flow.rows
-    out = np.full((*rows.shape[1:], 3), -1, np.int64)
-    if not rows.size:
-        return out
-    best = rows.max(axis=0)  # any recorded row of each tensor (the latest step's)
-    has = best >= 0
-    table = logdir.traces if flow.kind == GRAPH else logdir.outputs
-    picked = best[has]
-    if len(picked):
-        order = np.argsort(picked)
-        sorted_rows = picked[order]
-        cols = table.health_columns(sorted_rows) if hasattr(table, "health_columns") else {
-            c: np.asarray(getattr(table, c))[sorted_rows] for c in ("dtype", "rank", "size")}
-        vals = np.stack([np.asarray(cols[c])[np.argsort(order)] for c in ("dtype", "rank",
-                                                                         "size")], axis=1)
-        out[has] = vals
-    return out
-
-
-def _name(handle: str, k: int) -> str:
-    if handle.startswith("id:"):
-        return f"variable {k + 1}"
-    name = handle.split("/", 1)[1] if "/" in handle else handle
-    for suffix in _SUFFIXES:
-        if name.endswith(suffix):
-            name = name[:-len(suffix)]
-            break
-    for op, what in _ROLE_OF_OP.items():  # Keras reads a kernel in its Cast, a bias in BiasAdd
-        if suffix.startswith(op) and suffix != "/ReadVariableOp/resource":
-            return name + what
-    return name
-
-
-def model_run(logdir: DebugLogdir, ops: OpTable) -> RunModel:
-    """Find the run's steps and every step's roles (a graph's roles once for all its steps)."""
-    training = find_training(logdir, ops)
-    steps: list[tuple[Flow, int, Roles]] = []
-    names: dict[str, str] = {}
-    for flow in training.flows:
-        sigs = _sig_table(logdir, flow)
-        if flow.kind == GRAPH:
-            roles = analyse(flow, 0, training.trained, sigs) if len(flow.steps) else Roles()
-            steps += [(flow, s, roles) for s in range(len(flow.steps))]
-        else:
-            steps += [(flow, s, analyse(flow, s, training.trained, sigs))
-                      for s in range(len(flow.steps))]
-    for _, _, roles in steps[:1]:
-        for k, h in enumerate(roles.variables):
-            names.setdefault(h, _name(h, k))
-    for _, _, roles in steps:
-        for k, h in enumerate(roles.variables):
-            names.setdefault(h, _name(h, k))
-    return RunModel(training, steps, names)
 
 
 def read_map(text: str) -> list[tuple[re.Pattern[str], re.Pattern[str]]]:
@@ -173,11 +83,17 @@ class StepPairs:
     where_a: dict[int, tuple[Flow | None, int]] = field(default_factory=dict)
     where_b: dict[int, tuple[Flow | None, int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    _seen: dict[tuple[int, int, int, int], int] = field(default_factory=dict, repr=False)
 
     def add(self, a: tuple[int, int] | None, b: tuple[int, int] | None, step: int, q: int,
             label: str) -> int:
         if a is None or b is None:
             return -1
+        key = (a[0], a[1], b[0], b[1])
+        seen = self._seen.get(key)
+        if seen is not None:  # one tensor pair, two roles (a gradient applied unclipped)
+            return seen
+        self._seen[key] = len(self.row_a)
         self.kind_a.append(a[0])
         self.row_a.append(a[1])
         self.kind_b.append(b[0])
@@ -281,6 +197,8 @@ def pair_steps(ma: RunModel, mb: RunModel,
                     out.where_a[got] = (ma.steps[k - 1][0], pra.update[ha])
                 if hb in prb.update:
                     out.where_b[got] = (mb.steps[k - 1][0], prb.update[hb])
+        if k > 0:
+            _pair_state(out, k, ma, mb)
         for j, ta, tb in _layers(ra, rb, vp):
             out.add(ma.row(k, ta), mb.row(k, tb), k, Q_LAYER, f"layer {j + 1} output")
         got = out.add(ma.row(k, ra.loss), mb.row(k, rb.loss), k, Q_LOSS, "loss")
@@ -292,6 +210,7 @@ def pair_steps(ma: RunModel, mb: RunModel,
             if rb.loss_entry is not None:
                 out.where_b[got] = (mb.steps[k][0], rb.loss_entry)
         req.append(got)
+        _pair_penalties(out, k, ma, ra, mb, rb)
         out.add(ma.row(k, ra.lr), mb.row(k, rb.lr), k, Q_LR, "learning rate")
         _pair_chain(out, k, ma, ra, mb, rb)
         for ha, hb in vp:
@@ -311,6 +230,63 @@ def pair_steps(ma: RunModel, mb: RunModel,
         out.notes.append(f"step {n - 1}'s update is not compared: neither run reads the "
                          "variables after it")
     return out
+
+
+def _pair_penalties(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunModel,
+                    rb: Roles) -> None:
+    """The regularization terms, in order, then the total loss; a run with penalties
+    against one without: its total against the other's loss (the missing penalty)."""
+    if not ra.penalties and not rb.penalties:
+        return
+    if len(ra.penalties) == len(rb.penalties):  # term by term when both split alike
+        for i, (ta, tb) in enumerate(zip(ra.penalties, rb.penalties, strict=True)):
+            out.add(ma.row(k, ta), mb.row(k, tb), k, Q_REG,
+                    f"regularization penalty{f' {i + 1}' if i else ''}")
+    elif ra.penalties and rb.penalties and k == 0:
+        out.notes.append(f"A adds {len(ra.penalties)} penalty term(s) to its loss, B "
+                         f"{len(rb.penalties)}: the totals tell whether they agree")
+    total_a = ra.total if ra.total is not None else ra.loss
+    total_b = rb.total if rb.total is not None else rb.loss
+    label = "total loss (data loss + penalties)"
+    if not ra.penalties or not rb.penalties:
+        label = f"total loss ({'A' if not ra.penalties else 'B'} adds no penalty)"
+    out.add(ma.row(k, total_a), mb.row(k, total_b), k, Q_REG, label)
+
+
+def _pair_state(out: StepPairs, k: int, ma: RunModel, mb: RunModel) -> None:
+    """Non-trainable state after step k - 1's update (as step k first reads it), paired by
+    forward order and dtype class and shape; its line is the update's."""
+    _, _, ra = ma.steps[k]
+    _, _, rb = mb.steps[k]
+    _, _, pra = ma.steps[k - 1]
+    _, _, prb = mb.steps[k - 1]
+    if not ra.state or not rb.state:
+        return
+    sig_a = [sig_class(_state_sig(ma, k, ra, h)) for h in ra.state]
+    sig_b = [sig_class(_state_sig(mb, k, rb, h)) for h in rb.state]
+    m = SequenceMatcher(None, sig_a, sig_b, autojunk=False)
+    for block in m.get_matching_blocks():
+        for i in range(block.size):
+            ha, hb = ra.state[block.a + i], rb.state[block.b + i]
+            name = ma.names.get(ha) or _name(ha, block.a + i).replace("variable", "state")
+            got = out.add(ma.row(k, ra.state_read[ha]), mb.row(k, rb.state_read[hb]), k - 1,
+                          Q_STATE, f"{name} after step {k - 1}'s update")
+            if got < 0:
+                continue
+            if ha in pra.state_update:
+                out.where_a[got] = (ma.steps[k - 1][0], pra.state_update[ha])
+            if hb in prb.state_update:
+                out.where_b[got] = (mb.steps[k - 1][0], prb.state_update[hb])
+
+
+def _state_sig(model: RunModel, k: int, roles: Roles, h: str) -> tuple[int, int, int]:
+    flow, _, _ = model.steps[k]
+    sigs = model.cache.get(("sig", id(flow)))
+    if sigs is None:
+        return (-1, -1, -1)
+    node, slot = roles.state_read[h]
+    s = sigs[node, slot]
+    return (int(s[0]), int(s[1]), int(s[2]))
 
 
 def _pair_chain(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunModel, rb: Roles
@@ -367,17 +343,3 @@ def _which(a: Tensor | None, b: Tensor | None) -> str:
         return " (found in neither run)"
     return " (not found in A)" if a is None else " (not found in B)" if b is None else \
         " (not recorded)"
-
-
-__all__ = [
-    "CONTRACT",
-    "EAGER",
-    "GRAPH",
-    "QUANTITIES",
-    "RunModel",
-    "StepPairs",
-    "contract_position",
-    "model_run",
-    "pair_steps",
-    "read_map",
-]

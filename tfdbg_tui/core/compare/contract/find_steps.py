@@ -1,7 +1,7 @@
-"""A run's training steps, in whichever form it took (see `flow` for the model).
+"""Stage 1: A run's training steps, in whichever form it took (see `dataflow` for the model).
 
 Graph forms (a TF1 `Session.run`, a `tf.function` step, Keras `fit`) come from the graphs
-holding training updates; the eager form from the execution records (`flow_eager`); a run may
+holding training updates; the eager form from the execution records (`eager_steps`); a run may
 hold both (steps are numbered in order). Variables a function reads through placeholders get
 their initial values from the eager assignments that created them (`handles`).
 """
@@ -11,16 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from reader import GRAPH, DebugLogdir
-from tfdbg_tui.core.compare.flow import (
-    Flow,
-    Frames,
-    Training,
-    graph_steps,
-    graph_training,
-)
-from tfdbg_tui.core.compare.flow_eager import eager_training
+from tfdbg_tui.core.compare.contract.dataflow import Flow, Frames, Training
+from tfdbg_tui.core.compare.contract.eager_steps import eager_training
+from tfdbg_tui.core.compare.contract.graph_steps import graph_steps, graph_training
+from tfdbg_tui.core.compare.contract.handles import eager_init
 from tfdbg_tui.core.compare.graphs import OpTable
-from tfdbg_tui.core.compare.handles import eager_init
 
 
 def find_training(logdir: DebugLogdir, ops: OpTable) -> Training:

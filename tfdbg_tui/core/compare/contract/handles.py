@@ -1,4 +1,5 @@
-"""Which eager variable a tf.function's resource placeholder is, to find its initial value.
+"""Stage 1, a helper: which eager variable a tf.function's resource placeholder is, to find
+its last assignment before the first step.
 
 A Keras model trained through `fit` or a `tf.function` reads its variables through the
 function graph's resource placeholders, while the variables were created — and their initial
@@ -19,7 +20,7 @@ import numpy as np
 from reader import EAGER, DebugLogdir, ReaderError
 
 if TYPE_CHECKING:
-    from tfdbg_tui.core.compare.flow import Flow
+    from tfdbg_tui.core.compare.contract.dataflow import Flow
 
 MAX_CALLS = 4096  # distinct functions whose first call is read
 MAX_ASSIGNS = 100_000  # eager assignments read to find initial values

@@ -1,4 +1,5 @@
-"""Training steps of an eager run: `train_step` called without `tf.function` (the guide's form).
+"""Stage 1, the eager form: training steps of an eager run (`train_step` called without
+`tf.function`, the guide's form).
 
 Executions have no names and no graph, but each records the ids of the tensors it consumed
 and produced, so the dataflow of a step is rebuilt from the records (read once each; runs of
@@ -9,10 +10,13 @@ its first read (its line is the one that creates the layer or the variable).
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 
 from reader import EAGER, DebugLogdir
-from tfdbg_tui.core.compare.flow import (
+from tfdbg_tui.core.compare.contract.dataflow import (
+    BWD,
     MAX_EXECUTIONS,
     MAX_SLOTS,
     MAX_STEPS,
@@ -20,6 +24,7 @@ from tfdbg_tui.core.compare.flow import (
     UPDATES,
     Flow,
     Frames,
+    state_handles,
     trained_handles,
     training_update,
 )
@@ -57,21 +62,22 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str]
     trained = trained_handles(whole, dtype_of)
     if not trained:
         return [], set(), None
+    state = state_handles(whole, dtype_of, trained)
     per: dict[str, list[int]] = {h: [] for h in trained}
     for k in range(len(whole)):
         h = whole.handle[k]
         if h in per and training_update(whole, k, dtype_of):
             per[h].append(k)
-    n_steps = min(len(v) for v in per.values())
-    truncated = n_steps > MAX_STEPS
-    n_steps = min(n_steps, MAX_STEPS)
-    ends = [max(v[s] for v in per.values()) for s in range(n_steps)]
+    ends = _step_ends(whole, per)
+    truncated = len(ends) > MAX_STEPS
+    ends = ends[:MAX_STEPS]
     step_of = np.full(n, -1, np.int64)
     flows = []
     start = 0
     for s, end in enumerate(ends):
         step_of[start:end + 1] = s
-        flow = Flow(EAGER, steps=[s], index=list(range(start, end + 1)), truncated=truncated)
+        flow = Flow(EAGER, steps=[s], index=list(range(start, end + 1)), truncated=truncated,
+                    state=state)
         index = {k: j for j, k in enumerate(range(start, end + 1))}
         width = max([records[k].num_outputs for k in range(start, end + 1)] + [1])
         width = min(width, MAX_SLOTS)
@@ -99,3 +105,32 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str]
         flows.append(flow)
         start = end + 1
     return flows, trained, step_of
+
+
+def _step_ends(whole: Flow, per: dict[str, list[int]]) -> list[int]:
+    """The last execution of each step. A step is a forward pass, one backward pass and the
+    optimizer's updates: the training updates fall in groups, one per step, separated by
+    backward-pass executions — so a variable updated twice in a step (decoupled weight
+    decay, then the gradient's update) does not make two steps of one. Without a recorded
+    backward pass (gradients made by hand), step k ends with the k-th update of every
+    trained variable."""
+    updates = sorted({k for v in per.values() for k in v})
+    backward = np.flatnonzero(np.asarray(whole.phase) == BWD)
+    if not len(backward) or not updates:
+        n = min(len(v) for v in per.values())
+        return [max(v[s] for v in per.values()) for s in range(n)]
+    ends: list[int] = []
+    for a, b in pairwise(updates):
+        # a backward execution between two updates: a new step's gradients
+        if np.searchsorted(backward, b) > np.searchsorted(backward, a):
+            ends.append(a)
+    ends.append(updates[-1])
+    # a group must update every trained variable, else it is no whole step (an update
+    # outside the loop, say): steps are the groups that do
+    out, start = [], 0
+    for end in ends:
+        seen = {h for h, v in per.items() if any(start <= k <= end for k in v)}
+        if len(seen) == len(per):
+            out.append(end)
+        start = end + 1
+    return out

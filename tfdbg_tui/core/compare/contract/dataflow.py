@@ -1,0 +1,242 @@
+"""One model of "a training step" that a Session graph, eager ops and tf.function graphs map into.
+
+A migration compares a TF1 `Session.run` (graph traces of one graph) with a TF2 `train_step`
+run eagerly (executions, linked by their input/output tensor ids), in a `tf.function`, or
+through Keras `fit` (graph traces of the train function). Whatever the form, a step is a small
+dataflow graph — a `Flow`: nodes (graph ops, or eager executions) with their inputs, the
+variable each resource op touches (`handle`), the phase the program was in when the node was
+made (forward, backward = inside the gradient code, optimizer, metric: read from the node's
+creation or execution stack, the one thing every form records alike), and for every step the
+rows (trace or output rows) holding its tensors.
+
+Stage 1's model (`find_steps` fills it). Steps are found from the variable updates: a
+variable is *trained* when it is read by the
+forward pass and updated with a float value (by an optimizer, or by hand from a gradient);
+step k ends with the k-th update of every trained variable. In a graph, the ops each step runs
+are traced once per step; rows of extra `Session.run`s (an initializer, the learning rate
+fetched again to log it) fall outside the steps or are overridden by the step's own row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from reader import GRAPH, DebugLogdir, ReaderError
+from reader.index.frames import Frame
+
+FWD, BWD, OPT, METRIC, LOSS = 0, 1, 2, 3, 4
+
+
+PHASE_NAMES = {FWD: "forward", BWD: "backward", OPT: "optimizer", METRIC: "metric",
+               LOSS: "loss function"}
+
+
+FORWARD = frozenset({FWD, LOSS})  # a loss function's ops are forward ops, but no layer
+
+
+MAX_STEPS = 256  # steps modelled per run (later steps still pair row by row)
+
+
+MAX_EXECUTIONS = 20_000  # eager records read to find steps (each is a file read)
+
+
+MAX_SLOTS = 8
+
+
+READS = frozenset({"ReadVariableOp"})
+
+
+# update ops: (gradient input, learning-rate input); input 0 is the variable
+APPLY = {"ResourceApplyGradientDescent": (2, 1), "ApplyGradientDescent": (2, 1),
+         "ResourceApplyMomentum": (3, 2), "ApplyMomentum": (3, 2),
+         "ResourceApplyKerasMomentum": (3, 2), "ResourceApplyAdam": (9, 5),
+         "ApplyAdam": (9, 5), "ResourceApplyRMSProp": (7, 3), "ResourceApplyAdagrad": (3, 2),
+         "ResourceApplyAdagradV2": (4, 2), "ResourceApplyAdadelta": (6, 3),
+         "ResourceApplyFtrl": (3, 4)}
+
+
+ASSIGNS = frozenset({"AssignSubVariableOp", "AssignAddVariableOp", "AssignVariableOp",
+                     "AssignSub", "AssignAdd", "Assign"})
+
+
+UPDATES = frozenset(APPLY) | ASSIGNS
+
+
+_FLOATS = frozenset({1, 2, 14, 19})
+
+
+def phase_of(files: list[str]) -> int:
+    """The phase of a node from the files on its stack (outermost first)."""
+    back = opt = metric = loss = False
+    for f in files:
+        f = f.replace("\\", "/")
+        if f.endswith(("eager/backprop.py", "ops/gradients_util.py", "ops/gradients_impl.py",
+                       "eager/imperative_grad.py")):
+            back = True
+        elif "/optimizers/" in f or f.endswith(("/optimizer.py", "/gradient_descent.py",
+                                                "/momentum.py", "/adam.py", "/rmsprop.py")):
+            opt = True
+        elif "/metrics/" in f:
+            metric = True
+        elif "/losses/" in f or f.endswith(("/losses_impl.py", "/losses.py")):
+            loss = True
+    return (BWD if back else OPT if opt else METRIC if metric else LOSS if loss else FWD)
+
+
+@dataclass
+class Flow:
+    """One step's nodes (see the module docstring); `rows[s, node, slot]` is the row of that
+    tensor in step s of `steps` (-1: not recorded)."""
+
+    kind: int
+    op_type: list[str] = field(default_factory=list)
+    name: list[str] = field(default_factory=list)
+    inputs: list[list[tuple[int, int]]] = field(default_factory=list)
+    handle: list[str | None] = field(default_factory=list)
+    phase: list[int] = field(default_factory=list)
+    steps: list[int] = field(default_factory=list)  # global step numbers this flow covers
+    rows: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 1), np.int64))
+    gid: str = ""  # a graph flow's graph id
+    index: list[int] = field(default_factory=list)  # an eager flow's execution per node
+    # handle → (kind, row) of the value assigned to it before its first read
+    init: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # handle → where its last assignment before step 0's read is: (GRAPH, node of this flow)
+    # or (EAGER, execution index) — the line that gave step 0 the value it reads (a
+    # `set_weights`, a checkpoint restore, an initializer), whatever was assigned before it
+    assigned: dict[str, tuple[int, int]] = field(default_factory=dict)
+    truncated: bool = False  # more steps ran than were modelled
+    state: set[str] = field(default_factory=set)  # non-trainable state (`state_handles`)
+
+    def __len__(self) -> int:
+        return len(self.op_type)
+
+    def add(self, op_type: str, name: str, inputs: list[tuple[int, int]], handle: str | None,
+            phase: int) -> None:
+        self.op_type.append(op_type)
+        self.name.append(name)
+        self.inputs.append(inputs)
+        self.handle.append(handle)
+        self.phase.append(phase)
+
+
+@dataclass
+class Training:
+    """A run's training steps: flows in step order, the trained variables' handles, and what
+    could not be modelled (said, not guessed)."""
+
+    flows: list[Flow]
+    n_steps: int
+    trained: set[str]
+    notes: list[str] = field(default_factory=list)
+    step_of_trace: np.ndarray | None = None  # per trace row: its step, -1 outside steps
+    step_of_execution: np.ndarray | None = None
+
+
+class Frames:
+    """Phase per stack (frame ids tuple), resolved once per distinct stack."""
+
+    def __init__(self, logdir: DebugLogdir) -> None:
+        self.logdir = logdir
+        self.cache: dict[tuple[str, ...], int] = {}
+
+    def phase(self, ids: tuple[str, ...]) -> int:
+        got = self.cache.get(ids)
+        if got is None:
+            try:
+                files = [f.file for f in self.logdir.stack(ids)]
+            except (ReaderError, KeyError, ValueError):
+                files = []
+            got = self.cache[ids] = phase_of(files)
+        return got
+
+
+def _float_value(flow: Flow, k: int, dtype_of: dict[int, int]) -> bool:
+    """Whether update node k writes a float value (unknown counts as float)."""
+    if flow.op_type[k] in APPLY:
+        return True
+    if len(flow.inputs[k]) < 2:
+        return False
+    src = flow.inputs[k][1][0]
+    d = dtype_of.get(src, -1)
+    return d < 0 or d in _FLOATS
+
+
+def trained_handles(flow: Flow, dtype_of: dict[int, int]) -> set[str]:
+    """Variables read by the forward pass and updated with a float value in the flow."""
+    updated = {flow.handle[k] for k in range(len(flow))
+               if flow.handle[k] and training_update(flow, k, dtype_of)}
+    consumers: dict[int, list[int]] = {}
+    for k, ins in enumerate(flow.inputs):
+        for j, _ in ins:
+            if j >= 0:
+                consumers.setdefault(j, []).append(k)
+    out = set()
+    for k, t in enumerate(flow.op_type):
+        h = flow.handle[k]
+        if t in READS and h in updated:
+            if any(flow.phase[c] in FORWARD and flow.op_type[c] not in UPDATES
+                   and flow.op_type[c] not in READS for c in consumers.get(k, [])):
+                out.add(h)
+    return {h for h in out if h is not None}
+
+
+def training_update(flow: Flow, k: int, dtype_of: dict[int, int]) -> bool:
+    """Whether node k updates a variable as training does: a float value, not a metric's,
+    and not a plain assignment in forward code (a variable's initial value) unless its value
+    comes from the backward pass."""
+    t = flow.op_type[k]
+    if not (t in UPDATES and flow.phase[k] != METRIC and _float_value(flow, k, dtype_of)):
+        return False
+    if t in APPLY or flow.phase[k] not in FORWARD:
+        return True
+    # an assignment in the user's or a layer's code: training when its value comes from the
+    # gradients. A graph holds the whole dataflow, so a moving average (batch norm's
+    # statistics: assign_sub((mean - batch mean) * 0.1)) is told apart; eager tape results
+    # have no recorded producer, so there only a plain assignment must show its gradient
+    if flow.kind == GRAPH or t in ("AssignVariableOp", "Assign"):
+        return _from_gradient(flow, k)
+    return True
+
+
+def state_handles(flow: Flow, dtype_of: dict[int, int], trained: set[str]) -> set[str]:
+    """Non-trainable state a step updates: variables assigned a float value in forward code
+    (not from the gradients, not a metric's) and read by the forward pass — batch
+    normalization's moving mean and variance."""
+    assigned = {flow.handle[k] for k in range(len(flow))
+                if flow.handle[k] and flow.handle[k] not in trained
+                and flow.op_type[k] in ASSIGNS and flow.phase[k] in FORWARD
+                and _float_value(flow, k, dtype_of) and not training_update(flow, k, dtype_of)}
+    read = {flow.handle[k] for k in range(len(flow))
+            if flow.op_type[k] in READS and flow.phase[k] in FORWARD}
+    return {h for h in assigned & read if h is not None}
+
+
+def _from_gradient(flow: Flow, k: int) -> bool:
+    """Whether an assignment's value comes (within a few ops) from the backward pass."""
+    todo = [j for j, _ in flow.inputs[k][1:]]
+    seen: set[int] = set()
+    while todo and len(seen) < 32:
+        j = todo.pop()
+        if j < 0 or j in seen:
+            continue
+        seen.add(j)
+        if flow.phase[j] == BWD:
+            return True
+        todo.extend(i for i, _ in flow.inputs[j])
+    return False
+
+
+def node_frames(logdir: DebugLogdir, flow: Flow, node: int) -> list[Frame]:
+    """Where node `node` of a flow was created (graph op) or run (eager execution)."""
+    try:
+        if flow.kind == GRAPH:
+            graph = logdir.graphs.graphs.get(flow.gid)
+            op = graph.ops.get(flow.name[node]) if graph is not None else None
+            return logdir.op_stack(op) if op is not None else []
+        if 0 <= node < len(flow.index):
+            return logdir.stack(logdir.read_execution(flow.index[node]).stack_frame_ids)
+    except (ReaderError, KeyError, ValueError):
+        pass
+    return []

@@ -1,0 +1,263 @@
+"""Stage 2: what each tensor of a training step *is*: a variable's value, a layer's output,
+the loss,
+the learning rate, a gradient — found by dataflow, never by op names.
+
+On one `Flow` (see `dataflow`), for one of its steps:
+- the **variables** are the trained handles, in the order the forward pass first uses them
+  (the depth of the op consuming their read), each with its first forward read;
+- a **gradient** is what the variable's update consumes: the apply op's gradient input, or
+  for an assignment, walking back from the assigned value through the optimizer's arithmetic
+  (a read of a slot variable follows that slot's last assignment) to the first backward-pass
+  tensor shaped like the variable. Eager tape results reach the optimizer as new tensors
+  without a recorded producer: there the backward pass's terminal tensors shaped like the
+  variable are taken, last layer first (backprop's order);
+- the **learning rate** is the scalar the update multiplies the gradient by (or the apply op's
+  learning-rate input) — so a schedule evaluated a second time just to log it is not it;
+- the **loss** is the deepest forward scalar that depends on every variable;
+- each **layer output** is, among the forward tensors depending on the same set of variables,
+  the deepest one computed by a layer-like op (matmul, bias, activation, conv, pooling...):
+  an activation inserted after a layer is that layer's output, so a divergence there is
+  reported at the layer and not one layer later.
+
+What the updates consume (gradients raw and applied, the learning rate and its schedule) is
+found in `update_roles`; the loss is split into its data term and penalties here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tfdbg_tui.core.compare.contract.dataflow import (
+    FORWARD,
+    FWD,
+    LOSS,
+    METRIC,
+    READS,
+    UPDATES,
+    Flow,
+    training_update,
+)
+from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor
+from tfdbg_tui.core.compare.contract.update_roles import lr_chain, tape_gradients, walk
+
+LAYER_OPS = frozenset({"MatMul", "BatchMatMulV2", "BatchMatMulV3", "BiasAdd", "AddV2", "Add",
+                       "Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softplus",
+                       "LeakyRelu", "Gelu", "Conv2D", "Conv1D", "Conv3D",
+                       "DepthwiseConv2dNative", "MaxPool", "AvgPool", "FusedBatchNormV3",
+                       "FusedBatchNorm", "Erf", "Mul"})
+
+
+@dataclass
+class Roles:
+    variables: list[str] = field(default_factory=list)  # handles, forward order
+    sig: dict[str, Sig] = field(default_factory=dict)
+    read: dict[str, Tensor] = field(default_factory=dict)
+    grad: dict[str, Tensor] = field(default_factory=dict)  # as the backward pass made it
+    # the gradient as the update consumed it (after clipping or scaling, wherever done)
+    applied: dict[str, Tensor] = field(default_factory=dict)
+    lr: Tensor | None = None
+    loss: Tensor | None = None
+    layers: list[tuple[frozenset[str], Tensor]] = field(default_factory=list)  # depth order
+    update: dict[str, int] = field(default_factory=dict)  # the node updating each variable
+    loss_entry: int | None = None  # the first op of the loss function (its line: the loss's)
+    # the schedule's computation of the learning rate, in dataflow order (the rate itself
+    # last): a schedule's intermediate can differ where the rate is within tolerance
+    lr_chain: list[Tensor] = field(default_factory=list)
+    # non-trainable state (batch norm's moving statistics): its first read in the step (the
+    # value the previous step's update left), in forward order, and the node updating it
+    state: list[str] = field(default_factory=list)
+    # the loss as the sum of a data term and penalties computed from weights alone (L2):
+    # `loss` is then the data term, `total` the sum, `penalties` the other terms
+    total: Tensor | None = None
+    penalties: list[Tensor] = field(default_factory=list)
+    state_read: dict[str, Tensor] = field(default_factory=dict)
+    state_update: dict[str, int] = field(default_factory=dict)
+
+
+def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Roles:
+    """The roles of flow `flow`'s tensors in its step `step` (`sig_of[node, slot]` is the
+    (dtype, rank, size) of that tensor, -1 where unknown)."""
+    rows = flow.rows[step]
+    n = len(flow)
+    traced = rows >= 0
+
+    def sig(t: Tensor) -> Sig:
+        node, slot = t
+        if node < 0 or slot >= sig_of.shape[1]:
+            return (-1, -1, -1)
+        s = sig_of[node, slot]
+        return (int(s[0]), int(s[1]), int(s[2]))
+
+    consumers: list[list[int]] = [[] for _ in range(n)]
+    for k, ins in enumerate(flow.inputs):
+        for j, _ in ins:
+            if j >= 0:
+                consumers[j].append(k)
+    roles = Roles()
+    # forward depth and which variables each forward tensor depends on
+    depth = np.zeros(n, np.int64)
+    deps: list[frozenset[str]] = [frozenset()] * n
+    for k in range(n):
+        if flow.phase[k] not in FORWARD:
+            continue
+        h = flow.handle[k]
+        if flow.op_type[k] in READS and h in trained:
+            deps[k] = frozenset([h])
+            continue
+        d, acc = 0, frozenset[str]()
+        if flow.op_type[k] in SHAPE_ONLY:  # a shape carries no value of the variables
+            continue
+        for j, _ in flow.inputs[k]:
+            if j >= 0 and flow.phase[j] in FORWARD:
+                d = max(d, int(depth[j]) + 1)
+                acc = acc | deps[j]
+        depth[k], deps[k] = d, acc
+    # variables in forward order, with their first forward read
+    first_use: dict[str, tuple[int, int]] = {}
+    for k in range(n):
+        h = flow.handle[k]
+        if (flow.op_type[k] in READS and h in trained and flow.phase[k] in FORWARD
+                and traced[k, 0]):
+            uses = [c for c in consumers[k] if flow.phase[c] in FORWARD]
+            key = min(((int(depth[c]), c) for c in uses), default=(1 << 30, k))
+            if h not in first_use or key < first_use[h]:
+                first_use[h] = key
+                roles.read[h] = (k, 0)
+                roles.sig[h] = sig((k, 0))
+    roles.variables = sorted(first_use, key=lambda h: first_use[h])
+    for k in range(n):  # state: first read, first update
+        h = flow.handle[k]
+        if h is None or h not in flow.state:
+            continue
+        if flow.op_type[k] in READS and traced[k, 0] and h not in roles.state_read:
+            roles.state_read[h] = (k, 0)
+            roles.state.append(h)
+        elif flow.op_type[k] in UPDATES and h not in roles.state_update:
+            roles.state_update[h] = k
+    # gradients and the learning rate, from the updates
+    last_assign: dict[str, list[int]] = {}
+    for k in range(n):
+        if flow.op_type[k] in UPDATES and flow.handle[k]:
+            last_assign.setdefault(flow.handle[k] or "", []).append(k)
+    lr_votes: list[Tensor] = []
+    for k in range(n):
+        h = flow.handle[k]
+        if flow.op_type[k] not in UPDATES or h not in roles.read or flow.phase[k] == METRIC:
+            continue
+        if training_update(flow, k, {}):
+            roles.update.setdefault(h, k)
+        grad, lr, applied = walk(flow, k, roles.sig[h], sig, last_assign, traced)
+        if grad is not None and h not in roles.grad:
+            roles.grad[h] = grad
+        if applied is not None and h not in roles.applied:
+            roles.applied[h] = applied
+        if lr is not None:
+            lr_votes.append(lr)
+    if lr_votes:
+        roles.lr = max(set(lr_votes), key=lr_votes.count)
+    tape_gradients(flow, roles, consumers, sig, traced)
+    if roles.lr is not None:
+        roles.lr_chain = lr_chain(flow, roles.lr, trained, sig, traced)
+    # the loss: the deepest forward scalar depending on every variable
+    every = frozenset(roles.variables)
+    best: tuple[int, int] | None = None
+    for k in range(n):
+        if flow.phase[k] not in FORWARD or not traced[k, 0] or flow.op_type[k] in READS:
+            continue
+        s = sig((k, 0))
+        if s[1] == 0 and s[0] in FLOATS and deps[k] == every and every:
+            if best is None or (int(depth[k]), k) > best:
+                best = (int(depth[k]), k)
+    if best is not None:
+        roles.loss = (best[1], 0)
+    # layer outputs: per set of variables, the deepest layer-like tensor
+    limit = best[0] if best is not None else 1 << 30
+    groups: dict[frozenset[str], tuple[int, int]] = {}
+    for k in range(n):
+        if (flow.phase[k] != FWD or not traced[k, 0] or not deps[k]
+                or flow.op_type[k] not in LAYER_OPS or int(depth[k]) >= limit):
+            continue
+        s = sig((k, 0))
+        if s[1] < 2 or s[0] not in FLOATS:
+            continue
+        if _before_bias(flow, k, deps, consumers):
+            continue
+        got = groups.get(deps[k])
+        if got is None or (int(depth[k]), k) > got:
+            groups[deps[k]] = (int(depth[k]), k)
+    roles.layers = [(g, (k, 0)) for g, (_, k) in sorted(groups.items(), key=lambda x: x[1])]
+    if roles.layers and roles.loss is not None:  # where the loss function starts
+        last = roles.layers[-1][1][0]
+        uses = [c for c in consumers[last] if flow.phase[c] in FORWARD
+                and flow.op_type[c] not in SHAPE_ONLY]
+        uses.sort(key=lambda c: (flow.phase[c] != LOSS, c))
+        roles.loss_entry = uses[0] if uses else None
+    _split_loss(flow, roles, deps, traced)
+    return roles
+
+
+def _before_bias(flow: Flow, k: int, deps: list[frozenset[str]],
+                 consumers: list[list[int]]) -> bool:
+    """Whether node k is a layer's product before its bias: consumed by an add whose other
+    input is (a cast of) a variable's read — not yet the layer's output."""
+    for c in consumers[k]:
+        if flow.op_type[c] not in ("BiasAdd", "AddV2", "Add") or not deps[c] > deps[k]:
+            continue
+        for j, _ in flow.inputs[c]:
+            while j >= 0 and flow.op_type[j] == "Cast" and flow.inputs[j]:
+                j = flow.inputs[j][0][0]
+            if j >= 0 and j != k and flow.op_type[j] in READS:
+                return True
+    return False
+
+
+_ADDITIVE = frozenset({"AddV2", "Add", "AddN"})
+
+
+def _addends(flow: Flow, node: int) -> list[Tensor] | None:
+    """The operands a node adds up: an add, or a sum over a stack of scalars (Keras' `fit`
+    totals its losses as `sum(stack(losses))`); None for any other op."""
+    t = flow.op_type[node]
+    if t in _ADDITIVE:
+        return [x for x in flow.inputs[node] if x[0] >= 0]
+    if t == "Sum" and flow.inputs[node]:
+        src = flow.inputs[node][0][0]
+        if src >= 0 and flow.op_type[src] == "Pack":
+            return [x for x in flow.inputs[src] if x[0] >= 0]
+    return None
+
+
+def _split_loss(flow: Flow, roles: Roles, deps: list[frozenset[str]], traced: np.ndarray
+                ) -> None:
+    """Split the loss into its data term and its penalties: walking down the sums from the
+    loss, an operand that does not depend on the layers' outputs (only on weights) is a
+    penalty — `0.01 * tf.nn.l2_loss(w)`, `tf.add_n(model.losses)` — taken whole; the one
+    operand that does is the data loss."""
+    if roles.loss is None or not roles.layers:
+        return
+    n = len(flow)
+    data = np.zeros(n, bool)
+    for _, (k, _) in roles.layers:
+        data[k] = True
+    for k in range(n):
+        if not data[k] and flow.phase[k] in FORWARD:
+            data[k] = any(j >= 0 and data[j] for j, _ in flow.inputs[k])
+    node = roles.loss[0]
+    penalties: list[Tensor] = []
+    for _ in range(16):
+        while flow.op_type[node] == "Identity" and flow.inputs[node]:
+            node = flow.inputs[node][0][0]
+        ins = _addends(flow, node)
+        if ins is None:
+            break
+        on_data = [t for t in ins if data[t[0]]]
+        off = [t for t in ins if not data[t[0]] and deps[t[0]]]
+        if len(on_data) != 1 or not off:
+            break
+        penalties += [t for t in off if traced[t[0], min(t[1], traced.shape[1] - 1)]]
+        node = on_data[0][0]
+    if penalties and traced[node, 0]:
+        roles.total, roles.loss = roles.loss, (node, 0)
+        roles.penalties = penalties

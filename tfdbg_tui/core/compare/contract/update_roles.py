@@ -1,0 +1,242 @@
+"""Stage 2, the optimizer's side: from each variable's update back to what it consumed — the
+gradient as applied, the raw gradient the backward pass made (clipping or scaling between
+them, in user code or inside the optimizer), and the learning rate with the schedule's
+computation of it. Roles come from dataflow only: a constant is never the learning rate
+(Adam's 1 - beta_1 is a coefficient), whatever its value.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from reader import EAGER
+from tfdbg_tui.core.compare.contract.dataflow import APPLY, BWD, OPT, READS, Flow
+from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor, sig_class
+
+if TYPE_CHECKING:
+    from tfdbg_tui.core.compare.contract.roles import Roles
+
+
+_PASS = frozenset({"Identity", "IdentityN", "Cast", "Neg", "Mul", "Sub", "AddV2", "Add",
+                   "RealDiv", "StopGradient", "Snapshot"})
+
+
+def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[str, list[int]],
+          traced: np.ndarray) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
+    """(raw gradient, learning rate, applied gradient) of one update node: an apply op's
+    inputs say the applied gradient and the rate; an assignment's value is walked back
+    through the optimizer's arithmetic, where the rate is the non-constant scalar times
+    the gradient (a constant is a coefficient such as Adam's 1 - beta_1, never the rate)
+    and the gradient it multiplies is the applied one. The raw gradient is the first
+    backward-pass tensor shaped like the variable up the applied one's chain (clipping in
+    user code or inside the optimizer lies between them)."""
+    sig_f = sig  # callable (node, slot) -> Sig
+    t = flow.op_type[update]
+    ins = flow.inputs[update]
+    want = sig_class(var_sig)
+    if t in APPLY:
+        gi, li = APPLY[t]
+        applied = _traced(flow, ins[gi], traced) if gi < len(ins) else None
+        lr = _traced(flow, ins[li], traced) if li < len(ins) else None
+        raw = _raw(flow, ins[gi], want, sig_f, traced) if gi < len(ins) else None
+        return raw, lr, applied
+    if len(ins) < 2:
+        return None, None, None
+    queue: deque[tuple[Tensor, int]] = deque([(ins[1], 0)])
+    seen: set[Tensor] = set()
+    lr = applied = None
+    # in an eager step, what the optimizer consumed was made after the backward pass began:
+    # an earlier producer (an initializer's op before step 0) is a tensor id seen again,
+    # not this step's rate or gradient
+    floor = _backward_start(flow) if flow.kind == EAGER else -1
+    while queue and len(seen) < 96:
+        (j, slot), hops = queue.popleft()
+        if j < 0 or (j, slot) in seen:
+            continue
+        seen.add((j, slot))
+        typ = flow.op_type[j]
+        if typ in READS:
+            earlier = [a for a in last_assign.get(flow.handle[j] or "", []) if a < j]
+            if earlier and len(flow.inputs[earlier[-1]]) > 1:
+                queue.append((flow.inputs[earlier[-1]][1], hops + 1))
+            continue
+        s = sig_class(sig_f((j, slot)))  # type: ignore[operator]
+        if flow.phase[j] == BWD and s == want:
+            grad = _traced(flow, (j, slot), traced)
+            # the applied gradient only when it is computed from this one (a tensor
+            # without a recorded producer proves nothing)
+            if applied is None or grad is None or not _depends(flow, applied, grad[0]):
+                applied = grad
+            return grad, lr, applied
+        if typ in ("Mul", "RealDiv") and lr is None:
+            a, b = (flow.inputs[j] + [(-1, 0), (-1, 0)])[:2]
+            for x, y in ((a, b), (b, a)):  # the scalar times the gradient, not a slot
+                sx = sig_f(x) if x[0] >= 0 else (-1, -1, -1)  # type: ignore[operator]
+                sy = sig_f(y) if y[0] >= 0 else (-1, -1, -1)  # type: ignore[operator]
+                y_grad = y[0] < 0 or (sy[1] != 0 and flow.op_type[y[0]] not in READS)
+                if (x[0] > floor and sx[1] == 0 and sx[0] in FLOATS and y_grad
+                        and not _constant(flow, x[0])):
+                    lr = _traced(flow, x, traced)
+                    if (y[0] > floor and sig_class(sy) == want
+                            and not _reads(flow, y[0], flow.handle[update])):
+                        applied = _traced(flow, y, traced)
+                    break
+        if typ == "IdentityN":  # output k is input k: the other inputs are other tensors
+            if slot < len(flow.inputs[j]):
+                queue.append((flow.inputs[j][slot], hops + 1))
+        elif typ in _PASS or flow.phase[j] == OPT:
+            queue.extend((i, hops + 1) for i in flow.inputs[j])
+    # no recorded path to the backward pass (eager tape results): the applied gradient
+    # stands on its own when the optimizer computed it after the backward pass
+    return None, lr, applied if floor >= 0 else None
+
+
+def _reads(flow: Flow, k: int, handle: str | None) -> bool:
+    """Whether node k is computed from a read of `handle` outside the backward pass: the
+    variable times a factor is a weight decay's term, never a gradient."""
+    todo, seen = [k], set[int]()
+    while todo and len(seen) < 64:
+        j = todo.pop()
+        if j < 0 or j in seen or flow.phase[j] == BWD:
+            continue
+        seen.add(j)
+        if flow.op_type[j] in READS:
+            if flow.handle[j] == handle:
+                return True
+            continue
+        todo.extend(i for i, _ in flow.inputs[j])
+    return False
+
+
+def _backward_start(flow: Flow) -> int:
+    """The first backward-pass node of a flow (-1: none; everything may be consumed)."""
+    for k, phase in enumerate(flow.phase):
+        if phase == BWD:
+            return k
+    return -1
+
+
+def _depends(flow: Flow, t: Tensor, k: int) -> bool:
+    """Whether tensor `t` is computed from node `k` (within a few dozen ops)."""
+    todo, seen = [t[0]], set[int]()
+    while todo and len(seen) < 96:
+        j = todo.pop()
+        if j == k:
+            return True
+        if j < 0 or j in seen:
+            continue
+        seen.add(j)
+        todo.extend(i for i, _ in flow.inputs[j])
+    return False
+
+
+def _constant(flow: Flow, k: int, depth: int = 0) -> bool:
+    """Whether node k's value comes from constants alone (a coefficient, not a rate)."""
+    if flow.op_type[k] == "Const":
+        return True
+    ins = [j for j, _ in flow.inputs[k]]
+    if not ins or depth > 6 or any(j < 0 for j in ins):
+        return False
+    return all(_constant(flow, j, depth + 1) for j in ins)
+
+
+def _raw(flow: Flow, t: Tensor, want: Sig, sig_f: object, traced: np.ndarray
+         ) -> Tensor | None:
+    """The first backward-pass tensor shaped like the variable up `t`'s chain (`t` itself
+    when it is one): what the gradient was before clipping or scaling."""
+    queue: deque[Tensor] = deque([t])
+    seen: set[Tensor] = set()
+    while queue and len(seen) < 96:
+        j, slot = queue.popleft()
+        if j < 0 or (j, slot) in seen:
+            continue
+        seen.add((j, slot))
+        if flow.op_type[j] in READS:
+            continue
+        if flow.phase[j] == BWD and sig_class(sig_f((j, slot))) == want:  # type: ignore[operator]
+            return _traced(flow, (j, slot), traced)
+        if flow.op_type[j] == "IdentityN":
+            if slot < len(flow.inputs[j]):
+                queue.append(flow.inputs[j][slot])
+        else:
+            queue.extend(flow.inputs[j])
+    return _traced(flow, t, traced)
+
+
+def _traced(flow: Flow, t: Tensor, traced: np.ndarray) -> Tensor | None:
+    """`t`, or the first recorded tensor up its chain of Identity/Cast-like ops."""
+    node, slot = t
+    hops = 0
+    while node >= 0 and hops < 8:
+        if slot < traced.shape[1] and traced[node, slot]:
+            return node, slot
+        if flow.op_type[node] not in ("Identity", "IdentityN", "Snapshot", "Cast") \
+                or not flow.inputs[node]:
+            return None
+        node, slot = flow.inputs[node][0 if flow.op_type[node] != "IdentityN" else slot]
+        hops += 1
+    return None
+
+
+def tape_gradients(flow: Flow, roles: Roles, consumers: list[list[int]], sig: object,
+                    traced: np.ndarray) -> None:
+    """Gradients without a recorded path to the update (eager tape results): the terminal
+    backward tensors shaped like each variable, last layer first."""
+    missing = [h for h in roles.variables if h not in roles.grad]
+    if not missing:
+        return
+    taken = set(roles.grad.values())
+    terminal: list[Tensor] = []
+    for k in range(len(flow)):
+        if flow.phase[k] != BWD or not traced[k, 0]:
+            continue
+        if any(flow.phase[c] == BWD for c in consumers[k]):
+            continue
+        for s in range(traced.shape[1]):
+            if traced[k, s] and (k, s) not in taken:
+                terminal.append((k, s))
+    by_sig: dict[Sig, list[Tensor]] = {}
+    for t in terminal:
+        by_sig.setdefault(sig_class(sig(t)), []).append(t)  # type: ignore[operator]
+    wanted: dict[Sig, list[str]] = {}
+    for h in roles.variables:
+        wanted.setdefault(sig_class(roles.sig[h]), []).append(h)
+    for key, hs in wanted.items():
+        cands = by_sig.get(key, [])[::-1]  # backprop reaches the first layer last
+        free = [h for h in hs if h not in roles.grad]
+        if len(cands) >= len(hs):
+            got = cands[:len(hs)]
+            for h, t in zip(hs, got, strict=True):
+                if h in free:
+                    roles.grad[h] = t
+
+
+MAX_CHAIN = 48  # tensors of a learning-rate schedule looked at
+
+
+def lr_chain(flow: Flow, lr: Tensor, trained: set[str], sig: object, traced: np.ndarray
+              ) -> list[Tensor]:
+    """The float scalars the learning rate is computed from, in dataflow order: what feeds
+    it, not reads of trained variables (a schedule reads the step counter, never a weight),
+    nor the gradient path; bounded by MAX_CHAIN."""
+    seen: set[int] = set()
+    todo = [lr[0]]
+    while todo and len(seen) < MAX_CHAIN:
+        k = todo.pop()
+        if k < 0 or k in seen or flow.phase[k] == BWD:
+            continue
+        if flow.op_type[k] in READS and flow.handle[k] in trained:
+            continue
+        seen.add(k)
+        todo.extend(j for j, _ in flow.inputs[k])
+    out = []
+    for k in sorted(seen):
+        if (k, 0) == lr or not traced[k, 0] or flow.op_type[k] in SHAPE_ONLY:
+            continue
+        s = sig((k, 0))  # type: ignore[operator]
+        if s[0] in FLOATS and s[1] == 0:
+            out.append((k, 0))
+    return out
