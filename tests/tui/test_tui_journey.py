@@ -37,6 +37,7 @@ async def test_header_and_rows_say_the_step(tmp_path_factory: pytest.TempPathFac
         alerts = s.alerts
         first_row = alerts._row(0, 60).plain
         assert f" s{bad} " in first_row
+        assert alerts.diagnosis_box.plain.startswith(f"step {bad}: ")  # the diagnosis too
         summary = _text(s.query_one("#alerts-summary", Static))
         incidents = app.state.journey.incidents.items
         assert incidents

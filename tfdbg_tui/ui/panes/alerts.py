@@ -66,6 +66,7 @@ class AlertsPane(ListPane):
         self.provisional = False  # the diagnosis shown was walked while indexing
         self._generation = 0  # of the latest diagnosis asked for (older results dropped)
         self._summary_text: Text | None = None  # the summary shown last
+        self._message = ""  # the diagnosis' explanation shown last
 
     def compose(self) -> ComposeResult:
         yield SummaryLine(Text("indexing…", style="dim"), id="alerts-summary", markup=False)
@@ -145,6 +146,8 @@ class AlertsPane(ListPane):
     def on_journey(self) -> None:
         self.vlist.invalidate()
         self._summary()
+        if self.diagnosed is not None and self.diagnosed == self.selected:
+            self._draw_diagnosis()  # now with its step
 
     @property
     def selected(self) -> int | None:
@@ -323,11 +326,22 @@ class AlertsPane(ListPane):
             self._diagnose()  # indexing ended meanwhile: walk the finished index instead
             return
         self.diagnosis, self.diagnosed = result, position
+        self._message = message
+        self._draw_diagnosis()
+        if position is not None:
+            self.post_message(DiagnosisReady(position, result))
+
+    def _draw_diagnosis(self) -> None:
+        """The diagnosis line: the alert's training step first, when the run has steps."""
+        result, position = self.diagnosis, self.diagnosed
         notes = " ".join(result.notes) if result is not None and result.notes else ""
         text = Text()
         if self.provisional:
             text.append("provisional (indexing…): ", "bold yellow")
+        j = self._journey()
+        step = j.step_at(position) if j is not None and position is not None else None
+        if step is not None:
+            text.append(f"step {step}: ", "bold")
+        message = self._message
         text.append(lit(f"{message} {notes}" if notes else message), "italic")
         self.diagnosis_box.update(text)
-        if position is not None:
-            self.post_message(DiagnosisReady(position, result))
