@@ -21,6 +21,7 @@ from typing import Any
 
 from reader import DebugLogdir, ReaderError
 from tfdbg_tui.commands.args import Parser, UsageError, count
+from tfdbg_tui.commands.export import room
 from tfdbg_tui.commands.export.early import EarlyTraces
 from tfdbg_tui.commands.export.kept import KeptHealth
 from tfdbg_tui.commands.export.out import OutDir, check_out_dir
@@ -241,6 +242,10 @@ def _export(opts: argparse.Namespace, reads: Executor,
     except OSError as exc:
         print(error_line(PROG, f"{opts.out_dir}: {exc.strerror}"), file=sys.stderr)
         return 2
+    short = room.problem()  # before pyarrow loads (it would fail as if not installed)
+    if short is not None:
+        print(error_line(PROG, short), file=sys.stderr)
+        return 2
     try:
         Tables.check()
         # the index cache is saved while the tables are written (`write_tables`)
@@ -255,6 +260,12 @@ def _export(opts: argparse.Namespace, reads: Executor,
         print(error_line(PROG, f"nothing readable in {opts.logdir}: {logdir.warnings[0]}"),
               file=sys.stderr)
         return 2
+    data = sum(logdir.file_cursor(fsi, s).offset for fsi in range(len(logdir.filesets))
+               for s in ("graph_execution_traces", "execution"))
+    short = room.problem(data)
+    if short is not None:
+        print(error_line(PROG, short), file=sys.stderr)
+        return 2
     import pyarrow as pa
 
     try:
@@ -264,6 +275,12 @@ def _export(opts: argparse.Namespace, reads: Executor,
     except OSError as exc:
         print(error_line(PROG, f"{exc.filename or opts.out_dir}: {exc.strerror or exc}"),
               file=sys.stderr)
+        return 2
+    except (MemoryError, RuntimeError) as exc:  # (Arrow's too; a thread that could not start)
+        if isinstance(exc, RuntimeError) and "thread" not in str(exc):
+            raise
+        print(error_line(PROG, f"out of memory writing the tables: export needs "
+                         f"{room.figure(data)}"), file=sys.stderr)
         return 2
     except pa.ArrowException as exc:
         print(error_line(PROG, f"{opts.out_dir}: {exc}"), file=sys.stderr)

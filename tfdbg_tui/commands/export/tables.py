@@ -65,10 +65,23 @@ def pyarrow() -> Any:
     """pyarrow, or an ImportError saying which extra brings it."""
     try:
         import pyarrow as pa
-    except ImportError:
+    except ImportError as exc:
+        if _installed("pyarrow"):  # there, but it would not load
+            text = " ".join(str(exc).split())[:200]
+            raise ImportError(f"pyarrow is installed but could not be loaded ({text}); out of "
+                              "memory (an address-space limit)?") from None
         raise ImportError("exporting tables needs pyarrow: pip install 'tfdbg-tui[export]'"
                           ) from None
     return pa
+
+
+def _installed(name: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError, AttributeError):
+        return False
 
 
 class Tables:
