@@ -149,3 +149,12 @@ def test_report_shows_no_frame_of_tfdbg_tui_itself(wrapped_logdir: str,
         assert files and files[0].endswith("prog.py")  # outermost first: the user's program
         assert not [f for f in files if any(w in f for w in (
             "tfdbg_tui", "runpy", "bin/tfdbg-tui"))], files
+
+
+def test_incidents_do_not_depend_on_limit(tmp_path_factory: pytest.TempPathFactory,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    path = step_logdir(tmp_path_factory, "eager")
+    few = run_json([path, "--limit", "1"], capsys)["incidents"]
+    default = run_json([path], capsys)["incidents"]
+    assert [(i["first_alert"], i["alerts"]) for i in few] == [
+        (i["first_alert"], i["alerts"]) for i in default]

@@ -24,6 +24,7 @@ from reader.diagnosis.incidents import Incident, find_incidents
 from reader.diagnosis.steps import step_losses, training_steps
 
 PER_STEP_JSON = 10_000  # steps listed one by one in `steps.per_step`
+INCIDENT_DIAGNOSES = 10  # first alerts always diagnosed to find incidents
 KNOWN = "_diagnosis"  # entry key the diagnosis section takes a finished diagnosis from
 
 
@@ -49,7 +50,8 @@ def add_journey(logdir: DebugLogdir, report: dict[str, Any], first: list[dict[st
                      for s in range(min(steps.count, PER_STEP_JSON))],
         "notes": list(steps.notes),
     }
-    incidents = find_incidents(logdir, steps, max(limit, 1))
+    # the same incidents whatever --limit asks to detail (10 diagnosed at least)
+    incidents = find_incidents(logdir, steps, max(limit, INCIDENT_DIAGNOSES))
     for k, entry in enumerate(first):
         s = int(alert_steps[k]) if k < len(alert_steps) and alert_steps[k] >= 0 else None
         entry["step"] = s
