@@ -69,7 +69,10 @@ class OutDir:
             raise OSError(errno.EIO, "a table was discarded before the export ended",
                           self.path)
         fd = self._folder()
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:  # a file system without locks (some NFS): each file still whole
+            pass
         try:
             for f in files.values():
                 f.commit()
@@ -78,7 +81,10 @@ class OutDir:
             except OSError:
                 pass
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            except OSError:
+                pass
         return {name: os.path.join(self.path, name) for name in files}
 
     def discard(self) -> None:
