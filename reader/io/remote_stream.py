@@ -37,7 +37,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from reader.io.remote import timeout
+from reader.io.remote import error_for, timeout
 
 SPAN = 256 << 20  # bytes asked for in one streaming GET (TFDBG_TUI_REMOTE_SPAN overrides)
 BLOCK = 4 << 20  # bytes handed over at once
@@ -147,7 +147,11 @@ def fetch(fs: Any, path: str, url: str, version: str, start: int, stop: int) -> 
                                  Range=f"bytes={start}-{stop - 1}")
         try:
             _check_version(resp, version)
-            return bytes(await resp["Body"].read())
+            limit = timeout() * (1 + (stop - start) // PROGRESS)  # `PROGRESS` per timeout
+            try:
+                return bytes(await asyncio.wait_for(resp["Body"].read(), limit))
+            except asyncio.TimeoutError:
+                raise Stalled(f"less than {PROGRESS >> 10} KiB in {timeout():g} s") from None
         finally:
             resp["Body"].close()
 
@@ -156,6 +160,8 @@ def fetch(fs: Any, path: str, url: str, version: str, start: int, stop: int) -> 
     except Exception as exc:
         if _is_replaced(exc):
             raise _replaced(url) from None
+        if isinstance(exc, Stalled):
+            raise error_for(url, exc) from None
         raise
 
 
