@@ -27,7 +27,11 @@ def test_row_status_partner_and_next_divergence(pair_runs: dict[str, str]) -> No
     # after that)
     bias_reads = status[names == "BiasAdd/ReadVariableOp"]
     assert bias_reads[0] == DIFFERENT and (bias_reads[1:] == UNMATCHED).all()
-    assert status[names == "MatMul"].tolist() == [EQUAL, DIFFERENT, DIFFERENT]
+    # step 0's first MatMul is equal or, when B's MatMul is the layer output paired with A's
+    # bias add (issue 29: one layer per user line), left without a partner — never different
+    mm = status[names == "MatMul"].tolist()
+    assert mm[0] in (EQUAL, UNMATCHED) and mm[1:] in ([DIFFERENT, DIFFERENT],
+                                                       [UNMATCHED, UNMATCHED]), mm
     assert (status[names == "Relu"] == DIFFERENT).all()
     bias_add = np.flatnonzero(names == "BiasAdd")
     assert (status[bias_add] == DIFFERENT).all()

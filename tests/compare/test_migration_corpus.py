@@ -53,35 +53,27 @@ KNOWN_FAILING: dict[str, str] = {
     # equivalent pairs reported as diverging / incomparable
     "convbn_eager": "exit 3, incomparable: gradients of conv/bias, bn/gamma, bn/beta 'not "
                     "found in B' at every step (the eager tape's gradients of a conv+BN net)",
-    "bninf_eager": "exit 1, step 0 gradient: A gradients/batchnorm/add_1_grad/Reshape "
-                   "@conv_tf1.py:74 against B Mul @conv_tf2.py:101",
-    "rnn_eager": "exit 1, step 0 variable: A MatMul/ReadVariableOp @rnn_tf1.py:44 against B "
-                 "ReadVariableOp @rnn_tf2.py:39 (RNN weights mispaired)",
-    "rnn_fit": "exit 1, step 0 variable: A MatMul/ReadVariableOp @rnn_tf1.py:44 against B "
-               "simple_rnn_cell_1/Cast_1/ReadVariableOp @rnn_tf2.py:40",
-    # buggy pairs: wrong quantity, or the right one at another line
-    "adam_fit_dropout": "step 0 layer_output, right, but A's line is the relu's "
-                        "(dense_tf1.py:61, AT:hidden), not the dropout's (AT:dropout)",
-    "adagrad_clipnorm": "step 0 update, not applied_gradient (Keras clipnorm in "
-                        "apply_gradients vs tf.clip_by_value in user code)",
-    "clipnorm_per_tensor": "step 0 update, not applied_gradient (Keras clipnorm vs "
-                           "tf.clip_by_global_norm in user code)",
-    "flatten_channels_first": "step 0 layer_output, right, but A's line is the logits' "
-                              "(conv_tf1.py:71), not the reshape's (AT:flatten)",
-    "bn_momentum": "step 0 state, right, but A's line is the moving mean's get_variable "
-                   "(conv_tf1.py:39), not the moving-average update (AT:state)",
+    "bninf_eager": "exit 1, step 0 gradient of bn/beta: A gradients/batchnorm/add_1_grad/"
+                   "Reshape against an eager B Mul (the tape's terminal tensors mispaired)",
+    "rnn_eager": "exit 1, step 0 variable: RNN weights mispaired ('variable 1: in B only')",
+    "rnn_fit": "exit 1, step 0 layer_output: A's rnn/recurrent_kernel without a partner (the "
+               "cell reads its kernels through Cast ops in fit)",
+    # buggy pairs: the right step, another quantity
+    "adagrad_clipnorm": "step 0 update, not applied_gradient: Keras clips in eager code whose "
+                        "result reaches the update through an Identity, which tfdbg does not "
+                        "record, so the clipped gradient has no recorded producer",
+    "clipnorm_per_tensor": "step 0 update, not applied_gradient (as adagrad_clipnorm)",
     "bninf_fit": "step 0 other, not layer_output: A batchnorm/add @conv_tf1.py:68 against B "
                  "batch_normalization_1/batchnorm/add @conv_tf2.py:48 (BN's variance + epsilon "
                  "unroled: A's moving variance, B's batch variance)",
-    "mixed_float16": "step 0 variable: A's logits bias read paired with B's batch-norm "
-                     "Cast/ReadVariableOp (conv_tf2.py:48), not the conv output",
+    "mixed_float16": "step 0 variable: float16 compute reads the variables through casts; "
+                     "conv/bias and bn/gamma stay without a partner and bn/beta is mispaired",
 }
 
-# The JSON gives per step and quantity only counts, so "every gradient compared" is checked
-# as a count. The field proposed for it — steps[k].quantities[q].variables: A's names of the
-# variables whose q was compared at step k — is not in the JSON yet.
+# "Every gradient compared" as names, not only a count: steps[k].quantities[q].variables
+# lists A's variables whose q was compared at step k (in the JSON since issue 29).
 VARIABLES_FIELD = "variables"
-VARIABLES_FIELD_MISSING = True
+VARIABLES_FIELD_MISSING = False
 
 
 def _versions() -> bytes:
@@ -223,14 +215,16 @@ def _summary(code: int, r: dict[str, Any]) -> str:
     return f"exit {code}, step {fd.get('step')} {fd.get('quantity')}, {', '.join(sides)}"
 
 
-def _params(kind: int, extra_xfail: str | None = None) -> list[Any]:
+def _params(kind: int, extra_xfail: str | None = None, weaker: bool = False) -> list[Any]:
     out = []
     for name, pair in PAIRS.items():
         if pair.exit != kind:
             continue
         marks = []
         if name in KNOWN_FAILING:
-            marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_FAILING[name]))
+            # the per-variable check is weaker than the pair's: it may hold where the pair
+            # fails, so there it is not strict
+            marks.append(pytest.mark.xfail(strict=not weaker, reason=KNOWN_FAILING[name]))
         elif extra_xfail:
             marks.append(pytest.mark.xfail(strict=True, reason=extra_xfail))
         out.append(pytest.param(name, id=name, marks=marks))
@@ -267,7 +261,7 @@ def test_equivalent_pair(corpus_runs: dict[str, str], name: str) -> None:
 
 @pytest.mark.parametrize("name", _params(0, f"steps[].quantities[].{VARIABLES_FIELD} proposed, "
                                                "not in the JSON yet"
-                                         if VARIABLES_FIELD_MISSING else None))
+                                         if VARIABLES_FIELD_MISSING else None, weaker=True))
 def test_equivalent_pair_compares_each_variable(corpus_runs: dict[str, str], name: str) -> None:
     """The counts above could add up with one variable compared twice and another never: the
     proposed per-quantity list of A's variable names says which were compared."""

@@ -21,7 +21,14 @@ import numpy as np
 
 from reader import ReaderError
 from reader.modes import FULL_TENSOR
-from tfdbg_tui.core.compare.contract import CONTRACT, Q_APPLIED, Q_UPDATE, QUANTITIES
+from tfdbg_tui.core.compare.contract import (
+    CONTRACT,
+    Q_APPLIED,
+    Q_GRADIENT,
+    Q_UPDATE,
+    Q_VARIABLE,
+    QUANTITIES,
+)
 from tfdbg_tui.core.compare.pairs import DIFFERENT, EQUAL
 from tfdbg_tui.core.compare.values import RecordReader
 
@@ -125,6 +132,9 @@ def _cosine(ra: RecordReader, rb: RecordReader, kind_a: int, row_a: int, kind_b:
     return float(np.dot(x, y) / (nx * ny))
 
 
+_PER_VARIABLE = (Q_VARIABLE, Q_GRADIENT, Q_APPLIED, Q_UPDATE)
+
+
 def step_table(c: Comparison) -> list[dict[str, Any]]:
     """Per training step, per quantity: compared, equal, different, the largest absolute and
     relative errors, and the smallest cosine similarity (FULL_TENSOR values only)."""
@@ -155,6 +165,13 @@ def step_table(c: Comparison) -> list[dict[str, Any]]:
                 "different": int(np.count_nonzero(st == DIFFERENT)),
                 "max_abs_error": _max(p.max_abs[sel]), "max_rel_error": _max(p.max_rel[sel]),
                 "cosine": min(cos) if cos else None}
+            # which of A's variables this quantity was compared for (a count could add up
+            # with one variable twice and another never)
+            names = sorted({sp.var[i - off] for i, s in zip(sel.tolist(), st.tolist(),
+                                                            strict=True)
+                            if s in (EQUAL, DIFFERENT) and sp.var[i - off]})
+            if names or q in _PER_VARIABLE:
+                quantities[QUANTITIES[q]]["variables"] = names
         out.append({"step": k, "quantities": quantities})
     return out
 

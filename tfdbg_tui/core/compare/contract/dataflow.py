@@ -96,6 +96,7 @@ class Flow:
     inputs: list[list[tuple[int, int]]] = field(default_factory=list)
     handle: list[str | None] = field(default_factory=list)
     phase: list[int] = field(default_factory=list)
+    line: list[int] = field(default_factory=list)  # `Frames.line` of each node
     steps: list[int] = field(default_factory=list)  # global step numbers this flow covers
     rows: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 1), np.int64))
     gid: str = ""  # a graph flow's graph id
@@ -113,12 +114,13 @@ class Flow:
         return len(self.op_type)
 
     def add(self, op_type: str, name: str, inputs: list[tuple[int, int]], handle: str | None,
-            phase: int) -> None:
+            phase: int, line: int = -1) -> None:
         self.op_type.append(op_type)
         self.name.append(name)
         self.inputs.append(inputs)
         self.handle.append(handle)
         self.phase.append(phase)
+        self.line.append(line)
 
 
 @dataclass
@@ -140,6 +142,23 @@ class Frames:
     def __init__(self, logdir: DebugLogdir) -> None:
         self.logdir = logdir
         self.cache: dict[tuple[str, ...], int] = {}
+        self.lines: dict[tuple[str, ...], int] = {}
+        self.line_ids: dict[tuple[str, int], int] = {}
+
+    def line(self, ids: tuple[str, ...]) -> int:
+        """A number for the user's line a node was made or run at (-1: none): the nodes of
+        one line of a program (`x = self.bn(x)`, `flat = tf.reshape(...)`) are one layer."""
+        got = self.lines.get(ids)
+        if got is None:
+            try:
+                frames = self.logdir.stack(ids)
+                uf = self.logdir.user_frame(frames)
+            except (ReaderError, KeyError, ValueError):
+                uf = None
+            key = (uf.file, uf.line) if uf is not None else None
+            got = -1 if key is None else self.line_ids.setdefault(key, len(self.line_ids))
+            self.lines[ids] = got
+        return got
 
     def phase(self, ids: tuple[str, ...]) -> int:
         got = self.cache.get(ids)

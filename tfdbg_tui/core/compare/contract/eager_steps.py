@@ -53,7 +53,8 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str]
         ins = [producer.get(tid, (-1, 0)) for tid in r.input_tensor_ids]
         handle = (f"id:{r.input_tensor_ids[0]}" if (r.op_type in READS or r.op_type in UPDATES)
                   and r.input_tensor_ids else None)
-        whole.add(r.op_type, "", ins, handle, frames.phase(r.stack_frame_ids))
+        whole.add(r.op_type, "", ins, handle, frames.phase(r.stack_frame_ids),
+                  frames.line(r.stack_frame_ids))
         for s, tid in enumerate(r.output_tensor_ids):
             producer[tid] = (i, s)
     first = np.asarray(e.first_output, np.int64)
@@ -84,7 +85,7 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str]
         rows = np.full((1, end + 1 - start, width), -1, np.int64)
         for k in range(start, end + 1):
             ins = [(index.get(j, -1), sl) if j >= 0 else (-1, sl) for j, sl in whole.inputs[k]]
-            flow.add(whole.op_type[k], "", ins, whole.handle[k], whole.phase[k])
+            flow.add(whole.op_type[k], "", ins, whole.handle[k], whole.phase[k], whole.line[k])
             m = min(int(e.n_outputs[k]), width)
             rows[0, index[k], :m] = first[k] + np.arange(m)
         flow.rows = rows

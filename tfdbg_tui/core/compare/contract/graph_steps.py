@@ -44,7 +44,8 @@ def _graph_flow(logdir: DebugLogdir, ops: OpTable, gid: str, frames: Frames) -> 
                 if parsed is not None:
                     ins.append((local.get(parsed[0], -1), parsed[1]))
         phase = frames.phase(op.stack_frame_ids) if op is not None else FWD
-        flow.add(ops.types[i], name, ins, None, phase)
+        line = frames.line(op.stack_frame_ids) if op is not None else -1
+        flow.add(ops.types[i], name, ins, None, phase, line)
     for k, t in enumerate(flow.op_type):  # the variable a resource op reads or writes
         if (t in READS or t in UPDATES) and flow.inputs[k]:
             src = flow.inputs[k][0][0]

@@ -68,6 +68,7 @@ class StepPairs:
     step: list[int] = field(default_factory=list)
     quantity: list[int] = field(default_factory=list)
     label: list[str] = field(default_factory=list)
+    var: list[str] = field(default_factory=list)  # A's variable a pair is of ("" if none)
     n_steps: int = 0
     variables: list[tuple[str, str]] = field(default_factory=list)  # paired names at step 0
     unpaired_a: list[str] = field(default_factory=list)
@@ -86,7 +87,9 @@ class StepPairs:
     _seen: dict[tuple[int, int, int, int], int] = field(default_factory=dict, repr=False)
 
     def add(self, a: tuple[int, int] | None, b: tuple[int, int] | None, step: int, q: int,
-            label: str) -> int:
+            label: str, var: str = "") -> int:
+        """Pair `a` with `b` as quantity `q` of `step` (`var`: A's variable it is of, if any);
+        its id, or -1 when either side was not recorded."""
         if a is None or b is None:
             return -1
         key = (a[0], a[1], b[0], b[1])
@@ -101,6 +104,7 @@ class StepPairs:
         self.step.append(step)
         self.quantity.append(q)
         self.label.append(label)
+        self.var.append(var)
         return len(self.row_a) - 1
 
 
@@ -129,20 +133,42 @@ def _pair_variables(ma: RunModel, ra: Roles, mb: RunModel, rb: Roles,
 
 def _layers(ra: Roles, rb: Roles, vp: list[tuple[str, str]]
             ) -> list[tuple[int, Tensor, Tensor]]:
-    """Layer outputs paired by the set of paired variables they depend on."""
+    """Layer outputs paired by the set of paired variables they depend on, and within one set
+    (a conv, its batch norm, its activation and a flatten depend on the same weights) in
+    forward order by dtype class, rank and size (`difflib`: a layer one run does in more
+    ops, or with no line of its own — `fit` — stays unpaired without shifting the rest)."""
     to_b = dict(vp)
     paired_b = set(to_b.values())
-    out = []
-    used: set[int] = set()
-    for k, (ga, ta) in enumerate(ra.layers):
+    by_set_a: dict[frozenset[str], list[int]] = {}
+    by_set_b: dict[frozenset[str], list[int]] = {}
+    for k, (ga, _) in enumerate(ra.layers):
         want = frozenset(to_b[h] for h in ga if h in to_b)
-        cands = [(len(gb - paired_b), j) for j, (gb, _) in enumerate(rb.layers)
-                 if j not in used and frozenset(gb & paired_b) == want]
-        if want and cands:
-            _, j = min(cands)
-            used.add(j)
-            out.append((k, ta, rb.layers[j][1]))
+        if want:
+            by_set_a.setdefault(want, []).append(k)
+    for j, (gb, _) in enumerate(rb.layers):
+        by_set_b.setdefault(frozenset(gb & paired_b), []).append(j)
+    out = []
+    for want, ks in by_set_a.items():
+        js = by_set_b.get(want, [])
+        if not js:
+            continue
+        # the deepest of a set with the deepest — what the next layer reads, so an
+        # activation one run adds is compared where it changes the values — then the rest
+        out.append((ks[-1], ra.layers[ks[-1]][1], rb.layers[js[-1]][1]))
+        ks, js = ks[:-1], js[:-1]
+        sa = [_layer_sig(ra, k) for k in ks]
+        sb = [_layer_sig(rb, j) for j in js]
+        m = SequenceMatcher(None, sa, sb, autojunk=False)
+        for block in m.get_matching_blocks():
+            for i in range(block.size):
+                k, j = ks[block.a + i], js[block.b + i]
+                out.append((k, ra.layers[k][1], rb.layers[j][1]))
+    out.sort(key=lambda x: x[0])
     return out
+
+
+def _layer_sig(roles: Roles, k: int) -> tuple[int, int, int]:
+    return roles.layer_sigs[k] if k < len(roles.layer_sigs) else (-1, -1, -1)
 
 
 def pair_steps(ma: RunModel, mb: RunModel,
@@ -174,7 +200,8 @@ def pair_steps(ma: RunModel, mb: RunModel,
                 # assignment's, the one that gave the variable that value
                 a = ma.row(0, ra.read.get(ha)) or fa.init.get(ha)
                 b = mb.row(0, rb.read.get(hb)) or fb.init.get(hb)
-                got = out.add(a, b, 0, Q_VARIABLE, f"initial {ma.names.get(ha, ha)}")
+                got = out.add(a, b, 0, Q_VARIABLE, f"initial {ma.names.get(ha, ha)}",
+                              ma.names.get(ha, ha))
                 if got < 0:
                     out.missing.append(f"step 0: initial value of {ma.names.get(ha, ha)}")
                     continue
@@ -188,7 +215,8 @@ def pair_steps(ma: RunModel, mb: RunModel,
             _, _, prb = mb.steps[k - 1]
             for ha, hb in vp:
                 got = out.add(ma.row(k, ra.read.get(ha)), mb.row(k, rb.read.get(hb)), k - 1,
-                              Q_UPDATE, f"{ma.names.get(ha, ha)} after step {k - 1}'s update")
+                              Q_UPDATE, f"{ma.names.get(ha, ha)} after step {k - 1}'s update",
+                              ma.names.get(ha, ha))
                 if got < 0:
                     out.missing.append(f"step {k - 1}: {ma.names.get(ha, ha)} after the update")
                     continue
@@ -215,7 +243,7 @@ def pair_steps(ma: RunModel, mb: RunModel,
         _pair_chain(out, k, ma, ra, mb, rb)
         for ha, hb in vp:
             got = out.add(ma.row(k, ra.grad.get(ha)), mb.row(k, rb.grad.get(hb)), k,
-                          Q_GRADIENT, f"gradient of {ma.names.get(ha, ha)}")
+                          Q_GRADIENT, f"gradient of {ma.names.get(ha, ha)}", ma.names.get(ha, ha))
             if got < 0:
                 out.missing.append(f"step {k}: the gradient of {ma.names.get(ha, ha)}"
                                    + _which(ra.grad.get(ha), rb.grad.get(hb)))
@@ -224,7 +252,7 @@ def pair_steps(ma: RunModel, mb: RunModel,
             xa, xb = ra.applied.get(ha), rb.applied.get(hb)
             if xa is not None and xb is not None:
                 out.add(ma.row(k, xa), mb.row(k, xb), k, Q_APPLIED,
-                        f"gradient of {ma.names.get(ha, ha)} as applied")
+                        f"gradient of {ma.names.get(ha, ha)} as applied", ma.names.get(ha, ha))
         out.required.append([r for r in req if r >= 0])
     if n:
         out.notes.append(f"step {n - 1}'s update is not compared: neither run reads the "

@@ -39,14 +39,15 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     Flow,
     training_update,
 )
-from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor
+from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor, sig_class
 from tfdbg_tui.core.compare.contract.update_roles import lr_chain, tape_gradients, walk
 
 LAYER_OPS = frozenset({"MatMul", "BatchMatMulV2", "BatchMatMulV3", "BiasAdd", "AddV2", "Add",
                        "Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softplus",
                        "LeakyRelu", "Gelu", "Conv2D", "Conv1D", "Conv3D",
                        "DepthwiseConv2dNative", "MaxPool", "AvgPool", "FusedBatchNormV3",
-                       "FusedBatchNorm", "Erf", "Mul"})
+                       "FusedBatchNorm", "Erf", "Mul", "Reshape", "Transpose", "SelectV2",
+                       "Select"})
 
 
 @dataclass
@@ -60,6 +61,7 @@ class Roles:
     lr: Tensor | None = None
     loss: Tensor | None = None
     layers: list[tuple[frozenset[str], Tensor]] = field(default_factory=list)  # depth order
+    layer_sigs: list[Sig] = field(default_factory=list)
     update: dict[str, int] = field(default_factory=dict)  # the node updating each variable
     loss_entry: int | None = None  # the first op of the loss function (its line: the loss's)
     # the schedule's computation of the learning rate, in dataflow order (the rate itself
@@ -134,7 +136,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         if flow.op_type[k] in READS and traced[k, 0] and h not in roles.state_read:
             roles.state_read[h] = (k, 0)
             roles.state.append(h)
-        elif flow.op_type[k] in UPDATES and h not in roles.state_update:
+        elif flow.op_type[k] in UPDATES:  # the last: an initializer's assignment comes first
             roles.state_update[h] = k
     # gradients and the learning rate, from the updates
     last_assign: dict[str, list[int]] = {}
@@ -172,9 +174,10 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
                 best = (int(depth[k]), k)
     if best is not None:
         roles.loss = (best[1], 0)
-    # layer outputs: per set of variables, the deepest layer-like tensor
+    # layer outputs: per set of variables and user line (`x = self.bn(x)`, a TF1 line of its
+    # own: one layer each), the deepest layer-like tensor
     limit = best[0] if best is not None else 1 << 30
-    groups: dict[frozenset[str], tuple[int, int]] = {}
+    groups: dict[tuple[frozenset[str], int], tuple[int, int]] = {}
     for k in range(n):
         if (flow.phase[k] != FWD or not traced[k, 0] or not deps[k]
                 or flow.op_type[k] not in LAYER_OPS or int(depth[k]) >= limit):
@@ -184,10 +187,13 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
             continue
         if _before_bias(flow, k, deps, consumers):
             continue
-        got = groups.get(deps[k])
+        gkey = (deps[k], flow.line[k] if k < len(flow.line) else -1)
+        got = groups.get(gkey)
         if got is None or (int(depth[k]), k) > got:
-            groups[deps[k]] = (int(depth[k]), k)
-    roles.layers = [(g, (k, 0)) for g, (_, k) in sorted(groups.items(), key=lambda x: x[1])]
+            groups[gkey] = (int(depth[k]), k)
+    ordered = sorted(groups.items(), key=lambda x: x[1])
+    roles.layers = [(g, (k, 0)) for (g, _), (_, k) in ordered]
+    roles.layer_sigs = [sig_class(sig((k, 0))) for _, (_, k) in ordered]
     if roles.layers and roles.loss is not None:  # where the loss function starts
         last = roles.layers[-1][1][0]
         uses = [c for c in consumers[last] if flow.phase[c] in FORWARD
