@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import math
 import sys
@@ -20,6 +21,7 @@ from typing import Any, TextIO
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.index.frames import Frame
+from reader.io.safewrite import replace_file
 from tfdbg_tui.commands.args import Parser, UsageError, count
 from tfdbg_tui.commands.pair_load import load_pair
 from tfdbg_tui.core.compare import (
@@ -332,7 +334,8 @@ def main(argv: Sequence[str]) -> int:
         try:
             with open(opts.map, encoding="utf-8") as f:
                 mapping = read_map(f.read(1 << 20))
-        except (OSError, ValueError, UnicodeDecodeError) as exc:
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError, OverflowError,
+                MemoryError) as exc:  # a hostile --map: deep nesting, huge repeat counts
             print(error_line(f"{PROG}: error", f"--map {opts.map}: {exc}"), file=sys.stderr)
             return 2
     comparison = compare(a, b, Tolerance(opts.rtol, opts.atol, opts.tight_steps),
@@ -343,8 +346,11 @@ def main(argv: Sequence[str]) -> int:
             if opts.csv == "-":
                 write_csv(result, sys.stdout)
             else:
-                with open(opts.csv, "w", newline="", encoding="utf-8") as f:
-                    write_csv(result, f)
+                buf = io.StringIO()  # written whole, then put in place: a full disk keeps
+                write_csv(result, buf)  # the previous file
+                replace_file(opts.csv, lambda f: f.write(buf.getvalue().encode("utf-8")))
+        except BrokenPipeError:
+            raise  # `diff --csv - | head -1`: the CLI ends quietly
         except OSError as exc:
             print(error_line(f"{PROG}: error", f"--csv {opts.csv}: {exc}"), file=sys.stderr)
             return 2

@@ -57,8 +57,12 @@ def _cell(side: SideLoss, steps: range, lo: float, hi: float, divergent: bool) -
     if not values:
         what = FINITE if FINITE in states else (NO_LOSS if NO_LOSS in states else "unknown")
         return Cell(MISSING, what, steps, divergent)
-    mean = sum(values) / len(values)
-    level = 0 if hi <= lo else min(len(BARS) - 1, int((mean - lo) / (hi - lo) * len(BARS)))
+    # halves first: losses near ±1.7e308 overflow a plain mean or span to ±inf, and
+    # int(nan) raises — a level that is not finite is clamped instead
+    mean = sum(v / 2 for v in values) / len(values)
+    span = hi / 2 - lo / 2
+    frac = (mean - lo / 2) / span if span > 0 else 0.0
+    level = min(len(BARS) - 1, max(0, int(frac * len(BARS)))) if math.isfinite(frac) else 0
     return Cell(BARS[level] if hi > lo else BARS[3], VALUE, steps, divergent)
 
 
