@@ -1,5 +1,5 @@
-"""Where a run's Parquet shards live, when one may be trusted, and writing one (the task
-`tfdbg-tui index` maps over file sets on an engine).
+"""Where a run's Parquet shards live and when one may be trusted (writing one is
+`reader.index.shard_task`, the task `tfdbg-tui index` maps over file sets on an engine).
 
 Shards of LOGDIR are under `LOGDIR/.tfdbg-index/` (`s3://bucket/run/.tfdbg-index/` for a
 bucket), one `<file set name>.parquet` each, or in the folder `$TFDBG_TUI_SHARDS` names
@@ -28,14 +28,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from reader.cache.snapshot import ALL_FILES, file_identity
 from reader.cache.snapshot import still_holds as cache_still_holds
-from reader.index.parquet_shards import ShardError, metadata, read, write
-from reader.index.shards import Shard, index_fileset
+from reader.index.parquet_shards import ShardError, metadata, read
+from reader.index.shards import Shard
 from reader.io import regular
 from reader.io.discovery import FileSet
 from reader.io.remote import (
@@ -43,8 +42,6 @@ from reader.io.remote import (
     filesystem,
     is_remote,
     normalize,
-    one_pass,
-    seed_pass,
     source,
     stat_file,
 )
@@ -74,7 +71,7 @@ def identities(fs: FileSet) -> dict[str, Any]:
     return {s: file_identity(fs.path(s)) for s in ALL_FILES}
 
 
-def _portable(ident: Any) -> Any:
+def portable(ident: Any) -> Any:
     if isinstance(ident, dict) and "url" not in ident:
         return {k: v for k, v in ident.items() if k not in ("dev", "ino", "ctime")}
     return ident
@@ -264,138 +261,3 @@ def _names(logdir: str) -> set[str]:
         return set(regular.listdir(logdir))
     except OSError:
         return set()
-
-
-# ------------------------------------------------------------------ the task
-@dataclass
-class TaskResult:
-    """What indexing one file set did: `status` "indexed", "current" (its shard was up to
-    date: nothing read) or "failed" (`error` says why, one line)."""
-
-    name: str
-    status: str
-    error: str = ""
-    rows: int = 0
-    bytes: int = 0
-    seconds: float = 0.0
-    warnings: list[str] = field(default_factory=list)
-
-
-Seen = dict[str, dict[str, Any]]  # folder URL → name → RemoteStat (a listing's entries)
-
-
-def seen_by_driver(path: str, filesets: list[FileSet], where: str) -> list[Seen | None]:
-    """For a remote logdir: what one listing of the run's folder and one of its shard
-    folder say of each file set's objects and shard, to be given to its task (`seed_pass`:
-    a task never lists a folder of thousands of hosts). None for each file set of a local
-    logdir."""
-    if not is_remote(path):
-        return [None] * len(filesets)
-    out: list[Seen | None] = []
-    with one_pass():
-        shards = listing(where)
-        for fs in filesets:
-            objects = {}
-            for s in ALL_FILES:
-                try:
-                    objects[fs.path(s).rsplit("/", 1)[1]] = stat_file(fs.path(s))
-                except OSError:
-                    continue
-            mine = {}
-            if fs.name + EXT in shards:
-                try:
-                    mine[fs.name + EXT] = stat_file(shard_path(where, fs))
-                except OSError:
-                    pass
-            out.append({normalize(path): objects, normalize(where): mine})
-    return out
-
-
-def index_task(path: str, run_id: str, fs: FileSet, where: str, expected_source: str,
-               force: bool = False, seen: Seen | None = None) -> TaskResult:
-    """The task an engine runs for one file set, on whichever machine: skip it when its
-    shard is current and its files unchanged; else index it (the shard function), check
-    that no file changed meanwhile, and write the shard. Never raises for a problem of the
-    file set: the result says it. One look at the bucket (`one_pass`): the task's
-    listings answer every `stat` of it — the identities saved are the versions listed, and
-    every read of an object is conditional on the version listed (`reader.io.remote`), so a
-    shard never holds bytes of another version than it names."""
-    with one_pass():
-        for url, entries in (seen or {}).items():
-            seed_pass(url, entries)
-        return _index_task(path, run_id, fs, where, expected_source, force)
-
-
-def _index_task(path: str, run_id: str, fs: FileSet, where: str, expected_source: str,
-                force: bool) -> TaskResult:
-    from reader.index.logdir import DebugLogdir
-
-    t0 = time.monotonic()
-    src = source(path) if is_remote(path) else ""
-    if src != expected_source:  # a worker pointed at another endpoint than the driver
-        return TaskResult(fs.name, "failed", "this worker reads the bucket from another "
-                          "endpoint or profile than the command (check its AWS_* settings)")
-    target = shard_path(where, fs)
-    owners = {os.geteuid()}
-    if not force and fs.name + EXT in listing(where):
-        try:
-            load(target, fs, run_id, src, owners, exact=True)
-            return TaskResult(fs.name, "current", seconds=time.monotonic() - t0)
-        except ShardError:
-            pass
-    try:
-        before = identities(fs)
-        shard = index_fileset(DebugLogdir, path, run_id, fs)
-        after = identities(fs)
-        if any(_portable(before[s]) != _portable(after[s]) for s in ALL_FILES):
-            return TaskResult(fs.name, "failed", "its files changed while it was indexed "
-                              "(run index again once the run is written)")
-        about = {"run": run_id, "fileset": fs.name, "prefix": fs.name, "source": src,
-                 "code": _code(), "files": after, "written": time.time()}
-        _put(target, where, lambda f: write(shard, about, f))
-    except (OSError, ShardError, ValueError, MemoryError) as exc:
-        text = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and \
-            exc.strerror else f"{type(exc).__name__}: {exc}"
-        return TaskResult(fs.name, "failed", " ".join(text.split())[:300],
-                          seconds=time.monotonic() - t0)
-    rows = sum(len(next(iter(shard.columns[t].values()))) for t in ("traces", "outputs"))
-    return TaskResult(fs.name, "indexed", rows=rows,
-                      bytes=sum(c.offset for c in shard.cursors.values()),
-                      seconds=time.monotonic() - t0, warnings=list(shard.warnings))
-
-
-def _code() -> str:
-    from reader.cache.store import code_stamp
-
-    return code_stamp()
-
-
-def _put(target: str, where: str, fill: Any) -> None:
-    """Write a shard file whole: an object in one upload; a local file through a temporary
-    of its own, renamed over the old one once complete (`reader.io.safewrite`)."""
-    if is_remote(target):
-        fs, inner = filesystem(target)
-        try:
-            with fs.open(inner, "wb") as f:
-                fill(f)
-        except Exception as exc:
-            raise error_for(target, exc) from None
-        return
-    from reader.io.safewrite import Replacement, open_folder
-
-    dfd = open_folder(where, [])
-    try:
-        st = os.fstat(dfd)
-        if st.st_uid == os.geteuid() and st.st_mode & 0o022:
-            os.fchmod(dfd, stat.S_IMODE(st.st_mode) & ~0o022)  # our folder: ours alone
-        new = Replacement(dfd, os.path.basename(target), 0o644)
-        try:
-            os.fchmod(new.fd, 0o644)  # whatever the umask: a shard others can write is
-            with os.fdopen(os.dup(new.fd), "wb") as f:  # not trusted (see `_trusted`)
-                fill(f)
-            new.commit()
-        finally:
-            new.discard()
-    finally:
-        os.close(dfd)
-

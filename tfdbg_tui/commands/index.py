@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from reader.index.shard_store import TaskResult
+from reader.index.shard_task import TaskResult
 from tfdbg_tui.commands.args import Parser, UsageError
 from tfdbg_tui.core.sanitize import error_line, literal
 
@@ -73,7 +73,7 @@ def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    from reader.index.shard_store import index_task
+    from reader.index.shard_task import index_task
     from reader.index.sharding import start_method
     from reader.io.lifeline import die_with_parent
 
@@ -126,7 +126,7 @@ def _dask(jobs: list[tuple[Any, ...]], address: str | None, workers: int,
                           "'tfdbg-tui[cluster]' (or 'dask[distributed]')") from None
     import logging
 
-    from reader.index.shard_store import index_task
+    from reader.index.shard_task import index_task
 
     cluster = None
     own = client is None
@@ -177,7 +177,8 @@ def index_logdir(path: str, run: str | None = None, engine: str = "local",
         raise ImportError("tfdbg-tui index writes Parquet: pip install 'tfdbg-tui[export]'"
                           ) from None
     from reader import DebugLogdir
-    from reader.index.shard_store import folder, seen_by_driver
+    from reader.index.shard_store import folder
+    from reader.index.shard_task import seen_by_driver
     from reader.io.remote import is_remote, source
 
     logdir = DebugLogdir(path, run)
