@@ -33,13 +33,12 @@ import numpy as np
 from reader.errors import ReaderError
 from reader.index.logdir import DebugLogdir
 from reader.index.schema import GRAPH
-from reader.modes import FULL_TENSOR
 
 SESSION, EAGER_STEP, FUNCTION, FIT = "session_run", "eager", "function", "fit"
 FORM_NAMES = {SESSION: "Session.run", EAGER_STEP: "eager train_step",
               FUNCTION: "tf.function call", FIT: "fit"}
 MAX_EAGER = 20_000  # eager execution records read to find an eager run's steps
-_GRADIENT_MARKS = ("gradient_tape/", "gradients/")
+GRADIENT_MARKS = ("gradient_tape/", "gradients/")
 _TRAIN_UPDATES = frozenset({"AssignSubVariableOp", "AssignAddVariableOp", "AssignSub",
                             "AssignAdd", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam",
                             "ResourceApplyGradientDescent", "ResourceApplyMomentum",
@@ -168,7 +167,7 @@ def _training_graphs(logdir: DebugLogdir) -> set[str]:
     graphs = logdir.graphs.graphs
     own: dict[str, tuple[bool, bool]] = {}
     for gid, g in graphs.items():
-        grads = any(m in name for name in g.ops for m in _GRADIENT_MARKS)
+        grads = any(m in name for name in g.ops for m in GRADIENT_MARKS)
         updates = any(op.op_type in _TRAIN_UPDATES for op in g.ops.values())
         own[gid] = (grads, updates)
     out: set[str] = set()
@@ -244,7 +243,7 @@ def _session_steps(logdir: DebugLogdir, training: set[str]) -> TrainingSteps | N
     sids = [s for s in (logdir.strings.lookup(g) for g in training) if s >= 0]
     in_graph = np.isin(kinds.graph_id, sids)
     marks = np.array([in_graph[k] and any(m in logdir.strings[int(kinds.op_name[k])]
-                                          for m in _GRADIENT_MARKS)
+                                          for m in GRADIENT_MARKS)
                       for k in range(len(kinds.graph_id))], dtype=bool)
     if not marks.any():
         return None
@@ -309,77 +308,6 @@ def _eager_steps(logdir: DebugLogdir) -> TrainingSteps | None:
         pass
     return TrainingSteps(EAGER_STEP, m, np.full(len(logdir.traces), -1, np.int64),
                          exec_step, function)
-
-
-def step_losses(logdir: DebugLogdir, steps: TrainingSteps, limit: int = 2000
-                ) -> list[float | None] | None:
-    """The loss of each of the first `limit` steps, when the run says it: a called step's
-    first output when that is one float (what a `train_step` returns), else the last scalar
-    the step computed under a name holding "loss" outside its gradient (Keras'
-    `compile_loss/…`). FULL_TENSOR gives the value; a health mode only whether it was NaN or
-    ∞ (a finite loss is then None: recorded, but not its value). None: nothing to show."""
-    n = min(steps.count, limit)
-    if not n:
-        return None
-    out: list[float | None] = [None] * n
-    if steps.calls is not None:
-        for k, call in enumerate(steps.calls[:n].tolist()):
-            out[k] = _loss_at(logdir, 1 - GRAPH, int(call))
-    if all(v is None for v in out):
-        for k, row in enumerate(_named_loss_rows(logdir, steps, n).tolist()):
-            if row >= 0:
-                out[k] = _loss_at(logdir, GRAPH, int(row))
-    return out if any(v is not None for v in out) else None
-
-
-def _named_loss_rows(logdir: DebugLogdir, steps: TrainingSteps, n: int) -> np.ndarray:
-    """Per step, the last trace row of an op named "…loss…" (not a gradient), or -1."""
-    out = np.full(n, -1, np.int64)
-    kinds = logdir.trace_kinds()
-    if kinds is None or not len(kinds.of_row):
-        return out
-    names = [logdir.strings[int(i)].lower() for i in kinds.op_name]
-    lossy = np.array([("loss" in nm and not any(m in nm for m in _GRADIENT_MARKS))
-                      for nm in names], dtype=bool)
-    rows = np.flatnonzero(lossy[np.asarray(kinds.of_row)])
-    if not len(rows):
-        return out
-    st = steps.trace_step[rows]
-    keep = (st >= 0) & (st < n)
-    rows, st = rows[keep], st[keep]
-    try:
-        sizes = np.asarray(logdir.traces.health_columns(rows)["size"])
-    except LookupError:
-        return out
-    scalar = sizes == 1
-    np.maximum.at(out, st[scalar], rows[scalar])
-    return out
-
-
-def _loss_at(logdir: DebugLogdir, kind: int, index: int) -> float | None:
-    if kind != GRAPH and int(logdir.executions.n_outputs[index]) < 1:
-        return None
-    h = logdir.tensor_health(kind, index, 0)
-    if h is None or h.size != 1:
-        return None
-    if logdir.tensor_mode(kind, index) == FULL_TENSOR:
-        try:
-            tv = (logdir.read_trace(index).value if kind == GRAPH
-                  else next(iter(logdir.read_execution(index).debug_tensors), None))
-        except ReaderError:
-            return None
-        values = np.asarray(tv.values) if tv is not None else None
-        if values is not None and values.size == 1 and np.issubdtype(values.dtype,
-                                                                     np.floating):
-            return float(values.reshape(-1)[0])
-        return None
-    if h.nan > 0:
-        return float("nan")
-    if h.pos_inf > 0:
-        return float("inf")
-    if h.neg_inf > 0:
-        return float("-inf")
-    return None
 
 
 def alerts_per_step(steps: TrainingSteps, kinds: np.ndarray, indices: np.ndarray

@@ -14,8 +14,9 @@ import numpy as np
 
 from reader import Alerts, DebugLogdir
 from reader.diagnosis.incidents import Incidents, find_incidents
-from reader.diagnosis.steps import TrainingSteps, step_losses, training_steps
-from tfdbg_tui.core.steps_strip import strip_lines
+from reader.diagnosis.losses import StepLosses, step_losses
+from reader.diagnosis.steps import TrainingSteps, training_steps
+from tfdbg_tui.core.steps_strip import loss_cells, loss_note, strip_lines
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class Journey:
     steps: TrainingSteps
     alert_steps: np.ndarray  # per alert position: its step, -1 outside every step
     per_step: np.ndarray  # NaN/∞ tensors per step
-    losses: list[float | None] | None
+    losses: StepLosses | None  # None when the run has no training steps
     incidents: Incidents
 
     @property
@@ -49,8 +50,11 @@ class Journey:
         return f"first NaN at step {s} of {self.steps.count}"
 
     def strip(self, width: int) -> list[str]:
-        return strip_lines(self.steps.count, self.per_step, self.losses, self.first_step,
-                           width)
+        """The per-step strip, then what its loss line is (or why there is none)."""
+        lo = self.losses
+        cells = loss_cells(lo.values, lo.state) if lo is not None else None
+        lines = strip_lines(self.steps.count, self.per_step, cells, self.first_step, width)
+        return lines + ([loss_note(lo.tensor, lo.found, lo.note)] if lo is not None else [])
 
     def incidents_line(self) -> str:
         """"2 incidents: Square (step 2, 2 alerts), MatMul (step 2, 104 alerts)"."""

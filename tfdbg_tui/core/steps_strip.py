@@ -25,7 +25,11 @@ def window(count: int, first_bad: int | None, room: int = 10) -> list[int]:
     return sorted(shown)
 
 
-def fmt_loss(v: float | None) -> str:
+def fmt_loss(v: float | None, state: str = "") -> str:
+    """A step's loss in a strip cell: its value, NaN, ±∞, "·" for a finite loss whose value
+    the mode does not record, "?" for a step whose loss was not recorded."""
+    if state == "unknown":
+        return "?"
     if v is None:
         return "·"
     if math.isnan(v):
@@ -35,9 +39,26 @@ def fmt_loss(v: float | None) -> str:
     return f"{v:.3g}"
 
 
-def strip_lines(count: int, per_step: np.ndarray, losses: Sequence[float | None] | None,
+def loss_cells(values: Sequence[float | None], states: Sequence[str]) -> list[str] | None:
+    """The strip's loss cells (`reader.diagnosis.losses.StepLosses`), None when no step's
+    loss is known (then the strip has no loss line and a note says why)."""
+    if all(s == "unknown" for s in states):
+        return None
+    return [fmt_loss(v, s) for v, s in zip(values, states, strict=True)]
+
+
+def loss_note(tensor: str, found: str, note: str) -> str:
+    """The line under the strip: which tensor its losses are ("loss: Mean, the tensor
+    tf.gradients differentiates") and what its marks mean, or why there is no loss line."""
+    if not found:
+        return f"loss: not shown — {note}" if note else "loss: not found"
+    return f"loss: {tensor}, {found}" + (f" ({note})" if note else "")
+
+
+def strip_lines(count: int, per_step: np.ndarray, losses: Sequence[str] | None,
                 first_bad: int | None, width: int = 100) -> list[str]:
-    """Two or three aligned lines: step numbers, NaN/∞ tensors per step, loss per step."""
+    """Two or three aligned lines: step numbers, NaN/∞ tensors per step, loss per step
+    (`losses`: its cells, from `loss_cells`)."""
     if count <= 0:
         return []
     room = 10
@@ -48,7 +69,7 @@ def strip_lines(count: int, per_step: np.ndarray, losses: Sequence[float | None]
         for s in steps:
             if prev is not None and s != prev + 1:
                 cols.append(("…", "…", "…"))
-            loss = fmt_loss(losses[s]) if losses is not None and s < len(losses) else ""
+            loss = losses[s] if losses is not None and s < len(losses) else ""
             cols.append((str(s), f"{int(per_step[s]):,}" if s < len(per_step) else "?", loss))
             prev = s
         labels = ("step", "NaN/∞", "loss")

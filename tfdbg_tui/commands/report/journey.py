@@ -5,7 +5,9 @@ Adds to the report dict (see `build`):
   alert is outside them), `step_form` ("tf.function train_step call", "fit epoch 1, batch
   2", …) and `incident` (the number of the incident its diagnosis belongs to);
 - `steps`: the form, the count, the first alert's step and, per step, its NaN/∞ tensors and
-  its loss when the run says it (`reader.diagnosis.steps`);
+  its loss (`loss`, `loss_state`: "value", "finite" — its value not recorded in this mode —,
+  "nan", "inf", "-inf" or "unknown"), and `loss`: which tensor the loss was read from and
+  how it was found, or why not (`reader.diagnosis.losses`; never a made-up value);
 - `incidents`: one per origin op, with its diagnosis, step, how many alerts are counted with
   it and of which op types, and its first alert's position (`reader.diagnosis.incidents`);
   their `alerts` add up to `alerts.total`.
@@ -21,7 +23,8 @@ import numpy as np
 
 from reader import DebugLogdir
 from reader.diagnosis.incidents import Incident, find_incidents
-from reader.diagnosis.steps import step_losses, training_steps
+from reader.diagnosis.losses import step_losses
+from reader.diagnosis.steps import training_steps
 
 PER_STEP_JSON = 10_000  # steps listed one by one in `steps.per_step`
 INCIDENT_DIAGNOSES = 10  # first alerts always diagnosed to find incidents
@@ -46,8 +49,11 @@ def add_journey(logdir: DebugLogdir, report: dict[str, Any], first: list[dict[st
         "epoch_starts": list(steps.epoch_starts) if steps.epoch_starts else None,
         "alerts_outside_steps": int((alert_steps < 0).sum()),
         "per_step": [{"step": s, "alerts": int(per_step[s]),
-                      "loss": _loss_json(losses[s]) if losses and s < len(losses) else None}
+                      "loss": _loss_json(losses.values[s]) if losses else None,
+                      "loss_state": losses.state[s] if losses else "unknown"}
                      for s in range(min(steps.count, PER_STEP_JSON))],
+        "loss": ({"tensor": losses.tensor or None, "found": losses.found or None,
+                  "note": losses.note or None} if losses is not None else None),
         "notes": list(steps.notes),
     }
     # the same incidents whatever --limit asks to detail (10 diagnosed at least)

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from tfdbg_tui.commands.report.sections import SECTIONS
 from tfdbg_tui.core.sanitize import literal
-from tfdbg_tui.core.steps_strip import strip_lines
+from tfdbg_tui.core.steps_strip import loss_cells, loss_note, strip_lines
 
 
 class Hanging:
@@ -183,13 +183,16 @@ def _strip(steps: dict[str, Any]) -> list[Any]:
     if not per:
         return []
     counts = np.array([p["alerts"] for p in per], np.int64)
-    raw = [p.get("loss") for p in per]
-    losses = None
-    if any(v is not None for v in raw):
-        losses = [float(v) if v is not None else None for v in raw]
-    lines = strip_lines(len(per), counts, losses, steps.get("first_alert_step"))
-    return [Text("")] + [Text("  " + line, style="dim" if k == 0 else "")
-                         for k, line in enumerate(lines)]
+    values = [float(p["loss"]) if p.get("loss") is not None else None for p in per]
+    cells = loss_cells(values, [p.get("loss_state", "unknown") for p in per])
+    lines = strip_lines(len(per), counts, cells, steps.get("first_alert_step"))
+    out: list[Any] = [Text("")] + [Text("  " + line, style="dim" if k == 0 else "")
+                        for k, line in enumerate(lines)]
+    loss = steps.get("loss")
+    if loss:
+        out.append(Hanging(2, literal(loss_note(loss.get("tensor") or "", loss.get("found")
+                                                 or "", loss.get("note") or "")), style="dim"))
+    return out
 
 
 def _incident(inc: dict[str, Any], n: int) -> list[Any]:
