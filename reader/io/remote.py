@@ -141,7 +141,7 @@ def filesystem(url: str) -> tuple[Any, str]:
         fs = _filesystems.get(key)
         if fs is None:
             try:
-                cls = fsspec.get_filesystem_class(protocol)
+                cls = _emulated(protocol) or fsspec.get_filesystem_class(protocol)
                 # our own listing cache (below) decides how fresh a listing is
                 fs = cls(use_listings_cache=False, skip_instance_cache=True,
                          **_bounded(protocol))
@@ -188,9 +188,33 @@ def source(url: str) -> str:
     return "\n".join(parts)
 
 
+def _emulated(protocol: str) -> Any:
+    """gcsfs's JSON-API filesystem when `STORAGE_EMULATOR_HOST` names a GCS emulator (None
+    otherwise). gcsfs's default class first asks a bucket's layout over gRPC (Storage
+    Control, for zonal buckets) at the endpoint; an emulator speaks only the JSON API, so
+    each such probe waited out its 30 s retries on every operation (not cached when it
+    fails) — a listing took 30 s. As Google's own client does for an emulator, no
+    credentials are looked for either (`token="anon"`, in `_bounded`)."""
+    if EXTRAS.get(protocol) != "gcs" or not _emulator():
+        return None
+    from gcsfs.core import GCSFileSystem
+
+    return GCSFileSystem
+
+
+def _emulator() -> bool:
+    return os.environ.get("STORAGE_EMULATOR_HOST", "") not in ("", "default")
+
+
 def _bounded(protocol: str) -> dict[str, Any]:
     """Options bounding the time of a backend's requests (S3: botocore's timeouts and
-    retries)."""
+    retries; GCS: gcsfs's per-request timeout)."""
+    if EXTRAS.get(protocol) == "gcs":
+        from aiohttp import ClientTimeout  # gcsfs's HTTP client
+
+        t = timeout()  # to connect, and for each read of a body (not the whole body)
+        anon = {"token": "anon"} if _emulator() else {}
+        return {"requests_timeout": ClientTimeout(sock_connect=t, sock_read=t), **anon}
     if EXTRAS.get(protocol) != "s3":
         return {}
     t = timeout()
