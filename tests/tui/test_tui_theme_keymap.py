@@ -102,7 +102,7 @@ async def test_user_keymap_rebinds_keys_and_help_shows_them(
         assert next_alert.split()[0] == "x"  # each key on its own row (the footer pairs them)
         previous = next(ln for ln in lines if "Previous alert" in ln)
         assert previous.split()[0] == "N"
-        help_line = next(ln for ln in lines if "Help: every key" in ln)
+        help_line = next(ln for ln in lines if "Help: the keys that work here" in ln)
         assert help_line.split()[0] == "f1"
 
 

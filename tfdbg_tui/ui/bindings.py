@@ -43,7 +43,7 @@ ACTION_KEYS: tuple[KeySpec, ...] = (
     KeySpec("alert.origin", "o", "jump_origin", "Jump to where the selected alert's NaN/∞ was "
             "born (diagnosis)", footer=True, label="origin"),
     KeySpec("alert.details", "i", "show_details", "Show the whole diagnosis of the selected "
-            "alert and every warning (never cut); on Graph Structure, its rows whole",
+            "alert, the incidents, the NaN/∞ and loss per step, every warning (never cut)",
             footer=True, label="why"),
     KeySpec("tensor.values", "v", "inspect_values", "Inspect the selected tensor's values",
             footer=True, label="values"),
@@ -66,7 +66,8 @@ ACTION_KEYS: tuple[KeySpec, ...] = (
     KeySpec("compare.side", "b", "toggle_side", "Stack Trace and Source Code: run B's side "
             "of the selected tensor (toggle, with --compare)", footer=True, label="B side"),
     KeySpec("pane.zoom", "z", "zoom", "Zoom the focused pane (toggle)", footer=True, label="zoom"),
-    KeySpec("app.help", "question_mark", "help", "Help: every key", footer=True, label="help"),
+    KeySpec("app.help", "question_mark", "help", "Help: the keys that work here",
+            footer=True, label="help"),
     KeySpec("app.quit", "q", "quit", "Quit", footer=True, label="quit"),
 )
 
@@ -108,6 +109,8 @@ SOURCE_KEYS: tuple[KeySpec, ...] = (
     KeySpec("source.page_down", "pagedown", "page_down", "Page down", palette=False),
     KeySpec("source.first", "home", "scroll_home", "Top of file", palette=False),
     KeySpec("source.last", "end", "scroll_end", "End of file", palette=False),
+    KeySpec("source.left", "left", "scroll_left", "Scroll left (long lines)", palette=False),
+    KeySpec("source.right", "right", "scroll_right", "Scroll right", palette=False),
     KeySpec("source.center", "enter", "center", "Re-centre the highlighted line",
             palette=False),
 )

@@ -1,8 +1,7 @@
 """Small modal screens: the one-line prompt (`/` filter, `g` go to) and the help screen.
 
-The help screen is generated from the bindings of the live widgets (main screen, lists,
-the panes' own keys) with the user's keymap applied, and shows keys the way the footer does
-(`App.get_key_display`), so it can never disagree with what the keys actually do.
+The help screen shows what `tfdbg_tui.ui.help_keys` reads from the live bindings of the
+focused pane (the user's keymap applied), so it can never disagree with what the keys do.
 """
 
 from __future__ import annotations
@@ -14,10 +13,9 @@ from typing import ClassVar
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, Static
@@ -99,65 +97,21 @@ class PromptBar(Horizontal):
         self._close(None)
 
 
-def _works(node: DOMNode, action: str) -> bool:
-    """Whether `node` says the action can run now (`check_action`: False hides it)."""
-    check = getattr(node, "check_action", None)
-    if check is None:
-        return True
-    try:
-        return check(action.split("(")[0], ()) is not False
-    except Exception:  # a check that cannot answer out of context: keep the key listed
-        return True
-
-
-def bindings_table(app: App[object], nodes: list[tuple[str, DOMNode]],
-                   extra: list[tuple[str, str]], keymap: dict[str, str]) -> Table:
-    """A table of every binding of `nodes` (section title, live node), in declaration order,
-    with `keymap` (binding id → keys) applied as Textual applies it to key presses."""
+def sections_table(sections: list[tuple[str, list[tuple[str, str]]]]) -> Table:
+    """A table of (title, rows of keys and what they do) sections."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold #ffd75f", no_wrap=True)
     table.add_column()
-    seen: set[tuple[str, str]] = set()
-    for title, node in nodes:
-        rows = []
-        bindings_map = node._bindings.copy()
-        if keymap:
-            bindings_map.apply_keymap(keymap)
-        for bindings in bindings_map.key_to_bindings.values():
-            for b in bindings:
-                # ours only (Textual's own — ctrl+c "copy text" while ctrl+c quits, ←/→
-                # scrolling in lists that do not scroll sideways — do nothing useful here),
-                # and only those that work now (d/D/b need --compare)
-                if b.system or not b.id or not _works(node, b.action):
-                    continue
-                # the plain display: the footer's paired "n/N" would list N twice here
-                label = App.get_key_display(app, b)
-                desc = b.tooltip or b.description
-                if (desc, title) in seen:
-                    continue
-                seen.add((desc, title))
-                rows.append((label, desc, b.id or ""))
-        if not rows:
-            continue
-        merged: dict[str, list[str]] = {}
-        order: list[str] = []
-        for label, desc, _ in rows:
-            if desc not in merged:
-                merged[desc] = []
-                order.append(desc)
-            if label not in merged[desc]:
-                merged[desc].append(label)
+    for title, rows in sections:
         table.add_row(Text(title, style="bold underline"), "")
-        for desc in order:
-            table.add_row(" / ".join(merged[desc]), desc)
+        for keys, desc in rows:
+            table.add_row(keys, desc)
         table.add_row("", "")
-    for label, desc in extra:
-        table.add_row(label, desc)
     return table
 
 
 class HelpScreen(ModalScreen[None]):
-    """Every key, read from the live bindings."""
+    """The keys that work in the focused pane, then everywhere (`help_keys`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "close", "Close")]
@@ -167,20 +121,21 @@ class HelpScreen(ModalScreen[None]):
         border: round $accent; background: $panel; padding: 0 1; }
     """
 
-    def __init__(self, app: App[object], nodes: list[tuple[str, DOMNode]],
-                 extra: list[tuple[str, str]], keymap: dict[str, str]) -> None:
+    def __init__(self, title: str, sections: list[tuple[str, list[tuple[str, str]]]]) -> None:
         super().__init__()
-        self.table = bindings_table(app, nodes, extra, keymap)
+        self.title_text = title
+        self.table = sections_table(sections)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(Text("tfdbg-tui — keys (Esc closes)", style="bold"), markup=False)
+            yield Static(Text(lit(self.title_text), style="bold"), markup=False)
             yield Static(self.table, id="help-table", markup=False)
 
     def plain_text(self) -> str:
         """The help as plain text (what a user reads)."""
         console = Console(width=120, file=io.StringIO(), color_system=None)
         with console.capture() as capture:
+            console.print(self.title_text)
             console.print(self.table)
         return capture.get()
 

@@ -35,6 +35,7 @@ from tfdbg_tui.ui.fix_actions import FixActions
 from tfdbg_tui.ui.following import Following
 from tfdbg_tui.ui.footer import TfdbgFooter
 from tfdbg_tui.ui.header import HeaderLine, header_line
+from tfdbg_tui.ui.help_keys import help_sections
 from tfdbg_tui.ui.inspector.inspector import ValueInspector
 from tfdbg_tui.ui.panes.alerts import AlertsPane
 from tfdbg_tui.ui.panes.base import (
@@ -47,7 +48,6 @@ from tfdbg_tui.ui.panes.registry import LAYOUT, focus_keys, registered_panes
 from tfdbg_tui.ui.panes.source import SourcePane
 from tfdbg_tui.ui.panes.stack import StackPane
 from tfdbg_tui.ui.panes.timeline import TimelinePane
-from tfdbg_tui.ui.vlist import VirtualList
 
 ACTIVITY_EVERY = 5.0  # seconds between checks of whether the logdir still grows
 NARROW_WIDTH, NARROW_HEIGHT = 120, 32
@@ -314,33 +314,36 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
             return
         self.app.push_screen(ValueInspector(self.state.logdir, *target))
 
-    def _list_target(self, need_only_bad: bool = False) -> ListPane:
+    def list_target(self, action: str) -> ListPane:
+        """The list `/` ("filter"), `a` ("toggle_only_bad") and `g` ("goto") act on: the
+        focused pane when it can, else Graph Executions (help says which: `help_keys`)."""
         pane = self.current_pane()
-        if isinstance(pane, ListPane) and (pane.supports_only_bad or not need_only_bad):
-            return pane
-        return self.ge
+        if not isinstance(pane, ListPane):
+            return self.ge
+        if (action == "filter" and not pane.supports_filter) or (
+                action == "toggle_only_bad" and not pane.supports_only_bad):
+            return self.ge
+        return pane
 
     def action_filter(self) -> None:
-        self._list_target().ask_filter(self.prompt)
+        self.list_target("filter").ask_filter(self.prompt)
 
     def action_toggle_only_bad(self) -> None:
-        pane = self._list_target(need_only_bad=True)
+        pane = self.list_target("toggle_only_bad")
         on = pane.toggle_only_bad()
         self.notify(f"{pane.TITLE}: {'only NaN/∞ rows' if on else 'all rows'}", markup=False)
 
     def action_goto(self) -> None:
-        self._list_target().ask_goto(self.prompt)
+        self.list_target("goto").ask_goto(self.prompt)
 
     def action_help(self) -> None:
-        nodes: list[tuple[str, DOMNode]] = [("Everywhere", self)]
-        lists = self.query(VirtualList)
-        if lists:
-            nodes.append(("In lists", lists.first()))
-        nodes.extend((p.TITLE, p.help_node) for p in self.panes if p.SPEC.keys)
-        extra = [(self.app.COMMAND_PALETTE_BINDING, "Command palette: search every action")]
-        user = getattr(self.app, "user_keymap", None)  # TfdbgApp's (see core.keymap)
-        self.app.push_screen(HelpScreen(self.app, nodes, extra,
-                                        user.keys if user is not None else {}))
+        """The keys that work in the focused pane, then everywhere (`help_keys`)."""
+        pane = self.current_pane()
+        where = f"in {pane.TITLE}" if pane is not None else "here"
+        numbers = f"1–{len(self.panes)}"
+        title = (f"tfdbg-tui — the keys {where} (Esc closes; each pane has keys of its own: "
+                 f"focus one with {numbers} or Tab, then ? again)")
+        self.app.push_screen(HelpScreen(title, help_sections(self)))
 
     def action_quit(self) -> None:
         self.app.exit()

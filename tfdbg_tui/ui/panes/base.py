@@ -105,6 +105,7 @@ class ListPane(Pane):
     """A pane around one `VirtualList` with a `/` filter and an "only NaN/∞" toggle."""
 
     supports_only_bad = False
+    supports_filter = True  # `/` filters its rows (else it filters Graph Executions)
     GOTO_WHAT: ClassVar[str] = "row index"  # what `g` asks for
     GOTO_FIRST: ClassVar[int] = 0  # the number the user types for the first row
 

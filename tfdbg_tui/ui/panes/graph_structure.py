@@ -59,6 +59,7 @@ class GraphStructurePane(ListPane):
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
         *to_bindings(STRUCTURE_KEYS)]
+    supports_filter = False  # a handful of rows, all about the op shown
 
     def __init__(self, state: model.AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
