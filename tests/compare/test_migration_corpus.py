@@ -55,14 +55,11 @@ KNOWN_FAILING: dict[str, str] = {
                     "found in B' at every step (the eager tape's gradients of a conv+BN net)",
     "bninf_eager": "exit 1, step 0 gradient of bn/beta: A gradients/batchnorm/add_1_grad/"
                    "Reshape against an eager B Mul (the tape's terminal tensors mispaired)",
-    "rnn_eager": "exit 1, step 0 variable: RNN weights mispaired ('variable 1: in B only')",
-    "rnn_fit": "exit 1, step 0 layer_output: A's rnn/recurrent_kernel without a partner (the "
-               "cell reads its kernels through Cast ops in fit)",
+    "rnn_eager": "exit 1, step 0 variable: the embedding is trained by a sparse update in A "
+                 "(its rows only) and B's tape gives it IndexedSlices: 'variable 1: in B only'",
+    "rnn_fit": "exit 1, step 0 layer_output: fit runs the RNN in a while loop, whose body "
+               "graph the step model does not enter (no loss, no RNN gradients found in B)",
     # buggy pairs: the right step, another quantity
-    "adagrad_clipnorm": "step 0 update, not applied_gradient: Keras clips in eager code whose "
-                        "result reaches the update through an Identity, which tfdbg does not "
-                        "record, so the clipped gradient has no recorded producer",
-    "clipnorm_per_tensor": "step 0 update, not applied_gradient (as adagrad_clipnorm)",
     "bninf_fit": "step 0 other, not layer_output: A batchnorm/add @conv_tf1.py:68 against B "
                  "batch_normalization_1/batchnorm/add @conv_tf2.py:48 (BN's variance + epsilon "
                  "unroled: A's moving variance, B's batch variance)",

@@ -34,7 +34,7 @@ from tfdbg_tui.core.compare.contract.quantities import (
     Q_VARIABLE,
 )
 from tfdbg_tui.core.compare.contract.roles import Roles
-from tfdbg_tui.core.compare.contract.tensors import Tensor, sig_class
+from tfdbg_tui.core.compare.contract.tensors import Sig, Tensor, sig_class
 
 Mapping = list[tuple[re.Pattern[str], re.Pattern[str]]]  # --map: A pattern → B pattern
 
@@ -125,9 +125,22 @@ def _pair_variables(ma: RunModel, ra: Roles, mb: RunModel, rb: Roles,
     sa = [sig_class(ra.sig[h]) for h in left]
     sb = [sig_class(rb.sig[h]) for h in right]
     m = SequenceMatcher(None, sa, sb, autojunk=False)
+    done_a: set[int] = set()
+    done_b: set[int] = set()
     for block in m.get_matching_blocks():
         for i in range(block.size):
             pairs.append((left[block.a + i], right[block.b + i]))
+            done_a.add(block.a + i)
+            done_b.add(block.b + i)
+    # what the order left: a layer may read its weights in another order (a recurrent cell's
+    # input kernel, bias and recurrent kernel) — pair by signature, in order within one
+    rest_b: dict[Sig, list[int]] = {}
+    for j, s in enumerate(sb):
+        if j not in done_b:
+            rest_b.setdefault(s, []).append(j)
+    for i, s in enumerate(sa):
+        if i not in done_a and rest_b.get(s):
+            pairs.append((left[i], right[rest_b[s].pop(0)]))
     return pairs
 
 

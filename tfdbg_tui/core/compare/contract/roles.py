@@ -25,6 +25,7 @@ found in `update_roles`; the loss is split into its data term and penalties here
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,7 +41,12 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     training_update,
 )
 from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor, sig_class
-from tfdbg_tui.core.compare.contract.update_roles import lr_chain, tape_gradients, walk
+from tfdbg_tui.core.compare.contract.update_roles import (
+    lr_chain,
+    tape_gradients,
+    unlinked_applied,
+    walk,
+)
 
 LAYER_OPS = frozenset({"MatMul", "BatchMatMulV2", "BatchMatMulV3", "BiasAdd", "AddV2", "Add",
                        "Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softplus",
@@ -160,6 +166,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     if lr_votes:
         roles.lr = max(set(lr_votes), key=lr_votes.count)
     tape_gradients(flow, roles, consumers, sig, traced)
+    unlinked_applied(flow, roles, consumers, sig, traced)
     if roles.lr is not None:
         roles.lr_chain = lr_chain(flow, roles.lr, trained, sig, traced)
     # the loss: the deepest forward scalar depending on every variable
@@ -175,9 +182,12 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     if best is not None:
         roles.loss = (best[1], 0)
     # layer outputs: per set of variables and user line (`x = self.bn(x)`, a TF1 line of its
-    # own: one layer each), the deepest layer-like tensor
+    # own: one layer each), the deepest layer-like tensor that leaves the group (what the next
+    # layer or the loss consumes: a recurrent layer's stacked sequence, computed after its last
+    # state, is not its output); the deepest of all where none is seen leaving
     limit = best[0] if best is not None else 1 << 30
-    groups: dict[tuple[frozenset[str], int], tuple[int, int]] = {}
+    groups: dict[tuple[frozenset[str], int], tuple[bool, int, int]] = {}
+    leaves = _leaving(flow, deps, consumers)
     for k in range(n):
         if (flow.phase[k] != FWD or not traced[k, 0] or not deps[k]
                 or flow.op_type[k] not in LAYER_OPS or int(depth[k]) >= limit):
@@ -189,11 +199,11 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
             continue
         gkey = (deps[k], flow.line[k] if k < len(flow.line) else -1)
         got = groups.get(gkey)
-        if got is None or (int(depth[k]), k) > got:
-            groups[gkey] = (int(depth[k]), k)
-    ordered = sorted(groups.items(), key=lambda x: x[1])
-    roles.layers = [(g, (k, 0)) for (g, _), (_, k) in ordered]
-    roles.layer_sigs = [sig_class(sig((k, 0))) for _, (_, k) in ordered]
+        if got is None or (leaves(k), int(depth[k]), k) > got:
+            groups[gkey] = (leaves(k), int(depth[k]), k)
+    ordered = sorted(groups.items(), key=lambda x: x[1][1:])
+    roles.layers = [(g, (k, 0)) for (g, _), (_, _, k) in ordered]
+    roles.layer_sigs = [sig_class(sig((k, 0))) for _, (_, _, k) in ordered]
     if roles.layers and roles.loss is not None:  # where the loss function starts
         last = roles.layers[-1][1][0]
         uses = [c for c in consumers[last] if flow.phase[c] in FORWARD
@@ -202,6 +212,38 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         roles.loss_entry = uses[0] if uses else None
     _split_loss(flow, roles, deps, traced)
     return roles
+
+
+def _leaving(flow: Flow, deps: list[frozenset[str]], consumers: list[list[int]]
+             ) -> Callable[[int], bool]:
+    """`leaves(k)`: whether forward node k's value reaches an op outside its layer group
+    (another set of variables or another line, or the loss), directly or through ops of its
+    group that are no layer (an Identity, a cast, a slice)."""
+    memo: dict[int, bool] = {}
+
+    def group(k: int) -> tuple[frozenset[str], int]:
+        return deps[k], flow.line[k] if k < len(flow.line) else -1
+
+    def leaves(k: int) -> bool:
+        if k in memo:
+            return memo[k]
+        memo[k] = False  # a cycle never leaves
+        todo, seen, out = [k], {k}, False
+        while todo and not out:
+            j = todo.pop()
+            for c in consumers[j]:
+                if flow.phase[c] not in FORWARD or flow.op_type[c] in SHAPE_ONLY or c in seen:
+                    continue
+                if flow.phase[c] != FWD or group(c) != group(k):
+                    out = True
+                    break
+                if flow.op_type[c] not in LAYER_OPS:
+                    seen.add(c)
+                    todo.append(c)
+        memo[k] = out
+        return out
+
+    return leaves
 
 
 def _before_bias(flow: Flow, k: int, deps: list[frozenset[str]],

@@ -214,6 +214,40 @@ def tape_gradients(flow: Flow, roles: Roles, consumers: list[list[int]], sig: ob
                     roles.grad[h] = t
 
 
+def unlinked_applied(flow: Flow, roles: Roles, consumers: list[list[int]], sig: object,
+                     traced: np.ndarray) -> None:
+    """Gradients the optimizer transformed where the link to the update is lost (eager
+    only): Keras clips (`clipnorm`, `global_clipnorm`) in eager code whose result reaches the
+    update through an `Identity`, an op tfdbg never records, so the update consumes a tensor
+    without a producer. The clipped gradients are then the optimizer's float tensors shaped
+    like a variable that nothing recorded consumes, made in the order the updates run; they
+    are taken only when their number per signature is the number of variables lacking one."""
+    if flow.kind != EAGER:
+        return
+    lacking = sorted((roles.update[h], h) for h in roles.variables
+                     if h not in roles.applied and h in roles.update)
+    if not lacking:
+        return
+    start = _backward_start(flow)
+    last = max(k for k, _ in lacking)
+    orphans: dict[Sig, list[Tensor]] = {}
+    for k in range(max(start, 0), last):
+        if flow.phase[k] != OPT or not traced[k, 0] or consumers[k]:
+            continue
+        s = sig_class(sig((k, 0)))  # type: ignore[operator]
+        if s[0] in FLOATS and s[1] > 0:
+            orphans.setdefault(s, []).append((k, 0))
+    wanted: dict[Sig, list[str]] = {}
+    for _, h in lacking:
+        wanted.setdefault(sig_class(roles.sig[h]), []).append(h)
+    for key, hs in wanted.items():
+        got = orphans.get(key, [])
+        pairs = list(zip(hs, got, strict=False))
+        if len(got) == len(hs) and all(t[0] < roles.update[h] for h, t in pairs):
+            for h, t in pairs:
+                roles.applied[h] = t
+
+
 MAX_CHAIN = 48  # tensors of a learning-rate schedule looked at
 
 
