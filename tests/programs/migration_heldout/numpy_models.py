@@ -1,0 +1,649 @@
+"""Numpy (float64) models of the held-out programs, written from the TF1 and Keras semantics,
+not from TensorFlow: the data and restored weights each program draws, each architecture's
+forward pass, and the optimizers, clipping and schedules of both APIs, written apart so that
+an equivalence is shown by the arithmetic, not assumed by sharing code.
+
+Used by verify.py (no TensorFlow is imported here). Gradients are central finite differences
+of the total loss in float64 (exact enough: every margin claimed is many orders above their
+error, and two sides with the same formula get bit-identical differences).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+F32 = np.float32
+Arrays = dict[str, np.ndarray]
+
+
+def f64(a: Any) -> np.ndarray:
+    """A float32 value as the programs hold it, widened for the computation."""
+    return np.asarray(a, F32).astype(np.float64)
+
+
+# --------------------------------------------------------------------------------- data
+
+def mlp_nesterov_data() -> tuple[Arrays, Arrays]:
+    rng = np.random.RandomState(1234)
+    data = {"x": f64(rng.normal(size=(6, 4))), "y": np.array([0, 2, 1, 1, 0, 2])}
+    p = {}
+    for name, lim, shape in (("fc1/kernel", 0.6, (4, 16)), ("fc1/bias", 0.1, (16,)),
+                             ("fc2/kernel", 0.5, (16, 8)), ("fc2/bias", 0.1, (8,)),
+                             ("out/kernel", 0.7, (8, 3)), ("out/bias", 0.1, (3,))):
+        p[name] = f64(rng.uniform(-lim, lim, size=shape))
+    return data, p
+
+
+def mlp_piecewise_data() -> tuple[Arrays, Arrays]:
+    rng = np.random.RandomState(77)
+    data = {"x": f64(rng.normal(0.0, 1.2, size=(8, 5))), "y": np.array([2, 0, 1, 2, 1, 0, 0, 2])}
+    p = {"hidden/kernel": f64(rng.uniform(-0.8, 0.8, size=(5, 12))), "hidden/bias": np.zeros(12),
+         "logits/kernel": f64(rng.uniform(-0.6, 0.6, size=(12, 3))), "logits/bias": np.zeros(3)}
+    return data, p
+
+
+def cnn_data() -> tuple[Arrays, Arrays]:
+    rng = np.random.RandomState(2024)
+    data = {"x": f64(rng.normal(size=(4, 6, 6, 2))), "y": np.array([1, 0, 2, 1])}
+    p = {"conv/kernel": f64(rng.normal(0.0, 0.35, size=(3, 3, 2, 4))),
+         "conv/bias": f64(rng.uniform(-0.1, 0.1, size=(4,))),
+         "fc/kernel": f64(rng.normal(0.0, 0.25, size=(36, 3))),
+         "fc/bias": f64(rng.uniform(-0.1, 0.1, size=(3,)))}
+    return data, p
+
+
+def bn_data() -> tuple[Arrays, Arrays]:
+    """Trainable weights and (apart, as "state/…") the moving statistics of tf1_cnn_bn.py,
+    in prepare_data.py's order."""
+    rng = np.random.RandomState(99)
+    data = {"x": f64(rng.normal(size=(6, 5, 5, 1))), "y": np.array([0, 1, 2, 2, 1, 0])}
+    p = {"conv/kernel": f64(rng.normal(0.0, 0.5, size=(3, 3, 1, 3))),
+         "bn/gamma": f64(rng.uniform(0.6, 1.4, size=(3,))),
+         "bn/beta": f64(rng.uniform(-0.3, 0.3, size=(3,)))}
+    data["bn/moving_mean"] = f64(rng.uniform(-0.3, 0.3, size=(3,)))
+    data["bn/moving_variance"] = f64(rng.uniform(0.5, 2.0, size=(3,)))
+    p["dense/kernel"] = f64(rng.normal(0.0, 0.3, size=(27, 3)))
+    p["dense/bias"] = f64(rng.uniform(-0.1, 0.1, size=(3,)))
+    return data, p
+
+
+def bninf_data() -> tuple[Arrays, Arrays]:
+    r = np.random.RandomState(5)
+    data = {"x": f64(r.normal(size=(4, 4, 4, 2))), "y": np.array([2, 1, 0, 1])}
+    p = {"conv/kernel": f64(r.normal(0.0, 0.6, size=(2, 2, 2, 3))),
+         "conv/bias": f64(r.uniform(-0.2, 0.2, size=(3,))),
+         "bn/gamma": f64(r.uniform(0.5, 1.5, size=(3,))),
+         "bn/beta": f64(r.uniform(-0.3, 0.3, size=(3,)))}
+    data["bn/moving_mean"] = f64(r.uniform(-0.4, 0.4, size=(3,)))
+    data["bn/moving_variance"] = f64(r.uniform(0.4, 1.6, size=(3,)))
+    p["head/kernel"] = f64(r.normal(0.0, 0.8, size=(3, 3)))
+    p["head/bias"] = f64(r.uniform(-0.1, 0.1, size=(3,)))
+    return data, p
+
+
+def embed_data() -> tuple[Arrays, Arrays]:
+    s = np.random.RandomState(31)
+    tokens = np.array([[15, 5, 22, 26, 18], [14, 13, 2, 16, 1], [17, 27, 7, 12, 4],
+                       [23, 6, 20, 9, 11], [29, 19, 21, 0, 8], [28, 3, 25, 24, 10]])
+    data = {"x": tokens, "y": np.array([0, 2, 1, 1, 0, 2])}
+    p = {"embedding": f64(s.normal(0.0, 0.8, size=(30, 4))),
+         "head/kernel": f64(s.normal(0.0, 0.9, size=(4, 3))),
+         "head/bias": f64(s.uniform(-0.2, 0.2, size=(3,)))}
+    return data, p
+
+
+def gru_data() -> tuple[Arrays, Arrays]:
+    rs = np.random.RandomState(8)
+    data = {"x": f64(rs.normal(size=(4, 5, 3))), "y": np.array([1, 0, 0, 1])}
+    p = {"gru/kernel": f64(rs.uniform(-0.7, 0.7, size=(3, 12))),
+         "gru/recurrent_kernel": f64(rs.uniform(-0.7, 0.7, size=(4, 12))),
+         "gru/bias": f64(rs.uniform(-0.2, 0.2, size=(12,))),
+         "out/kernel": f64(rs.uniform(-1.0, 1.0, size=(4, 2))), "out/bias": np.zeros(2)}
+    return data, p
+
+
+def attention_data() -> tuple[Arrays, Arrays]:
+    rng = np.random.RandomState(404)
+    data = {"x": f64(rng.normal(size=(3, 4, 6))), "y": np.array([1, 0, 1])}
+    p = {}
+    for name, std, shape in (("query/kernel", 0.5, (6, 4)), ("query/bias", 0.1, (4,)),
+                             ("key/kernel", 0.5, (6, 4)), ("key/bias", 0.1, (4,)),
+                             ("value/kernel", 0.5, (6, 4)), ("value/bias", 0.1, (4,)),
+                             ("output/kernel", 0.5, (4, 6)), ("output/bias", 0.1, (6,)),
+                             ("classifier/kernel", 0.5, (6, 2))):
+        p[name] = f64(rng.normal(0, std, shape))
+    p["classifier/bias"] = np.zeros(2)
+    return data, p
+
+
+def resblock_data() -> tuple[Arrays, Arrays]:
+    rng = np.random.RandomState(60)
+    data = {"x": f64(rng.normal(size=(8, 6))),
+            "y": np.eye(3)[[0, 1, 2, 1, 0, 2, 2, 1]]}
+    shapes = [("stem/kernel", 0.5, (6, 8)), ("stem/bias", 0.1, (8,)),
+              ("block_a/kernel", 0.4, (8, 8)), ("block_a/bias", 0.1, (8,)),
+              ("block_b/kernel", 0.4, (8, 8)), ("block_b/bias", 0.1, (8,)),
+              ("head/kernel", 0.5, (8, 3)), ("head/bias", 0.1, (3,))]
+    return data, {name: f64(rng.normal(0, std, shape)) for name, std, shape in shapes}
+
+
+# ----------------------------------------------------------------------- forward passes
+
+def relu(a: np.ndarray) -> np.ndarray:
+    return np.maximum(a, 0.0)
+
+
+def sigmoid(a: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-a))
+
+
+def log_softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=-1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
+def sparse_xent(y: np.ndarray, logits: np.ndarray) -> float:
+    return float(-log_softmax(logits)[np.arange(len(y)), y].mean())
+
+
+def dense_xent(labels: np.ndarray, logits: np.ndarray, smoothing: float = 0.0) -> float:
+    n = labels.shape[-1]
+    labels = labels * (1.0 - smoothing) + smoothing / n
+    return float(-(labels * log_softmax(logits)).sum(axis=-1).mean())
+
+
+def conv2d(x: np.ndarray, k: np.ndarray, padding: str) -> np.ndarray:
+    """NHWC convolution, stride 1; SAME pads as TensorFlow does (the extra row/column after)."""
+    kh, kw = k.shape[:2]
+    if padding == "SAME":
+        ph, pw = kh - 1, kw - 1
+        x = np.pad(x, ((0, 0), (ph // 2, ph - ph // 2), (pw // 2, pw - pw // 2), (0, 0)))
+    oh, ow = x.shape[1] - kh + 1, x.shape[2] - kw + 1
+    out = np.zeros((x.shape[0], oh, ow, k.shape[3]))
+    for a in range(kh):
+        for b in range(kw):
+            out += np.einsum("nhwc,co->nhwo", x[:, a:a + oh, b:b + ow, :], k[a, b])
+    return out
+
+
+def pool2(x: np.ndarray, how: str) -> np.ndarray:
+    n, h, w, c = x.shape
+    blocks = x.reshape(n, h // 2, 2, w // 2, 2, c)
+    return blocks.max(axis=(2, 4)) if how == "max" else blocks.mean(axis=(2, 4))
+
+
+@dataclass
+class Forward:
+    """One forward pass: the layer outputs in order, the data loss, and (batch norm in
+    training) the batch statistics the moving averages are updated with."""
+
+    layers: dict[str, np.ndarray]
+    loss: float
+    batch_stats: tuple[np.ndarray, np.ndarray] | None = None
+
+
+def mlp_nesterov_forward(p: Arrays, d: Arrays, o: dict[str, Any]) -> Forward:
+    h1 = relu(d["x"] @ p["fc1/kernel"] + p["fc1/bias"])
+    h2 = relu(h1 @ p["fc2/kernel"] + p["fc2/bias"])
+    logits = h2 @ p["out/kernel"] + p["out/bias"]
+    return Forward({"fc1": h1, "fc2": h2, "logits": logits}, sparse_xent(d["y"], logits))
+
+
+def mlp_piecewise_forward(p: Arrays, d: Arrays, o: dict[str, Any]) -> Forward:
+    hidden = np.tanh(d["x"] @ p["hidden/kernel"] + p["hidden/bias"])
+    logits = hidden @ p["logits/kernel"] + p["logits/bias"]
+    return Forward({"hidden": hidden, "logits": logits}, sparse_xent(d["y"], logits))
+
+
+def cnn_forward(p: Arrays, d: Arrays, o: dict[str, Any]) -> Forward:
+    conv = relu(conv2d(d["x"], p["conv/kernel"], "SAME") + p["conv/bias"])
+    pooled = pool2(conv, o.get("pool", "max"))
+    flat = pooled.reshape(len(pooled), -1)
+    logits = flat @ p["fc/kernel"] + p["fc/bias"]
+    return Forward({"conv": conv, "pool": pooled, "flatten": flat, "logits": logits},
+                   sparse_xent(d["y"], logits))
+
+
+def bn_forward(p: Arrays, d: Arrays, o: dict[str, Any]) -> Forward:
+    """conv (VALID, no bias) -> batch norm on the batch's statistics (biased variance)."""
+    conv = conv2d(d["x"], p["conv/kernel"], "VALID")
+    mean = conv.mean(axis=(0, 1, 2))
+    var = ((conv - mean) ** 2).mean(axis=(0, 1, 2))
+    bn = p["bn/gamma"] * (conv - mean) / np.sqrt(var + o["epsilon"]) + p["bn/beta"]
+    act = relu(bn)
+    flat = act.reshape(len(act), -1)
+    logits = flat @ p["dense/kernel"] + p["dense/bias"]
+    return Forward({"conv": conv, "bn": bn, "relu": act, "flatten": flat, "logits": logits},
+                   sparse_xent(d["y"], logits), (mean, var))
+
+
+def bninf_forward(p: Arrays, d: Arrays, o: dict[str, Any]) -> Forward:
+    """conv 2x2 SAME -> batch norm (frozen statistics, or the batch's when training) -> relu
+    -> global average pool -> dense."""
+    conv = conv2d(d["x"], p["conv/kernel"], "SAME") + p["conv/bias"]
+    stats = None
+    if o.get("training"):
+        mean = conv.mean(axis=(0, 1, 2))
+        var = ((conv - mean) ** 2).mean(axis=(0, 1, 2))
+        stats = (mean, var)
+    else:
+        mean, var = d["state/bn/moving_mean"], d["state/bn/moving_variance"]
+    bn = p["bn/gamma"] * (conv - mean) / np.sqrt(var + 1e-3) + p["bn/beta"]
+    act = relu(bn)
+    pooled = act.mean(axis=(1, 2))
+    logits = pooled @ p["head/kernel"] + p["head/bias"]
+    return Forward({"conv": conv, "bn": bn, "relu": act, "pool": pooled, "logits": logits},
+                   sparse_xent(d["y"], logits), stats)
+
+
+def embed_forward(p: Arrays, d: Arrays, o: dict[str, Any]) -> Forward:
+    vectors = p["embedding"][d["x"]]
+    pooled = vectors.mean(axis=1)
+    logits = pooled @ p["head/kernel"] + p["head/bias"]
+    return Forward({"embed": vectors, "pool": pooled, "logits": logits},
+                   sparse_xent(d["y"], logits))
+
+
+def gru_forward(p: Arrays, d: Arrays, o: dict[str, Any]) -> Forward:
+    """GRU with the reset gate before the recurrent matmul (TF1's GRUCell, Keras
+    reset_after=False); gates ordered z, r, h in the kernels."""
+    u = 4
+    x = d["x"]
+    k, rk, b = p["gru/kernel"], p["gru/recurrent_kernel"], p["gru/bias"]
+    h = np.zeros((x.shape[0], u))
+    for t in range(x.shape[1]):
+        xp = x[:, t, :] @ k + b
+        z = sigmoid(xp[:, :u] + h @ rk[:, :u])
+        r = sigmoid(xp[:, u:2 * u] + h @ rk[:, u:2 * u])
+        cand = np.tanh(xp[:, 2 * u:] + (r * h) @ rk[:, 2 * u:])
+        h = z * h + (1 - z) * cand
+    logits = h @ p["out/kernel"] + p["out/bias"]
+    return Forward({"gru": h, "logits": logits}, sparse_xent(d["y"], logits))
+
+
+def attention_forward(p: Arrays, d: Arrays, o: dict[str, Any]) -> Forward:
+    x = d["x"]
+    q = x @ p["query/kernel"] + p["query/bias"]
+    k = x @ p["key/kernel"] + p["key/bias"]
+    v = x @ p["value/kernel"] + p["value/bias"]
+    scores = q @ np.swapaxes(k, 1, 2) / 2.0  # sqrt(key_dim 4)
+    att = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    att /= att.sum(axis=-1, keepdims=True)
+    attended = (att @ v) @ p["output/kernel"] + p["output/bias"]
+    h = x + attended
+    pooled = h.mean(axis=1)
+    logits = pooled @ p["classifier/kernel"] + p["classifier/bias"]
+    return Forward({"attention": attended, "residual": h, "pool": pooled, "logits": logits},
+                   sparse_xent(d["y"], logits))
+
+
+def resblock_forward(p: Arrays, d: Arrays, o: dict[str, Any]) -> Forward:
+    """Dropout is the identity in both programs' debugging runs (keep_prob 1.0 /
+    training=False)."""
+    stem = relu(d["x"] @ p["stem/kernel"] + p["stem/bias"])
+    inner = relu(stem @ p["block_a/kernel"] + p["block_a/bias"])
+    inner = inner @ p["block_b/kernel"] + p["block_b/bias"]
+    h = relu(stem + inner)
+    logits = h @ p["head/kernel"] + p["head/bias"]
+    return Forward({"stem": stem, "block": inner, "residual": h, "dropout": h,
+                    "logits": logits},
+                   dense_xent(d["y"], logits, o.get("label_smoothing", 0.0)))
+
+
+# ------------------------------------------------------------------------- penalties
+
+def tf1_l2_loss(w: np.ndarray) -> float:
+    """tf.nn.l2_loss: half the sum of squares."""
+    return float((w ** 2).sum() / 2.0)
+
+
+def keras_l2(factor: float, w: np.ndarray) -> float:
+    """keras.regularizers.l2(factor): factor times the whole sum of squares."""
+    return float(factor * (w ** 2).sum())
+
+
+# ------------------------------------------------------------------------ optimizers
+# Each keeps its own slots; step(vars, grads, lr) returns the new variables.
+
+class TF1Momentum:
+    """MomentumOptimizer: accum = mu*accum + g; var -= lr*accum (Nesterov: lr*g + lr*mu*accum)."""
+
+    def __init__(self, mu: float, nesterov: bool = False) -> None:
+        self.mu, self.nesterov, self.acc = mu, nesterov, {}
+
+    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
+        out = {}
+        for n in v:
+            a = self.acc[n] = self.mu * self.acc.get(n, 0.0) + g[n]
+            out[n] = v[n] - (lr * g[n] + lr * self.mu * a if self.nesterov else lr * a)
+        return out
+
+
+class TF1Adam:
+    """AdamOptimizer: lr_t = lr*sqrt(1-b2^t)/(1-b1^t); var -= lr_t*m/(sqrt(v)+eps)."""
+
+    def __init__(self, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8) -> None:
+        self.b1, self.b2, self.eps, self.t, self.m, self.v = b1, b2, eps, 0, {}, {}
+
+    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
+        self.t += 1
+        lr_t = lr * np.sqrt(1 - self.b2 ** self.t) / (1 - self.b1 ** self.t)
+        out = {}
+        for n in v:
+            m = self.m[n] = self.b1 * self.m.get(n, 0.0) + (1 - self.b1) * g[n]
+            s = self.v[n] = self.b2 * self.v.get(n, 0.0) + (1 - self.b2) * g[n] ** 2
+            out[n] = v[n] - lr_t * m / (np.sqrt(s) + self.eps)
+        return out
+
+
+class TF1Adagrad:
+    """AdagradOptimizer: acc += g^2; var -= lr*g/sqrt(acc) (no epsilon)."""
+
+    def __init__(self, initial: float) -> None:
+        self.initial, self.acc = initial, {}
+
+    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
+        out = {}
+        for n in v:
+            a = self.acc[n] = self.acc.get(n, self.initial) + g[n] ** 2
+            out[n] = v[n] - lr * g[n] / np.sqrt(a)
+        return out
+
+
+class TF1RMSProp:
+    """RMSPropOptimizer: the mean square starts at 1.0; ms += (g^2-ms)(1-decay);
+    mom = momentum*mom + lr*g/sqrt(ms+eps); var -= mom."""
+
+    def __init__(self, decay: float, momentum: float, eps: float) -> None:
+        self.decay, self.momentum, self.eps, self.ms, self.mom = decay, momentum, eps, {}, {}
+
+    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
+        out = {}
+        for n in v:
+            ms = self.ms.get(n, 1.0)
+            ms = self.ms[n] = ms + (g[n] ** 2 - ms) * (1 - self.decay)
+            mom = self.momentum * self.mom.get(n, 0.0) + lr * g[n] / np.sqrt(ms + self.eps)
+            self.mom[n] = mom
+            out[n] = v[n] - mom
+        return out
+
+
+class TF1SGD:
+    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
+        return {n: v[n] - lr * g[n] for n in v}
+
+
+class KerasSGD:
+    """keras SGD: decoupled decay var -= var*wd*lr first; m = m*mu - g*lr; var += m
+    (Nesterov: var += m*mu - g*lr); without momentum var -= g*lr."""
+
+    def __init__(self, mu: float = 0.0, nesterov: bool = False, weight_decay: float = 0.0) -> None:
+        self.mu, self.nesterov, self.wd, self.m = mu, nesterov, weight_decay, {}
+
+    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
+        out = {}
+        for n in v:
+            w = v[n] - v[n] * self.wd * lr if self.wd else v[n]
+            if self.mu:
+                m = self.m[n] = self.m.get(n, 0.0) * self.mu - g[n] * lr
+                w = w + (m * self.mu - g[n] * lr if self.nesterov else m)
+            else:
+                w = w - g[n] * lr
+            out[n] = w
+        return out
+
+
+class KerasAdam:
+    """keras Adam: alpha = lr*sqrt(1-b2^t)/(1-b1^t); m += (g-m)(1-b1); v += (g^2-v)(1-b2);
+    var -= m*alpha/(sqrt(v)+eps)."""
+
+    def __init__(self, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-7) -> None:
+        self.b1, self.b2, self.eps, self.t, self.m, self.v = b1, b2, eps, 0, {}, {}
+
+    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
+        self.t += 1
+        alpha = lr * np.sqrt(1 - self.b2 ** self.t) / (1 - self.b1 ** self.t)
+        out = {}
+        for n in v:
+            m = self.m[n] = self.m.get(n, 0.0) + (g[n] - self.m.get(n, 0.0)) * (1 - self.b1)
+            s = self.v[n] = self.v.get(n, 0.0) + (g[n] ** 2 - self.v.get(n, 0.0)) * (1 - self.b2)
+            out[n] = v[n] - m * alpha / (np.sqrt(s) + self.eps)
+        return out
+
+
+class KerasAdagrad:
+    """keras Adagrad: acc (from initial_accumulator_value) += g^2; var -= lr*g/sqrt(acc+eps)."""
+
+    def __init__(self, initial: float = 0.1, eps: float = 1e-7) -> None:
+        self.initial, self.eps, self.acc = initial, eps, {}
+
+    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
+        out = {}
+        for n in v:
+            a = self.acc[n] = self.acc.get(n, self.initial) + g[n] ** 2
+            out[n] = v[n] - lr * g[n] / np.sqrt(a + self.eps)
+        return out
+
+
+class KerasRMSprop:
+    """keras RMSprop (no momentum): vel = rho*vel + (1-rho)*g^2; var -= lr*g/sqrt(vel+eps);
+    the velocities start at `initial` (the programs assign 1.0, TF1's start)."""
+
+    def __init__(self, rho: float, eps: float, initial: float) -> None:
+        self.rho, self.eps, self.initial, self.vel = rho, eps, initial, {}
+
+    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
+        out = {}
+        for n in v:
+            vel = self.rho * self.vel.get(n, self.initial) + (1 - self.rho) * g[n] ** 2
+            self.vel[n] = vel
+            out[n] = v[n] - lr * g[n] / np.sqrt(vel + self.eps)
+        return out
+
+
+# -------------------------------------------------------------------- clipping, rates
+
+def clip_global(g: Arrays, c: float) -> Arrays:
+    """tf.clip_by_global_norm and Keras' global_clipnorm: g * c / max(global norm, c)."""
+    norm = np.sqrt(sum((a ** 2).sum() for a in g.values()))
+    return {n: a * c / max(norm, c) for n, a in g.items()}
+
+
+def clip_each(g: Arrays, c: float) -> Arrays:
+    """Keras clipnorm: each tensor by its own norm."""
+    return {n: a * c / max(np.sqrt((a ** 2).sum()), c) for n, a in g.items()}
+
+
+def clip_value(g: Arrays, c: float) -> Arrays:
+    return {n: np.clip(a, -c, c) for n, a in g.items()}
+
+
+def piecewise(boundaries: list[int], values: list[float]) -> Callable[[int], float]:
+    """TF1 piecewise_constant and Keras PiecewiseConstantDecay: values[i] while step <= b_i."""
+    def lr(step: int) -> float:
+        for b, v in zip(boundaries, values[:len(boundaries)], strict=True):
+            if step <= b:
+                return v
+        return values[-1]
+    return lr
+
+
+def exp_staircase(lr0: float, decay_steps: int, rate: float) -> Callable[[int], float]:
+    return lambda step: lr0 * rate ** (step // decay_steps)
+
+
+def constant(lr0: float) -> Callable[[int], float]:
+    return lambda step: lr0
+
+
+# ---------------------------------------------------------------------- the programs
+
+@dataclass
+class Program:
+    """What one program computes: its model, penalty, optimizer, clipping, rate schedule,
+    batch-norm moving averages and number of steps."""
+
+    data: Callable[[], tuple[Arrays, Arrays]]
+    forward: Callable[[Arrays, Arrays, dict[str, Any]], Forward]
+    optimizer: Callable[[], Any]
+    lr: Callable[[int], float]
+    options: dict[str, Any] = field(default_factory=dict)
+    penalty: Callable[[Arrays], float] | None = None
+    clip: Callable[[Arrays], Arrays] | None = None
+    # batch norm: (moving, batch) -> new moving, for mean and variance alike
+    state_update: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    steps: int = 3
+
+
+def _kernels(names: tuple[str, ...], f: Callable[[np.ndarray], float]
+             ) -> Callable[[Arrays], float]:
+    return lambda p: sum(f(p[n]) for n in names)
+
+
+RES_KERNELS = ("stem/kernel", "block_a/kernel", "block_b/kernel", "head/kernel")
+tf1_moving = lambda decay: (lambda mv, b: mv - (mv - b) * (1 - decay))  # noqa: E731 assign_sub
+keras_moving = lambda mom: (lambda mv, b: mv * mom + b * (1.0 - mom))  # noqa: E731
+
+PROGRAMS: dict[str, Program] = {
+    "tf1_mlp_nesterov.py": Program(mlp_nesterov_data, mlp_nesterov_forward,
+                                   lambda: TF1Momentum(0.9, nesterov=True), constant(0.05)),
+    "tf2_mlp_nesterov_fn.py": Program(mlp_nesterov_data, mlp_nesterov_forward,
+                                      lambda: KerasSGD(0.9, nesterov=True), constant(0.05)),
+    "tf1_mlp_piecewise.py": Program(mlp_piecewise_data, mlp_piecewise_forward,
+                                    lambda: TF1Momentum(0.9), piecewise([1], [0.1, 0.02]),
+                                    steps=4),
+    "tf2_mlp_momentum_schedule_eager.py": Program(mlp_piecewise_data, mlp_piecewise_forward,
+                                                  lambda: KerasSGD(0.9),
+                                                  piecewise([1], [0.1, 0.02]), steps=4),
+    "tf1_cnn_adam.py": Program(cnn_data, cnn_forward, lambda: TF1Adam(0.9, 0.99, 1e-7),
+                               constant(0.01)),
+    "tf2_cnn_flatten_eager.py": Program(cnn_data, cnn_forward, lambda: KerasAdam(0.9, 0.99),
+                                        constant(0.01)),
+    "tf2_cnn_adam_beta2_fn.py": Program(cnn_data, cnn_forward, lambda: KerasAdam(),
+                                        constant(0.01)),
+    "tf2_cnn_fit.py": Program(cnn_data, cnn_forward, lambda: KerasAdam(0.9, 0.99),
+                              constant(0.01)),
+    "tf2_cnn_fit_avgpool.py": Program(cnn_data, cnn_forward, lambda: KerasAdam(0.9, 0.99),
+                                      constant(0.01), {"pool": "avg"}),
+    "tf1_cnn_bn.py": Program(bn_data, bn_forward, lambda: TF1Momentum(0.9), constant(0.05),
+                             {"epsilon": 1e-5}, state_update=tf1_moving(0.9)),
+    "tf2_bn_train_eager.py": Program(bn_data, bn_forward, lambda: KerasSGD(0.9),
+                                     constant(0.05), {"epsilon": 1e-5},
+                                     state_update=keras_moving(0.9)),
+    "tf2_bn_momentum_fn.py": Program(bn_data, bn_forward, lambda: KerasSGD(0.9),
+                                     constant(0.05), {"epsilon": 1e-5},
+                                     state_update=keras_moving(0.99)),
+    "tf2_bn_fit_epsilon.py": Program(bn_data, bn_forward, lambda: KerasSGD(0.9),
+                                     constant(0.05), {"epsilon": 1e-3},
+                                     state_update=keras_moving(0.9)),
+    "tf1_cnn_bninf.py": Program(bninf_data, bninf_forward, lambda: TF1Adagrad(0.1),
+                                constant(0.1)),
+    "tf2_bninf_fn.py": Program(bninf_data, bninf_forward, lambda: KerasAdagrad(0.1),
+                               constant(0.1)),
+    "tf2_bninf_training_eager.py": Program(bninf_data, bninf_forward,
+                                           lambda: KerasAdagrad(0.1), constant(0.1),
+                                           {"training": True},
+                                           state_update=keras_moving(0.99)),
+    "tf1_embed_rmsprop.py": Program(embed_data, embed_forward,
+                                    lambda: TF1RMSProp(0.9, 0.0, 1e-7), constant(0.01),
+                                    penalty=lambda p: 0.01 * tf1_l2_loss(p["head/kernel"])),
+    "tf2_embed_fit.py": Program(embed_data, embed_forward,
+                                lambda: KerasRMSprop(0.9, 1e-7, 1.0), constant(0.01),
+                                penalty=lambda p: keras_l2(0.005, p["head/kernel"])),
+    "tf2_embed_l2_eager.py": Program(embed_data, embed_forward,
+                                     lambda: KerasRMSprop(0.9, 1e-7, 1.0), constant(0.01),
+                                     penalty=lambda p: keras_l2(0.01, p["head/kernel"])),
+    "tf1_gru_adam.py": Program(gru_data, gru_forward, lambda: TF1Adam(), constant(0.02),
+                               clip=lambda g: clip_global(g, 0.25)),
+    "tf2_gru_eager.py": Program(gru_data, gru_forward, lambda: KerasAdam(eps=1e-8),
+                                constant(0.02), clip=lambda g: clip_global(g, 0.25)),
+    "tf2_gru_clipnorm_fn.py": Program(gru_data, gru_forward, lambda: KerasAdam(eps=1e-8),
+                                      constant(0.02), clip=lambda g: clip_each(g, 0.25)),
+    "tf1_attention.py": Program(attention_data, attention_forward, TF1SGD,
+                                exp_staircase(0.2, 2, 0.5), clip=lambda g: clip_value(g, 0.1)),
+    "tf2_attention_fn.py": Program(attention_data, attention_forward, KerasSGD,
+                                   exp_staircase(0.2, 2, 0.5),
+                                   clip=lambda g: clip_value(g, 0.1)),
+    "tf2_attention_fit.py": Program(attention_data, attention_forward, KerasSGD,
+                                    exp_staircase(0.2, 1, 0.5),
+                                    clip=lambda g: clip_value(g, 0.1)),
+    "tf1_resblock.py": Program(resblock_data, resblock_forward, TF1SGD, constant(0.1),
+                               {"label_smoothing": 0.1},
+                               penalty=_kernels(RES_KERNELS, lambda w: 5e-3 * tf1_l2_loss(w))),
+    "tf2_resblock_fn.py": Program(resblock_data, resblock_forward, KerasSGD, constant(0.1),
+                                  {"label_smoothing": 0.1},
+                                  penalty=_kernels(RES_KERNELS, lambda w: keras_l2(2.5e-3, w))),
+    "tf2_resblock_weight_decay_eager.py": Program(
+        resblock_data, resblock_forward, lambda: KerasSGD(weight_decay=5e-3), constant(0.1),
+        {"label_smoothing": 0.1}, penalty=_kernels(RES_KERNELS, lambda w: keras_l2(2.5e-3, w))),
+    "tf2_resblock_label_smoothing_fn.py": Program(
+        resblock_data, resblock_forward, KerasSGD, constant(0.1),
+        penalty=_kernels(RES_KERNELS, lambda w: keras_l2(2.5e-3, w))),
+}
+
+
+# ----------------------------------------------------------------------- trajectories
+
+def total_loss(prog: Program, p: Arrays, d: Arrays) -> float:
+    fw = prog.forward(p, d, prog.options)
+    return fw.loss + (prog.penalty(p) if prog.penalty else 0.0)
+
+
+def fd_gradient(prog: Program, p: Arrays, d: Arrays, h: float = 1e-6) -> Arrays:
+    """Central differences of the total loss, element by element."""
+    grads = {}
+    for n, w in p.items():
+        g = np.zeros_like(w)
+        for i in np.ndindex(w.shape):
+            orig = w[i]
+            w[i] = orig + h
+            up = total_loss(prog, p, d)
+            w[i] = orig - h
+            down = total_loss(prog, p, d)
+            w[i] = orig
+            g[i] = (up - down) / (2 * h)
+        grads[n] = g
+    return grads
+
+
+def trajectory(name: str) -> list[dict[str, Any]]:
+    """Per step, the step contract's quantities as the program computes them: variable,
+    layer_output, loss, regularization, gradient, applied_gradient, learning_rate, update,
+    state (and loss_total, what the programs print)."""
+    prog = PROGRAMS[name]
+    data, params = prog.data()
+    for key in ("bn/moving_mean", "bn/moving_variance"):
+        if key in data:
+            data[f"state/{key}"] = data.pop(key)
+    opt = prog.optimizer()
+    steps = []
+    for k in range(prog.steps):
+        fw = prog.forward(params, data, prog.options)
+        reg = prog.penalty(params) if prog.penalty else None
+        grads = fd_gradient(prog, params, data)
+        applied = prog.clip(grads) if prog.clip else grads
+        lr = prog.lr(k)
+        new = opt.step({n: w.copy() for n, w in params.items()}, applied, lr)
+        state = None
+        if prog.state_update and fw.batch_stats is not None:
+            mean, var = fw.batch_stats
+            data["state/bn/moving_mean"] = prog.state_update(data["state/bn/moving_mean"], mean)
+            data["state/bn/moving_variance"] = prog.state_update(
+                data["state/bn/moving_variance"], var)
+        if "state/bn/moving_mean" in data:
+            state = {"bn/moving_mean": data["state/bn/moving_mean"].copy(),
+                     "bn/moving_variance": data["state/bn/moving_variance"].copy()}
+        steps.append({
+            "variable": {n: w.copy() for n, w in params.items()},
+            "layer_output": fw.layers, "loss": fw.loss, "regularization": reg,
+            "gradient": grads, "applied_gradient": applied, "learning_rate": lr,
+            "update": {n: new[n] - params[n] for n in params}, "state": state,
+            "loss_total": fw.loss + (reg or 0.0),
+        })
+        params = new
+    steps.append({"variable": params})  # after the last step
+    return steps
