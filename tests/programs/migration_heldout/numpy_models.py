@@ -1,7 +1,6 @@
 """Numpy (float64) models of the held-out programs, written from the TF1 and Keras semantics,
-not from TensorFlow: the data and restored weights each program draws, each architecture's
-forward pass, and the optimizers, clipping and schedules of both APIs, written apart so that
-an equivalence is shown by the arithmetic, not assumed by sharing code.
+not from TensorFlow: each architecture's forward pass and each program's training steps, from
+the data and weights of numpy_data.py with the optimizers of numpy_optim.py.
 
 Used by verify.py (no TensorFlow is imported here). Gradients are central finite differences
 of the total loss in float64 (exact enough: every margin claimed is many orders above their
@@ -16,120 +15,24 @@ from typing import Any
 
 import numpy as np
 
-F32 = np.float32
-Arrays = dict[str, np.ndarray]
-
-
-def f64(a: Any) -> np.ndarray:
-    """A float32 value as the programs hold it, widened for the computation."""
-    return np.asarray(a, F32).astype(np.float64)
-
-
-# --------------------------------------------------------------------------------- data
-
-def mlp_nesterov_data() -> tuple[Arrays, Arrays]:
-    rng = np.random.RandomState(1234)
-    data = {"x": f64(rng.normal(size=(6, 4))), "y": np.array([0, 2, 1, 1, 0, 2])}
-    p = {}
-    for name, lim, shape in (("fc1/kernel", 0.6, (4, 16)), ("fc1/bias", 0.1, (16,)),
-                             ("fc2/kernel", 0.5, (16, 8)), ("fc2/bias", 0.1, (8,)),
-                             ("out/kernel", 0.7, (8, 3)), ("out/bias", 0.1, (3,))):
-        p[name] = f64(rng.uniform(-lim, lim, size=shape))
-    return data, p
-
-
-def mlp_piecewise_data() -> tuple[Arrays, Arrays]:
-    rng = np.random.RandomState(77)
-    data = {"x": f64(rng.normal(0.0, 1.2, size=(8, 5))), "y": np.array([2, 0, 1, 2, 1, 0, 0, 2])}
-    p = {"hidden/kernel": f64(rng.uniform(-0.8, 0.8, size=(5, 12))), "hidden/bias": np.zeros(12),
-         "logits/kernel": f64(rng.uniform(-0.6, 0.6, size=(12, 3))), "logits/bias": np.zeros(3)}
-    return data, p
-
-
-def cnn_data() -> tuple[Arrays, Arrays]:
-    rng = np.random.RandomState(2024)
-    data = {"x": f64(rng.normal(size=(4, 6, 6, 2))), "y": np.array([1, 0, 2, 1])}
-    p = {"conv/kernel": f64(rng.normal(0.0, 0.35, size=(3, 3, 2, 4))),
-         "conv/bias": f64(rng.uniform(-0.1, 0.1, size=(4,))),
-         "fc/kernel": f64(rng.normal(0.0, 0.25, size=(36, 3))),
-         "fc/bias": f64(rng.uniform(-0.1, 0.1, size=(3,)))}
-    return data, p
-
-
-def bn_data() -> tuple[Arrays, Arrays]:
-    """Trainable weights and (apart, as "state/…") the moving statistics of tf1_cnn_bn.py,
-    in prepare_data.py's order."""
-    rng = np.random.RandomState(99)
-    data = {"x": f64(rng.normal(size=(6, 5, 5, 1))), "y": np.array([0, 1, 2, 2, 1, 0])}
-    p = {"conv/kernel": f64(rng.normal(0.0, 0.5, size=(3, 3, 1, 3))),
-         "bn/gamma": f64(rng.uniform(0.6, 1.4, size=(3,))),
-         "bn/beta": f64(rng.uniform(-0.3, 0.3, size=(3,)))}
-    data["bn/moving_mean"] = f64(rng.uniform(-0.3, 0.3, size=(3,)))
-    data["bn/moving_variance"] = f64(rng.uniform(0.5, 2.0, size=(3,)))
-    p["dense/kernel"] = f64(rng.normal(0.0, 0.3, size=(27, 3)))
-    p["dense/bias"] = f64(rng.uniform(-0.1, 0.1, size=(3,)))
-    return data, p
-
-
-def bninf_data() -> tuple[Arrays, Arrays]:
-    r = np.random.RandomState(5)
-    data = {"x": f64(r.normal(size=(4, 4, 4, 2))), "y": np.array([2, 1, 0, 1])}
-    p = {"conv/kernel": f64(r.normal(0.0, 0.6, size=(2, 2, 2, 3))),
-         "conv/bias": f64(r.uniform(-0.2, 0.2, size=(3,))),
-         "bn/gamma": f64(r.uniform(0.5, 1.5, size=(3,))),
-         "bn/beta": f64(r.uniform(-0.3, 0.3, size=(3,)))}
-    data["bn/moving_mean"] = f64(r.uniform(-0.4, 0.4, size=(3,)))
-    data["bn/moving_variance"] = f64(r.uniform(0.4, 1.6, size=(3,)))
-    p["head/kernel"] = f64(r.normal(0.0, 0.8, size=(3, 3)))
-    p["head/bias"] = f64(r.uniform(-0.1, 0.1, size=(3,)))
-    return data, p
-
-
-def embed_data() -> tuple[Arrays, Arrays]:
-    s = np.random.RandomState(31)
-    tokens = np.array([[15, 5, 22, 26, 18], [14, 13, 2, 16, 1], [17, 27, 7, 12, 4],
-                       [23, 6, 20, 9, 11], [29, 19, 21, 0, 8], [28, 3, 25, 24, 10]])
-    data = {"x": tokens, "y": np.array([0, 2, 1, 1, 0, 2])}
-    p = {"embedding": f64(s.normal(0.0, 0.8, size=(30, 4))),
-         "head/kernel": f64(s.normal(0.0, 0.9, size=(4, 3))),
-         "head/bias": f64(s.uniform(-0.2, 0.2, size=(3,)))}
-    return data, p
-
-
-def gru_data() -> tuple[Arrays, Arrays]:
-    rs = np.random.RandomState(8)
-    data = {"x": f64(rs.normal(size=(4, 5, 3))), "y": np.array([1, 0, 0, 1])}
-    p = {"gru/kernel": f64(rs.uniform(-0.7, 0.7, size=(3, 12))),
-         "gru/recurrent_kernel": f64(rs.uniform(-0.7, 0.7, size=(4, 12))),
-         "gru/bias": f64(rs.uniform(-0.2, 0.2, size=(12,))),
-         "out/kernel": f64(rs.uniform(-1.0, 1.0, size=(4, 2))), "out/bias": np.zeros(2)}
-    return data, p
-
-
-def attention_data() -> tuple[Arrays, Arrays]:
-    rng = np.random.RandomState(404)
-    data = {"x": f64(rng.normal(size=(3, 4, 6))), "y": np.array([1, 0, 1])}
-    p = {}
-    for name, std, shape in (("query/kernel", 0.5, (6, 4)), ("query/bias", 0.1, (4,)),
-                             ("key/kernel", 0.5, (6, 4)), ("key/bias", 0.1, (4,)),
-                             ("value/kernel", 0.5, (6, 4)), ("value/bias", 0.1, (4,)),
-                             ("output/kernel", 0.5, (4, 6)), ("output/bias", 0.1, (6,)),
-                             ("classifier/kernel", 0.5, (6, 2))):
-        p[name] = f64(rng.normal(0, std, shape))
-    p["classifier/bias"] = np.zeros(2)
-    return data, p
-
-
-def resblock_data() -> tuple[Arrays, Arrays]:
-    rng = np.random.RandomState(60)
-    data = {"x": f64(rng.normal(size=(8, 6))),
-            "y": np.eye(3)[[0, 1, 2, 1, 0, 2, 2, 1]]}
-    shapes = [("stem/kernel", 0.5, (6, 8)), ("stem/bias", 0.1, (8,)),
-              ("block_a/kernel", 0.4, (8, 8)), ("block_a/bias", 0.1, (8,)),
-              ("block_b/kernel", 0.4, (8, 8)), ("block_b/bias", 0.1, (8,)),
-              ("head/kernel", 0.5, (8, 3)), ("head/bias", 0.1, (3,))]
-    return data, {name: f64(rng.normal(0, std, shape)) for name, std, shape in shapes}
-
+from numpy_data import Arrays, program_data
+from numpy_optim import (
+    TF1SGD,
+    KerasAdagrad,
+    KerasAdam,
+    KerasRMSprop,
+    KerasSGD,
+    TF1Adagrad,
+    TF1Adam,
+    TF1Momentum,
+    TF1RMSProp,
+    clip_each,
+    clip_global,
+    clip_value,
+    constant,
+    exp_staircase,
+    piecewise,
+)
 
 # ----------------------------------------------------------------------- forward passes
 
@@ -306,188 +209,13 @@ def keras_l2(factor: float, w: np.ndarray) -> float:
     return float(factor * (w ** 2).sum())
 
 
-# ------------------------------------------------------------------------ optimizers
-# Each keeps its own slots; step(vars, grads, lr) returns the new variables.
-
-class TF1Momentum:
-    """MomentumOptimizer: accum = mu*accum + g; var -= lr*accum (Nesterov: lr*g + lr*mu*accum)."""
-
-    def __init__(self, mu: float, nesterov: bool = False) -> None:
-        self.mu, self.nesterov, self.acc = mu, nesterov, {}
-
-    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
-        out = {}
-        for n in v:
-            a = self.acc[n] = self.mu * self.acc.get(n, 0.0) + g[n]
-            out[n] = v[n] - (lr * g[n] + lr * self.mu * a if self.nesterov else lr * a)
-        return out
-
-
-class TF1Adam:
-    """AdamOptimizer: lr_t = lr*sqrt(1-b2^t)/(1-b1^t); var -= lr_t*m/(sqrt(v)+eps)."""
-
-    def __init__(self, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8) -> None:
-        self.b1, self.b2, self.eps, self.t, self.m, self.v = b1, b2, eps, 0, {}, {}
-
-    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
-        self.t += 1
-        lr_t = lr * np.sqrt(1 - self.b2 ** self.t) / (1 - self.b1 ** self.t)
-        out = {}
-        for n in v:
-            m = self.m[n] = self.b1 * self.m.get(n, 0.0) + (1 - self.b1) * g[n]
-            s = self.v[n] = self.b2 * self.v.get(n, 0.0) + (1 - self.b2) * g[n] ** 2
-            out[n] = v[n] - lr_t * m / (np.sqrt(s) + self.eps)
-        return out
-
-
-class TF1Adagrad:
-    """AdagradOptimizer: acc += g^2; var -= lr*g/sqrt(acc) (no epsilon)."""
-
-    def __init__(self, initial: float) -> None:
-        self.initial, self.acc = initial, {}
-
-    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
-        out = {}
-        for n in v:
-            a = self.acc[n] = self.acc.get(n, self.initial) + g[n] ** 2
-            out[n] = v[n] - lr * g[n] / np.sqrt(a)
-        return out
-
-
-class TF1RMSProp:
-    """RMSPropOptimizer: the mean square starts at 1.0; ms += (g^2-ms)(1-decay);
-    mom = momentum*mom + lr*g/sqrt(ms+eps); var -= mom."""
-
-    def __init__(self, decay: float, momentum: float, eps: float) -> None:
-        self.decay, self.momentum, self.eps, self.ms, self.mom = decay, momentum, eps, {}, {}
-
-    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
-        out = {}
-        for n in v:
-            ms = self.ms.get(n, 1.0)
-            ms = self.ms[n] = ms + (g[n] ** 2 - ms) * (1 - self.decay)
-            mom = self.momentum * self.mom.get(n, 0.0) + lr * g[n] / np.sqrt(ms + self.eps)
-            self.mom[n] = mom
-            out[n] = v[n] - mom
-        return out
-
-
-class TF1SGD:
-    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
-        return {n: v[n] - lr * g[n] for n in v}
-
-
-class KerasSGD:
-    """keras SGD: decoupled decay var -= var*wd*lr first; m = m*mu - g*lr; var += m
-    (Nesterov: var += m*mu - g*lr); without momentum var -= g*lr."""
-
-    def __init__(self, mu: float = 0.0, nesterov: bool = False, weight_decay: float = 0.0) -> None:
-        self.mu, self.nesterov, self.wd, self.m = mu, nesterov, weight_decay, {}
-
-    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
-        out = {}
-        for n in v:
-            w = v[n] - v[n] * self.wd * lr if self.wd else v[n]
-            if self.mu:
-                m = self.m[n] = self.m.get(n, 0.0) * self.mu - g[n] * lr
-                w = w + (m * self.mu - g[n] * lr if self.nesterov else m)
-            else:
-                w = w - g[n] * lr
-            out[n] = w
-        return out
-
-
-class KerasAdam:
-    """keras Adam: alpha = lr*sqrt(1-b2^t)/(1-b1^t); m += (g-m)(1-b1); v += (g^2-v)(1-b2);
-    var -= m*alpha/(sqrt(v)+eps)."""
-
-    def __init__(self, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-7) -> None:
-        self.b1, self.b2, self.eps, self.t, self.m, self.v = b1, b2, eps, 0, {}, {}
-
-    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
-        self.t += 1
-        alpha = lr * np.sqrt(1 - self.b2 ** self.t) / (1 - self.b1 ** self.t)
-        out = {}
-        for n in v:
-            m = self.m[n] = self.m.get(n, 0.0) + (g[n] - self.m.get(n, 0.0)) * (1 - self.b1)
-            s = self.v[n] = self.v.get(n, 0.0) + (g[n] ** 2 - self.v.get(n, 0.0)) * (1 - self.b2)
-            out[n] = v[n] - m * alpha / (np.sqrt(s) + self.eps)
-        return out
-
-
-class KerasAdagrad:
-    """keras Adagrad: acc (from initial_accumulator_value) += g^2; var -= lr*g/sqrt(acc+eps)."""
-
-    def __init__(self, initial: float = 0.1, eps: float = 1e-7) -> None:
-        self.initial, self.eps, self.acc = initial, eps, {}
-
-    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
-        out = {}
-        for n in v:
-            a = self.acc[n] = self.acc.get(n, self.initial) + g[n] ** 2
-            out[n] = v[n] - lr * g[n] / np.sqrt(a + self.eps)
-        return out
-
-
-class KerasRMSprop:
-    """keras RMSprop (no momentum): vel = rho*vel + (1-rho)*g^2; var -= lr*g/sqrt(vel+eps);
-    the velocities start at `initial` (the programs assign 1.0, TF1's start)."""
-
-    def __init__(self, rho: float, eps: float, initial: float) -> None:
-        self.rho, self.eps, self.initial, self.vel = rho, eps, initial, {}
-
-    def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
-        out = {}
-        for n in v:
-            vel = self.rho * self.vel.get(n, self.initial) + (1 - self.rho) * g[n] ** 2
-            self.vel[n] = vel
-            out[n] = v[n] - lr * g[n] / np.sqrt(vel + self.eps)
-        return out
-
-
-# -------------------------------------------------------------------- clipping, rates
-
-def clip_global(g: Arrays, c: float) -> Arrays:
-    """tf.clip_by_global_norm and Keras' global_clipnorm: g * c / max(global norm, c)."""
-    norm = np.sqrt(sum((a ** 2).sum() for a in g.values()))
-    return {n: a * c / max(norm, c) for n, a in g.items()}
-
-
-def clip_each(g: Arrays, c: float) -> Arrays:
-    """Keras clipnorm: each tensor by its own norm."""
-    return {n: a * c / max(np.sqrt((a ** 2).sum()), c) for n, a in g.items()}
-
-
-def clip_value(g: Arrays, c: float) -> Arrays:
-    return {n: np.clip(a, -c, c) for n, a in g.items()}
-
-
-def piecewise(boundaries: list[int], values: list[float]) -> Callable[[int], float]:
-    """TF1 piecewise_constant and Keras PiecewiseConstantDecay: values[i] while step <= b_i."""
-    def lr(step: int) -> float:
-        for b, v in zip(boundaries, values[:len(boundaries)], strict=True):
-            if step <= b:
-                return v
-        return values[-1]
-    return lr
-
-
-def exp_staircase(lr0: float, decay_steps: int, rate: float) -> Callable[[int], float]:
-    return lambda step: lr0 * rate ** (step // decay_steps)
-
-
-def constant(lr0: float) -> Callable[[int], float]:
-    return lambda step: lr0
-
-
 # ---------------------------------------------------------------------- the programs
 
 @dataclass
 class Program:
-    """What one program computes: its model, penalty, optimizer, clipping, rate schedule,
-    batch-norm moving averages and number of steps."""
+    """What one program computes from its data (numpy_data.program_data): its model,
+    penalty, optimizer, clipping, rate schedule, batch-norm moving averages, steps."""
 
-    data: Callable[[], tuple[Arrays, Arrays]]
     forward: Callable[[Arrays, Arrays, dict[str, Any]], Forward]
     optimizer: Callable[[], Any]
     lr: Callable[[int], float]
@@ -509,79 +237,79 @@ tf1_moving = lambda decay: (lambda mv, b: mv - (mv - b) * (1 - decay))  # noqa: 
 keras_moving = lambda mom: (lambda mv, b: mv * mom + b * (1.0 - mom))  # noqa: E731
 
 PROGRAMS: dict[str, Program] = {
-    "tf1_mlp_nesterov.py": Program(mlp_nesterov_data, mlp_nesterov_forward,
+    "tf1_mlp_nesterov.py": Program(mlp_nesterov_forward,
                                    lambda: TF1Momentum(0.9, nesterov=True), constant(0.05)),
-    "tf2_mlp_nesterov_fn.py": Program(mlp_nesterov_data, mlp_nesterov_forward,
+    "tf2_mlp_nesterov_fn.py": Program(mlp_nesterov_forward,
                                       lambda: KerasSGD(0.9, nesterov=True), constant(0.05)),
-    "tf1_mlp_piecewise.py": Program(mlp_piecewise_data, mlp_piecewise_forward,
+    "tf1_mlp_piecewise.py": Program(mlp_piecewise_forward,
                                     lambda: TF1Momentum(0.9), piecewise([1], [0.1, 0.02]),
                                     steps=4),
-    "tf2_mlp_momentum_schedule_eager.py": Program(mlp_piecewise_data, mlp_piecewise_forward,
+    "tf2_mlp_momentum_schedule_eager.py": Program(mlp_piecewise_forward,
                                                   lambda: KerasSGD(0.9),
                                                   piecewise([1], [0.1, 0.02]), steps=4),
-    "tf1_cnn_adam.py": Program(cnn_data, cnn_forward, lambda: TF1Adam(0.9, 0.99, 1e-7),
+    "tf1_cnn_adam.py": Program(cnn_forward, lambda: TF1Adam(0.9, 0.99, 1e-7),
                                constant(0.01)),
-    "tf2_cnn_flatten_eager.py": Program(cnn_data, cnn_forward, lambda: KerasAdam(0.9, 0.99),
+    "tf2_cnn_flatten_eager.py": Program(cnn_forward, lambda: KerasAdam(0.9, 0.99),
                                         constant(0.01)),
-    "tf2_cnn_adam_beta2_fn.py": Program(cnn_data, cnn_forward, lambda: KerasAdam(),
+    "tf2_cnn_adam_beta2_fn.py": Program(cnn_forward, lambda: KerasAdam(),
                                         constant(0.01)),
-    "tf2_cnn_fit.py": Program(cnn_data, cnn_forward, lambda: KerasAdam(0.9, 0.99),
+    "tf2_cnn_fit.py": Program(cnn_forward, lambda: KerasAdam(0.9, 0.99),
                               constant(0.01)),
-    "tf2_cnn_fit_avgpool.py": Program(cnn_data, cnn_forward, lambda: KerasAdam(0.9, 0.99),
+    "tf2_cnn_fit_avgpool.py": Program(cnn_forward, lambda: KerasAdam(0.9, 0.99),
                                       constant(0.01), {"pool": "avg"}),
-    "tf1_cnn_bn.py": Program(bn_data, bn_forward, lambda: TF1Momentum(0.9), constant(0.05),
+    "tf1_cnn_bn.py": Program(bn_forward, lambda: TF1Momentum(0.9), constant(0.05),
                              {"epsilon": 1e-5}, state_update=tf1_moving(0.9)),
-    "tf2_bn_train_eager.py": Program(bn_data, bn_forward, lambda: KerasSGD(0.9),
+    "tf2_bn_train_eager.py": Program(bn_forward, lambda: KerasSGD(0.9),
                                      constant(0.05), {"epsilon": 1e-5},
                                      state_update=keras_moving(0.9)),
-    "tf2_bn_momentum_fn.py": Program(bn_data, bn_forward, lambda: KerasSGD(0.9),
+    "tf2_bn_momentum_fn.py": Program(bn_forward, lambda: KerasSGD(0.9),
                                      constant(0.05), {"epsilon": 1e-5},
                                      state_update=keras_moving(0.99)),
-    "tf2_bn_fit_epsilon.py": Program(bn_data, bn_forward, lambda: KerasSGD(0.9),
+    "tf2_bn_fit_epsilon.py": Program(bn_forward, lambda: KerasSGD(0.9),
                                      constant(0.05), {"epsilon": 1e-3},
                                      state_update=keras_moving(0.9)),
-    "tf1_cnn_bninf.py": Program(bninf_data, bninf_forward, lambda: TF1Adagrad(0.1),
+    "tf1_cnn_bninf.py": Program(bninf_forward, lambda: TF1Adagrad(0.1),
                                 constant(0.1)),
-    "tf2_bninf_fn.py": Program(bninf_data, bninf_forward, lambda: KerasAdagrad(0.1),
+    "tf2_bninf_fn.py": Program(bninf_forward, lambda: KerasAdagrad(0.1),
                                constant(0.1)),
-    "tf2_bninf_training_eager.py": Program(bninf_data, bninf_forward,
+    "tf2_bninf_training_eager.py": Program(bninf_forward,
                                            lambda: KerasAdagrad(0.1), constant(0.1),
                                            {"training": True},
                                            state_update=keras_moving(0.99)),
-    "tf1_embed_rmsprop.py": Program(embed_data, embed_forward,
+    "tf1_embed_rmsprop.py": Program(embed_forward,
                                     lambda: TF1RMSProp(0.9, 0.0, 1e-7), constant(0.01),
                                     penalty=lambda p: 0.01 * tf1_l2_loss(p["head/kernel"])),
-    "tf2_embed_fit.py": Program(embed_data, embed_forward,
+    "tf2_embed_fit.py": Program(embed_forward,
                                 lambda: KerasRMSprop(0.9, 1e-7, 1.0), constant(0.01),
                                 penalty=lambda p: keras_l2(0.005, p["head/kernel"])),
-    "tf2_embed_l2_eager.py": Program(embed_data, embed_forward,
+    "tf2_embed_l2_eager.py": Program(embed_forward,
                                      lambda: KerasRMSprop(0.9, 1e-7, 1.0), constant(0.01),
                                      penalty=lambda p: keras_l2(0.01, p["head/kernel"])),
-    "tf1_gru_adam.py": Program(gru_data, gru_forward, lambda: TF1Adam(), constant(0.02),
+    "tf1_gru_adam.py": Program(gru_forward, lambda: TF1Adam(), constant(0.02),
                                clip=lambda g: clip_global(g, 0.25)),
-    "tf2_gru_eager.py": Program(gru_data, gru_forward, lambda: KerasAdam(eps=1e-8),
+    "tf2_gru_eager.py": Program(gru_forward, lambda: KerasAdam(eps=1e-8),
                                 constant(0.02), clip=lambda g: clip_global(g, 0.25)),
-    "tf2_gru_clipnorm_fn.py": Program(gru_data, gru_forward, lambda: KerasAdam(eps=1e-8),
+    "tf2_gru_clipnorm_fn.py": Program(gru_forward, lambda: KerasAdam(eps=1e-8),
                                       constant(0.02), clip=lambda g: clip_each(g, 0.25)),
-    "tf1_attention.py": Program(attention_data, attention_forward, TF1SGD,
+    "tf1_attention.py": Program(attention_forward, TF1SGD,
                                 exp_staircase(0.2, 2, 0.5), clip=lambda g: clip_value(g, 0.1)),
-    "tf2_attention_fn.py": Program(attention_data, attention_forward, KerasSGD,
+    "tf2_attention_fn.py": Program(attention_forward, KerasSGD,
                                    exp_staircase(0.2, 2, 0.5),
                                    clip=lambda g: clip_value(g, 0.1)),
-    "tf2_attention_fit.py": Program(attention_data, attention_forward, KerasSGD,
+    "tf2_attention_fit.py": Program(attention_forward, KerasSGD,
                                     exp_staircase(0.2, 1, 0.5),
                                     clip=lambda g: clip_value(g, 0.1)),
-    "tf1_resblock.py": Program(resblock_data, resblock_forward, TF1SGD, constant(0.1),
+    "tf1_resblock.py": Program(resblock_forward, TF1SGD, constant(0.1),
                                {"label_smoothing": 0.1},
                                penalty=_kernels(RES_KERNELS, lambda w: 5e-3 * tf1_l2_loss(w))),
-    "tf2_resblock_fn.py": Program(resblock_data, resblock_forward, KerasSGD, constant(0.1),
+    "tf2_resblock_fn.py": Program(resblock_forward, KerasSGD, constant(0.1),
                                   {"label_smoothing": 0.1},
                                   penalty=_kernels(RES_KERNELS, lambda w: keras_l2(2.5e-3, w))),
     "tf2_resblock_weight_decay_eager.py": Program(
-        resblock_data, resblock_forward, lambda: KerasSGD(weight_decay=5e-3), constant(0.1),
+        resblock_forward, lambda: KerasSGD(weight_decay=5e-3), constant(0.1),
         {"label_smoothing": 0.1}, penalty=_kernels(RES_KERNELS, lambda w: keras_l2(2.5e-3, w))),
     "tf2_resblock_label_smoothing_fn.py": Program(
-        resblock_data, resblock_forward, KerasSGD, constant(0.1),
+        resblock_forward, KerasSGD, constant(0.1),
         penalty=_kernels(RES_KERNELS, lambda w: keras_l2(2.5e-3, w))),
 }
 
@@ -615,7 +343,7 @@ def trajectory(name: str) -> list[dict[str, Any]]:
     layer_output, loss, regularization, gradient, applied_gradient, learning_rate, update,
     state (and loss_total, what the programs print)."""
     prog = PROGRAMS[name]
-    data, params = prog.data()
+    data, params = program_data(name)
     for key in ("bn/moving_mean", "bn/moving_variance"):
         if key in data:
             data[f"state/{key}"] = data.pop(key)
