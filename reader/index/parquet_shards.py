@@ -24,6 +24,8 @@ be — else `ShardError`, one line, and the caller reads the file set itself.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, BinaryIO
 
@@ -35,6 +37,10 @@ from reader.io.cursors import Cursor
 
 FORMAT = 1
 META_KEY = b"tfdbg-tui.shard"
+# rows a row group: an open reads a shard's traces row group by row group, merging hosts in
+# wall-time order as it goes (`reader.index.shard_stream`); 64 Ki rows of every host is the
+# first window, the rest read as the merge reaches it
+ROW_GROUP = 1 << 16
 MAX_META = 64 << 20  # a shard's metadata larger than this is not ours
 RECORD_MIN = 16  # bytes of a TFRecord's framing: no file holds more records than size / 16
 MAX_UNCOMPRESSED = 64  # a shard's columns never hold more than this many bytes a source byte
@@ -90,7 +96,7 @@ def write(shard: Shard, about: dict[str, Any], out: BinaryIO) -> None:
             "cursors": {s: _cursor_json(c) for s, c in shard.cursors.items()}}
     table = pa.table(arrays, names=names).replace_schema_metadata(
         {META_KEY: json.dumps(meta).encode()})
-    pq.write_table(table, out, compression="zstd")
+    pq.write_table(table, out, compression="zstd", row_group_size=ROW_GROUP)
 
 
 def metadata(data: Any) -> dict[str, Any]:
@@ -142,9 +148,106 @@ def _bounds(meta: dict[str, Any], sizes: dict[str, int]) -> dict[str, int]:
     return out
 
 
-def read(data: bytes, meta: dict[str, Any], sizes: dict[str, int]) -> Shard:
-    """The shard in `data` (whose `metadata` is `meta`), every column checked; `sizes`: the
-    bytes of the source files it claims to index. ShardError on anything else."""
+def read(data: Any, meta: dict[str, Any], sizes: dict[str, int]) -> Shard:
+    """The shard in `data` (its bytes or a readable file, whose `metadata` is `meta`), every
+    column checked; `sizes`: the bytes of the source files it claims to index. ShardError
+    on anything else."""
+    return read_rest(open_lazy(data, meta, sizes))
+
+
+def read_rest(lazy: LazyShard) -> Shard:
+    """A lazy shard's traces read in whole: the shard."""
+    parts = list(lazy.trace_batches())
+    lazy.shard.columns["traces"] = {
+        c: np.concatenate([b[c] for b in parts]) if parts else np.zeros(0, dt)
+        for c, dt in lazy.dtypes.items()}
+    return lazy.shard
+
+
+TRACE_CHECKED = ("kind", "offset")  # the trace columns that point somewhere: checked first
+
+
+@dataclass
+class LazyShard:
+    """A checked shard whose traces' rows are read when asked (`trace_batches`, a row group
+    at a time). `shard` holds everything else (its traces part: no rows). The trace columns
+    that point elsewhere (kind: into the kinds; offset: into a file) were read and checked
+    when it was opened, kept by row group until their rows are taken; the others (wall
+    time, bad, slot, digest) hold values any row may hold."""
+
+    shard: Shard
+    rows: int  # trace rows
+    dtypes: dict[str, np.dtype]
+    pf: Any  # pyarrow.parquet.ParquetFile (None: in memory)
+    checked: list[dict[str, np.ndarray] | None]  # kind and offset of each row group
+    source: Any = None  # the file it is read from, when it is one (closed by its owner)
+
+    @classmethod
+    def of(cls, shard: Shard) -> LazyShard:
+        """A shard already in memory (a host read here), given out as a lazy one is."""
+        traces = shard.columns["traces"]
+        rows = len(next(iter(traces.values())))
+        dtypes = {c: a.dtype for c, a in traces.items()}
+        held = [{c: a[i: i + ROW_GROUP] for c, a in traces.items()}
+                for i in range(0, rows, ROW_GROUP)]
+        shard.columns["traces"] = {c: np.zeros(0, dt) for c, dt in dtypes.items()}
+        return cls(shard, rows, dtypes, None, list(held))
+
+    def trace_batches(self) -> Iterator[dict[str, np.ndarray]]:
+        """The traces' rows in file order, a row group at a time, every column."""
+        rest = [f"traces.{c}" for c in self.dtypes if c not in TRACE_CHECKED]
+        done = 0
+        for g, known in enumerate(self.checked):
+            assert known is not None, "trace batches are read once"
+            self.checked[g] = None
+            take = len(known["kind"])
+            if self.pf is None:  # in memory (`of`): every column is there
+                yield known
+                continue
+            try:
+                table = self.pf.read_row_group(g, columns=rest)
+            except Exception as exc:
+                raise ShardError(f"unreadable traces past row {done} ({_line(exc)})") from None
+            batch = dict(known)
+            for c, dt in self.dtypes.items():
+                if c not in known:
+                    col = table.column(f"traces.{c}").slice(0, take)
+                    if col.null_count:
+                        raise ShardError(f"a null in traces.{c}")
+                    batch[c] = np.ascontiguousarray(col.to_numpy(), dt)
+            done += take
+            yield batch
+
+
+def _checked_traces(pf: Any, rows: int, n_kinds: int) -> list[dict[str, np.ndarray] | None]:
+    """The kind and offset of every trace row, by row group, each checked."""
+    out: list[dict[str, np.ndarray] | None] = []
+    names = [f"traces.{c}" for c in TRACE_CHECKED]
+    done = 0
+    for g in range(pf.metadata.num_row_groups):
+        if done >= rows:
+            break
+        table = pf.read_row_group(g, columns=names)
+        take = min(table.num_rows, rows - done)
+        part = {}
+        for c, dt, hi in (("kind", np.int32, n_kinds), ("offset", np.int64, 1 << 62)):
+            col = table.column(f"traces.{c}").slice(0, take)
+            if col.null_count:
+                raise ShardError(f"a null in traces.{c}")
+            a = np.ascontiguousarray(col.to_numpy(), dt)
+            if len(a) and (int(a.min()) < 0 or int(a.max()) >= hi):
+                raise ShardError(f"traces.{c}: values out of range")
+            part[c] = a
+        out.append(part)
+        done += take
+    if done != rows:
+        raise ShardError("fewer trace rows than it says")
+    return out
+
+
+def open_lazy(data: Any, meta: dict[str, Any], sizes: dict[str, int]) -> LazyShard:
+    """The shard in `data` with every part read and checked but the traces' rows (see
+    `LazyShard`); ShardError when it is not one."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -160,7 +263,8 @@ def read(data: bytes, meta: dict[str, Any], sizes: dict[str, int]) -> Shard:
                          if c in STRING_COLUMNS.get(p, ()) else pa.from_numpy_dtype(dt))
             for p, cols in parts.items() for c, dt in cols.items()}
     want["strings"] = pa.string()
-    pf = pq.ParquetFile(pa.BufferReader(data))
+    pf = pq.ParquetFile(pa.BufferReader(data) if isinstance(data, bytes | memoryview)
+                        else data)
     schema = pf.schema_arrow
     if sorted(schema.names) != sorted(want) or any(
             schema.field(name).type != t for name, t in want.items()):
@@ -172,8 +276,10 @@ def read(data: bytes, meta: dict[str, Any], sizes: dict[str, int]) -> Shard:
     unpacked = sum(md.row_group(g).total_byte_size for g in range(md.num_row_groups))
     if unpacked > MAX_UNCOMPRESSED * (sum(sizes.values()) + (1 << 20)):
         raise ShardError("its columns are larger than the files they index")
+    whole = [name for name in want if not name.startswith("traces.")
+             or name.startswith(("traces.kinds.", "traces.details."))]
     try:
-        table = pf.read()
+        table = pf.read(columns=whole)
     except Exception as exc:
         raise ShardError(f"unreadable columns ({_line(exc)})") from None
     strings_col = table.column("strings").slice(0, n_strings)
@@ -185,6 +291,8 @@ def read(data: bytes, meta: dict[str, Any], sizes: dict[str, int]) -> Shard:
     for p, cols in parts.items():
         columns[p] = {}
         for c, dt in cols.items():
+            if f"{p}.{c}" not in table.column_names:
+                continue
             col = table.column(f"{p}.{c}").slice(0, rows[p])
             if c in STRING_COLUMNS.get(p, ()):
                 columns[p][c] = _string_ids(col, ids)
@@ -192,13 +300,25 @@ def read(data: bytes, meta: dict[str, Any], sizes: dict[str, int]) -> Shard:
                 raise ShardError(f"a null in {p}.{c}")
             else:
                 columns[p][c] = np.ascontiguousarray(col.to_numpy(), dt)
+    del table
+    n_kinds = len(columns["traces.kinds"]["fileset"])
+    try:
+        checked = _checked_traces(pf, rows["traces"], n_kinds)
+    except ShardError:
+        raise
+    except Exception as exc:
+        raise ShardError(f"unreadable columns ({_line(exc)})") from None
+    # what `check` looks at of the traces (their number; kinds and offsets checked above)
+    columns["traces"] = {c: np.broadcast_to(np.zeros(1, parts["traces"][c]), (rows["traces"],))
+                         for c in TRACE_CHECKED}
     shard = Shard(str(meta.get("prefix", "")), strings, columns,
                   _trace_keys(meta.get("trace_keys"), n_strings), _ints(meta.get("modes")),
                   _warnings(meta.get("warnings")), _int(meta.get("suppressed"), "count"),
                   _int(meta.get("corrupt"), "count"),
                   {s: _cursor(cursors[s], sizes.get(s, 0)) for s in BIG})
     check(shard)
-    return shard
+    shard.columns["traces"] = {c: np.zeros(0, dt) for c, dt in parts["traces"].items()}
+    return LazyShard(shard, rows["traces"], parts["traces"], pf, checked)
 
 
 def _string_ids(col: Any, ids: dict[str, int]) -> np.ndarray:

@@ -2,13 +2,14 @@
 
 The first read of a run with several file sets (`reader.index.sharding.read_sharded`) asks
 here first: the current shards found in the run's shard folder (`reader.index.shard_store`)
-are merged as the shards of a direct read are (`reader.index.shards.merge`: same columns,
-same order, alerts found again over the merged rows), so whatever opens from shards says
-exactly what a direct read says. File sets without a current shard (none written, one
-grown stale or forged, a host that started after the index) are read here from the logdir,
-and merged with the rest (when they are most of the run, the run is read directly instead,
-in parallel); a dropped shard is said in a warning. The
-cursors the shards carry let `update()` read on what was appended since.
+are merged as the shards of a direct read are (same columns, same order, the same alerts),
+their graph traces read a row group at a time and merged in wall-time order as they come
+(`reader.index.shard_stream`: the first alerts show before the last shard is read), so
+whatever opens from shards says exactly what a direct read says. File sets without a
+current shard (none written, one grown stale or forged, a host that started after the
+index) are read here from the logdir, and merged with the rest (when they are most of the
+run, the run is read directly instead, in parallel); a dropped shard is said in a warning.
+The cursors the shards carry let `update()` read on what was appended since.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from reader.index.shards import SMALL, big_bytes, index_fileset, merge
+from reader.index.parquet_shards import LazyShard
+from reader.index.shard_stream import merge_streaming
+from reader.index.shards import SMALL, big_bytes, index_fileset
+from reader.io.discovery import FileSet
 
 if TYPE_CHECKING:
     from reader.index.logdir import DebugLogdir
@@ -29,30 +33,47 @@ def open_from_shards(logdir: DebugLogdir,
     """Read `logdir` (nothing of its big files read yet) from its current shards; None when
     it has none (the caller reads it directly). Returns the bytes the shards cover plus the
     bytes read for the other file sets."""
-    from reader.index.shard_store import find
+    from reader.index.shard_store import close, find
 
     filesets = list(logdir.filesets)
     stored = find(logdir.path, logdir.run_id, filesets)
-    _warn_dropped(logdir, stored.dropped, stored.where)
-    if not stored.shards:
-        return None
-    rest = [i for i in range(len(filesets)) if i not in stored.shards]
-    if len(rest) > max(1, len(stored.shards)):  # mostly unindexed: the parallel direct read
-        return None
+    try:
+        _warn_dropped(logdir, stored.dropped, stored.where)
+        if not stored.shards:
+            return None
+        rest = [i for i in range(len(filesets)) if i not in stored.shards]
+        if len(rest) > max(1, len(stored.shards)):  # mostly unindexed: the parallel read
+            return None
+        return _open(logdir, filesets, stored.shards, rest, progress)
+    finally:
+        for lazy in stored.shards.values():
+            close(lazy)
+
+
+def _open(logdir: DebugLogdir, filesets: list[FileSet], found: dict[int, LazyShard],
+          rest: list[int], progress: Callable[[int, int], None] | None) -> int:
     logdir.read_files(SMALL)
-    shards = dict(stored.shards)
-    done = sum(c.offset for s in shards.values() for c in s.cursors.values())
-    total = done + big_bytes([filesets[i] for i in rest])
+    shards = dict(found)
+    covered = sum(c.offset for s in shards.values() for c in s.shard.cursors.values())
+    total = covered + big_bytes([filesets[i] for i in rest])
+    done = 0
     if progress is not None:
         progress(done, total)
     for i in rest:  # a few hosts without a current shard: read here, as a direct read does
-        shards[i] = index_fileset(type(logdir), logdir.path, logdir.run_id, filesets[i],
-                                  None, logdir.digests)
-        done += sum(c.offset for c in shards[i].cursors.values())
+        shard = index_fileset(type(logdir), logdir.path, logdir.run_id, filesets[i], None,
+                              logdir.digests)
+        shards[i] = LazyShard.of(shard)
+        done += sum(c.offset for c in shard.cursors.values())
         if progress is not None:
             progress(done, total)
-    merge(logdir, [shards[i] for i in sorted(shards)], 2)
-    return sum(c.offset for s in shards.values() for c in s.cursors.values())
+    read_here = done
+
+    def merged(share: float) -> None:
+        if progress is not None:
+            progress(read_here + int(share * covered), total)
+
+    merge_streaming(logdir, [shards[i] for i in sorted(shards)], 2, merged)
+    return sum(c.offset for s in shards.values() for c in s.shard.cursors.values())
 
 
 def _warn_dropped(logdir: DebugLogdir, dropped: list[str], where: str) -> None:

@@ -29,11 +29,11 @@ import errno
 import os
 import stat
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 from reader.cache.snapshot import ALL_FILES, file_identity
 from reader.cache.snapshot import still_holds as cache_still_holds
-from reader.index.parquet_shards import ShardError, metadata, read
+from reader.index.parquet_shards import LazyShard, ShardError, metadata, open_lazy, read_rest
 from reader.index.shards import Shard
 from reader.io import regular
 from reader.io.discovery import FileSet
@@ -50,6 +50,7 @@ INDEX_DIR = ".tfdbg-index"
 SHARDS_ENV = "TFDBG_TUI_SHARDS"
 EXT = ".parquet"
 SLACK = 1 << 20  # a shard file bigger than twice its source bytes plus this is not ours
+MAX_OPEN = 128  # local shard files an open keeps open (each read as the merge reaches it)
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -142,6 +143,18 @@ def _trusted(st: os.stat_result, owners: set[int]) -> bool:
 def read_bytes(path: str, limit: int, owners: set[int]) -> bytes:
     """The whole shard file at `path` (at most `limit` bytes), through the checks above;
     OSError (one line) otherwise."""
+    data = open_shard_file(path, limit, owners)
+    if isinstance(data, bytes):
+        return data
+    with data:
+        return data.read(limit + 1)
+
+
+def open_shard_file(path: str, limit: int, owners: set[int]) -> bytes | BinaryIO:
+    """The shard file at `path` (at most `limit` bytes), through the checks above: an
+    object's bytes (one GET: a shard is replaced whole, so its parts are of one version),
+    or a local file opened for reading (its parts read as they are needed); OSError (one
+    line) otherwise."""
     if is_remote(path):
         rst = stat_file(path)
         if rst is None:
@@ -169,10 +182,10 @@ def read_bytes(path: str, limit: int, owners: set[int]) -> bytes:
                           path)
         if st.st_size > limit:
             raise OSError(errno.EFBIG, "larger than the files it indexes", path)
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read(limit + 1)
-    finally:
+        return os.fdopen(fd, "rb")
+    except BaseException:
         os.close(fd)
+        raise
 
 
 def listing(where: str) -> set[str]:
@@ -198,32 +211,71 @@ def load(path: str, fs: FileSet, run_id: str, src: str, owners: set[int],
     """The current shard of `fs` at `path` (`src`: where the logdir's objects are read
     from, `exact`: its files must not have grown either); ShardError (one line) when it is
     not one."""
+    lazy = load_lazy(path, fs, run_id, src, owners, exact)
     try:
-        data = read_bytes(path, 2 * _current_bytes(fs) + SLACK, owners)
+        return whole(lazy)
+    finally:
+        close(lazy)
+
+
+def load_lazy(path: str, fs: FileSet, run_id: str, src: str, owners: set[int],
+              exact: bool = False) -> LazyShard:
+    """As `load`, the traces' rows left to be read as the merge needs them (`close` it
+    after)."""
+    data: bytes | BinaryIO | None = None
+    try:
+        data = open_shard_file(path, 2 * _current_bytes(fs) + SLACK, owners)
         meta = metadata(data)
         why = stale_reason(meta, fs, run_id, src, exact)
         if why is not None:
             raise ShardError(f"stale: {why}")
         sizes = _sizes(meta)
-        if len(data) > 2 * sum(sizes.values()) + SLACK:
+        size = len(data) if isinstance(data, bytes) else os.fstat(data.fileno()).st_size
+        if size > 2 * sum(sizes.values()) + SLACK:
             raise ShardError("larger than the files it indexes")
-        shard = read(data, meta, sizes)
+        lazy = open_lazy(data, meta, sizes)
     except ShardError:
+        _close(data)
         raise
     except OSError as exc:
+        _close(data)
         raise ShardError(f"cannot read it ({exc.strerror or exc})") from None
     except Exception as exc:  # untrusted input: any surprise means "read the file set"
+        _close(data)
         text = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
         raise ShardError(f"damaged ({text})") from None
-    shard.prefix = fs.prefix
-    return shard
+    lazy.shard.prefix = fs.prefix
+    lazy.source = data
+    return lazy
+
+
+def whole(lazy: LazyShard) -> Shard:
+    """A lazy shard's traces read in (ShardError, one line, when they cannot be)."""
+    try:
+        return read_rest(lazy)
+    except ShardError:
+        raise
+    except Exception as exc:
+        text = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+        raise ShardError(f"damaged ({text})") from None
+
+
+def close(lazy: LazyShard) -> None:
+    """Let go of the shard file a lazy shard reads from."""
+    _close(lazy.source)
+    lazy.source = None
+
+
+def _close(data: Any) -> None:
+    if data is not None and not isinstance(data, bytes):
+        data.close()
 
 
 @dataclass
 class Stored:
     """The current shards of a run found by `find` (by file set index), and the others."""
 
-    shards: dict[int, Shard] = field(default_factory=dict)
+    shards: dict[int, LazyShard] = field(default_factory=dict)  # traces read as merged
     dropped: list[str] = field(default_factory=list)  # one line each
     where: str = ""
 
@@ -250,7 +302,14 @@ def find(logdir_path: str, run_id: str, filesets: list[FileSet]) -> Stored:
         if fs.name + EXT not in names:
             continue
         try:
-            out.shards[i] = load(shard_path(where, fs), fs, run_id, src, owners)
+            lazy = load_lazy(shard_path(where, fs), fs, run_id, src, owners)
+            if lazy.source is not None and len(out.shards) >= MAX_OPEN:
+                try:  # no more files open at once: the traces of the rest read whole
+                    full = whole(lazy)
+                finally:
+                    close(lazy)
+                lazy = LazyShard.of(full)
+            out.shards[i] = lazy
         except ShardError as exc:
             out.dropped.append(f"{fs.name}{EXT}: {exc}")
     return out

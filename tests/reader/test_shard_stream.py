@@ -1,0 +1,152 @@
+"""An open from Parquet shards merges the graph traces window by window as it reads each
+shard's row groups (reader/index/shard_stream.py): the index it ends with must be exactly the
+whole merge's (every column, kept health, alerts) and its report a direct read's; the first
+alerts must be there before the last windows are merged, and the first alert shown the
+run's earliest even when an eager alert is known before the graph traces that precede it.
+
+Three hosts of 150,000 graph traces each (three row groups a shard) whose wall times
+interleave at different rates, tie across hosts, and end in NaN on one host; FULL_TENSOR
+traces (their health is kept per row) spread in time but written last; an eager NaN known up
+front, and the earliest alert a graph one in the second window.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from dumper.writer import LogdirWriter
+from reader import DebugLogdir
+from reader.index.schema import EAGER, tensor_parts
+
+pytest.importorskip("pyarrow")
+
+N = 150_000
+T0 = 1_000.0
+FIRST_BAD = (2, 40_000)  # host, trace: the run's earliest alert (past the first row group)
+
+
+def health(n: int) -> np.ndarray:
+    v = np.zeros((n, 11))
+    v[:, 2], v[:, 3], v[:, 4], v[:, 10] = 1, 1, 8, 8
+    return v
+
+
+def write_run(d: Path) -> None:
+    for k in range(3):
+        with LogdirWriter(d, run_id="stream", hostname=f"h{k}",
+                          file_timestamp=1000 + k) as w:
+            f = w.add_source_file("/job/train.py", ["y = tf.math.log(x)"])
+            frame = w.add_stack_frame(f, 1, "train_step")
+            w.add_graph("g", "train_step")
+            w.add_op("g", "Log", "log", [], stack_frame_ids=[frame])
+            w.add_op("g", "Exp", "exp", [], stack_frame_ids=[frame])
+            # hosts 0 and 1 at the same times; host 2 half as often (its row groups reach
+            # twice as far in time: a window takes only part of what it has read)
+            times = T0 + (np.arange(N) * 2e-3 + 6e-4 if k == 2 else np.arange(N) * 1e-3)
+            if k == 0:
+                times[50_000:50_100] = times[50_000]  # a run of equal times, across hosts
+            if k == 2:
+                times[-500:] = np.nan  # a host's last records without a time: last
+            v = health(N)
+            if k == 2:
+                v[FIRST_BAD[1]:: 7_000, 5], v[FIRST_BAD[1]:: 7_000, 10] = 1, 7
+            if k == 0:
+                v[140_000, 6], v[140_000, 10] = 1, 7  # a late +inf
+            w.add_graph_traces("g", "log", 0, "FULL_HEALTH", v, wall_times=times)
+            for j in range(40):  # written last, anywhere in time: their health kept per row
+                tensor = np.full(4, np.nan if j == 33 and k == 1 else float(j), np.float32)
+                w.add_graph_trace("g", "exp", 0, "FULL_TENSOR", tensor,
+                                  wall_time=T0 + j * 3.7 + k * 1e-4)
+            if k == 1:  # eager: a NaN output known up front, later than the first graph one
+                for j, t in enumerate((T0 + 1.0, T0 + 100.0, T0 + 101.0)):
+                    w.add_execution("Log", "FULL_HEALTH",
+                                    [[1, 1, 1, 1, 4, 0, 0, 1 if j == 1 else 0, 0, 0,
+                                      3 if j == 1 else 4]],
+                                    output_tensor_ids=[j], stack_frame_ids=[frame],
+                                    wall_time=t)
+
+
+def columns(logdir: DebugLogdir) -> dict[str, dict[str, bytes]]:
+    """Every column of the index, as its bytes (NaN times compare equal)."""
+    out = {name: {c: np.ascontiguousarray(part.col(c)).tobytes() for c in part.columns}
+           for name, part in tensor_parts(logdir).items()}
+    a = logdir.alerts()
+    out["alerts"] = {"kind": np.asarray(a.kind).tobytes(), "index": a.index[:].tobytes()}
+    return out
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tfdbg_tui.commands.index import index_logdir
+
+    d = tmp_path_factory.mktemp("stream") / "run"
+    write_run(d)
+    results, _, _ = index_logdir(str(d))
+    assert [r.status for r in results] == ["indexed"] * 3, [r.error for r in results]
+    return d
+
+
+def whole_merge(d: Path) -> DebugLogdir:
+    """The index the whole shards merged at once give (`reader.index.shards.merge`)."""
+    from reader.index.shard_store import find, whole
+    from reader.index.shards import SMALL, merge
+
+    logdir = DebugLogdir(str(d))
+    stored = find(logdir.path, logdir.run_id, list(logdir.filesets))
+    assert len(stored.shards) == 3 and not stored.dropped
+    logdir.read_files(SMALL)
+    merge(logdir, [whole(stored.shards[i]) for i in range(3)], 2)
+    return logdir
+
+
+def test_streamed_index_is_the_whole_merge_and_reports_as_a_direct_read(
+        indexed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from reader.index import shard_stream
+    from tfdbg_tui.commands.report import _finite, build_report
+
+    windows: list[int] = []
+    real = shard_stream._append
+
+    def counted(logdir: DebugLogdir, hosts: Any, until: float) -> None:
+        real(logdir, hosts, until)
+        windows.append(len(logdir.traces))
+
+    monkeypatch.setattr(shard_stream, "_append", counted)
+    streamed = DebugLogdir(str(indexed))
+    streamed.update()
+    assert len(windows) >= 3 and windows[-1] == 3 * N + 120  # merged in several windows
+    expected = whole_merge(indexed)
+    assert columns(streamed) == columns(expected)
+    assert len(streamed.traces.details) == 120
+    assert np.isnan(streamed.traces.wall_time[-500:]).all()
+
+    monkeypatch.setenv("TFDBG_TUI_SHARDS", str(indexed / "no-such-shard-folder"))
+    direct = DebugLogdir(str(indexed))
+    direct.update()
+
+    def rep(logdir: DebugLogdir) -> Any:
+        return json.loads(json.dumps(_finite(build_report(logdir, 50)), default=str))
+
+    assert rep(streamed) == rep(direct)
+
+
+def test_first_alerts_come_before_the_last_window_and_are_the_earliest(indexed: Path) -> None:
+    seen: list[tuple[int, int, float]] = []
+    logdir = DebugLogdir(str(indexed))
+
+    def progress(done: int, total: int) -> None:
+        a = logdir.alerts()
+        if len(a):
+            seen.append((len(logdir.traces), len(a), float(a.wall_time[0])))
+
+    logdir.update(progress)
+    final = logdir.alerts()
+    earliest = float(final.wall_time[0])
+    assert int(final.kind[0]) != EAGER  # a graph alert precedes the known eager one
+    assert seen and seen[0][0] <= 0.9 * len(logdir.traces)  # before the last window
+    assert {t for _, _, t in seen} == {earliest}  # never an alert that a later one precedes
