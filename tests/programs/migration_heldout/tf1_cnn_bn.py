@@ -1,5 +1,8 @@
 """conv 3x3 (no bias) -> batch norm (training, moving averages in UPDATE_OPS) -> relu ->
-reshape -> dense, momentum SGD; the weights restored from a TF1 checkpoint with a Saver.
+reshape -> dense, momentum SGD; the weights restored from a TF1 checkpoint, read with
+tf.train.load_checkpoint and assigned after the initializer (Saver.restore and
+init_from_checkpoint cannot run under tfdbg2's instrumentation in TF 2.21: "Variable to save
+is not a Variable").
 
 python tf1_cnn_bn.py DATA_DIR     (DATA_DIR/bn.ckpt: prepare_data.py)
 """
@@ -30,7 +33,9 @@ with graph.as_default():
     with tf.compat.v1.variable_scope("dense"):
         w = tf.compat.v1.get_variable("kernel", [27, 3])  # AT:var
         b = tf.compat.v1.get_variable("bias", [3], initializer=tf.compat.v1.zeros_initializer())  # AT:var
-    saver = tf.compat.v1.train.Saver([kernel, gamma, beta, moving_mean, moving_var, w, b])
+    reader = tf.train.load_checkpoint(os.path.join(sys.argv[1], "bn.ckpt"))
+    restore = [tf.compat.v1.assign(v, reader.get_tensor(v.op.name)) for v in  # AT:restore
+               [kernel, gamma, beta, moving_mean, moving_var, w, b]]
 
     conv = tf.nn.conv2d(x, kernel, strides=[1, 1, 1, 1], padding="VALID")  # AT:conv
     mean, variance = tf.nn.moments(conv, axes=[0, 1, 2])  # AT:moments
@@ -51,7 +56,7 @@ with graph.as_default():
 
 with tf.compat.v1.Session(graph=graph) as sess:
     sess.run(init)
-    saver.restore(sess, os.path.join(sys.argv[1], "bn.ckpt"))  # AT:restore
+    sess.run(restore)  # AT:restore
     history = []
     for step in range(3):
         loss_value, _ = sess.run([loss, train_op], feed_dict={x: images, y: labels})
