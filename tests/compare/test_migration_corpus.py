@@ -51,10 +51,6 @@ VARIABLES = {"dense_tf1.py": 4, "conv_tf1.py": 6, "rnn_tf1.py": 6}  # trainable,
 # began to pass and bninf_fit, right before, to fail); each is a strict xfail
 KNOWN_FAILING: dict[str, str] = {
     # equivalent pairs reported as diverging / incomparable
-    "convbn_eager": "exit 3, incomparable: gradients of conv/bias, bn/gamma, bn/beta 'not "
-                    "found in B' at every step (the eager tape's gradients of a conv+BN net)",
-    "bninf_eager": "exit 1, step 0 gradient of bn/beta: A gradients/batchnorm/add_1_grad/"
-                   "Reshape against an eager B Mul (the tape's terminal tensors mispaired)",
     "rnn_eager": "exit 1, step 0 variable: the embedding is trained by a sparse update in A "
                  "(its rows only) and B's tape gives it IndexedSlices: 'variable 1: in B only'",
     "rnn_fit": "exit 1, step 0 layer_output: fit runs the RNN in a while loop, whose body "

@@ -21,7 +21,7 @@ from difflib import SequenceMatcher
 
 from reader import GRAPH
 from tfdbg_tui.core.compare.contract.dataflow import Flow
-from tfdbg_tui.core.compare.contract.model import RunModel, _name
+from tfdbg_tui.core.compare.contract.model import RunModel
 from tfdbg_tui.core.compare.contract.quantities import (
     Q_APPLIED,
     Q_GRADIENT,
@@ -29,11 +29,11 @@ from tfdbg_tui.core.compare.contract.quantities import (
     Q_LOSS,
     Q_LR,
     Q_REG,
-    Q_STATE,
     Q_UPDATE,
     Q_VARIABLE,
 )
 from tfdbg_tui.core.compare.contract.roles import Roles
+from tfdbg_tui.core.compare.contract.state_pairing import pair_state
 from tfdbg_tui.core.compare.contract.tensors import Sig, Tensor, sig_class
 
 Mapping = list[tuple[re.Pattern[str], re.Pattern[str]]]  # --map: A pattern → B pattern
@@ -239,7 +239,7 @@ def pair_steps(ma: RunModel, mb: RunModel,
                 if hb in prb.update:
                     out.where_b[got] = (mb.steps[k - 1][0], prb.update[hb])
         if k > 0:
-            _pair_state(out, k, ma, mb)
+            pair_state(out, k, ma, mb)
         for j, ta, tb in _layers(ra, rb, vp):
             out.add(ma.row(k, ta), mb.row(k, tb), k, Q_LAYER, f"layer {j + 1} output")
         got = out.add(ma.row(k, ra.loss), mb.row(k, rb.loss), k, Q_LOSS, "loss")
@@ -292,42 +292,6 @@ def _pair_penalties(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunMode
     if not ra.penalties or not rb.penalties:
         label = f"total loss ({'A' if not ra.penalties else 'B'} adds no penalty)"
     out.add(ma.row(k, total_a), mb.row(k, total_b), k, Q_REG, label)
-
-
-def _pair_state(out: StepPairs, k: int, ma: RunModel, mb: RunModel) -> None:
-    """Non-trainable state after step k - 1's update (as step k first reads it), paired by
-    forward order and dtype class and shape; its line is the update's."""
-    _, _, ra = ma.steps[k]
-    _, _, rb = mb.steps[k]
-    _, _, pra = ma.steps[k - 1]
-    _, _, prb = mb.steps[k - 1]
-    if not ra.state or not rb.state:
-        return
-    sig_a = [sig_class(_state_sig(ma, k, ra, h)) for h in ra.state]
-    sig_b = [sig_class(_state_sig(mb, k, rb, h)) for h in rb.state]
-    m = SequenceMatcher(None, sig_a, sig_b, autojunk=False)
-    for block in m.get_matching_blocks():
-        for i in range(block.size):
-            ha, hb = ra.state[block.a + i], rb.state[block.b + i]
-            name = ma.names.get(ha) or _name(ha, block.a + i).replace("variable", "state")
-            got = out.add(ma.row(k, ra.state_read[ha]), mb.row(k, rb.state_read[hb]), k - 1,
-                          Q_STATE, f"{name} after step {k - 1}'s update")
-            if got < 0:
-                continue
-            if ha in pra.state_update:
-                out.where_a[got] = (ma.steps[k - 1][0], pra.state_update[ha])
-            if hb in prb.state_update:
-                out.where_b[got] = (mb.steps[k - 1][0], prb.state_update[hb])
-
-
-def _state_sig(model: RunModel, k: int, roles: Roles, h: str) -> tuple[int, int, int]:
-    flow, _, _ = model.steps[k]
-    sigs = model.cache.get(("sig", id(flow)))
-    if sigs is None:
-        return (-1, -1, -1)
-    node, slot = roles.state_read[h]
-    s = sigs[node, slot]
-    return (int(s[0]), int(s[1]), int(s[2]))
 
 
 def _pair_chain(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunModel, rb: Roles

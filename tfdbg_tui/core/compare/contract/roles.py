@@ -40,6 +40,7 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     Flow,
     training_update,
 )
+from tfdbg_tui.core.compare.contract.tape_anchors import anchored_gradients
 from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor, sig_class
 from tfdbg_tui.core.compare.contract.update_roles import (
     lr_chain,
@@ -165,6 +166,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
             lr_votes.append(lr)
     if lr_votes:
         roles.lr = max(set(lr_votes), key=lr_votes.count)
+    anchored_gradients(flow, roles, consumers, sig, traced)
     tape_gradients(flow, roles, consumers, sig, traced)
     unlinked_applied(flow, roles, consumers, sig, traced)
     if roles.lr is not None:

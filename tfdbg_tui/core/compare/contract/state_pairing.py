@@ -1,0 +1,91 @@
+"""Stage 3, non-trainable state: batch normalization's moving statistics of the two runs
+paired for each step, as the step first reads them (what the previous step's update left).
+
+TF1's `tf.nn.batch_normalization` and Keras read a layer's moving mean and variance in
+opposite orders, and both are vectors of one shape: they pair by what the step does with
+each first (a variance is added to epsilon, a mean multiplied; a fused kernel's operand),
+then what is left by signature, in forward order.
+"""
+
+from __future__ import annotations
+
+from difflib import SequenceMatcher
+from typing import TYPE_CHECKING
+
+from tfdbg_tui.core.compare.contract.model import RunModel, _name
+from tfdbg_tui.core.compare.contract.quantities import Q_STATE
+from tfdbg_tui.core.compare.contract.roles import Roles
+from tfdbg_tui.core.compare.contract.tensors import sig_class
+
+if TYPE_CHECKING:
+    from tfdbg_tui.core.compare.contract.pairing import StepPairs
+
+
+def pair_state(out: StepPairs, k: int, ma: RunModel, mb: RunModel) -> None:
+    """Non-trainable state after step k - 1's update (as step k first reads it), paired by
+    forward order and dtype class and shape; its line is the update's."""
+    _, _, ra = ma.steps[k]
+    _, _, rb = mb.steps[k]
+    _, _, pra = ma.steps[k - 1]
+    _, _, prb = mb.steps[k - 1]
+    if not ra.state or not rb.state:
+        return
+    # by signature and what the step does with the statistic first (a moving variance is
+    # added to epsilon, a moving mean multiplied or subtracted: TF1 and Keras read the two
+    # in opposite orders), then what is left by signature alone, in order
+    sig_a = [(sig_class(_state_sig(ma, k, ra, h)), _state_use(ma, k, ra, h)) for h in ra.state]
+    sig_b = [(sig_class(_state_sig(mb, k, rb, h)), _state_use(mb, k, rb, h)) for h in rb.state]
+    pairs: list[tuple[int, int]] = []
+    m = SequenceMatcher(None, sig_a, sig_b, autojunk=False)
+    for block in m.get_matching_blocks():
+        pairs += [(block.a + i, block.b + i) for i in range(block.size)]
+    done_b = {j for _, j in pairs}
+    done_a = {i for i, _ in pairs}
+    for i, (sa, _) in enumerate(sig_a):
+        if i in done_a:
+            continue
+        j = next((j for j, (sb, _) in enumerate(sig_b) if j not in done_b and sb == sa), -1)
+        if j >= 0:
+            pairs.append((i, j))
+            done_b.add(j)
+    for i, j in sorted(pairs):
+        ha, hb = ra.state[i], rb.state[j]
+        name = ma.names.get(ha) or _name(ha, i).replace("variable", "state")
+        got = out.add(ma.row(k, ra.state_read[ha]), mb.row(k, rb.state_read[hb]), k - 1,
+                      Q_STATE, f"{name} after step {k - 1}'s update")
+        if got < 0:
+            continue
+        if ha in pra.state_update:
+            out.where_a[got] = (ma.steps[k - 1][0], pra.state_update[ha])
+        if hb in prb.state_update:
+            out.where_b[got] = (mb.steps[k - 1][0], prb.state_update[hb])
+
+
+_STATE_PASS = frozenset({"Identity", "Cast", "Reshape", "Squeeze", "ExpandDims"})
+
+
+def _state_use(model: RunModel, k: int, roles: Roles, h: str) -> tuple[str, int]:
+    """(op type, operand) of the first op that uses a statistic's read, through casts and
+    reshapes: `AddV2` for a variance plus epsilon, slot 3 or 4 of a fused batch norm."""
+    flow, _, _ = model.steps[k]
+    node = roles.state_read[h][0]
+    for _ in range(8):
+        uses = [(c, s) for c, ins in enumerate(flow.inputs) for s, (j, _) in enumerate(ins)
+                if j == node]
+        if not uses:
+            return ("", -1)
+        c, slot = min(uses)
+        if flow.op_type[c] not in _STATE_PASS:
+            return (flow.op_type[c], slot)
+        node = c
+    return ("", -1)
+
+
+def _state_sig(model: RunModel, k: int, roles: Roles, h: str) -> tuple[int, int, int]:
+    flow, _, _ = model.steps[k]
+    sigs = model.cache.get(("sig", id(flow)))
+    if sigs is None:
+        return (-1, -1, -1)
+    node, slot = roles.state_read[h]
+    s = sigs[node, slot]
+    return (int(s[0]), int(s[1]), int(s[2]))
