@@ -68,14 +68,10 @@ KNOWN_FAILING: dict[str, str] = {
     "bn_momentum_fn": "exit 0 'equivalent': no `state` compared at all (the moving "
                       "statistics of Keras BN in tf.function are not paired with A's "
                       "assign_sub updates)",
-    "bninf_training_eager": "step 0 variable (bn/gamma): B's read in the eager build call "
-                            "`net(batch[:1])`, before set_weights, taken as the step's read",
     "gru_clipnorm_fn": "step 0 layer_output, not applied_gradient: the GRU cell's matmuls "
                        "mispaired as in gru_eager ('shape [4,4] vs [4,8]')",
     "attention_decay_fit": "step 0 applied_gradient, not step 1 learning_rate: A's "
                            "clip_by_value paired with B's raw gradient, as in attention_fn",
-    "resblock_weight_decay_eager": "step 0 variable (stem/bias), not update: B's read in the "
-                                   "eager build call `model(x_np[:1])`, before the assigns",
 }
 
 

@@ -74,7 +74,7 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str]
     ends = ends[:MAX_STEPS]
     step_of = np.full(n, -1, np.int64)
     flows = []
-    start = 0
+    start = _first_step_start(whole, trained)
     for s, end in enumerate(ends):
         step_of[start:end + 1] = s
         flow = Flow(EAGER, steps=[s], index=list(range(start, end + 1)), truncated=truncated,
@@ -106,6 +106,24 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str]
         flows.append(flow)
         start = end + 1
     return flows, trained, step_of
+
+
+def _first_step_start(whole: Flow, trained: set[str]) -> int:
+    """Where step 0 begins: after the last assignment to a trained variable before the first
+    backward pass. A model called once to build it (`net(x[:1])`) and then restored
+    (`set_weights`, `assign`) read its initializer's draw in that call: that forward pass is
+    no step's, and step 0 reads what the restore wrote."""
+    phase = np.asarray(whole.phase)
+    bwd = np.flatnonzero(phase == BWD)
+    limit = int(bwd[0]) if len(bwd) else len(whole)
+    start = 0
+    for k in range(limit):
+        if whole.op_type[k] in _ASSIGNS and whole.handle[k] in trained:
+            start = k + 1
+    return start
+
+
+_ASSIGNS = frozenset({"AssignVariableOp", "Assign"})
 
 
 def _step_ends(whole: Flow, per: dict[str, list[int]]) -> list[int]:

@@ -57,9 +57,19 @@ def anchored_gradients(flow: Flow, roles: Roles, consumers: list[list[int]], sig
     sig_f = sig  # callable (node, slot) -> Sig
     taken = set(roles.grad.values())
     self_of, other_of = _anchors(flow, consumers)
+    reads: dict[str, list[int]] = {}
+    for k in range(len(flow)):
+        h = flow.handle[k]
+        if h is not None and flow.op_type[k] == "ReadVariableOp" and flow.phase[k] in FORWARD:
+            reads.setdefault(h, []).append(k)
     for h in missing:
         want = sig_class(roles.sig[h])
-        chain, others = _uses(flow, roles.read[h][0], consumers, sig_f, want)
+        chain: set[int] = set()
+        others: set[int] = set()
+        for r in reads.get(h, [roles.read[h][0]]):  # a layer's read and a penalty's
+            c, o = _uses(flow, r, consumers, sig_f, want)
+            chain |= c
+            others |= o
         cands = []
         for k in range(len(flow)):
             if flow.phase[k] != BWD or not traced[k, 0] or (k, 0) in taken:
