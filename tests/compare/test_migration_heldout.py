@@ -52,8 +52,6 @@ TOL = ("--rtol", "1e-5", "--atol", "1e-6", "--limit", "1000000")
 # uncommitted stage of that hour); each is a strict xfail
 KNOWN_FAILING: dict[str, str] = {
     # equivalent pairs
-    "bn_train_eager": "exit 3, incomparable: the gradient of dense/bias 'not found in B' at "
-                      "every step (eager tape of a conv+BN net)",
     "embed_fit": "exit 0 'equivalent', but the embedding is never paired: gradients and "
                  "updates compared for head/kernel and head/bias only (2 of 3 variables)",
     "gru_eager": "exit 1, step 0 layer_output: A's r-gate MatMul_2 [4,4] against B's fused "
@@ -65,9 +63,6 @@ KNOWN_FAILING: dict[str, str] = {
     "cnn_fit_avgpool": "right step and quantity, wrong lines: A's reshape (AT:flatten) and B's "
                        "Flatten (CALL:flatten), not the pool layers (MaxPool vs AvgPool, "
                        "op types that differ, left unpaired)",
-    "bn_momentum_fn": "exit 0 'equivalent': no `state` compared at all (the moving "
-                      "statistics of Keras BN in tf.function are not paired with A's "
-                      "assign_sub updates)",
     "gru_clipnorm_fn": "step 0 layer_output, not applied_gradient: the GRU cell's matmuls "
                        "mispaired as in gru_eager ('shape [4,4] vs [4,8]')",
     "attention_decay_fit": "step 0 applied_gradient, not step 1 learning_rate: A's "

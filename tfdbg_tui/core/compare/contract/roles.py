@@ -136,15 +136,23 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
                 roles.read[h] = (k, 0)
                 roles.sig[h] = sig((k, 0))
     roles.variables = sorted(first_use, key=lambda h: first_use[h])
-    for k in range(n):  # state: first read, first update
+    # state: its first read that the step uses (a resource variable's `Read/ReadVariableOp`
+    # that nothing consumes runs only when fetched), else its first read; its last update
+    # (an initializer's assignment comes first)
+    state_reads: dict[str, list[tuple[bool, int]]] = {}
+    for k in range(n):
         h = flow.handle[k]
         if h is None or h not in flow.state:
             continue
-        if flow.op_type[k] in READS and traced[k, 0] and h not in roles.state_read:
-            roles.state_read[h] = (k, 0)
-            roles.state.append(h)
-        elif flow.op_type[k] in UPDATES:  # the last: an initializer's assignment comes first
+        if flow.op_type[k] in READS and traced[k, 0]:
+            used = any(flow.phase[c] in FORWARD or flow.op_type[c] in UPDATES
+                       for c in consumers[k])
+            state_reads.setdefault(h, []).append((not used, k))
+        elif flow.op_type[k] in UPDATES:
             roles.state_update[h] = k
+    for h, found in sorted(state_reads.items(), key=lambda x: min(x[1])[1]):
+        roles.state_read[h] = (min(found)[1], 0)
+    roles.state = sorted(roles.state_read, key=lambda h: roles.state_read[h][0])
     # gradients and the learning rate, from the updates
     last_assign: dict[str, list[int]] = {}
     for k in range(n):

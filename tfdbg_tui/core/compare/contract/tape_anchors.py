@@ -41,6 +41,11 @@ _PRODUCTS = frozenset({"Mul", "MatMul", "BatchMatMulV2", "BatchMatMulV3", "Conv2
 _PRODUCT_GRADS = frozenset({"Mul", "MatMul", "BatchMatMulV2", "BatchMatMulV3",
                             "Conv2DBackpropFilter", "Conv2DBackpropFilterV2", "Einsum",
                             "DepthwiseConv2dNativeBackpropFilter"})
+# backward ops that are the gradient of an activation's input: from its input (features)
+# or from its output
+_FEATURE_GRADS = frozenset({"ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "LeakyReluGrad",
+                            "SoftplusGrad"})
+_OUTPUT_GRADS = frozenset({"TanhGrad", "SigmoidGrad"})
 _ADDS = frozenset({"AddV2", "Add", "BiasAdd", "Sub"})
 _AGGREGATE = frozenset({"AddN", "AddV2", "Add"})
 
@@ -104,6 +109,17 @@ def _anchors(flow: Flow, consumers: list[list[int]]) -> tuple[list[set[int]], li
                 self_of[k].add(flow.inputs[j][slot][0])
             elif flow.phase[j] in FORWARD and flow.op_type[k] in _PRODUCT_GRADS:
                 other_of[k].add(j)
+        ins = flow.inputs[k]
+        t = flow.op_type[k]
+        if t in _FEATURE_GRADS and len(ins) > 1 and ins[1][0] >= 0:
+            self_of[k].add(ins[1][0])  # ReluGrad(upstream, features): the features'
+        elif t in _OUTPUT_GRADS and ins and ins[0][0] >= 0 and flow.inputs[ins[0][0]]:
+            self_of[k].add(flow.inputs[ins[0][0]][0][0])  # TanhGrad(y, dy): tanh's input's
+        elif t == "BiasAddGrad" and ins and ins[0][0] >= 0:
+            # the bias operand of the BiasAdd whose output's gradient it reduces
+            for f in self_of[ins[0][0]]:
+                if flow.op_type[f] == "BiasAdd" and len(flow.inputs[f]) > 1:
+                    self_of[k].add(flow.inputs[f][1][0])
     return self_of, other_of
 
 

@@ -207,11 +207,9 @@ def tape_gradients(flow: Flow, roles: Roles, consumers: list[list[int]], sig: ob
     for key, hs in wanted.items():
         cands = by_sig.get(key, [])[::-1]  # backprop reaches the first layer last
         free = [h for h in hs if h not in roles.grad]
-        if len(cands) >= len(hs):
-            got = cands[:len(hs)]
-            for h, t in zip(hs, got, strict=True):
-                if h in free:
-                    roles.grad[h] = t
+        if free and len(cands) >= len(free):
+            for h, t in zip(free, cands[:len(free)], strict=True):
+                roles.grad[h] = t
 
 
 def unlinked_applied(flow: Flow, roles: Roles, consumers: list[list[int]], sig: object,
