@@ -127,8 +127,8 @@ def _read(logdir: DebugLogdir, kind: int, rows: np.ndarray, how: str, name: str
     note = ""
     if FINITE in state:
         names = ", ".join(sorted(MODE_NAMES.get(m, str(m)) for m in modes if m != FULL_TENSOR))
-        note = (f"· a finite loss: {names or 'this mode'} records only whether it was NaN "
-                "or ∞ (FULL_TENSOR records its value)")
+        note = (f"· finite: {names or 'this mode'} records whether the loss is NaN or ∞, "
+                "not its value; FULL_TENSOR does")
     if UNKNOWN in state:
         missing = state.count(UNKNOWN)
         note = (note + "; " if note else "") + (

@@ -93,7 +93,8 @@ def test_health_mode_says_finite_not_a_value(tmp_path_factory: pytest.TempPathFa
     states = [_state(v) for v in want]
     assert [p["loss_state"] for p in per] == [s if s != "value" else "finite" for s in states]
     assert all(p["loss"] is None for p, s in zip(per, states, strict=True) if s == "value")
-    assert "FULL_TENSOR records its value" in steps["loss"]["note"]
+    assert "FULL_HEALTH records whether the loss is NaN or ∞, not its value" in (
+        steps["loss"]["note"])
 
 
 def test_a_loss_no_step_computed_is_said_not_made_up(

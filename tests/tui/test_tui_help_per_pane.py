@@ -22,6 +22,7 @@ LIST_KEYS = ("Move up", "First row", "Last row")
 SCROLL_KEYS = ("Scroll up", "Scroll left", "Re-centre the highlighted line")
 PANES = {
     "1": ("Alerts", (*LIST_KEYS, "Follow the selected alert", "Go to an alert number",
+                     "← Fold the incident to its header", "→ Unfold the incident",
                      "Filter Alerts", "Graph Executions: only rows with NaN/∞",
                      "Show the whole diagnosis"),
           (*SCROLL_KEYS, "Hide/show framework frames", "show its rows whole")),
@@ -30,7 +31,7 @@ PANES = {
           (*SCROLL_KEYS, "Hide/show framework frames", "Go to an alert number")),
     "3": ("Graph Executions", (*LIST_KEYS, "Follow the selected tensor",
                                "Filter Graph Executions (regex on op name/type)\n"),
-          (*SCROLL_KEYS, "Hide/show framework frames")),
+          (*SCROLL_KEYS, "Hide/show framework frames", "Fold the incident")),
     "4": ("Graph Structure", (*LIST_KEYS, "show its rows whole",
                               "Filter Graph Executions (regex on op name/type); this pane "
                               "has no filter"),
@@ -98,11 +99,17 @@ async def test_what_help_says_a_key_does_there_is_what_it_does(ref: str) -> None
         await pilot.press("1", "a")
         await settle(app, pilot)
         assert s.ge.only_bad
-        # Alerts: ← and → are not listed, and do nothing there
-        before = (s.alerts.vlist.cursor_index, s.alerts.vlist.scroll_offset)
+        # Alerts: "← Fold the incident to its header"
+        incident = s.alerts._groups.incident_at(s.alerts.selected_row())  # type: ignore[union-attr]
+        await pilot.press("left")
+        await settle(app, pilot)
+        assert s.alerts.selected_incident() == incident and incident in s.alerts._collapsed
+        # Graph Executions: ← and → are not listed, and do nothing there
+        await pilot.press("3")
+        before = (s.ge.vlist.cursor_index, s.ge.vlist.scroll_offset)
         await pilot.press("right", "left")
         await settle(app, pilot)
-        assert (s.alerts.vlist.cursor_index, s.alerts.vlist.scroll_offset) == before
+        assert (s.ge.vlist.cursor_index, s.ge.vlist.scroll_offset) == before
         # Source Code: "end" goes to the end of the file, "k" scrolls up
         await pilot.press("5", "end")
         await settle(app, pilot)

@@ -35,7 +35,7 @@ async def test_header_and_rows_say_the_step(tmp_path_factory: pytest.TempPathFac
         header = _text(s.query_one("#header-line", Static))
         assert f"first NaN at step {bad} of {n}" in header
         alerts = s.alerts
-        first_row = alerts._row(0, 60).plain
+        first_row = alerts.render_row(0, 60).plain
         assert f" s{bad} " in first_row
         assert alerts.diagnosis_box.plain.startswith(f"step {bad}: ")  # the diagnosis too
         summary = _text(s.query_one("#alerts-summary", Static))
@@ -61,7 +61,7 @@ async def test_no_training_steps_says_nothing_of_steps(make_tf_logdir) -> None: 
         assert s is not None
         assert app.state.journey is not None  # computed, and found no steps
         assert "step" not in _text(s.query_one("#header-line", Static))
-        assert " s0 " not in s.alerts._row(0, 60).plain
+        assert " s0 " not in s.alerts.render_row(0, 60).plain
 
 
 @sync

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import support.tui
+from incident_logdir import write_two_origins
 from support.tui import write_reference
 from textual.pilot import Pilot
 
@@ -65,3 +66,18 @@ def test_zoomed_graph_executions_80x24(snap_compare: Callable[..., bool],
 
     assert snap_compare(make_app(snap_logdir), terminal_size=(80, 24), run_before=run_before)
 
+
+
+def test_alerts_by_incident_160x45(snap_compare: Callable[..., bool],
+                                   tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Two origins whose alerts interleave: each incident a header with its alerts beneath;
+    the first folded (←), the second's header selected."""
+    path = tmp_path_factory.mktemp("incidents") / "logdir"
+    write_two_origins(path)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await support.tui.settle(pilot.app, pilot)
+        await pilot.press("left", "down")
+        await support.tui.settle(pilot.app, pilot)
+
+    assert snap_compare(make_app(str(path)), terminal_size=(160, 45), run_before=run_before)

@@ -16,6 +16,7 @@ from reader import Alerts, DebugLogdir
 from reader.diagnosis.incidents import Incidents, find_incidents
 from reader.diagnosis.losses import StepLosses, step_losses
 from reader.diagnosis.steps import TrainingSteps, training_steps
+from tfdbg_tui.core.alert_groups import AlertGroups
 from tfdbg_tui.core.steps_strip import loss_cells, loss_note, strip_lines
 
 
@@ -29,6 +30,7 @@ class Journey:
     per_step: np.ndarray  # NaN/∞ tensors per step
     losses: StepLosses | None  # None when the run has no training steps
     incidents: Incidents
+    groups: AlertGroups | None = None  # the alerts by incident (None: not for these alerts)
 
     @property
     def first_step(self) -> int | None:
@@ -89,5 +91,6 @@ def compute_journey(logdir: DebugLogdir, alerts: Alerts, limit: int = 10) -> Jou
     per_step = (np.bincount(alert_steps[alert_steps >= 0], minlength=steps.count)[:steps.count]
                 if steps.count else np.zeros(0, np.int64))
     losses = step_losses(logdir, steps) if steps.count else None
-    return Journey(alerts, steps, alert_steps, per_step, losses,
-                   find_incidents(logdir, steps, limit))
+    incidents = find_incidents(logdir, steps, limit)
+    return Journey(alerts, steps, alert_steps, per_step, losses, incidents,
+                   AlertGroups.of(incidents, len(alerts)))

@@ -86,6 +86,15 @@ LIST_KEYS: tuple[KeySpec, ...] = (
             "stack and source)", footer=True, label="follow", palette=False),
 )
 
+# Keys of the Alerts pane only, once its alerts are grouped by incident (Enter on an
+# incident's header folds or unfolds it too).
+ALERTS_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("alerts.fold", "left", "fold", "Fold the incident to its header (its alerts hidden)",
+            palette=False),
+    KeySpec("alerts.unfold", "right", "unfold", "Unfold the incident: its alerts beneath",
+            palette=False),
+)
+
 # Keys of the Stack Trace pane only.
 STACK_KEYS: tuple[KeySpec, ...] = (
     KeySpec("stack.framework", "f", "toggle_framework",
@@ -117,8 +126,8 @@ SOURCE_KEYS: tuple[KeySpec, ...] = (
 
 # Every spec by id (pane focus keys aside): for keymap checks and paired key displays.
 SPECS_BY_ID: dict[str, KeySpec] = {
-    s.id: s for s in (*NAV_KEYS, *ACTION_KEYS, *LIST_KEYS, *STACK_KEYS, *STRUCTURE_KEYS,
-                      *SOURCE_KEYS)}
+    s.id: s for s in (*NAV_KEYS, *ACTION_KEYS, *LIST_KEYS, *ALERTS_KEYS, *STACK_KEYS,
+                      *STRUCTURE_KEYS, *SOURCE_KEYS)}
 
 
 def to_bindings(specs: tuple[KeySpec, ...]) -> list[Binding]:

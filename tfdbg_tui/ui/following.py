@@ -147,15 +147,17 @@ class Following:
             self._s.source.set_status("")
 
     def action_next_alert(self, delta: int) -> None:
-        vl = self._s.alerts.vlist
+        """`n` / `N`: the next / previous alert as the Alerts pane shows them (by incident
+        once grouped: its headers and folded alerts skipped), followed."""
+        alerts = self._s.alerts
+        vl = alerts.vlist
         if not vl.row_count:
             self._s.notify("no alerts", markup=False)
             return
-        cur = vl.position_of(vl.cursor_index) if vl.cursor_index is not None else None
-        pos = 0 if cur is None else cur + delta
-        if not 0 <= pos < vl.row_count:
+        pos = alerts.next_alert_position(delta)
+        if pos is None:
             self._s.notify("no more alerts" if delta > 0 else "this is the first alert",
-                        markup=False)
+                           markup=False)
             return
         vl._set_cursor_position(pos)
         if vl.cursor_index is not None:

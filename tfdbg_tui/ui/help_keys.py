@@ -36,7 +36,8 @@ COPIES = {"alerts": "the selected alert's tensor name", "timeline": "the selecte
           "name", "source": "file:line", "stack": "the selected frame's file:line"}
 
 # what Enter does, by pane (each pane's `on_virtual_list_selected`)
-FOLLOWS = {"alerts": "Follow the selected alert: its tensor, op, stack and source line",
+FOLLOWS = {"alerts": "Follow the selected alert: its tensor, op, stack and source line (on "
+           "an incident's header: fold or unfold it)",
            "timeline": "Follow the selected op (a tf.function call: its first graph tensor, "
            "in Graph Executions), its stack and source line",
            "graph_executions": "Follow the selected tensor: its op, stack and source line",

@@ -12,6 +12,7 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from reader import EAGER, DebugLogdir
+from reader.diagnosis.incidents import Incident
 from reader.index.schema import HealthRow
 from reader.io.tensors import dtype_name
 from tfdbg_tui.core.textutil import fit_middle, lit, pad
@@ -160,17 +161,51 @@ def bad_counts(h: HealthRow | None) -> Text:
     return out
 
 
+def incident_row(inc: Incident, total: int, shown: int, collapsed: bool, width: int) -> Text:
+    """An incident's header in Alerts: ▼/▶ (its alerts shown or folded), its number, step,
+    origin (op, and the user's function), how many alerts are downstream of it (`shown` of
+    them when a filter hides some), then its diagnosis' explanation while there is room.
+    Narrow, the words go first ("downstream", the function), never the op or the count."""
+    d = inc.diagnosis
+    head = Text(no_wrap=True, end="", style="bold")
+    head.append("▶ " if collapsed else "▼ ", MARK_STYLE)
+    head.append(f"{inc.number}/{total} " if total > 1 else "", MARK_STYLE)
+    if inc.step is not None:
+        head.append(f"step {inc.step} ", "bold")
+    origin = lit(inc.origin_name)
+    uf = d.origin_user_frame if d is not None else None
+    where = f" in {lit(uf.function)}" if uf is not None and uf.function != "<module>" else ""
+    s = "" if inc.alerts == 1 else "s"
+    counts = ([f"{inc.alerts:,} alert{s} downstream", f"{inc.alerts:,} alert{s}"]
+              if shown == inc.alerts else [f"{shown:,} of {inc.alerts:,} alerts"])
+    room = width - head.cell_len - 3
+    name, count = origin + where, counts[-1]
+    for cand_name, cand_count in ((origin + where, counts[0]), (origin + where, counts[-1]),
+                                  (origin, counts[-1])):
+        if cell_len(cand_name) + cell_len(cand_count) <= room:
+            name, count = cand_name, cand_count
+            break
+    else:
+        name = fit_middle(origin, max(8, room - cell_len(count)))
+    row = head
+    row.append(name, WARN)
+    row.append(" · ")
+    row.append(count)
+    why = d.explanation if d is not None else (inc.error or "not diagnosed")
+    if width - row.cell_len > 8:
+        row.append(" · ")
+        row.append(lit(why), "not bold italic")
+    return row
+
+
 def alert_row(logdir: DebugLogdir, number: int, kind: int, index: int, slot: int,
-              t0: float, wall: float, width: int, step: int | None = None,
-              incident: int | None = None) -> Text:
+              t0: float, wall: float, width: int, step: int | None = None) -> Text:
     """One Alerts row, in the order a user needs it when the pane is narrow: alert number,
-    its training step ("s2", when the run has steps) and incident ("①…", when there are
-    several), the NaN/∞ counts, the tensor's name (shortened in the middle), then — while
-    there is room — its op type, its row number and the time since the first record."""
+    its training step ("s2", when the run has steps), the NaN/∞ counts, the tensor's name
+    (shortened in the middle), then — while there is room — its op type, its row number and
+    the time since the first record."""
     row = Text(no_wrap=True, end="")
     row.append(f"{number + 1:>3} ", DIM)
-    if incident is not None:
-        row.append(f"i{incident} ", MARK_STYLE)
     if step is not None:
         row.append(f"s{step} ", "bold")
     if kind == EAGER:

@@ -31,8 +31,12 @@ from tfdbg_tui.ui.bindings import LIST_BINDINGS
 RowRenderer = Callable[[int, int], Text]
 
 
-class VirtualList(ScrollView, can_focus=True):
-    """A keyboard list whose rows are drawn on demand by `render_row(index, width)`."""
+class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
+    """A keyboard list whose rows are drawn on demand by `render_row(index, width)`.
+
+    Its keys are `LIST_BINDINGS` alone: a scroll container's ←/→ and ctrl+PgUp/PgDn do
+    nothing in a list whose rows fit its width, and would hide a pane's own ←/→ (Alerts').
+    """
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
         *LIST_BINDINGS]
@@ -75,6 +79,7 @@ class VirtualList(ScrollView, can_focus=True):
         self._render_row = render_row
         self._count = 0
         self._view: np.ndarray | None = None
+        self._inverse: np.ndarray | None = None  # row index → position, for an unsorted view
         self._cursor = 0
         self._cursor_index: int | None = None
         self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
@@ -100,20 +105,30 @@ class VirtualList(ScrollView, can_focus=True):
         """Position of row `index` in the view, or None when filtered out."""
         if self._view is None:
             return index if 0 <= index < self._count else None
+        if self._inverse is not None:
+            pos = int(self._inverse[index]) if 0 <= index < len(self._inverse) else -1
+            return pos if pos >= 0 else None
         pos = int(np.searchsorted(self._view, index))
         if pos < len(self._view) and int(self._view[pos]) == index:
             return pos
         return None
 
     def set_rows(self, count: int, view: np.ndarray | None = None, *,
-                 content_changed: bool = False, appended: bool = False) -> None:
+                 content_changed: bool = False, appended: bool = False,
+                 ordered: bool = True) -> None:
         """Show `count` rows (or those in `view`, sorted indices); the cursor keeps its row.
         `appended`: rows were only added after the old ones (the rows at the positions
         drawn before are the same), so the list is redrawn only if new rows are on screen —
-        a growing index calls this several times a second."""
+        a growing index calls this several times a second. `ordered=False`: `view` is in
+        the order to show, not sorted (grouped rows: Alerts by incident); a position is
+        then found through an inverse array of `count` entries."""
         before = self.row_count
         self._count = count
         self._view = view
+        self._inverse = None
+        if view is not None and not ordered:
+            self._inverse = np.full(count, -1, np.int64)
+            self._inverse[view] = np.arange(len(view), dtype=np.int64)
         if content_changed:
             self.invalidate()
         n = self.row_count
@@ -157,6 +172,9 @@ class VirtualList(ScrollView, can_focus=True):
     def _nearest_position(self, index: int) -> int:
         if self._view is None:
             return max(0, min(index, self._count - 1))
+        if self._inverse is not None:  # the shown row of the nearest index below, else 0
+            below = np.flatnonzero(self._inverse[: max(0, index) + 1] >= 0)
+            return int(self._inverse[below[-1]]) if len(below) else 0
         pos = int(np.searchsorted(self._view, index))
         return max(0, min(pos, len(self._view) - 1))
 

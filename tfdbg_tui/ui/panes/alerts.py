@@ -13,10 +13,13 @@ diagnosis and the warnings wrap into the room there is; when that is not enough 
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
@@ -26,11 +29,12 @@ from tfdbg_tui.core import model
 from tfdbg_tui.core.journey import Journey
 from tfdbg_tui.core.recorded import nothing_recorded
 from tfdbg_tui.core.textutil import lit
+from tfdbg_tui.ui.bindings import ALERTS_KEYS, to_bindings
 from tfdbg_tui.ui.clamped import ClampedText
 from tfdbg_tui.ui.fix_actions import DiagnosisReady
+from tfdbg_tui.ui.panes.alert_rows import AlertRows
 from tfdbg_tui.ui.panes.base import FollowAlert, ListPane
 from tfdbg_tui.ui.panes.registry import register_pane
-from tfdbg_tui.ui.render import alert_row
 from tfdbg_tui.ui.vlist import VirtualList
 
 
@@ -49,18 +53,21 @@ class SummaryLine(Static):
             pane.summary_resized()
 
 
-@register_pane(1, "alerts", "Alerts", short="Alerts", area="top-left")
-class AlertsPane(ListPane):
-    """The alert list, a summary line above it and the diagnosis line below it."""
+@register_pane(1, "alerts", "Alerts", short="Alerts", area="top-left", keys=ALERTS_KEYS)
+class AlertsPane(AlertRows, ListPane):
+    """The alert list (grouped by incident: `AlertRows`), a summary line above it and the
+    diagnosis line below it."""
 
+    BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
+        *to_bindings(ALERTS_KEYS)]
     GOTO_WHAT = "alert number"
     GOTO_FIRST = 1  # alerts are numbered from 1 on screen
 
     def __init__(self, state: model.AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self._alerts = model.empty_alerts()
-        self._view: np.ndarray | None = None
-        self._t0 = 0.0
+        self.filter_view: np.ndarray | None = None  # alert positions the filter keeps
+        self.t0 = 0.0
         self.diagnosis: Diagnosis | None = None
         self.diagnosed: int | None = None  # the alert position `diagnosis` belongs to
         self.provisional = False  # the diagnosis shown was walked while indexing
@@ -70,7 +77,7 @@ class AlertsPane(ListPane):
 
     def compose(self) -> ComposeResult:
         yield SummaryLine(Text("indexing…", style="dim"), id="alerts-summary", markup=False)
-        yield VirtualList(self._row, empty="", announce_initial=True, id="alerts-list")
+        yield VirtualList(self.render_row, empty="", announce_initial=True, id="alerts-list")
         yield ClampedText(3, id="alerts-diagnosis")
         yield ClampedText(2, id="alerts-warnings")
 
@@ -93,20 +100,26 @@ class AlertsPane(ListPane):
         """The selected alert's whole diagnosis and every reader warning (the `i` screen)."""
         out = Text()
         alert = self.selected_alert()
+        k = self.selected_incident()
+        if k is not None and self._groups is not None:
+            inc = self._groups.items[k]
+            out.append(f"Incident {inc.number}: {lit(inc.origin_name)}\n\n", "bold")
+            out.append_text(self.diagnosis_box.text)
+            out.append("\n")
         if alert is not None and self.selected is not None:
             kind, index, slot = alert
             logdir = self.state.logdir
             name = (logdir.trace_name(index) if kind == GRAPH
                     else f"{logdir.op_type_of_execution(index)}:{slot} (eager #{index})")
             out.append(f"Alert {self.selected + 1}: {lit(name)}\n", "bold")
-            j = self._journey()
+            j = self.journey()
             if j is not None and j.steps.count:
                 s = j.step_at(self.selected)
                 out.append(lit(j.steps.describe(s)) + "\n", "bold")
             out.append("\n")
             out.append_text(self.diagnosis_box.text)
             out.append("\n")
-        j = self._journey()
+        j = self.journey()
         if j is not None and j.incidents.items:
             out.append(f"\n{lit(j.incidents_line())}\n", "bold")
         if j is not None and j.steps.count:
@@ -126,33 +139,18 @@ class AlertsPane(ListPane):
     def alerts(self) -> Alerts:
         return self._alerts
 
-    def _row(self, pos: int, width: int) -> Text:
-        a = self._alerts
-        j = self._journey()
-        step = j.step_at(pos) if j is not None else None
-        incident = None
-        if j is not None and len(j.incidents.items) > 1:
-            inc = j.incidents.incident_of(pos)
-            incident = inc.number if inc is not None else None
-        return alert_row(self.state.logdir, pos, int(a.kind[pos]), int(a.index[pos]),
-                         int(a.slot[pos]), self._t0, float(a.wall_time[pos]), width,
-                         step=step, incident=incident)
-
-    def _journey(self) -> Journey | None:
+    def journey(self) -> Journey | None:
         """The steps and incidents of the alerts shown (None while not known for them)."""
         j = self.state.journey
         return j if j is not None and j.alerts is self._alerts else None
 
     def on_journey(self) -> None:
+        j = self.journey()
+        self.group_by_incidents(j.groups if j is not None else None)
         self.vlist.invalidate()
         self._summary()
         if self.diagnosed is not None and self.diagnosed == self.selected:
             self._draw_diagnosis()  # now with its step
-
-    @property
-    def selected(self) -> int | None:
-        """Position of the selected alert in the sorted list."""
-        return self.vlist.cursor_index
 
     def selected_alert(self) -> tuple[int, int, int] | None:
         pos = self.selected
@@ -171,17 +169,25 @@ class AlertsPane(ListPane):
         wall = float(self._alerts.wall_time[pos]) if before is not None and pos is not None \
             else None
         vl = self.vlist
-        shown_before, t0 = self._shown_alerts(), self._t0
+        k = self.selected_incident()
+        if before is None and k is not None and self._groups is not None:  # on a header
+            pos = self._groups.items[k].first_alert  # its incident's first alert is kept
+            before = (int(self._alerts.kind[pos]), int(self._alerts.index[pos]), 0)
+            wall = float(self._alerts.wall_time[pos])
+        shown_before, t0 = self._shown_alerts(), self.t0
+        grouped = self._groups is not None
         self._alerts = new
-        self._t0 = self._first_wall()
-        self._view = self._compute_view()
+        self.t0 = self._first_wall()
+        self.filter_view = self._compute_view()
         keep = None
         if before is not None:  # where it was, or among the alerts of its time: no O(n)
             keep = model.alert_position(new, before[0], before[1], hint=pos, wall=wall)
-        vl.set_rows(len(new), self._view, appended=True)  # redrawn below if need be
+        # the incidents are those of the alerts before: in time order until they are known
+        self._groups = None
+        self.lay_out(appended=not grouped)  # redrawn below if need be
         if keep is not None:  # same alert, wherever it sorts now
             vl.select_index(keep, center=False)
-        if self._shown_alerts() == shown_before and self._t0 == t0:
+        if self._shown_alerts() == shown_before and self.t0 == t0:
             vl.forget_hidden()  # the rows on screen are the same alerts: no redraw
         else:
             vl.invalidate()
@@ -191,7 +197,7 @@ class AlertsPane(ListPane):
         """The positions on screen and the alerts (kind, index) there."""
         vl = self.vlist
         shown = vl.visible_positions()
-        at = np.array([vl.index_at(p) for p in shown], dtype=np.int64)
+        at = np.array(self.alert_rows_shown(shown), dtype=np.int64)
         a = self._alerts
         return shown, list(zip(np.asarray(a.kind[at]).tolist(),
                                np.asarray(a.index[at]).tolist(), strict=True))
@@ -221,17 +227,17 @@ class AlertsPane(ListPane):
         return np.flatnonzero(keep)
 
     def refilter(self) -> None:
-        self._view = self._compute_view()
-        self.vlist.set_rows(len(self._alerts), self._view)
+        self.filter_view = self._compute_view()
+        self.lay_out()
         self.vlist.scroll_to_cursor()  # the view changed under it: keep the selection seen
         self._summary()
 
     def _summary(self) -> None:
         snap = self.state.snapshot
         text = model.alert_summary(self.state.logdir, self._alerts, snap.traces)
-        j = self._journey()
+        j = self.journey()
         if j is not None and j.incidents.items:
-            n = len(j.incidents.items)  # which ones: the `i` screen and the rows' i1, i2…
+            n = len(j.incidents.items)  # which ones: the rows' headers and the `i` screen
             text = f"{n} incident{'' if n == 1 else 's'} · {text}"
         style = "bold #ff5f5f" if len(self._alerts) else "green"
         empty = None if snap.indexing else nothing_recorded(self.state.logdir, snap.executions,
@@ -243,7 +249,8 @@ class AlertsPane(ListPane):
             text, style = "nothing was recorded (no TensorFlow op ran while dumping)", "yellow"
         self._set_summary(Text(lit(text), style=style))
         self._warnings(snap.indexing)
-        n, shown = len(self._alerts), self.vlist.row_count
+        n = len(self._alerts)
+        shown = n if self.filter_view is None else len(self.filter_view)
         status = f"{n:,} alerts" if shown == n else f"{shown:,} of {n:,} alerts"
         extra = self.filter_status()
         self.set_status(f"{status} · {extra}" if extra else status)
@@ -281,7 +288,18 @@ class AlertsPane(ListPane):
 
     def on_virtual_list_selected(self, event: VirtualList.Selected) -> None:
         event.stop()
+        k = self.selected_incident()
+        if k is not None:
+            self.toggle_fold(k)  # Enter on an incident's header folds or unfolds it
+            return
         self.post_message(FollowAlert(event.index))
+
+    def goto(self, index: int) -> bool:
+        """`g`: alert `index`, its incident unfolded."""
+        if not 0 <= index < len(self._alerts):
+            return False
+        self.reveal(index)
+        return super().goto(index)
 
     # ------------------------------------------------------------------ diagnosis
     def on_indexed(self) -> None:
@@ -296,6 +314,16 @@ class AlertsPane(ListPane):
         self.diagnosis, self.diagnosed = None, None
         self._generation += 1
         self.provisional = self.state.snapshot.indexing
+        k = self.selected_incident()
+        if k is not None and self._groups is not None:  # a header: its origin's diagnosis
+            inc = self._groups.items[k]
+            self.diagnosis = inc.diagnosis  # what `o` jumps to
+            self._message = (inc.diagnosis.explanation if inc.diagnosis is not None
+                             else inc.error or "not diagnosed")
+            step = f"step {inc.step}: " if inc.step is not None else ""
+            line.update(Text(f"incident {inc.number}, {step}", style="bold")
+                        + Text(lit(self._message), style="italic"))
+            return
         if alert is None:
             line.update(Text(""))
             return
@@ -338,7 +366,7 @@ class AlertsPane(ListPane):
         text = Text()
         if self.provisional:
             text.append("provisional (indexing…): ", "bold yellow")
-        j = self._journey()
+        j = self.journey()
         step = j.step_at(position) if j is not None and position is not None else None
         if step is not None:
             text.append(f"step {step}: ", "bold")
