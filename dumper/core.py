@@ -34,6 +34,7 @@ from typing import Any, ParamSpec
 from dumper import fork
 from dumper.errors import DumperError
 from dumper.tensors import MODE_NAMES, VALUE_MODES, mode_number
+from reader.io.linkguard import foreign_link, shared_folder
 
 FLUSH_INTERVAL = 1.0
 _EVENT_GLOB = "tfdbg_events.*"
@@ -91,12 +92,18 @@ def existing_runs(logdir: str) -> list[str]:
 def prepare_logdir(logdir: str, overwrite: bool) -> str:
     """Check that `logdir` can take a new run, creating it; returns its absolute path."""
     path = os.path.abspath(os.path.expanduser(logdir))
+    planted = foreign_link(path)  # TensorFlow's writer follows links: none planted on the way
+    if planted is not None:
+        raise DumperError(f"logdir {planted}")
     if os.path.exists(path) and not os.path.isdir(path):
         raise DumperError(f"logdir {path} is a file, not a directory")
     try:
         os.makedirs(path, exist_ok=True)
     except OSError as exc:
         raise DumperError(f"cannot create logdir {path}: {exc.strerror}") from None
+    shared = shared_folder(path)  # nor at the predictable names it writes
+    if shared is not None:
+        raise DumperError(f"logdir {shared}")
     try:
         with tempfile.TemporaryFile(dir=path):
             pass

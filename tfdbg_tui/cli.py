@@ -42,7 +42,10 @@ SUBCOMMANDS = ("report", "diff", "run", "demo", "open", "cache", "export", "inde
 def _fail(message: str) -> int:
     from tfdbg_tui.core.sanitize import error_line
 
-    print(error_line("tfdbg-tui: error", message), file=sys.stderr)
+    try:
+        print(error_line("tfdbg-tui: error", message), file=sys.stderr)
+    except (OSError, ValueError):  # stderr itself cannot be written (`2>/dev/full`): the
+        pass  # status still says it
     return 2
 
 
@@ -58,24 +61,17 @@ def _silence_stdout() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in ("-h", "--help", "help"):
-        print(USAGE, end="")
-        return 0 if args else 2
-    if args[0] in ("-V", "--version"):
-        from reader._native import PURE_ENV, ingest
-        from tfdbg_tui import __version__
-
-        if ingest is not None:
-            core = "compiled reader core"
-        elif os.environ.get(PURE_ENV, "") not in ("", "0"):
-            core = f"pure-Python reader: {PURE_ENV} is set"
-        else:  # installed without a C compiler: same results, slower reading
-            core = "pure-Python reader: the compiled core was not built; same results, slower"
-        print(f"tfdbg-tui {__version__} ({core})")
-        return 0
-    command = args[0] if args[0] in SUBCOMMANDS else "open"
-    rest = args[1:] if args[0] in SUBCOMMANDS else args
+    command = args[0] if args and args[0] in SUBCOMMANDS else "open"
+    rest = args[1:] if args and args[0] in SUBCOMMANDS else args
     try:
+        if not args or args[0] in ("-h", "--help", "help"):
+            print(USAGE, end="")
+            sys.stdout.flush()  # (inside the try: `--help > /dev/full` is one line)
+            return 0 if args else 2
+        if args[0] in ("-V", "--version"):
+            print(_version())
+            sys.stdout.flush()
+            return 0
         if command in ONE_LOOK:
             from reader import one_pass
 
@@ -109,6 +105,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.unraisablehook = hook
     return _fail("out of memory: the logdir needs more than this process may use "
                  "(about 3x the size of its files; see SECURITY.md)")
+
+
+def _version() -> str:
+    from reader._native import PURE_ENV, ingest
+    from tfdbg_tui import __version__
+
+    if ingest is not None:
+        core = "compiled reader core"
+    elif os.environ.get(PURE_ENV, "") not in ("", "0"):
+        core = f"pure-Python reader: {PURE_ENV} is set"
+    else:  # installed without a C compiler: same results, slower reading
+        core = "pure-Python reader: the compiled core was not built; same results, slower"
+    return f"tfdbg-tui {__version__} ({core})"
 
 
 def _ignore_unraisable(_unraisable: object) -> None:

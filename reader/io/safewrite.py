@@ -29,6 +29,8 @@ import stat
 from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
+from reader.io.linkguard import foreign_link
+
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _TRIES = 64  # random temporary names tried before giving up (each taken one: another)
@@ -199,16 +201,22 @@ def replace_file(path: str, fill: Callable[[BinaryIO], object]) -> None:
     `Replacement` beside it, renamed over it once complete, so a full disk or an error keeps
     the previous file whole. `path` is the user's own choice: a symlink there is followed to
     the file it names; something not a regular file (`/dev/stdout`, a FIFO) is written as
-    it is, there being nothing to keep."""
-    real = os.path.realpath(path)
-    try:
-        st: os.stat_result | None = os.stat(real)
+    it is, there being nothing to keep — a FIFO only while a process reads it (else one
+    OSError at once, never a hang). A symlink on the way that another user planted is not
+    followed (`reader.io.linkguard`): OSError, nothing written."""
+    planted = foreign_link(path)
+    if planted is not None:
+        raise OSError(errno.EPERM, planted, path)
+    try:  # (the kernel follows /dev/stdout's link to a pipe, which a path cannot name)
+        st: os.stat_result | None = os.stat(path)
     except FileNotFoundError:
         st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "is a folder", path)
     if st is not None and not stat.S_ISREG(st.st_mode):
-        with open(real, "wb") as f:
-            fill(f)
+        _write_stream(path, fill)
         return
+    real = os.path.realpath(path)
     folder, name = os.path.split(real)
     dir_fd = os.open(folder or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
@@ -223,3 +231,23 @@ def replace_file(path: str, fill: Callable[[BinaryIO], object]) -> None:
             new.discard()
     finally:
         os.close(dir_fd)
+
+
+def _write_stream(path: str, fill: Callable[[BinaryIO], object]) -> None:
+    """Write to what is not a regular file (a pipe, a FIFO, a terminal, `/dev/null`) as it
+    is. Opened without blocking: a FIFO no process reads fails at once (ENXIO) instead of
+    waiting forever for a reader; then written as usual (blocking while the reader reads)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "a FIFO no process reads; nothing written",
+                          path) from None
+        raise
+    try:
+        os.set_blocking(fd, True)
+    except OSError:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "wb") as f:
+        fill(f)

@@ -94,3 +94,19 @@ def test_a_listing_claiming_a_tebibyte_is_not_out_of_memory(s3: S3Server, proxy:
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode == truth.returncode == 1, proc.stderr
     assert proc.stdout.splitlines()[:3] == truth.stdout.splitlines()[:3]
+
+
+def test_answers_cut_short_are_not_an_empty_run(s3: S3Server, proxy: Proxy,
+                                                reference_logdir: str) -> None:
+    """Every object's answer ends 1,000 bytes before its Content-Length says: nothing can be
+    read. Before: "nothing was recorded: the program ran no TensorFlow op" — a claim about
+    the program, from a failing server. Now the line says the tensors could not be read, and
+    why, naming the object."""
+    url = s3.upload(reference_logdir, "s3://hostile/short")
+    proxy.mode = "short"
+    proc = report(s3, proxy.endpoint, url)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "no tensor could be read" in lines[0] and "nothing was recorded" not in lines[0]
+    assert f"{url}/" in lines[0], lines[0]

@@ -11,7 +11,9 @@ the answers to GETs of objects are changed as `mode` says:
 - `stall`: the headers and half the body, then nothing more (the connection stays open);
 - `trickle`: the headers, then the body one byte every 50 ms;
 - `silent`: no request of any kind is ever answered (connections are accepted);
-- `huge-listing`: a listing claims 1 TiB for each object (the objects are what they are).
+- `huge-listing`: a listing claims 1 TiB for each object (the objects are what they are);
+- `short`: an object's answer claims (Content-Length) 1,000 bytes more than it sends, then
+  the connection closes, as a server dying mid-answer or a proxy cutting it does.
 
 With `only`, the objects misbehaved on are those whose key ends with it (the others are
 forwarded as they are).
@@ -99,9 +101,15 @@ class Proxy:
         h.send_response(status)
         for k, v in headers:
             h.send_header(k, v)
-        h.send_header("Content-Length", str(len(data)))
+        short = is_object and status < 300 and self.mode == "short"
+        h.send_header("Content-Length", str(len(data) + 1000 * short))
         h.end_headers()
         if method == "HEAD":
+            return
+        if short:
+            h.wfile.write(data)
+            h.wfile.flush()
+            h.close_connection = True
             return
         if is_object and status < 300 and self.mode == "stall":
             h.wfile.write(data[: len(data) // 2])

@@ -9,7 +9,14 @@ not read as "no limit". Each command catches `UsageError` and prints it through
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+import errno
+import os
+import stat
+import sys
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 
 class UsageError(Exception):
@@ -19,6 +26,12 @@ class UsageError(Exception):
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        """As argparse's, but an output that cannot be written (`--help > /dev/full`) is
+        an error (the CLI's one line, status 2), not silently skipped with status 0."""
+        if message:
+            (file or sys.stderr).write(message)
 
 
 def count(text: str) -> int:
@@ -30,3 +43,31 @@ def count(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be ≥ 0: {text!r}")
     return value
+
+
+def read_input(path: str, limit: int) -> str:
+    """The UTF-8 text of an input file the user names (`diff --map`): a regular file, or a
+    pipe (`--map <(…)`, `/dev/stdin` fed by a pipe). Why not plain `open`: opening a FIFO
+    nobody writes to blocks forever, and opening a device may do something (a tape
+    rewinds). So a device or folder is refused before it is opened, the file is opened
+    without blocking, a FIFO with no writer is one line; more than `limit` bytes is one line
+    too (never a silent cut). OSError or ValueError, one line each."""
+    st = os.stat(path)
+    if stat.S_ISDIR(st.st_mode):
+        raise OSError(errno.EISDIR, "is a folder, not a file", path)
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        raise OSError(errno.EINVAL, "is a device or socket, not a file", path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        fifo = stat.S_ISFIFO(os.fstat(fd).st_mode)
+        if fifo:  # a writer that is still writing is waited for; none at all is EOF now
+            os.set_blocking(fd, True)
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"more than {limit >> 10} KiB; a map is a few lines")
+    if fifo and not data:
+        raise OSError(errno.ENODATA, "a FIFO nothing writes to; nothing read", path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text (byte {exc.start})") from None

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.index.frames import Frame
 from reader.io.safewrite import replace_file
-from tfdbg_tui.commands.args import Parser, UsageError, count
+from tfdbg_tui.commands.args import Parser, UsageError, count, read_input
 from tfdbg_tui.commands.pair_load import load_pair
 from tfdbg_tui.core.compare import (
     QUANTITIES,
@@ -324,20 +324,23 @@ def main(argv: Sequence[str]) -> int:
     except UsageError as exc:
         print(error_line(f"{PROG}: error", exc), file=sys.stderr)
         return 2
+    mapping = None
+    if opts.map:  # read first: a bad map is said before the runs are loaded
+        try:
+            mapping = read_map(read_input(opts.map, 1 << 20))
+        except OSError as exc:
+            print(error_line(f"{PROG}: error", f"--map {opts.map}: {exc.strerror or exc}"),
+                  file=sys.stderr)
+            return 2
+        except (ValueError, RecursionError, OverflowError,
+                MemoryError) as exc:  # a hostile --map: deep nesting, huge repeat counts
+            print(error_line(f"{PROG}: error", f"--map {opts.map}: {exc}"), file=sys.stderr)
+            return 2
     try:
         a, b = load_pair(opts.a, opts.b, opts.run_a, opts.run_b)
     except ReaderError as exc:
         print(error_line(f"{PROG}: error", exc), file=sys.stderr)
         return 2
-    mapping = None
-    if opts.map:
-        try:
-            with open(opts.map, encoding="utf-8") as f:
-                mapping = read_map(f.read(1 << 20))
-        except (OSError, ValueError, UnicodeDecodeError, RecursionError, OverflowError,
-                MemoryError) as exc:  # a hostile --map: deep nesting, huge repeat counts
-            print(error_line(f"{PROG}: error", f"--map {opts.map}: {exc}"), file=sys.stderr)
-            return 2
     comparison = compare(a, b, Tolerance(opts.rtol, opts.atol, opts.tight_steps),
                          mapping=mapping)
     result = build_result(comparison, opts.limit)
@@ -352,7 +355,8 @@ def main(argv: Sequence[str]) -> int:
         except BrokenPipeError:
             raise  # `diff --csv - | head -1`: the CLI ends quietly
         except OSError as exc:
-            print(error_line(f"{PROG}: error", f"--csv {opts.csv}: {exc}"), file=sys.stderr)
+            print(error_line(f"{PROG}: error", f"--csv {opts.csv}: {exc.strerror or exc}"),
+                  file=sys.stderr)
             return 2
         if opts.csv == "-":
             return EXIT[result["verdict"]]

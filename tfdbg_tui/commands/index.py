@@ -14,6 +14,7 @@ still land (exit status 1). Run again, only the file sets whose files changed ar
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import time
@@ -179,10 +180,14 @@ def index_logdir(path: str, run: str | None = None, engine: str = "local",
     from reader import DebugLogdir
     from reader.index.shard_store import folder
     from reader.index.shard_task import seen_by_driver
+    from reader.io.linkguard import foreign_link
     from reader.io.remote import is_remote, source
 
     logdir = DebugLogdir(path, run)
     where = folder(logdir.path, out)
+    planted = None if is_remote(where) else foreign_link(where)
+    if planted is not None:  # shards are written there: no link another user planted
+        raise OSError(errno.EPERM, planted, where)
     src = source(logdir.path) if is_remote(logdir.path) else ""
     filesets = list(logdir.filesets)
     seen = seen_by_driver(logdir.path, filesets, where)

@@ -24,10 +24,10 @@ from tfdbg_tui.commands.args import Parser, UsageError, count
 from tfdbg_tui.commands.export import room
 from tfdbg_tui.commands.export.early import EarlyTraces
 from tfdbg_tui.commands.export.kept import KeptHealth
-from tfdbg_tui.commands.export.out import OutDir, check_out_dir
+from tfdbg_tui.commands.export.out import OutDir, check_out_dir, shown
 from tfdbg_tui.commands.export.tables import TABLES, AlertCounts, Tables
 from tfdbg_tui.commands.report import _finite, _load, _nothing_readable, build_report
-from tfdbg_tui.core.sanitize import error_line
+from tfdbg_tui.core.sanitize import error_line, literal
 
 PROG = "tfdbg-tui export: error"
 READERS = 2  # threads reading health back: the compiled read is I/O and parsing, GIL-free
@@ -273,7 +273,7 @@ def _export(opts: argparse.Namespace, reads: Executor,
                                early[0] if early else None, traces[0] if traces else None,
                                raw_csv=opts.raw_csv)
     except OSError as exc:
-        print(error_line(PROG, f"{exc.filename or opts.out_dir}: {exc.strerror or exc}"),
+        print(error_line(PROG, f"{shown(opts.out_dir, exc.filename)}: {exc.strerror or exc}"),
               file=sys.stderr)
         return 2
     except (MemoryError, RuntimeError) as exc:  # (Arrow's too; a thread that could not start)
@@ -285,6 +285,6 @@ def _export(opts: argparse.Namespace, reads: Executor,
     except pa.ArrowException as exc:
         print(error_line(PROG, f"{opts.out_dir}: {exc}"), file=sys.stderr)
         return 2
-    for name, path in written.items():
-        print(f"{name:14} {path}")
+    for name, path in written.items():  # (a path with escapes is shown escaped)
+        print(f"{name:14} {literal(path)}")
     return 0

@@ -22,17 +22,40 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import re
 import threading
 
+from reader.io.linkguard import foreign_link
 from reader.io.remote import is_remote
 from reader.io.safewrite import Replacement
 
 
 def check_out_dir(path: str) -> None:
-    """OSError (one line) if `path` cannot be an export's OUT_DIR (a URL)."""
+    """OSError (one line) if `path` cannot be an export's OUT_DIR: a URL, something not a
+    folder (a file, a FIFO, a device, a symlink to nothing), or a path through a symlink
+    another user planted (`reader.io.linkguard`)."""
     if is_remote(path):
         raise OSError(errno.EINVAL, "OUT_DIR must be a local folder: export writes local "
                       "files (copy them to the bucket afterwards)", path)
+    planted = foreign_link(path)
+    if planted is not None:
+        raise OSError(errno.EPERM, planted, path)
+    if os.path.lexists(path) and not os.path.isdir(path):
+        what = "a symlink to nothing" if not os.path.exists(path) else "not a folder"
+        raise OSError(errno.ENOTDIR, f"{what}; OUT_DIR must be a folder (made if missing)",
+                      path)
+
+
+def shown(path: str, name: str | None) -> str:
+    """The file an error is about, as the user knows it: a temporary's name (`.x.tmp-…`,
+    never seen by the user) becomes OUT_DIR's file it stands for."""
+    if not name:
+        return path
+    base = os.path.basename(str(name))
+    m = re.fullmatch(r"\.(.+)\.tmp-[0-9a-f]{16}", base)
+    if m is not None:
+        return os.path.join(path, m.group(1))
+    return str(name)
 
 
 class OutDir:
