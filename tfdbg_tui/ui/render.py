@@ -192,7 +192,7 @@ def incident_row(inc: Incident, total: int, shown: int, collapsed: bool, width: 
     row.append(" · ")
     row.append(count)
     why = d.explanation if d is not None else (inc.error or "not diagnosed")
-    if width - row.cell_len > 8:
+    if width - row.cell_len >= 24:  # enough of it to read (the diagnosis line has it all)
         row.append(" · ")
         row.append(lit(why), "not bold italic")
     return row
