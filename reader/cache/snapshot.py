@@ -151,7 +151,7 @@ class Loaded:
     warnings: list[str]
     suppressed: int
     corrupt: int
-    cursors: dict[tuple[int, str], tuple[int, bool, bool]]
+    cursors: dict[tuple[int, str], tuple[int, bool, bool, str, int, int]]
     covered: int
 
 
@@ -231,10 +231,14 @@ class LogdirCache:
         cursors = {}
         for name, value in desc.get("cursors", {}).items():
             fsi_text, suffix = name.split("/")
-            off, stopped, failed = value
-            if suffix not in BIG or type(off) is not int or off < 0:
+            off, stopped, failed, *whole = value
+            version, crc, crc_len = whole if len(whole) == 3 else ("", 0, 0)
+            if suffix not in BIG or type(off) is not int or off < 0 or not (
+                    isinstance(version, str) and type(crc) is int and 0 <= crc < 1 << 32
+                    and type(crc_len) is int and 0 <= crc_len <= off):
                 raise CacheError("bad cursor")
-            cursors[(int(fsi_text), suffix)] = (off, bool(stopped), bool(failed))
+            cursors[(int(fsi_text), suffix)] = (off, bool(stopped), bool(failed),
+                                                version, crc, crc_len)
         if any(not 0 <= fsi < n_sets for fsi, _ in cursors):
             raise CacheError("bad cursor")
         suppressed, corrupt = _ints([problems.get("suppressed"), problems.get("corrupt")],
@@ -335,9 +339,12 @@ def _adopt(logdir: DebugLogdir, loaded: Loaded) -> None:
         p.warn(w)
     p.suppressed += loaded.suppressed
     p.corrupt_records += loaded.corrupt
-    for (fsi, suffix), (off, stopped, failed) in loaded.cursors.items():
+    for (fsi, suffix), (off, stopped, failed, version, crc, crc_len) in loaded.cursors.items():
         cur = logdir.file_cursor(fsi, suffix)
         cur.offset, cur.stopped, cur.failed = off, stopped, failed
+        # an object's version and the CRC of the bytes read of it: the entry is used only
+        # while the object is that version, so a longer one is checked against every byte
+        cur.version, cur.crc, cur.crc_len = version, crc, crc_len
 
 
 def _describe(logdir: DebugLogdir, mark: tuple[int, int, int]
@@ -362,7 +369,8 @@ def _describe(logdir: DebugLogdir, mark: tuple[int, int, int]
     for fsi in range(len(logdir.filesets)):
         for suffix in BIG:
             cur = logdir.file_cursor(fsi, suffix)
-            cursors[f"{fsi}/{suffix}"] = [cur.offset, cur.stopped, cur.failed]
+            cursors[f"{fsi}/{suffix}"] = [cur.offset, cur.stopped, cur.failed, cur.version,
+                                          cur.crc, cur.crc_len]
     p = logdir.problems
     desc = {
         "logdir": logdir.path, "run": logdir.run_id,

@@ -74,6 +74,12 @@ class Cursor:
     # an object (reader.io.remote) is replaced whole as it grows: (n, masked CRC) of the n
     # bytes before `offset`, checked with `head` before reading on from a new version
     tail: tuple[int, int] = (0, 0)
+    # an object's version (ETag) read so far, and the CRC-32C of the first `crc_len` bytes
+    # read of it (kept as they are read): a new, longer version is read on only if all of
+    # the bytes read before are unchanged in it (`_rewritten`); crc_len < offset: unknown
+    version: str = ""
+    crc: int = 0
+    crc_len: int = 0
 
 
 @dataclass(frozen=True)
@@ -143,18 +149,41 @@ class FileFollower:
         return True
 
     def _rewritten(self, cur: Cursor, f: Readable, name: str) -> bool:
-        """Did the first bytes read so far change (the file rewritten in place)? For an
-        object, replaced whole each time it grows, the last bytes read must be unchanged too:
-        a new version that only added bytes is read on, any other is another run's data."""
+        """Did the first bytes read so far change (the file rewritten in place)? An object
+        is replaced whole each time it grows: a new version is read on only if every byte
+        read of the old one is the same in it — all of them read again and compared by
+        their CRC (`_same_prefix`; not parsed again), the first and last 256 only when the
+        bytes read before were not all seen here (restored from a shard) — else it holds
+        another run's data, or the same run's changed, and is not mixed into the index."""
+        if isinstance(f, RemoteFile) and cur.offset and cur.version == f.st.version:
+            return False  # the same version (its reads are conditional on it)
         n, crc = cur.head
         tn, tcrc = cur.tail
-        if (n == 0 or masked_crc32c(pread(f, n, 0)) == crc) and (
-                tn == 0 or masked_crc32c(pread(f, tn, cur.offset - tn)) == tcrc):
+        same = (n == 0 or masked_crc32c(pread(f, n, 0)) == crc) and (
+            tn == 0 or masked_crc32c(pread(f, tn, cur.offset - tn)) == tcrc)
+        if same and isinstance(f, RemoteFile) and cur.offset and cur.crc_len == cur.offset:
+            same = self._same_prefix(cur, f)
+        if same:
             return False
         self.problems.warn(f"{name}: rewritten since it was read (bytes already read changed); "
                            "it is no longer followed (reopen the logdir to read it again)")
         cur.stopped = True
         return True
+
+    @staticmethod
+    def _same_prefix(cur: Cursor, f: Readable) -> bool:
+        """Do the first `cur.offset` bytes of `f` (a new version) have the CRC of those read?"""
+        f.seek(0)
+        buf = bytearray(min(CHUNK, cur.offset))
+        crc, left = 0, cur.offset
+        with memoryview(buf) as view:
+            while left:
+                got = f.readinto(view[: min(left, len(view))])
+                if not got:
+                    return False  # shorter than what was read: not the same
+                crc = update_crc(view[:got], crc)
+                left -= got
+        return crc == cur.crc
 
     @staticmethod
     def _note_edges(cur: Cursor, buf: bytearray, base: int, consumed: int,
@@ -168,6 +197,10 @@ class FileFollower:
             cur.head = (n, masked_crc32c(bytes(buf[:n])))
         if tail and base + consumed > HEAD and consumed >= HEAD:
             cur.tail = (HEAD, masked_crc32c(bytes(buf[consumed - HEAD: consumed])))
+        if tail and cur.crc_len == base:  # an object: every byte read, in its CRC
+            with memoryview(buf) as view:
+                cur.crc = update_crc(view[:consumed], cur.crc)
+            cur.crc_len = base + consumed
 
     @staticmethod
     def _remember_head(cur: Cursor, f: Readable) -> None:
@@ -224,6 +257,8 @@ class FileFollower:
                 if self._changed(cur, st, name) or self._rewritten(cur, f, name):
                     return
                 cur.identity = (st.st_dev, st.st_ino)
+                if isinstance(f, RemoteFile):
+                    cur.version = f.st.version
                 yield from self._chunks(cur, f, name, st.st_size - cur.offset, consume)
                 self._remember_head(cur, f)
         except OSError as exc:  # an object deleted mid-read, the network gone, an I/O error
@@ -293,6 +328,9 @@ class FileFollower:
             cur.need = start + total
             return None
         cur.need = 0
+        whole = cur.crc_len == start and isinstance(f, RemoteFile)  # (see `_note_edges`)
+        f.seek(start)
+        every = update_crc(f.read(HEADER_SIZE), cur.crc) if whole else 0
         f.seek(start + HEADER_SIZE)
         crc, left = 0, length
         with memoryview(scratch) as view:
@@ -301,10 +339,14 @@ class FileFollower:
                 if not got:
                     return None  # cut short meanwhile: the next plan() says why
                 crc = update_crc(view[:got], crc)
+                if whole:
+                    every = update_crc(view[:got], every)
                 left -= got
         footer = f.read(FOOTER_SIZE)
         if len(footer) < FOOTER_SIZE:
             return None
+        if whole:
+            cur.crc, cur.crc_len = update_crc(footer, every), start + total
         why = ""
         if int.from_bytes(footer, "little") != masked_crc32c(b"", crc):
             why = "failed its CRC check"

@@ -117,3 +117,25 @@ def test_another_endpoint_is_another_entry(s3: S3Server, reference_logdir: str,
     assert reopen(url)[2] == 0
     monkeypatch.setenv("AWS_ENDPOINT_URL", s3.endpoint)
     assert reopen(url)[2] == 0  # the first endpoint's entry is still its own
+
+
+def test_followed_after_the_cache_every_byte_is_compared(s3: S3Server, reference_logdir: str,
+                                                         cache_dir: Path) -> None:
+    """Opened from the cache (no byte read), then followed: a longer version whose middle
+    changed is not read on — the entry kept the CRC of every byte it covered, so the check
+    is the same as for a run read here (before: the restored cursor knew no bytes at all)."""
+    src = Path(reference_logdir)
+    url = "s3://cached/follow"
+    s3.upload(src, url)
+    name = next(src.glob("*.graph_execution_traces")).name
+    data = (src / name).read_bytes()
+    assert reopen(url)[2] > 0  # read, and saved
+    logdir = DebugLogdir(url, cache=True)
+    assert logdir.update().bytes_read == 0  # from the cache
+    rows = len(logdir.traces)
+    changed = bytearray(data)
+    changed[len(data) // 2] ^= 0xFF
+    s3.fs().pipe(f"cached/follow/{name}", bytes(changed) + data)
+    logdir.update()
+    assert len(logdir.traces) == rows, "rows read on from a version whose middle changed"
+    assert any(name in w and "rewritten" in w for w in logdir.warnings), logdir.warnings

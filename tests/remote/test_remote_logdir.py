@@ -118,6 +118,28 @@ def test_follow_a_run_whose_objects_are_replaced_whole(s3: S3Server, reference_l
     assert any(traces.name in w and "rewritten" in w for w in logdir.warnings), logdir.warnings
 
 
+def test_a_longer_version_changed_in_the_middle_is_not_read_on(s3: S3Server,
+                                                              reference_logdir: str) -> None:
+    """Followed live, an object replaced by a longer version whose bytes already read
+    changed between its first and last 256 (the only ones compared before): every byte read
+    is compared (SECURITY.md), so it is another run's data — a warning, no row of it."""
+    src = Path(reference_logdir)
+    url = "s3://runs/middle"
+    s3.upload(src, url)
+    traces = next(src.glob("*.graph_execution_traces"))
+    data = traces.read_bytes()
+    logdir = DebugLogdir(url)
+    logdir.update()
+    rows = len(logdir.traces)
+    assert logdir.file_cursor(0, "graph_execution_traces").offset == len(data)
+    changed = bytearray(data)
+    changed[len(data) // 2] ^= 0xFF  # a payload byte: its record would fail its CRC
+    _put(s3, f"{url}/{traces.name}", bytes(changed) + data)  # and whole records after it
+    logdir.update()
+    assert len(logdir.traces) == rows, "rows read on from a version whose middle changed"
+    assert any(traces.name in w and "rewritten" in w for w in logdir.warnings), logdir.warnings
+
+
 def test_missing_bucket_is_one_line_naming_it(s3: S3Server) -> None:
     line = one_line_error(cli("report", "s3://no-such-bucket/run"), "s3://no-such-bucket/run")
     assert "no such bucket" in line
