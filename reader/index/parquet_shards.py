@@ -24,8 +24,6 @@ be — else `ShardError`, one line, and the caller reads the file set itself.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, BinaryIO
 
@@ -148,179 +146,6 @@ def _bounds(meta: dict[str, Any], sizes: dict[str, int]) -> dict[str, int]:
     return out
 
 
-def read(data: Any, meta: dict[str, Any], sizes: dict[str, int]) -> Shard:
-    """The shard in `data` (its bytes or a readable file, whose `metadata` is `meta`), every
-    column checked; `sizes`: the bytes of the source files it claims to index. ShardError
-    on anything else."""
-    return read_rest(open_lazy(data, meta, sizes))
-
-
-def read_rest(lazy: LazyShard) -> Shard:
-    """A lazy shard's traces read in whole: the shard."""
-    parts = list(lazy.trace_batches())
-    lazy.shard.columns["traces"] = {
-        c: np.concatenate([b[c] for b in parts]) if parts else np.zeros(0, dt)
-        for c, dt in lazy.dtypes.items()}
-    return lazy.shard
-
-
-TRACE_CHECKED = ("kind", "offset")  # the trace columns that point somewhere: checked first
-
-
-@dataclass
-class LazyShard:
-    """A checked shard whose traces' rows are read when asked (`trace_batches`, a row group
-    at a time). `shard` holds everything else (its traces part: no rows). The trace columns
-    that point elsewhere (kind: into the kinds; offset: into a file) were read and checked
-    when it was opened, kept by row group until their rows are taken; the others (wall
-    time, bad, slot, digest) hold values any row may hold."""
-
-    shard: Shard
-    rows: int  # trace rows
-    dtypes: dict[str, np.dtype]
-    pf: Any  # pyarrow.parquet.ParquetFile (None: in memory)
-    checked: list[dict[str, np.ndarray] | None]  # kind and offset of each row group
-    source: Any = None  # the file it is read from, when it is one (closed by its owner)
-
-    @classmethod
-    def of(cls, shard: Shard) -> LazyShard:
-        """A shard already in memory (a host read here), given out as a lazy one is."""
-        traces = shard.columns["traces"]
-        rows = len(next(iter(traces.values())))
-        dtypes = {c: a.dtype for c, a in traces.items()}
-        held = [{c: a[i: i + ROW_GROUP] for c, a in traces.items()}
-                for i in range(0, rows, ROW_GROUP)]
-        shard.columns["traces"] = {c: np.zeros(0, dt) for c, dt in dtypes.items()}
-        return cls(shard, rows, dtypes, None, list(held))
-
-    def trace_batches(self) -> Iterator[dict[str, np.ndarray]]:
-        """The traces' rows in file order, a row group at a time, every column."""
-        rest = [f"traces.{c}" for c in self.dtypes if c not in TRACE_CHECKED]
-        done = 0
-        for g, known in enumerate(self.checked):
-            assert known is not None, "trace batches are read once"
-            self.checked[g] = None
-            take = len(known["kind"])
-            if self.pf is None:  # in memory (`of`): every column is there
-                yield known
-                continue
-            try:
-                table = self.pf.read_row_group(g, columns=rest)
-            except Exception as exc:
-                raise ShardError(f"unreadable traces past row {done} ({_line(exc)})") from None
-            batch = dict(known)
-            for c, dt in self.dtypes.items():
-                if c not in known:
-                    col = table.column(f"traces.{c}").slice(0, take)
-                    if col.null_count:
-                        raise ShardError(f"a null in traces.{c}")
-                    batch[c] = np.ascontiguousarray(col.to_numpy(), dt)
-            done += take
-            yield batch
-
-
-def _checked_traces(pf: Any, rows: int, n_kinds: int) -> list[dict[str, np.ndarray] | None]:
-    """The kind and offset of every trace row, by row group, each checked."""
-    out: list[dict[str, np.ndarray] | None] = []
-    names = [f"traces.{c}" for c in TRACE_CHECKED]
-    done = 0
-    for g in range(pf.metadata.num_row_groups):
-        if done >= rows:
-            break
-        table = pf.read_row_group(g, columns=names)
-        take = min(table.num_rows, rows - done)
-        part = {}
-        for c, dt, hi in (("kind", np.int32, n_kinds), ("offset", np.int64, 1 << 62)):
-            col = table.column(f"traces.{c}").slice(0, take)
-            if col.null_count:
-                raise ShardError(f"a null in traces.{c}")
-            a = np.ascontiguousarray(col.to_numpy(), dt)
-            if len(a) and (int(a.min()) < 0 or int(a.max()) >= hi):
-                raise ShardError(f"traces.{c}: values out of range")
-            part[c] = a
-        out.append(part)
-        done += take
-    if done != rows:
-        raise ShardError("fewer trace rows than it says")
-    return out
-
-
-def open_lazy(data: Any, meta: dict[str, Any], sizes: dict[str, int]) -> LazyShard:
-    """The shard in `data` with every part read and checked but the traces' rows (see
-    `LazyShard`); ShardError when it is not one."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    cursors = meta.get("cursors")
-    if not isinstance(cursors, dict) or set(cursors) != set(BIG) or not all(
-            isinstance(c, dict) for c in cursors.values()):
-        raise ShardError("bad cursors")
-    rows = _bounds(meta, sizes)
-    n_strings = _int(meta.get("strings"), "string count", 0, sum(sizes.values()) + 1)
-    digests = meta.get("digests") is True
-    parts = spec(digests)
-    want = {f"{p}.{c}": (pa.dictionary(pa.int32(), pa.string())
-                         if c in STRING_COLUMNS.get(p, ()) else pa.from_numpy_dtype(dt))
-            for p, cols in parts.items() for c, dt in cols.items()}
-    want["strings"] = pa.string()
-    pf = pq.ParquetFile(pa.BufferReader(data) if isinstance(data, bytes | memoryview)
-                        else data)
-    schema = pf.schema_arrow
-    if sorted(schema.names) != sorted(want) or any(
-            schema.field(name).type != t for name, t in want.items()):
-        raise ShardError("its columns are not a shard's")
-    n = max([*rows.values(), n_strings])
-    md = pf.metadata
-    if md.num_rows != n:
-        raise ShardError("row counts do not match the file")
-    unpacked = sum(md.row_group(g).total_byte_size for g in range(md.num_row_groups))
-    if unpacked > MAX_UNCOMPRESSED * (sum(sizes.values()) + (1 << 20)):
-        raise ShardError("its columns are larger than the files they index")
-    whole = [name for name in want if not name.startswith("traces.")
-             or name.startswith(("traces.kinds.", "traces.details."))]
-    try:
-        table = pf.read(columns=whole)
-    except Exception as exc:
-        raise ShardError(f"unreadable columns ({_line(exc)})") from None
-    strings_col = table.column("strings").slice(0, n_strings)
-    if strings_col.null_count:
-        raise ShardError("a null in its string table")
-    strings = strings_col.to_pylist()
-    ids = {s: i for i, s in enumerate(strings)}
-    columns: dict[str, dict[str, np.ndarray]] = {}
-    for p, cols in parts.items():
-        columns[p] = {}
-        for c, dt in cols.items():
-            if f"{p}.{c}" not in table.column_names:
-                continue
-            col = table.column(f"{p}.{c}").slice(0, rows[p])
-            if c in STRING_COLUMNS.get(p, ()):
-                columns[p][c] = _string_ids(col, ids)
-            elif col.null_count:
-                raise ShardError(f"a null in {p}.{c}")
-            else:
-                columns[p][c] = np.ascontiguousarray(col.to_numpy(), dt)
-    del table
-    n_kinds = len(columns["traces.kinds"]["fileset"])
-    try:
-        checked = _checked_traces(pf, rows["traces"], n_kinds)
-    except ShardError:
-        raise
-    except Exception as exc:
-        raise ShardError(f"unreadable columns ({_line(exc)})") from None
-    # what `check` looks at of the traces (their number; kinds and offsets checked above)
-    columns["traces"] = {c: np.broadcast_to(np.zeros(1, parts["traces"][c]), (rows["traces"],))
-                         for c in TRACE_CHECKED}
-    shard = Shard(str(meta.get("prefix", "")), strings, columns,
-                  _trace_keys(meta.get("trace_keys"), n_strings), _ints(meta.get("modes")),
-                  _warnings(meta.get("warnings")), _int(meta.get("suppressed"), "count"),
-                  _int(meta.get("corrupt"), "count"),
-                  {s: _cursor(cursors[s], sizes.get(s, 0)) for s in BIG})
-    check(shard)
-    shard.columns["traces"] = {c: np.zeros(0, dt) for c, dt in parts["traces"].items()}
-    return LazyShard(shard, rows["traces"], parts["traces"], pf, checked)
-
-
 def _string_ids(col: Any, ids: dict[str, int]) -> np.ndarray:
     """A dictionary column's values as ids into the shard's string table (null → -1)."""
     import pyarrow as pa
@@ -332,10 +157,39 @@ def _string_ids(col: Any, ids: dict[str, int]) -> np.ndarray:
     if any(w not in ids for w in words):
         raise ShardError("a string not in its string table")
     lut = np.array([ids[w] for w in words] + [-1], np.int64)
-    idx = arr.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    idx = _null_as(arr.indices, -1)
     if len(idx) and (int(idx.min()) < -1 or int(idx.max()) >= len(words)):
         raise ShardError("a dictionary index out of range")
     return lut[idx].astype(np.int32)
+
+
+def values(col: Any, dtype: np.dtype) -> np.ndarray:
+    """A fixed-width numeric Arrow column without nulls (an Array or a ChunkedArray) as a
+    numpy array of `dtype`, from its buffers: pyarrow's `to_numpy` imports pandas (0.4 s,
+    more than an open from shards takes to its first alert)."""
+    import pyarrow as pa
+
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+    own = np.dtype(col.type.to_pandas_dtype())
+    parts = [np.frombuffer(c.buffers()[1], own, count=len(c), offset=c.offset * own.itemsize)
+             for c in chunks if len(c)]
+    if not parts:
+        return np.zeros(0, dtype)
+    return np.ascontiguousarray(np.concatenate(parts) if len(parts) > 1 else parts[0], dtype)
+
+
+def _null_as(indices: Any, missing: int) -> np.ndarray:
+    """An int32 Arrow array's values (int64), `missing` where null — from its buffers
+    (`values`; fill_null imports pandas too)."""
+    n, off = len(indices), indices.offset
+    if n == 0:
+        return np.zeros(0, np.int64)
+    validity, data = indices.buffers()[:2]
+    values = np.frombuffer(data, np.int32, count=n, offset=off * 4).astype(np.int64)
+    if indices.null_count and validity is not None:
+        bits = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")
+        values[bits[off: off + n] == 0] = missing
+    return values
 
 
 def _ints(value: Any) -> list[int]:

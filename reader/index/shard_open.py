@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from reader.index.parquet_shards import LazyShard
+from reader.index.lazy_shard import LazyShard
+from reader.index.shard_store import close
 from reader.index.shard_stream import merge_streaming
 from reader.index.shards import SMALL, big_bytes, index_fileset
 from reader.io.discovery import FileSet
@@ -33,7 +34,7 @@ def open_from_shards(logdir: DebugLogdir,
     """Read `logdir` (nothing of its big files read yet) from its current shards; None when
     it has none (the caller reads it directly). Returns the bytes the shards cover plus the
     bytes read for the other file sets."""
-    from reader.index.shard_store import close, find
+    from reader.index.shard_store import find
 
     filesets = list(logdir.filesets)
     stored = find(logdir.path, logdir.run_id, filesets)
@@ -67,12 +68,23 @@ def _open(logdir: DebugLogdir, filesets: list[FileSet], found: dict[int, LazySha
         if progress is not None:
             progress(done, total)
     read_here = done
+    order = sorted(shards)
 
     def merged(share: float) -> None:
         if progress is not None:
             progress(read_here + int(share * covered), total)
 
-    merge_streaming(logdir, [shards[i] for i in sorted(shards)], 2, merged)
+    def fallback(k: int, why: str) -> LazyShard:
+        """The k-th file set read here: its shard's first rows were not right."""
+        i = order[k]
+        close(shards[i])
+        logdir.warn(f"{filesets[i].name}.parquet: shard not used: {why}; its host was read "
+                    "from the logdir (`tfdbg-tui index` writes it anew)")
+        shards[i] = LazyShard.of(index_fileset(type(logdir), logdir.path, logdir.run_id,
+                                               filesets[i], None, logdir.digests))
+        return shards[i]
+
+    merge_streaming(logdir, [shards[i] for i in order], 2, fallback, merged)
     return sum(c.offset for s in shards.values() for c in s.shard.cursors.values())
 
 

@@ -33,7 +33,9 @@ from typing import Any, BinaryIO
 
 from reader.cache.snapshot import ALL_FILES, file_identity
 from reader.cache.snapshot import still_holds as cache_still_holds
-from reader.index.parquet_shards import LazyShard, ShardError, metadata, open_lazy, read_rest
+from reader.index import lazy_shard
+from reader.index.lazy_shard import LazyShard, open_lazy
+from reader.index.parquet_shards import ShardError, metadata
 from reader.index.shards import Shard
 from reader.io import regular
 from reader.io.discovery import FileSet
@@ -250,9 +252,9 @@ def load_lazy(path: str, fs: FileSet, run_id: str, src: str, owners: set[int],
 
 
 def whole(lazy: LazyShard) -> Shard:
-    """A lazy shard's traces read in (ShardError, one line, when they cannot be)."""
+    """A lazy shard's parts read in (ShardError, one line, when they cannot be)."""
     try:
-        return read_rest(lazy)
+        return lazy_shard.whole(lazy)
     except ShardError:
         raise
     except Exception as exc:

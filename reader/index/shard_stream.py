@@ -1,23 +1,25 @@
-"""A run opened from its shards, the graph traces merged in wall-time order as they are read.
+"""A run opened from its shards, merged in wall-time order as the shards are read.
 
 `reader.index.shards.merge` puts whole shards together; an open from Parquet shards
-(`reader.index.shard_open`) instead reads each shard's traces — most of a run's rows — a row
-group at a time (`reader.index.parquet_shards.LazyShard`), and appends them window by window
-in their final order: each window takes, from every host, the rows earlier than the latest
-time every host still being read has reached (each shard's traces are in wall-time order),
-and sorts them stably. Equal times always fall in one window, so the rows end exactly where
-the whole merge puts them (ties in file set order, NaN last), with the same kept health and
-alerts; a report from the shards is a direct read's.
+(`reader.index.shard_open`) instead reads each shard's traces, executions and outputs — most
+of a run's rows — a row group at a time (`reader.index.lazy_shard`), and appends them window
+by window in their final order: a window takes, from every host, the rows earlier than the
+latest time every part still being read has reached (each shard's rows are in wall-time
+order), and sorts them stably (executions with their blocks of outputs). Equal times always
+fall in one window, so every row ends where the whole merge puts it (ties in file set order,
+NaN last), with the same kept health and alerts: a report from the shards is a direct read's.
 
-What comes first: everything but the traces' rows (kinds, strings, the executions with their
-outputs, which are a few of a run's rows, and their alerts) is merged whole up front; then the
-windows. The caller's `progress` is told after each window, so an open shows the first graph
-alerts when the windows holding them are merged, not when every shard is; it is held back
-while an eager alert is known and graph traces earlier than it may still come, so the first
-alert shown is the run's earliest.
+The caller's `progress` is told after each window: an open shows the first alerts having read
+the first row groups of every host, and they are the run's earliest (every row not merged yet
+is later). The executions are merged window by window only when every shard says they are in
+wall-time order with their outputs in blocks (`tfdbg-tui index` checks); else they are merged
+whole first, and progress is held while a known eager alert could still be preceded by graph
+traces, for the same reason.
 
-A shard whose traces cannot be read past some row (a damaged page: its kinds and offsets were
-checked when it was opened) stops there with a warning naming it; the rows before stay.
+A shard whose first row groups are not right is not used (`reader.index.shard_store`: its
+host is read from the logdir), nor one whose executions, merged whole, are not (`fallback`).
+One that fails further on (a damaged page or a forged value, found as it is read)
+stops there with a warning naming it; its rows before that stay.
 """
 
 from __future__ import annotations
@@ -28,160 +30,308 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from reader.index.alerts import NewRows
+from reader.index.lazy_shard import LazyShard
 from reader.index.order import stable_order
-from reader.index.parquet_shards import LazyShard, ShardError
+from reader.index.parquet_shards import ShardError
 from reader.index.schema import EAGER
 
 if TYPE_CHECKING:
     from reader.index.logdir import DebugLogdir
 
 Columns = dict[str, np.ndarray]
+LENS = "_lens"  # a column the executions carry while merged: their outputs' count
 
 
-def _last(b: Columns) -> float:
-    """How far a host's rows read so far reach (its NaN times, last, reach past everything)."""
-    t = float(b["wall_time"][-1])
-    return np.inf if np.isnan(t) else t
+class _Rows:
+    """One part's rows of one host, read a batch at a time: those read and not yet taken."""
 
-
-class _Host:
-    """One shard's traces as the merge takes them: the rows read and not yet taken."""
-
-    def __init__(self, lazy: LazyShard, kind_offset: int, want: dict[str, np.dtype],
-                 details: Columns, name: str) -> None:
-        self.batches: Iterator[Columns] = lazy.trace_batches()
-        self.kind_offset, self.want, self.details, self.name = kind_offset, want, details, name
-        self.buf: Columns = {c: np.zeros(0, dt) for c, dt in want.items()}
+    def __init__(self, lazy: LazyShard, part: str, fix: Callable[[Columns], Columns]) -> None:
+        self.batches = lazy.batches(part)
+        self.fix = fix
+        self.buf: Columns = {}
         self.base = 0  # the shard's row number of buf's first row
         self.ended = False
         self.error = ""
 
     def __len__(self) -> int:
-        return len(self.buf["wall_time"])
+        return len(next(iter(self.buf.values()))) if self.buf else 0
 
     def pull(self) -> None:
-        """Read the shard's next row group onto the rows not yet taken."""
+        """Read the next batch onto the rows not yet taken."""
         try:
             batch = next(self.batches, None)
+            fixed = self.fix(batch) if batch is not None else None
         except ShardError as exc:
-            batch, self.error = None, str(exc)
-        if batch is None:
+            fixed, self.error = None, str(exc)
+        if fixed is None:
             self.ended = True
             return
-        fitted = {c: (batch[c].astype(dt, copy=False) if c in batch
-                      else np.zeros(len(batch["wall_time"]), dt))  # digests not kept there
-                  for c, dt in self.want.items()}
-        fitted["kind"] = fitted["kind"] + np.int32(self.kind_offset)
-        self.buf = ({c: np.concatenate([self.buf[c], fitted[c]]) for c in self.want}
-                    if len(self) else fitted)
+        self.buf = ({c: np.concatenate([self.buf[c], fixed[c]]) for c in fixed}
+                    if len(self) else fixed)
 
-    def take(self, n: int) -> tuple[Columns, Columns]:
-        """The first `n` rows not yet taken, and the kept health of those rows."""
+    def last(self) -> float:
+        """How far the rows read reach (NaN times, last, reach past everything)."""
+        t = float(self.buf["wall_time"][-1])
+        return np.inf if np.isnan(t) else t
+
+    def before(self, until: float) -> int:
+        """How many of the rows not yet taken are earlier than `until` (NaN: all)."""
+        if np.isnan(until) or not len(self):
+            return len(self)
+        return int(np.searchsorted(self.buf["wall_time"], until, "left"))
+
+    def take(self, n: int) -> Columns:
         rows = {c: a[:n] for c, a in self.buf.items()}
         self.buf = {c: a[n:] for c, a in self.buf.items()}
-        d = self.details
-        lo, hi = np.searchsorted(d["row"], [self.base, self.base + n])
-        kept = {c: a[lo:hi] for c, a in d.items()}
-        kept["row"] = kept["row"] - self.base
         self.base += n
-        return rows, kept
+        return rows
+
+    def stop(self, why: str) -> None:
+        self.ended, self.error, self.buf = True, why, {}
+
+
+def _kept(details: Columns, base: int, n: int, at: int) -> Columns:
+    """The kept health of rows [base, base + n) of a host, numbered from `at` on."""
+    lo, hi = np.searchsorted(details["row"], [base, base + n])
+    out = {c: a[lo:hi] for c, a in details.items()}
+    out["row"] = out["row"] - base + at
+    return out
+
+
+class _Host:
+    """One shard as the merge takes it."""
+
+    def __init__(self, lazy: LazyShard, logdir: DebugLogdir) -> None:
+        self.lazy, self.name = lazy, lazy.shard.prefix.rsplit("/", 1)[-1]
+        self.trace_kinds = self.exec_kinds = 0  # where its kinds start in the merged ones
+        self.n_outputs = lazy.shard.columns["executions.kinds"]["n_outputs"].astype(np.int64)
+        self.next_output = 0
+        c = lazy.shard.columns
+        self.tdetails = {k: np.asarray(a) for k, a in c["traces.details"].items()}
+        self.odetails = {k: np.asarray(a) for k, a in c["outputs.details"].items()}
+        self.want = {name: {col: getattr(logdir, name).column_dtype(col)
+                            for col in getattr(logdir, name).columns}
+                     for name in ("traces", "executions", "outputs")}
+        self.traces = _Rows(lazy, "traces", self._fix_traces)
+        self.execs: _Rows | None = _Rows(lazy, "executions", self._fix_execs)
+        self.outs: _Rows | None = _Rows(lazy, "outputs", self._fit_outputs)
+
+    def streams(self) -> list[_Rows]:
+        return [r for r in (self.traces, self.execs, self.outs) if r is not None]
+
+    def _fit(self, name: str, b: Columns) -> Columns:
+        n = len(b["wall_time"] if "wall_time" in b else b["execution"])
+        return {c: (b[c].astype(dt, copy=False) if c in b else np.zeros(n, dt))  # digests
+                for c, dt in self.want[name].items()}
+
+    def _fix_traces(self, b: Columns) -> Columns:
+        out = self._fit("traces", b)
+        out["kind"] = out["kind"] + np.int32(self.trace_kinds)
+        return out
+
+    def _fix_execs(self, b: Columns) -> Columns:
+        lens = self.n_outputs[b["kind"]]
+        first = self.next_output + np.concatenate([[0], np.cumsum(lens)[:-1]])
+        if not np.array_equal(b["first_output"], first[: len(lens)]):
+            raise ShardError("executions: outputs out of order")
+        self.next_output += int(lens.sum())
+        out = self._fit("executions", b)
+        out["kind"] = out["kind"] + np.int32(self.exec_kinds)
+        out[LENS] = lens
+        return out
+
+    def _fit_outputs(self, b: Columns) -> Columns:
+        return self._fit("outputs", b)
+
+    def take_execs(self, until: float) -> tuple[Columns, Columns, Columns] | None:
+        """The executions earlier than `until`, their outputs and the outputs' kept health
+        (numbered within what is taken); None when there are none."""
+        assert self.execs is not None and self.outs is not None
+        n = self.execs.before(until)
+        if n == 0:
+            return None
+        lens = self.execs.buf[LENS][:n]
+        need = int(lens.sum())
+        while len(self.outs) < need and not self.outs.ended:
+            self.outs.pull()
+        owner = np.repeat(np.arange(self.execs.base, self.execs.base + n), lens)
+        if len(self.outs) < need or not np.array_equal(self.outs.buf["execution"][:need]
+                                                       if need else owner, owner):
+            self.execs.stop(self.outs.error or "outputs that are not its executions'")
+            return None
+        base = self.outs.base
+        return (self.execs.take(n), self.outs.take(need),
+                _kept(self.odetails, base, need, 0))
 
 
 def merge_streaming(logdir: DebugLogdir, sources: list[LazyShard], threads: int,
+                    fallback: Callable[[int, str], LazyShard],
                     progress: Callable[[float], None] | None = None) -> None:
-    """Put `sources` (one per file set of `logdir`, in its order) in place as its index,
-    as `reader.index.shards.merge` would (see the module's docstring); `progress(share)` is
-    told the share of trace rows merged after each window."""
+    """Put `sources` (one per file set of `logdir`, in its order) in place as its index, as
+    `reader.index.shards.merge` would (see the module's docstring). `fallback(i, why)`:
+    file set i read from the logdir, its shard not usable; `progress(share)`: the share of
+    rows merged, after each window."""
     from reader.index.shards import merge
 
-    details, offsets, kinds = [], [], 0
-    for s in sources:
-        d = s.shard.columns["traces.details"]
-        details.append(d)
-        s.shard.columns["traces.details"] = {c: a[:0] for c, a in d.items()}
-        offsets.append(kinds)
-        kinds += len(s.shard.columns["traces.kinds"]["fileset"])
-    names = [s.shard.prefix.rsplit("/", 1)[-1] for s in sources]
-    merge(logdir, [s.shard for s in sources], threads)  # all but the traces' rows
-    traces = logdir.traces
-    want = {c: traces.column_dtype(c) for c in traces.columns}
-    hosts = [_Host(s, off, want, {c: np.asarray(a) for c, a in d.items()}, n)
-             for s, off, d, n in zip(sources, offsets, details, names, strict=True)]
-    total = sum(s.rows for s in sources)
-    traces.reserve(total)
-    alerts = logdir.alerts()
-    eager = alerts.kind == EAGER
-    earliest_eager = float(alerts.wall_time[int(np.argmax(eager))]) if eager.any() else None
+    hosts = [_Host(lazy, logdir) for lazy in sources]
+    streamed = all(h.lazy.in_order for h in hosts)
+    if not streamed:  # the executions, whole, merged first
+        for i, h in enumerate(hosts):
+            try:
+                _whole_execs(h)
+            except ShardError as exc:
+                hosts[i] = h = _Host(fallback(i, str(exc)), logdir)
+                _whole_execs(h)
+    tk = ek = 0
+    for h in hosts:
+        h.trace_kinds, h.exec_kinds = tk, ek
+        tk += len(h.lazy.shard.columns["traces.kinds"]["fileset"])
+        ek += len(h.lazy.shard.columns["executions.kinds"]["fileset"])
+        c = h.lazy.shard.columns
+        for p in ("traces.details", *(("outputs.details",) if streamed else ())):
+            c[p] = {k: a[:0] for k, a in c[p].items()}
+    merge(logdir, [h.lazy.shard for h in hosts], threads)  # all but the rows streamed
+    total = sum(h.lazy.rows["traces"] + (h.lazy.rows["executions"] if streamed else 0)
+                for h in hosts)
+    logdir.traces.reserve(sum(h.lazy.rows["traces"] for h in hosts))
+    if streamed:  # grown once, not doubled as windows come
+        logdir.executions.reserve(sum(h.lazy.rows["executions"] for h in hosts))
+        logdir.outputs.reserve(sum(h.lazy.rows["outputs"] for h in hosts))
+    earliest_eager = _earliest_eager(logdir)
     graph_found = False
-    for until in _windows(hosts):
-        n0 = len(traces)
-        _append(logdir, hosts, until)
-        n1 = len(traces)
-        if n1 > n0:
-            before = len(logdir._alerts)
-            logdir._alerts.detect(NewRows(traces, logdir.executions, logdir.outputs,
-                                          range(n0, n1), range(0)))
-            graph_found = graph_found or len(logdir._alerts) > before
+    for until in _windows([r for h in hosts for r in h.streams() if r is not h.outs]):
+        n0, o0 = len(logdir.traces), len(logdir.outputs)
+        before = len(logdir._alerts)
+        _append_traces(logdir, hosts, until)
+        if streamed:
+            _append_execs(logdir, hosts, until)
+        logdir._alerts.detect(NewRows(logdir.traces, logdir.executions, logdir.outputs,
+                                      range(n0, len(logdir.traces)),
+                                      range(o0, len(logdir.outputs))))
+        graph_found = graph_found or len(logdir._alerts) > before
         held = earliest_eager is not None and not graph_found and earliest_eager >= until
         if progress is not None and not held and total:
-            progress(n1 / total)
+            done = len(logdir.traces) + (len(logdir.executions) if streamed else 0)
+            progress(done / total)
     for h in hosts:
-        if h.error:
-            logdir.warn(f"{h.name}.parquet: {h.error}; the rest of its graph traces are not "
-                        "shown (`tfdbg-tui index --force` writes it anew)")
+        for r in h.streams():
+            if r.error:
+                logdir.warn(f"{h.name}.parquet: {r.error}; the rest of its rows are not "
+                            "shown (`tfdbg-tui index --force` writes it anew)")
+                break
 
 
-def _windows(hosts: list[_Host]) -> Iterator[float]:
-    """Window after window, the time before which every host's rows have all been read (the
-    rows to take next); +inf (and NaN times too) once every shard is read to its end."""
+def _whole_execs(h: _Host) -> None:
+    """A host's executions and outputs read whole into its shard (merged with the rest)."""
+    for r in (h.execs, h.outs):
+        assert r is not None
+        got = list(r.batches)
+        part = "executions" if r is h.execs else "outputs"
+        h.lazy.shard.columns[part] = (
+            {c: np.concatenate([b[c] for b in got]) for c in h.lazy.dtypes[part]} if got
+            else {c: np.zeros(0, dt) for c, dt in h.lazy.dtypes[part].items()})
+    h.execs = h.outs = None
+
+
+def _earliest_eager(logdir: DebugLogdir) -> float | None:
+    alerts = logdir.alerts()
+    eager = alerts.kind == EAGER
+    return float(alerts.wall_time[int(np.argmax(eager))]) if eager.any() else None
+
+
+def _windows(streams: list[_Rows]) -> Iterator[float]:
+    """Window after window, the time before which every stream's rows have all been read
+    (the rows to take next); NaN (take everything left) once every one is read."""
     while True:
-        for h in hosts:
-            while not h.ended and not len(h):
-                h.pull()
-        live = [h for h in hosts if not h.ended]
+        for r in streams:
+            while not r.ended and not len(r):
+                r.pull()
+        live = [r for r in streams if not r.ended]
         if not live:
-            if any(len(h) for h in hosts):
-                yield np.nan  # everything left
+            if any(len(r) for r in streams):
+                yield np.nan
             return
-        until = min(_last(h.buf) for h in live)
-        if any(np.searchsorted(h.buf["wall_time"], until, "left") for h in hosts if len(h)):
+        until = min(r.last() for r in live)
+        if any(r.before(until) for r in streams):
             yield until
-        else:  # every host read so far stops at `until` or later: read on where it stops
-            for h in live:
-                if _last(h.buf) <= until:
-                    h.pull()
+        else:  # every stream read so far stops at `until` or later: read on where it stops
+            for r in live:
+                if r.last() <= until:
+                    r.pull()
 
 
-def _append(logdir: DebugLogdir, hosts: list[_Host], until: float) -> None:
-    """Append the rows every host has before `until` (all of them for NaN), sorted stably by
-    wall time, with their kept health."""
-    pieces, kept = [], []
-    at = 0
-    for h in hosts:
-        if not len(h):
-            continue
-        n = len(h) if np.isnan(until) else int(np.searchsorted(h.buf["wall_time"], until,
-                                                                 "left"))
-        if n == 0:
-            continue
-        rows, d = h.take(n)
-        pieces.append(rows)
-        d["row"] = d["row"] + at
-        kept.append(d)
-        at += n
-    if not pieces:
-        return
+def _sorted(pieces: list[Columns]) -> tuple[Columns, np.ndarray | None]:
     window = {c: np.concatenate([p[c] for p in pieces]) for c in pieces[0]}
-    details = {c: np.concatenate([d[c] for d in kept]) for c in kept[0]}
     order = stable_order(window["wall_time"])
     if order is not None:
         window = {c: a[order] for c, a in window.items()}
-        inverse = np.empty_like(order)
-        inverse[order] = np.arange(len(order), dtype=order.dtype)
-        details["row"] = inverse[details["row"]]
-        by_row = np.argsort(details["row"], kind="stable")
-        details = {c: a[by_row] for c, a in details.items()}
-    n0 = len(logdir.traces)
-    details["row"] = details["row"] + n0
+    return window, order
+
+
+def _inverse(order: np.ndarray) -> np.ndarray:
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order), dtype=order.dtype)
+    return inverse
+
+
+def _renumbered(details: list[Columns], positions: np.ndarray | None, at: int) -> Columns:
+    """Kept health (rows numbered within the window as read) at their rows once sorted."""
+    out = {c: np.concatenate([d[c] for d in details]) for c in details[0]}
+    if positions is not None and len(out["row"]):
+        out["row"] = positions[out["row"]]
+        by_row = np.argsort(out["row"], kind="stable")
+        out = {c: a[by_row] for c, a in out.items()}
+    out["row"] = out["row"] + at
+    return out
+
+
+def _append_traces(logdir: DebugLogdir, hosts: list[_Host], until: float) -> None:
+    pieces, kept, at = [], [], 0
+    for h in hosts:
+        n = h.traces.before(until)
+        if n:
+            kept.append(_kept(h.tdetails, h.traces.base, n, at))
+            pieces.append(h.traces.take(n))
+            at += n
+    if not pieces:
+        return
+    window, order = _sorted(pieces)
+    details = _renumbered(kept, None if order is None else _inverse(order),
+                          len(logdir.traces))
     logdir.traces.extend(window)
     logdir.traces.details.extend(details)
+
+
+def _append_execs(logdir: DebugLogdir, hosts: list[_Host], until: float) -> None:
+    """The executions earlier than `until`, sorted stably, each with its block of outputs
+    (as `reader.index.order.order_executions` puts them)."""
+    execs, outs, kept, at = [], [], [], 0
+    for h in hosts:
+        got = h.take_execs(until)
+        if got is not None:
+            e, o, d = got
+            d["row"] = d["row"] + at
+            execs.append(e)
+            outs.append(o)
+            kept.append(d)
+            at += len(o["execution"])
+    if not execs:
+        return
+    window, order = _sorted(execs)
+    lens = window.pop(LENS)
+    first = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+    o = {c: np.concatenate([p[c] for p in outs]) for c in outs[0]}
+    positions = None
+    if order is not None:  # each block of outputs follows its execution
+        starts = np.concatenate([[0], np.cumsum(np.concatenate(
+            [p[LENS] for p in execs]))[:-1]]).astype(np.int64)[order]
+        out_order = np.repeat(starts - first, lens) + np.arange(int(lens.sum()))
+        o = {c: a[out_order] for c, a in o.items()}
+        positions = _inverse(out_order)
+    e0, o0 = len(logdir.executions), len(logdir.outputs)
+    window["first_output"] = first + o0
+    o["execution"] = np.repeat(np.arange(e0, e0 + len(lens)), lens)
+    details = _renumbered(kept, positions, o0)
+    logdir.executions.extend(window)
+    logdir.outputs.extend(o)
+    logdir.outputs.details.extend(details)

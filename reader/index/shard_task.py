@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reader.cache.snapshot import ALL_FILES
+from reader.index.lazy_shard import IN_ORDER_KEY, executions_in_order
 from reader.index.parquet_shards import ShardError, write
 from reader.index.shard_store import (
     EXT,
@@ -120,7 +121,8 @@ def _index_task(path: str, run_id: str, fs: FileSet, where: str, expected_source
             return TaskResult(fs.name, "failed", "its files changed while it was indexed "
                               "(run index again once the run is written)")
         about = {"run": run_id, "fileset": fs.name, "prefix": fs.name, "source": src,
-                 "code": _code(), "files": after, "written": time.time()}
+                 "code": _code(), "files": after, "written": time.time(),
+                 IN_ORDER_KEY: executions_in_order(shard.columns)}
         _put(target, where, lambda f: write(shard, about, f))
     except (OSError, ShardError, ValueError, MemoryError) as exc:
         text = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and \

@@ -6,8 +6,11 @@ run's earliest even when an eager alert is known before the graph traces that pr
 
 Three hosts of 150,000 graph traces each (three row groups a shard) whose wall times
 interleave at different rates, tie across hosts, and end in NaN on one host; FULL_TENSOR
-traces (their health is kept per row) spread in time but written last; an eager NaN known up
-front, and the earliest alert a graph one in the second window.
+traces (their health is kept per row) spread in time but written last; 70,000 eager calls
+of two outputs on one host interleaved with another's few, whose NaN is earlier than the
+first host's but later than the earliest alert, a graph one in the second window. Twice:
+with every shard's executions in time order (merged window by window), and with one host's
+out of order (merged whole first: its eager alert known up front).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ pytest.importorskip("pyarrow")
 N = 150_000
 T0 = 1_000.0
 FIRST_BAD = (2, 40_000)  # host, trace: the run's earliest alert (past the first row group)
+EAGER_CALLS = 70_000
 
 
 def health(n: int) -> np.ndarray:
@@ -36,7 +40,9 @@ def health(n: int) -> np.ndarray:
     return v
 
 
-def write_run(d: Path) -> None:
+def write_run(d: Path, in_order: bool) -> None:
+    """The run; host 1's executions written out of time order unless `in_order` (then
+    the executions are merged whole first, not window by window)."""
     for k in range(3):
         with LogdirWriter(d, run_id="stream", hostname=f"h{k}",
                           file_timestamp=1000 + k) as w:
@@ -62,13 +68,26 @@ def write_run(d: Path) -> None:
                 tensor = np.full(4, np.nan if j == 33 and k == 1 else float(j), np.float32)
                 w.add_graph_trace("g", "exp", 0, "FULL_TENSOR", tensor,
                                   wall_time=T0 + j * 3.7 + k * 1e-4)
-            if k == 1:  # eager: a NaN output known up front, later than the first graph one
-                for j, t in enumerate((T0 + 1.0, T0 + 100.0, T0 + 101.0)):
+            if k == 0:  # eager: 70,000 calls of two outputs (two row groups of each)
+                ok = [1, 1, 1, 1, 4, 0, 0, 0, 0, 0, 4]
+                nan = [1, 1, 1, 1, 4, 0, 0, 1, 0, 0, 3]
+                for j in range(EAGER_CALLS):
+                    w.add_execution("Exp", "FULL_HEALTH", [ok, nan if j == 60_000 else ok],
+                                    output_tensor_ids=[2 * j, 2 * j + 1],
+                                    stack_frame_ids=[frame], wall_time=T0 + j * 2e-3 + 1e-4)
+            if k == 1:  # eager: 30,000 calls, their times between host 0's; a NaN at 100 s
+                # (later than the first graph alert, at 80 s)
+                times = np.sort(np.append(T0 + np.arange(30_000) * 3e-3 + 5e-5, T0 + 100.0))
+                order = np.arange(len(times))
+                if not in_order:
+                    order[[0, 1]] = order[[1, 0]]
+                for j in order:
+                    bad = times[j] == T0 + 100.0
                     w.add_execution("Log", "FULL_HEALTH",
-                                    [[1, 1, 1, 1, 4, 0, 0, 1 if j == 1 else 0, 0, 0,
-                                      3 if j == 1 else 4]],
-                                    output_tensor_ids=[j], stack_frame_ids=[frame],
-                                    wall_time=t)
+                                    [[1, 1, 1, 1, 4, 0, 0, 1 if bad else 0, 0, 0,
+                                      3 if bad else 4]],
+                                    output_tensor_ids=[int(j)], stack_frame_ids=[frame],
+                                    wall_time=float(times[j]))
 
 
 def columns(logdir: DebugLogdir) -> dict[str, dict[str, bytes]]:
@@ -80,14 +99,19 @@ def columns(logdir: DebugLogdir) -> dict[str, dict[str, bytes]]:
     return out
 
 
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(scope="module", params=["executions in order", "executions out of order"])
+def indexed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from reader.index.shard_store import find
     from tfdbg_tui.commands.index import index_logdir
 
     d = tmp_path_factory.mktemp("stream") / "run"
-    write_run(d)
+    in_order = request.param == "executions in order"
+    write_run(d, in_order)
     results, _, _ = index_logdir(str(d))
     assert [r.status for r in results] == ["indexed"] * 3, [r.error for r in results]
+    logdir = DebugLogdir(str(d))
+    stored = find(logdir.path, logdir.run_id, list(logdir.filesets))
+    assert [s.in_order for s in stored.shards.values()] == [True, in_order, True]
     return d
 
 
@@ -110,16 +134,17 @@ def test_streamed_index_is_the_whole_merge_and_reports_as_a_direct_read(
     from tfdbg_tui.commands.report import _finite, build_report
 
     windows: list[int] = []
-    real = shard_stream._append
+    real = shard_stream._append_traces
 
     def counted(logdir: DebugLogdir, hosts: Any, until: float) -> None:
         real(logdir, hosts, until)
         windows.append(len(logdir.traces))
 
-    monkeypatch.setattr(shard_stream, "_append", counted)
+    monkeypatch.setattr(shard_stream, "_append_traces", counted)
     streamed = DebugLogdir(str(indexed))
     streamed.update()
     assert len(windows) >= 3 and windows[-1] == 3 * N + 120  # merged in several windows
+    assert len(streamed.executions) == EAGER_CALLS + 30_001
     expected = whole_merge(indexed)
     assert columns(streamed) == columns(expected)
     assert len(streamed.traces.details) == 120
