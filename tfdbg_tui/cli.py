@@ -33,6 +33,8 @@ usage: tfdbg-tui LOGDIR [--run ID]        open the terminal debugger on a tfdbg2
        tfdbg-tui demo [--no-open] [--refresh]
                                           record the built-in NaN example and open it
        tfdbg-tui cache [clear]            show (or clear) the index cache of big logdirs
+`--remote-timeout SECONDS` (LOGDIR, report, diff, export, index): how long a read from a
+bucket may wait for the network (default 30, or $TFDBG_TUI_REMOTE_TIMEOUT).
 `tfdbg-tui COMMAND --help` says what each option does.
 """
 

@@ -112,7 +112,7 @@ def error_for(url: str, exc: BaseException) -> OSError:
     text = _one_line(str(exc)) or name
     if isinstance(exc, TimeoutError) or "timeout" in name.lower():
         return RemoteError(errno.ETIMEDOUT, f"no answer within {timeout():g} s ({name}: "
-                           f"{text}); {TIMEOUT_ENV} sets the limit", url)
+                           f"{text}); --remote-timeout or {TIMEOUT_ENV} sets the limit", url)
     return RemoteError(errno.EIO, f"cannot reach it ({name}: {text})", url)
 
 

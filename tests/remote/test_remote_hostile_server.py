@@ -110,3 +110,19 @@ def test_answers_cut_short_are_not_an_empty_run(s3: S3Server, proxy: Proxy,
     assert len(lines) == 1, proc.stderr
     assert "no tensor could be read" in lines[0] and "nothing was recorded" not in lines[0]
     assert f"{url}/" in lines[0], lines[0]
+
+
+def test_the_remote_timeout_flag_bounds_a_silent_server(s3: S3Server, proxy: Proxy,
+                                                        reference_logdir: str) -> None:
+    """`--remote-timeout 1` wins over the environment's 600 s: a server that never answers
+    ends the report in one line naming the URL and the limit the flag set."""
+    url = s3.upload(reference_logdir, "s3://hostile/flag")
+    proxy.mode = "silent"
+    proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", "--remote-timeout",
+                           "1", url], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300 * SLOW, env=s3.env(AWS_ENDPOINT_URL=proxy.endpoint,
+                                                         TFDBG_TUI_REMOTE_TIMEOUT="600"))
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert url in lines[0] and "within 1 s" in lines[0] and "--remote-timeout" in lines[0]

@@ -71,3 +71,34 @@ def read_input(path: str, limit: int) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 text (byte {exc.start})") from None
+
+
+REMOTE_TIMEOUT_HELP = ("how long a read from a bucket (s3://, gs://) may wait for the network:"
+                       " to connect, for each answer, for each 64 KiB of a body (default 30, or"
+                       " $TFDBG_TUI_REMOTE_TIMEOUT)")
+
+
+def seconds(text: str) -> float:
+    """A time limit (`--remote-timeout`): a finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value < 1e6:  # (also refuses NaN and ∞)
+        raise argparse.ArgumentTypeError(f"must be > 0 and < 1e6 seconds: {text!r}")
+    return value
+
+
+def add_remote_timeout(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--remote-timeout", type=seconds, metavar="SECONDS",
+                   help=REMOTE_TIMEOUT_HELP)
+
+
+def apply_remote_timeout(value: float | None) -> None:
+    """Make `--remote-timeout` the limit of every remote read of this command — and of the
+    processes it starts (workers inherit the environment): it sets the variable the reader
+    reads (`reader.io.remote.timeout`), overriding one the user exported."""
+    from reader.io.remote import TIMEOUT_ENV
+
+    if value is not None:
+        os.environ[TIMEOUT_ENV] = repr(value)

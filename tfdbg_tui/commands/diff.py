@@ -22,7 +22,14 @@ from typing import Any, TextIO
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.index.frames import Frame
 from reader.io.safewrite import replace_file
-from tfdbg_tui.commands.args import Parser, UsageError, count, read_input
+from tfdbg_tui.commands.args import (
+    Parser,
+    UsageError,
+    add_remote_timeout,
+    apply_remote_timeout,
+    count,
+    read_input,
+)
 from tfdbg_tui.commands.pair_load import load_pair
 from tfdbg_tui.core.compare import (
     QUANTITIES,
@@ -90,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--limit", type=count, default=10,
                    help="how many divergences, tensors and unmatched ops to list")
+    add_remote_timeout(p)
     return p
 
 
@@ -324,6 +332,7 @@ def main(argv: Sequence[str]) -> int:
     except UsageError as exc:
         print(error_line(f"{PROG}: error", exc), file=sys.stderr)
         return 2
+    apply_remote_timeout(opts.remote_timeout)
     mapping = None
     if opts.map:  # read first: a bad map is said before the runs are loaded
         try:

@@ -22,11 +22,12 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from reader.index.shard_task import TaskResult
-from tfdbg_tui.commands.args import Parser, UsageError
+from tfdbg_tui.commands.args import Parser, UsageError, add_remote_timeout, apply_remote_timeout
 from tfdbg_tui.core.sanitize import error_line, literal
 
 PROG = "tfdbg-tui index"
-USAGE = "tfdbg-tui index LOGDIR [--engine local|dask[=ADDRESS]] [--out URL] [--run ID] [--force]"
+USAGE = ("tfdbg-tui index LOGDIR [--engine local|dask[=ADDRESS]] [--out URL] [--run ID] [--force]"
+         " [--remote-timeout SECONDS]")
 HELP = f"""\
 usage: {USAGE}
 
@@ -39,6 +40,8 @@ Index a run's file sets (one per host) as Parquet shards, in parallel on an engi
                         TFDBG_TUI_SHARDS=URL then
   --run ID              the run to index when the logdir holds several (default: the newest)
   --force               index every file set again, even those whose shard is current
+  --remote-timeout S    how long a read from a bucket may wait for the network (default 30,
+                        or $TFDBG_TUI_REMOTE_TIMEOUT; the local engine's workers too)
 Connecting to a scheduler waits at most $TFDBG_TUI_DASK_TIMEOUT (default 30s).
 Then report, diff, export, tfdbg-tui LOGDIR and tfdbg_tui.open read the current shards.
 """
@@ -54,6 +57,7 @@ def _parser() -> Parser:
     p.add_argument("--run", default=None)
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--force", action="store_true")
+    add_remote_timeout(p)
     return p
 
 
@@ -225,6 +229,7 @@ def main(argv: Sequence[str]) -> int:
     except UsageError as exc:
         print(f"{error_line(PROG + ': error', exc)}\nusage: {USAGE}", file=sys.stderr)
         return 2
+    apply_remote_timeout(opts.remote_timeout)
     from reader import LogdirError, ReaderError
 
     t0 = time.monotonic()

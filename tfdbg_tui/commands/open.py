@@ -20,10 +20,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from reader import LogdirError, ReaderError
+from tfdbg_tui.commands.args import apply_remote_timeout, seconds
 from tfdbg_tui.core.sanitize import error_line
 from tfdbg_tui.core.textutil import lit
 
-USAGE = ("tfdbg-tui LOGDIR [--run ID] [--compare B [--run-b ID] [--rtol R] [--atol A]]")
+USAGE = ("tfdbg-tui LOGDIR [--run ID] [--compare B [--run-b ID] [--rtol R] [--atol A]] "
+         "[--remote-timeout SECONDS]")
 HELP = f"""\
 usage: {USAGE}
 
@@ -33,10 +35,14 @@ Open the terminal debugger on a tfdbg2 logdir (the first alert is followed at la
   --run-b ID    the run of B to compare with
   --rtol R      relative tolerance of the comparison (default numpy's 1e-7)
   --atol A      absolute tolerance of the comparison (default 0)
+  --remote-timeout SECONDS
+                how long a read from a bucket (s3://, gs://) may wait for the network:
+                to connect, for each answer, for each 64 KiB (default 30, or
+                $TFDBG_TUI_REMOTE_TIMEOUT); `q` quits at once whatever the network does
 In the app, ? lists every key and ctrl+p searches every action. Other commands:
 tfdbg-tui --help.
 """
-OPTIONS = ("--run", "--compare", "--run-b", "--rtol", "--atol")
+OPTIONS = ("--run", "--compare", "--run-b", "--rtol", "--atol", "--remote-timeout")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -60,11 +66,13 @@ def main(args: Sequence[str]) -> int:
     parser.add_argument("--run-b", default=None)
     parser.add_argument("--rtol", type=nonnegative, default=None)
     parser.add_argument("--atol", type=nonnegative, default=None)
+    parser.add_argument("--remote-timeout", type=seconds, default=None)
     try:
         ns = parser.parse_args(list(args))
     except ValueError as exc:
         print(f"{error_line('tfdbg-tui: error', exc)}\nusage: {USAGE}", file=sys.stderr)
         return 2
+    apply_remote_timeout(ns.remote_timeout)
     try:
         from reader import DebugLogdir
 

@@ -20,7 +20,13 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
 from reader import DebugLogdir, ReaderError
-from tfdbg_tui.commands.args import Parser, UsageError, count
+from tfdbg_tui.commands.args import (
+    Parser,
+    UsageError,
+    add_remote_timeout,
+    apply_remote_timeout,
+    count,
+)
 from tfdbg_tui.commands.export import room
 from tfdbg_tui.commands.export.early import EarlyTraces
 from tfdbg_tui.commands.export.kept import KeptHealth
@@ -48,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--raw-csv", action="store_true",
                    help="CSV text cells exactly as recorded (by default a cell starting with "
                         "= + - @ tab or CR gets a leading ' so a spreadsheet shows it as text)")
+    add_remote_timeout(p)
     return p
 
 
@@ -212,6 +219,7 @@ def main(argv: Sequence[str]) -> int:
     except UsageError as exc:
         print(error_line(PROG, exc), file=sys.stderr)
         return 2
+    apply_remote_timeout(opts.remote_timeout)
     with ThreadPoolExecutor(READERS, "export-read") as reads:
         early: list[KeptHealth] = []
         traces: list[EarlyTraces] = []

@@ -17,7 +17,13 @@ from typing import Any
 
 from reader import DebugLogdir, ReaderError
 from reader.cache.store import cache_dir_problem
-from tfdbg_tui.commands.args import Parser, UsageError, count
+from tfdbg_tui.commands.args import (
+    Parser,
+    UsageError,
+    add_remote_timeout,
+    apply_remote_timeout,
+    count,
+)
 from tfdbg_tui.commands.report.build import build_report
 from tfdbg_tui.core.recorded import nothing_recorded
 from tfdbg_tui.core.sanitize import error_line
@@ -32,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how many first alerts to detail (0 or more)")
     p.add_argument("--values", action="store_true",
                    help="add value statistics for alerts with FULL_TENSOR data")
+    add_remote_timeout(p)
     return p
 
 
@@ -96,6 +103,7 @@ def main(argv: Sequence[str]) -> int:
     except UsageError as exc:
         print(error_line(PROG, exc), file=sys.stderr)
         return 2
+    apply_remote_timeout(opts.remote_timeout)
     try:
         logdir = _load(opts.logdir, opts.run, sys.stderr.isatty() and not opts.json)
     except ReaderError as exc:
