@@ -60,9 +60,6 @@ KNOWN_FAILING: dict[str, str] = {
                     "tape gradient (Keras clipvalue in tf.function not seen); 7 of 10 "
                     "MultiHeadAttention weights (EinsumDense, head axis) without a partner",
     # buggy pairs
-    "cnn_fit_avgpool": "right step and quantity, wrong lines: A's reshape (AT:flatten) and B's "
-                       "Flatten (CALL:flatten), not the pool layers (MaxPool vs AvgPool, "
-                       "op types that differ, left unpaired)",
     "gru_clipnorm_fn": "step 0 layer_output, not applied_gradient: the GRU cell's matmuls "
                        "mispaired as in gru_eager ('shape [4,4] vs [4,8]')",
     "attention_decay_fit": "step 0 applied_gradient, not step 1 learning_rate: A's "

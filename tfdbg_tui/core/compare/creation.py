@@ -241,14 +241,26 @@ def find_layer_creation(logdir: DebugLogdir, frames: list[Frame], op_name: str |
     if owner is None:
         return None
     files = _user_files(logdir)
-    sites: list[tuple[str, str, int, str]] = []
-    for host, path, lines in files:
-        for number in _calls(lines, {owner}):
-            sites.append((host, path, number, lines[number - 1]))
     layer = _layer_of(op_name or "")
+    sites = _sites(files, {owner})
+    if not sites and layer:
+        # the `call` is a base class's (Keras' pooling layers share `BasePooling.call`):
+        # the user's constructions of a class whose automatic name the scope carries
+        stem = re.sub(r"_\d+$", "", layer)
+        classes = {c for _, _, lines in files for t in lines
+                   for c in re.findall(r"\b([A-Z]\w*)\s*\(", t) if _keras_snake(c) == stem}
+        sites = _sites(files, classes) if classes else []
     pick = None
     if layer:
-        named = [s for s in sites if re.search(rf"name\s*=\s*['\"]{re.escape(layer)}['\"]", s[3])]
+        # `name="pool"` builds the scope `pool` or, in a model built twice, `pool_1`
+        names = {layer, re.sub(r"_\d+$", "", layer)}
+        named = [s for s in sites if any(
+            re.search(rf"name\s*=\s*['\"]{re.escape(n)}['\"]", s[3]) for n in names)]
+        if not named and not sites:
+            named = [(host, path, number, lines[number - 1]) for host, path, lines in files
+                     for number in _calls(lines, _called(lines)) if any(re.search(
+                         rf"name\s*=\s*['\"]{re.escape(n)}['\"]", lines[number - 1])
+                         for n in names)]
         if len(named) == 1:
             pick = named[0]
         elif op_names:
@@ -276,6 +288,24 @@ def _layer_of(op_name: str) -> str:
     """The layer's name in a Keras op name: `functional_1/dense_1/MatMul` → `dense_1`."""
     parts = [p for p in op_name.split("/") if p]
     return parts[-2] if len(parts) >= 3 else ""
+
+
+def _sites(files: list[tuple[str, str, list[str]]], classes: set[str]
+           ) -> list[tuple[str, str, int, str]]:
+    """(host, path, line, text) of every construction of one of `classes` in user code."""
+    return [(host, path, number, lines[number - 1]) for host, path, lines in files
+            for number in _calls(lines, classes)]
+
+
+def _called(lines: list[str]) -> set[str]:
+    """Capitalised names called in a source: the classes it may construct."""
+    return {c for t in lines if len(t) <= _MAX_LINE for c in re.findall(r"\b([A-Z]\w*)\s*\(", t)}
+
+
+def _keras_snake(name: str) -> str:
+    """Keras' automatic layer name of a class: `AveragePooling2D` → `average_pooling2d`."""
+    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
 
 
 def _snake(name: str) -> str:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from reader import GRAPH
 from tfdbg_tui.core.compare.contract.dataflow import (
     FORWARD,
     FWD,
@@ -196,8 +197,9 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     # layer or the loss consumes: a recurrent layer's stacked sequence, computed after its last
     # state, is not its output); the deepest of all where none is seen leaving
     limit = best[0] if best is not None else 1 << 30
-    groups: dict[tuple[frozenset[str], int], tuple[bool, int, int]] = {}
-    leaves = _leaving(flow, deps, consumers)
+    groups: dict[tuple[frozenset[str], int, str], tuple[bool, int, int]] = {}
+    layer_key = _layer_key(flow, deps)
+    leaves = _leaving(flow, layer_key, consumers)
     for k in range(n):
         if (flow.phase[k] != FWD or not traced[k, 0] or not deps[k]
                 or flow.op_type[k] not in LAYER_OPS or int(depth[k]) >= limit):
@@ -207,12 +209,12 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
             continue
         if _before_bias(flow, k, deps, consumers):
             continue
-        gkey = (deps[k], flow.line[k] if k < len(flow.line) else -1)
+        gkey = layer_key(k)
         got = groups.get(gkey)
         if got is None or (leaves(k), int(depth[k]), k) > got:
             groups[gkey] = (leaves(k), int(depth[k]), k)
     ordered = sorted(groups.items(), key=lambda x: x[1][1:])
-    roles.layers = [(g, (k, 0)) for (g, _), (_, _, k) in ordered]
+    roles.layers = [(g, (k, 0)) for (g, _, _), (_, _, k) in ordered]
     roles.layer_sigs = [sig_class(sig((k, 0))) for _, (_, _, k) in ordered]
     if roles.layers and roles.loss is not None:  # where the loss function starts
         last = roles.layers[-1][1][0]
@@ -224,15 +226,32 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     return roles
 
 
-def _leaving(flow: Flow, deps: list[frozenset[str]], consumers: list[list[int]]
+LayerKey = tuple[frozenset[str], int, str]
+
+
+def _layer_key(flow: Flow, deps: list[frozenset[str]]) -> Callable[[int], LayerKey]:
+    """A forward node's layer: the variables it depends on and its user line — and, where
+    every layer op has one line (a Sequential or functional model trained by `fit`, whose
+    ops all carry the `fit` call), the op's name scope (`sequential/pool/AvgPool`), so a
+    pooling or flatten layer between two weighted ones stays a layer of its own."""
+    lines = {flow.line[k] for k in range(len(flow)) if k < len(flow.line)
+             and flow.phase[k] == FWD and flow.op_type[k] in LAYER_OPS and deps[k]}
+    by_scope = flow.kind == GRAPH and len(lines) == 1
+
+    def key(k: int) -> LayerKey:
+        line = flow.line[k] if k < len(flow.line) else -1
+        name = flow.name[k] if by_scope and k < len(flow.name) else ""
+        return deps[k], line, name.rsplit("/", 1)[0] if "/" in name else ""
+
+    return key
+
+
+def _leaving(flow: Flow, group: Callable[[int], LayerKey], consumers: list[list[int]]
              ) -> Callable[[int], bool]:
     """`leaves(k)`: whether forward node k's value reaches an op outside its layer group
     (another set of variables or another line, or the loss), directly or through ops of its
     group that are no layer (an Identity, a cast, a slice)."""
     memo: dict[int, bool] = {}
-
-    def group(k: int) -> tuple[frozenset[str], int]:
-        return deps[k], flow.line[k] if k < len(flow.line) else -1
 
     def leaves(k: int) -> bool:
         if k in memo:
