@@ -226,6 +226,19 @@ def huge_length_header(d: Path) -> Case:
 
 
 @builder
+def tail_cut_mid_record(d: Path) -> Case:
+    """The traces file ends inside a record's payload (a job killed mid-write, a copy cut
+    short): the record is not read, and the one-shot report says so (it used to say
+    nothing)."""
+    b = base(d)
+    path = b.file("graph_execution_traces")
+    (off,) = append(path, trace("Softmax", vector(health(4, 12, pos=12))))
+    with open(path, "r+b") as f:
+        f.truncate(off + 12 + 20)
+    return Case("tail_cut_mid_record", d, ALERTS, path.name, off, b.counts(), b.alerts)
+
+
+@builder
 def sparse_tail_complete(d: Path) -> Case:
     """A header claiming 1.2 GB, then a sparse (all-zero) payload of that size: a complete
     record whose CRC fails."""

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from support.paths import ROOT
@@ -126,3 +127,20 @@ def test_the_remote_timeout_flag_bounds_a_silent_server(s3: S3Server, proxy: Pro
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
     assert url in lines[0] and "within 1 s" in lines[0] and "--remote-timeout" in lines[0]
+
+
+def test_index_through_a_failing_server_indexes_nothing(s3: S3Server, proxy: Proxy,
+                                                        reference_logdir: str,
+                                                        tmp_path: Path) -> None:
+    """Every object's GET answered 500: the file set is "not indexed", exit 1, the line says
+    why. Before: "1 indexed, 0 failed", exit 0, for a shard of nothing."""
+    url = s3.upload(reference_logdir, "s3://hostile/error")
+    proxy.mode = "error"
+    proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "index", url, "--out",
+                           str(tmp_path / "shards")], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300 * SLOW, env=s3.env(AWS_ENDPOINT_URL=proxy.endpoint,
+                                                         TFDBG_TUI_REMOTE_TIMEOUT="5"))
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert "0 indexed" in proc.stdout and "1 failed" in proc.stdout, proc.stdout
+    (line,) = proc.stderr.strip().splitlines()
+    assert "not indexed" in line and "could not be read" in line, line

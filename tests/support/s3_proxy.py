@@ -12,6 +12,7 @@ the answers to GETs of objects are changed as `mode` says:
 - `trickle`: the headers, then the body one byte every 50 ms;
 - `silent`: no request of any kind is ever answered (connections are accepted);
 - `huge-listing`: a listing claims 1 TiB for each object (the objects are what they are);
+- `error`: every GET of an object is answered 500 (Internal Server Error);
 - `short`: an object's answer claims (Content-Length) 1,000 bytes more than it sends, then
   the connection closes, as a server dying mid-answer or a proxy cutting it does.
 
@@ -98,6 +99,8 @@ class Proxy:
                           flags=re.S)
         if is_object and self.mode == "ignore-if-match" and status == 412:
             status, headers, data = self._current(h)
+        if is_object and self.mode == "error":
+            status, headers, data = 500, [], b"<Error><Code>InternalError</Code></Error>"
         h.send_response(status)
         for k, v in headers:
             h.send_header(k, v)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -47,6 +48,8 @@ Then report, diff, export, tfdbg-tui LOGDIR and tfdbg_tui.open read the current 
 """
 
 OnResult = Callable[[TaskResult, int, int], None]
+# the reader's warnings for a file it could not read (whole): `reader.io.cursors`
+_READ_FAILED = re.compile(r": cannot read \(|: reading stopped at byte \d+ \(")
 
 
 def _parser() -> Parser:
@@ -249,6 +252,11 @@ def main(argv: Sequence[str]) -> int:
         print(error_line(PROG + ": error", f"{exc.filename or opts.logdir}: "
                          f"{exc.strerror or exc}"), file=sys.stderr)
         return 2
+    for r in results:  # a read that failed (the network, a server's error) is not indexed
+        cut = next((w for w in r.warnings if _READ_FAILED.search(w)), None)
+        if r.status == "indexed" and cut is not None:
+            r.status, r.error = "failed", f"a file could not be read whole ({cut}); run " \
+                "index again"
     failed = [r for r in results if r.status == "failed"]
     for r in failed:
         print(error_line(PROG, f"{r.name}: not indexed: {r.error}"), file=sys.stderr)
