@@ -300,21 +300,46 @@ def find(logdir_path: str, run_id: str, filesets: list[FileSet]) -> Stored:
         return out
     src = source(logdir_path) if is_remote(logdir_path) else ""
     owners = _allowed_owners(logdir_path) if not is_remote(logdir_path) else set()
-    for i, fs in enumerate(filesets):
-        if fs.name + EXT not in names:
-            continue
+    todo = [(i, fs) for i, fs in enumerate(filesets) if fs.name + EXT in names]
+
+    def one(job: tuple[int, FileSet]) -> LazyShard | str:
+        i, fs = job
         try:
             lazy = load_lazy(shard_path(where, fs), fs, run_id, src, owners)
-            if lazy.source is not None and len(out.shards) >= MAX_OPEN:
-                try:  # no more files open at once: the traces of the rest read whole
-                    full = whole(lazy)
-                finally:
-                    close(lazy)
-                lazy = LazyShard.of(full)
-            out.shards[i] = lazy
         except ShardError as exc:
-            out.dropped.append(f"{fs.name}{EXT}: {exc}")
+            return f"{fs.name}{EXT}: {exc}"
+        if lazy.source is not None and i not in first:
+            try:  # no more files open at once: the parts of the rest read whole
+                full = whole(lazy)
+            except ShardError as exc:
+                return f"{fs.name}{EXT}: {exc}"
+            finally:
+                close(lazy)
+            lazy = LazyShard.of(full)
+        return lazy
+
+    first = {i for i, _ in todo[:MAX_OPEN]}
+    from reader.cache.store import code_stamp
+
+    code_stamp()  # computed once, before the threads ask for it
+    for (i, _), got in zip(todo, _map(one, todo, not is_remote(logdir_path)), strict=True):
+        if isinstance(got, str):
+            out.dropped.append(got)
+        else:
+            out.shards[i] = got
     return out
+
+
+def _map(fn: Any, jobs: list[Any], threads: bool) -> list[Any]:
+    """`fn` over `jobs`, in order; local shards two at a time (checking a shard is hashing
+    its sources and decoding row groups, both done without the GIL: ~2x on 2 cores).
+    Remote ones one after another, in this thread's look at the bucket (`one_pass`)."""
+    if not threads or len(jobs) < 2:
+        return [fn(j) for j in jobs]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2, thread_name_prefix="tfdbg-shards") as pool:
+        return list(pool.map(fn, jobs))
 
 
 def _names(logdir: str) -> set[str]:
