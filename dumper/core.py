@@ -123,6 +123,43 @@ def prepare_logdir(logdir: str, overwrite: bool) -> str:
     return path
 
 
+FULL = 1 << 20  # bytes free under which a disk is taken as full (TensorFlow's writes fail)
+
+
+def disk_full(path: str) -> int | None:
+    """The bytes left on the disk holding `path` when it is full (under `FULL`), else None.
+    Why: TensorFlow's writer logs a failed write and goes on; nothing is raised."""
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return None
+    free = st.f_bavail * st.f_frsize
+    return free if free < FULL else None
+
+
+def _undo_enable(path: str) -> None:
+    """Undo what TensorFlow's `enable_dump_debug_info` did for `path` before its writer
+    failed (a full disk, a folder it cannot write): its callbacks stay installed and its
+    exit hook, which opens the writer again, would print a traceback as the process ends.
+    A dumping state of another path (the program's own) is left alone."""
+    try:
+        from tensorflow.python.debug.lib import dumping_callback as dc
+        from tensorflow.python.eager import function as function_lib
+        from tensorflow.python.framework import op_callbacks
+    except ImportError:
+        return
+    state = getattr(dc._state, "dumping_callback", None)
+    if state is None or state.dump_root != path:
+        return
+    atexit.unregister(dc.disable_dump_debug_info)
+    with contextlib.suppress(Exception):
+        op_callbacks.remove_op_callback(state.callback)
+    with contextlib.suppress(Exception):
+        function_lib.CONCRETE_FUNCTION_CALLBACKS.remove(state.function_callback)
+    with contextlib.suppress(AttributeError):
+        delattr(dc._state, "dumping_callback")
+
+
 class _FrozenSourceFilter(logging.Filter):
     """Drop TensorFlow's warning that it can't read `<frozen runpy>` and the like.
 
@@ -209,7 +246,10 @@ def enable(
                 tensor_dtypes=tensor_dtypes,
             )
         except ValueError as exc:  # e.g. the program enabled dumping itself, differently
-            raise DumperError(f"TensorFlow refused to dump: {exc}") from None
+            _undo_enable(path)
+            free = disk_full(path)
+            why = "" if free is None else f" (the disk is full: {free // 1024} KiB left)"
+            raise DumperError(f"TensorFlow refused to dump: {exc}{why}") from None
         dump = Dump(path, mode_name, buffer, stop_at_nan, _writer=writer)
         _current = dump
         if stop_at_nan:

@@ -126,11 +126,28 @@ def _size(logdir: str) -> str:
     return f"{total / 1e6:.1f} MB" if total >= 100_000 else f"{total / 1e3:.1f} KB"
 
 
+def _disk_full(logdir: str) -> str | None:
+    """Why the dump may end early, or None. TensorFlow's writer logs a failed write and goes
+    on (a full disk raised nothing): without this, a run on a full disk said "dump written
+    (0.1 KB)" and left the user a logdir missing everything after the first records."""
+    from dumper.core import disk_full
+
+    free = disk_full(logdir)
+    if free is None:
+        return None
+    return (f"tfdbg-tui: warning: the disk holding {logdir} is full ({free // 1024} KiB "
+            "left): TensorFlow could not write all of the dump, which may end early; free "
+            "some space and record again")
+
+
 def _announce(logdir: str, mode: str) -> None:
     """Say where the data is and how to open it (stderr: the program's stdout stays clean)."""
+    full = _disk_full(logdir)
     print(
-        f"tfdbg-tui: {mode} dump written to {logdir} ({_size(logdir)})\n"
-        f"tfdbg-tui: open it with: tfdbg-tui {shlex.quote(logdir)}",
+        f"tfdbg-tui: {mode} dump {'(incomplete) ' if full else ''}written to {logdir} "
+        f"({_size(logdir)})\n"
+        + (f"{full}\n" if full else "")
+        + f"tfdbg-tui: open it with: tfdbg-tui {shlex.quote(logdir)}",
         file=sys.stderr,
         flush=True,
     )
