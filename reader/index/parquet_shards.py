@@ -72,21 +72,32 @@ def write(shard: Shard, about: dict[str, Any], out: BinaryIO) -> None:
     n = max([*rows.values(), len(shard.strings)])
     strings = pa.array(shard.strings, pa.string())
 
-    def padded(a: Any) -> Any:
-        return a if len(a) == n else pa.concat_arrays([a, pa.nulls(n - len(a), a.type)])
+    def padded(values: Any, missing: Any = None) -> Any:
+        """`values` as an Arrow array of n rows, the rows past its own null. Made from one
+        numpy array and a mask: concatenating each short column with n nulls (62 columns,
+        most a few rows long, padded to a host's million traces) took 1.4 s of a 3.4 s
+        task."""
+        m = len(values)
+        out = np.zeros(n, values.dtype)
+        out[:m] = values
+        mask = np.ones(n, bool)
+        mask[:m] = False if missing is None else missing
+        return pa.array(out, mask=mask)
 
     names, arrays = [], []
     for name, cols in shard.columns.items():
         for c, values in cols.items():
             if c in STRING_COLUMNS.get(name, ()):
                 ids = np.asarray(values, np.int32)
-                a = pa.DictionaryArray.from_arrays(pa.array(ids, mask=ids < 0), strings)
+                a = pa.DictionaryArray.from_arrays(padded(np.maximum(ids, 0), ids < 0),
+                                                   strings)
             else:
-                a = pa.array(np.ascontiguousarray(values))
+                a = padded(np.ascontiguousarray(values))
             names.append(f"{name}.{c}")
-            arrays.append(padded(a))
+            arrays.append(a)
     names.append("strings")
-    arrays.append(padded(strings))
+    arrays.append(strings if len(strings) == n
+                  else pa.concat_arrays([strings, pa.nulls(n - len(strings), pa.string())]))
     meta = {**about, "format": FORMAT, "rows": rows, "strings": len(shard.strings),
             "digests": "digest" in shard.columns["traces"], "modes": list(shard.modes),
             "warnings": list(shard.warnings), "suppressed": shard.suppressed,

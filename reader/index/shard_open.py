@@ -57,9 +57,9 @@ def _open(logdir: DebugLogdir, filesets: list[FileSet], found: dict[int, LazySha
     shards = dict(found)
     covered = sum(c.offset for s in shards.values() for c in s.shard.cursors.values())
     total = covered + big_bytes([filesets[i] for i in rest])
+    # no progress told before there is something to show (the TUI shows the first at
+    # once, the next ones 0.25 s apart)
     done = 0
-    if progress is not None:
-        progress(done, total)
     for i in rest:  # a few hosts without a current shard: read here, as a direct read does
         shard = index_fileset(type(logdir), logdir.path, logdir.run_id, filesets[i], None,
                               logdir.digests)
