@@ -54,14 +54,6 @@ TOL = ("--rtol", "1e-5", "--atol", "1e-6", "--limit", "1000000")
 # strict xfail
 KNOWN_FAILING: dict[str, str] = {
     # equivalent pairs
-    "conv1d_seq_fit": "exit 1, step 0 layer_output 'shape [4, 6, 4] vs [4, 6, 1]': A's "
-                      "(conv - mean) * rsqrt(..) Mul inside the hand-written layer norm paired "
-                      "with B's LayerNormalization variance + epsilon AddV2; A's "
-                      "clip_by_global_norm output also paired with B's raw conv gradients "
-                      "(global_clipnorm in fit)",
-    "conv1d_lr_subclass_fn": "exit 1, step 0 layer_output: the layer-norm mispairing of "
-                             "conv1d_seq_fit (B line: the model call); learning_rate and "
-                             "applied_gradient also report differences (2 of 6 each)",
     # buggy pairs
     "conv1d_clip_forgotten_eager": "step 0 layer_output, not applied_gradient: the layer-norm "
                                    "mispairing of conv1d_seq_fit comes first",

@@ -54,11 +54,6 @@ KNOWN_FAILING: dict[str, str] = {
     # equivalent pairs
     "embed_fit": "exit 0 'equivalent', but the embedding is never paired: gradients and "
                  "updates compared for head/kernel and head/bias only (2 of 3 variables)",
-    "gru_eager": "exit 1, step 0 layer_output: A's r-gate MatMul_2 [4,4] against B's fused "
-                 "h·U[:, :2u] MatMul [4,8] ('shape'), inside the GRU cell",
-    "attention_fn": "exit 1, step 0 applied_gradient: A's clip_by_value paired with B's raw "
-                    "tape gradient (Keras clipvalue in tf.function not seen); 7 of 10 "
-                    "MultiHeadAttention weights (EinsumDense, head axis) without a partner",
     # buggy pairs
     "gru_clipnorm_fn": "step 0 layer_output, not applied_gradient: the GRU cell's matmuls "
                        "mispaired as in gru_eager ('shape [4,4] vs [4,8]')",

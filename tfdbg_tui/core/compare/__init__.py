@@ -30,9 +30,11 @@ from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
 from tfdbg_tui.core.compare.checks import judge, take
 from tfdbg_tui.core.compare.contract import (
+    Q_OTHER,
     QUANTITIES,
     Mapping,
     RunModel,
+    StepPairs,
     merge,
     model_run,
     pair_steps,
@@ -176,5 +178,31 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
     if sp is not None and sp.lacking:  # a variable only one run has: a divergence
         at = len(pairs) - len(sp.row_a) + np.asarray(sp.lacking, np.int64)
         pairs.status[at], pairs.reason[at] = DIFFERENT, R_MISSING
-    return Comparison(a, b, tol, pairs, graph_pairs, ops_a, ops_b, notes,
-                      training=Training(ma, mb, sp))
+    formulation = _formulation(pairs, sp, notes) if sp is not None else None
+    out = Comparison(a, b, tol, pairs, graph_pairs, ops_a, ops_b, notes,
+                     training=Training(ma, mb, sp))
+    if formulation is not None:
+        out.formulation = formulation
+    return out
+
+
+def _formulation(pairs: Pairs, sp: StepPairs, notes: list[str]) -> np.ndarray | None:
+    """The differing op pairs that decide nothing: when every difference is between two
+    tensors without a role in the step (`other`: one run writes a layer in other ops — a
+    layer norm by hand against Keras') while every variable paired and every step's loss,
+    gradients and updates were compared and agree, the two trainings are the same; the
+    intermediates are listed in a note, not made the divergence."""
+    bad = np.flatnonzero(pairs.status == DIFFERENT)
+    if not len(bad) or sp.lacking or sp.unpaired_a or sp.unpaired_b or not sp.required:
+        return None
+    if not np.all(pairs.quantity[bad] == Q_OTHER):
+        return None
+    off = len(pairs) - len(sp.row_a)
+    required = [off + p for step in sp.required for p in step]
+    if not required or not np.all(pairs.status[np.asarray(required, np.int64)] == EQUAL):
+        return None
+    notes.append(f"{len(bad):,} pairs of intermediate tensors without a role in the step "
+                 "differ (the runs compute something in other ops); the loss, every gradient "
+                 "and every update agree at every step, so they decide nothing")
+    return bad
+

@@ -61,6 +61,10 @@ class Comparison:
     ops_b: OpTable
     notes: list[str] = field(default_factory=list)
     training: Training = field(default_factory=lambda: Training(_NO_RUN, _NO_RUN, None))
+    # pair ids that differ but decide nothing: intermediates without a role in the step
+    # (one run computes a layer in other ops) where the loss, every gradient and every
+    # update agree at every step (`compare`)
+    formulation: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     _cache: dict[tuple[str, int, str], np.ndarray] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------------ counts
@@ -71,7 +75,7 @@ class Comparison:
 
     @property
     def different(self) -> int:
-        return int(np.count_nonzero(self.pairs.status == DIFFERENT))
+        return int(np.count_nonzero(self.pairs.status == DIFFERENT)) - len(self.formulation)
 
     @property
     def skipped(self) -> int:
@@ -172,7 +176,10 @@ class Comparison:
     def divergences(self, limit: int) -> list[int]:
         """Pair ids of the first `limit` differing pairs, in run A's order."""
         order = self.pairs.order
-        return order[self.pairs.status[order] == DIFFERENT][:max(0, limit)].tolist()
+        bad = self.pairs.status[order] == DIFFERENT
+        if len(self.formulation):
+            bad &= ~np.isin(order, self.formulation)
+        return order[bad][:max(0, limit)].tolist()
 
     @property
     def first_divergence(self) -> int | None:

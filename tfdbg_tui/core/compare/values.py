@@ -114,6 +114,23 @@ def _shape(tv: TensorValue | None, mode: int) -> tuple[int, ...] | None:
     return tv.shape if len(tv.shape) <= 6 else tv.shape[-6:]
 
 
+def regrouped(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    """Whether one shape is the other with adjacent axes merged or split (`[8, 8]` and
+    `[8, 2, 4]`: a Keras attention kernel's head axis; a unit axis added): the elements then
+    lie in the same order, and the two tensors compare element by element. A transpose
+    (`[4, 8]` against `[8, 4]`) is no regrouping."""
+    def cuts(shape: tuple[int, ...]) -> set[int]:
+        out, p = set(), 1
+        for d in shape:
+            p *= int(d)
+            out.add(p)
+        return out
+    ca, cb = cuts(a), cuts(b)
+    if not a or not b or max(ca) != max(cb):
+        return False
+    return ca <= cb or cb <= ca
+
+
 def compare_values(va: TensorValue, vb: TensorValue, tol: Tolerance) -> Outcome:
     """assert_allclose on two full tensors (see the module docstring)."""
     total = int(vb.values.size)
@@ -121,7 +138,7 @@ def compare_values(va: TensorValue, vb: TensorValue, tol: Tolerance) -> Outcome:
     shapes = (va.shape, vb.shape)
     if va.dtype != vb.dtype and not floats:
         return Outcome(R_DTYPE, total=total, shapes=shapes)
-    if va.shape != vb.shape:
+    if va.shape != vb.shape and not regrouped(va.shape, vb.shape):
         return Outcome(R_SHAPE, total=total, shapes=shapes)
     x, y = va.values.reshape(-1), vb.values.reshape(-1)
     if x.dtype.kind not in "fc" or y.dtype.kind not in "fc":  # ints, bools, strings: exact

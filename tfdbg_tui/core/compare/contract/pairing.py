@@ -138,10 +138,36 @@ def _pair_variables(ma: RunModel, ra: Roles, mb: RunModel, rb: Roles,
     for j, s in enumerate(sb):
         if j not in done_b:
             rest_b.setdefault(s, []).append(j)
+    # where several are alike, the one whose name shares most words (`value/bias` and
+    # `attention/value_1/...`), then the first
+    words_a = [_words(ma.names.get(h, "")) for h in left]
+    words_b = [_words(mb.names.get(h, "")) for h in right]
+
+    def best(i: int, cands: list[int]) -> int:
+        return max(cands, key=lambda j: (len(words_a[i] & words_b[j]), -j))
+
     for i, s in enumerate(sa):
         if i not in done_a and rest_b.get(s):
-            pairs.append((left[i], right[rest_b[s].pop(0)]))
+            j = best(i, rest_b[s])
+            rest_b[s].remove(j)
+            pairs.append((left[i], right[j]))
+            done_a.add(i)
+    # then by dtype class and size alone: a kernel one run keeps with a head axis
+    # (`[8, 2, 4]` against `[8, 8]`), compared as a regrouping of the same elements
+    rest = [(i, s) for i, s in enumerate(sa) if i not in done_a]
+    free_b = [j for js in rest_b.values() for j in js]
+    for i, s in rest:
+        cands = [j for j in free_b if (sb[j][0], sb[j][2]) == (s[0], s[2])]
+        if cands:
+            j = best(i, cands)
+            pairs.append((left[i], right[j]))
+            free_b.remove(j)
     return pairs
+
+
+def _words(name: str) -> set[str]:
+    """The words of a variable's name, without Keras' uniquifying numbers."""
+    return {re.sub(r"_\d+$", "", w) for w in re.split(r"[/:]", name.lower()) if w} - {""}
 
 
 def _layers(ra: Roles, rb: Roles, vp: list[tuple[str, str]]
@@ -166,9 +192,12 @@ def _layers(ra: Roles, rb: Roles, vp: list[tuple[str, str]]
         if not js:
             continue
         # the deepest of a set with the deepest — what the next layer reads, so an
-        # activation one run adds is compared where it changes the values — then the rest
-        out.append((ks[-1], ra.layers[ks[-1]][1], rb.layers[js[-1]][1]))
-        ks, js = ks[:-1], js[:-1]
+        # activation one run adds is compared where it changes the values — then the rest;
+        # never two tensors of another rank or size (a layer written by hand in more ops:
+        # its last op is not the other run's)
+        if _layer_sig(ra, ks[-1]) == _layer_sig(rb, js[-1]):
+            out.append((ks[-1], ra.layers[ks[-1]][1], rb.layers[js[-1]][1]))
+            ks, js = ks[:-1], js[:-1]
         sa = [_layer_sig(ra, k) for k in ks]
         sb = [_layer_sig(rb, j) for j in js]
         m = SequenceMatcher(None, sa, sb, autojunk=False)
@@ -305,9 +334,13 @@ def _pair_chain(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunModel, r
     ta = [fa.op_type[n] for n, _ in ra.lr_chain]
     tb = [fb.op_type[n] for n, _ in rb.lr_chain]
     m = SequenceMatcher(None, ta, tb, autojunk=False)
+    if m.ratio() < 0.75:  # two schedules computed another way (a user's own subclass
+        return  # against a built-in): only the rate itself compares
     for block in m.get_matching_blocks():
         for i in range(block.size):
             x, y = ra.lr_chain[block.a + i], rb.lr_chain[block.b + i]
+            if ta[block.a + i] == "Const":  # a hyper-parameter shows in the rate
+                continue
             out.add(ma.row(k, x), mb.row(k, y), k, Q_LR,
                     f"learning rate: the schedule's {ta[block.a + i]}")
 

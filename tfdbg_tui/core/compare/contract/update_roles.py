@@ -74,6 +74,8 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
         if typ in ("Mul", "RealDiv") and lr is None:
             a, b = (flow.inputs[j] + [(-1, 0), (-1, 0)])[:2]
             for x, y in ((a, b), (b, a)):  # the scalar times the gradient, not a slot
+                if y[0] >= 0:  # through an unrecorded Identity(N): Keras passes its clipped
+                    y = _traced(flow, y, traced) or y  # gradients through one in graphs
                 sx = sig_f(x) if x[0] >= 0 else (-1, -1, -1)  # type: ignore[operator]
                 sy = sig_f(y) if y[0] >= 0 else (-1, -1, -1)  # type: ignore[operator]
                 y_grad = y[0] < 0 or (sy[1] != 0 and flow.op_type[y[0]] not in READS)
@@ -121,15 +123,20 @@ def _backward_start(flow: Flow) -> int:
 
 def _depends(flow: Flow, t: Tensor, k: int) -> bool:
     """Whether tensor `t` is computed from node `k` (within a few dozen ops)."""
-    todo, seen = [t[0]], set[int]()
-    while todo and len(seen) < 96:
-        j = todo.pop()
+    todo: deque[Tensor] = deque([t])
+    seen: set[int] = set()
+    while todo and len(seen) < 256:
+        j, slot = todo.popleft()
         if j == k:
             return True
         if j < 0 or j in seen:
             continue
+        if flow.op_type[j] == "IdentityN":  # output k is input k (Keras' clipped gradients)
+            if slot < len(flow.inputs[j]):
+                todo.append(flow.inputs[j][slot])
+            continue
         seen.add(j)
-        todo.extend(i for i, _ in flow.inputs[j])
+        todo.extend(flow.inputs[j])
     return False
 
 
