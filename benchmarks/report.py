@@ -87,6 +87,17 @@ def _goals(res: dict[str, Any]) -> list[str]:
             h = x["hosts"]
             rows.append(("8 hosts indexed in worker processes vs one after another",
                          "≥ 1.6× faster", f"{h['speedup']:.2f}×", h["speedup"] >= 1.6))
+    if "shards" in res:
+        x = res["shards"][1]
+        t, rep = x["tui"], x["report"]
+        rows.append(("12.5M records on 10 hosts, TUI first open from shards: first alert",
+                     "≤ 1 s", _s(t["first_alert"]), t["first_alert"] <= 1))
+        rows.append(("… peak RSS when it is shown", "≤ 300 MB",
+                     f"{t['rss_first_alert']:.0f} MB", t["rss_first_alert"] <= 300))
+        rows.append(("… peak RSS once every shard is merged", "≤ 300 MB",
+                     f"{t['rss_peak']:.0f} MB", t["rss_peak"] <= 300))
+        rows.append(("`report --json` from shards vs a direct first read (10 hosts)", "≤ 1/4",
+                     f"{rep['ratio']:.2f}", rep["ratio"] <= 0.25))
     out = ["## Goals, measured in this run", "",
            "| goal | bar | measured | |", "|---|---|---|---|"]
     out += [f"| {a} | {b} | {c} | {_mark(ok) if ok is not None else ''} |"
@@ -243,7 +254,7 @@ def render(res: dict[str, Any], big: str, big10: str) -> str:
         body += _cache(res["cache"])
     if "live" in res:
         body += _live(res["live"])
-    for name in ("tui-compare", "diff", "dumper", "scaleout"):
+    for name in ("tui-compare", "diff", "dumper", "scaleout", "shards"):
         if name in res:
             body += [res[name][0] if isinstance(res[name], tuple | list) else res[name]]
     loads = ", ".join(f"{k} {a:.1f}→{b:.1f} ({t:.0f} s)" for k, (a, b, t) in res["loads"].items())

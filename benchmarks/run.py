@@ -1,7 +1,7 @@
 """`make bench`: build the benchmark logdirs once, run every benchmark, write BENCHMARKS.md.
 
 Usage: python -m benchmarks.run [--only reader,scale,tui,tui-compare,cache,live,diff,dumper,
-       scaleout]
+       scaleout,shards]
        [--output F]
 Data lives in ./bench-data (git-ignored) and is reused between runs: the 1.25M-record logdir
 (`big`, ~380 MB) and its ×10 (`big10`, ~3.7 GB), both real records of a real TensorFlow run
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench-data"
 TUI_TIMEOUT = 480.0  # a TUI run that takes longer is stuck (bench_tui's watchdog says why)
 SECTIONS = ("reader", "scale", "tui", "tui-compare", "cache", "live", "diff", "dumper",
-            "scaleout")
+            "scaleout", "shards")
 
 
 def say(msg: str) -> None:
@@ -161,6 +161,9 @@ def main() -> int:
     section("scaleout", "1.25M from a local S3 server vs disk, export vs report, 8 hosts "
             "in worker processes vs one after another",
             lambda: _section_and_numbers(_child("benchmarks.bench_scaleout", big)))
+    section("shards", "12.5M records as 10 hosts: index (local, Dask), report and the TUI "
+            "opened from the shards vs a direct read",
+            lambda: _section_and_numbers(_child("benchmarks.bench_shards", big)))
     res["load_end"] = os.getloadavg()
     res["total_s"] = time.perf_counter() - t_start
     (DATA / "last-run.json").write_text(json.dumps(res, default=str, indent=1))
