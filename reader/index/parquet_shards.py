@@ -35,10 +35,11 @@ from reader.io.cursors import Cursor
 
 FORMAT = 1
 META_KEY = b"tfdbg-tui.shard"
-# rows a row group: an open reads a shard's traces row group by row group, merging hosts in
-# wall-time order as it goes (`reader.index.shard_stream`); 64 Ki rows of every host is the
-# first window, the rest read as the merge reaches it
+# rows a row group: an open reads a shard's parts row group by row group, merging hosts in
+# wall-time order as it goes (`reader.index.shard_stream`). The first is smaller: an open
+# decodes it of every host before it can show the first alerts; the rest as it gets there.
 ROW_GROUP = 1 << 16
+FIRST_GROUP = 1 << 13
 MAX_META = 64 << 20  # a shard's metadata larger than this is not ours
 RECORD_MIN = 16  # bytes of a TFRecord's framing: no file holds more records than size / 16
 MAX_UNCOMPRESSED = 64  # a shard's columns never hold more than this many bytes a source byte
@@ -105,7 +106,10 @@ def write(shard: Shard, about: dict[str, Any], out: BinaryIO) -> None:
             "cursors": {s: _cursor_json(c) for s, c in shard.cursors.items()}}
     table = pa.table(arrays, names=names).replace_schema_metadata(
         {META_KEY: json.dumps(meta).encode()})
-    pq.write_table(table, out, compression="zstd", row_group_size=ROW_GROUP)
+    with pq.ParquetWriter(out, table.schema, compression="zstd") as writer:
+        writer.write_table(table.slice(0, FIRST_GROUP), row_group_size=FIRST_GROUP)
+        if n > FIRST_GROUP:
+            writer.write_table(table.slice(FIRST_GROUP), row_group_size=ROW_GROUP)
 
 
 def metadata(data: Any) -> dict[str, Any]:

@@ -4,7 +4,7 @@ whole merge's (every column, kept health, alerts) and its report a direct read's
 alerts must be there before the last windows are merged, and the first alert shown the
 run's earliest even when an eager alert is known before the graph traces that precede it.
 
-Three hosts of 150,000 graph traces each (three row groups a shard) whose wall times
+Three hosts of 150,000 graph traces each (four row groups a shard) whose wall times
 interleave at different rates, tie across hosts, and end in NaN on one host; FULL_TENSOR
 traces (their health is kept per row) spread in time but written last; 70,000 eager calls
 of two outputs on one host interleaved with another's few, whose NaN is earlier than the
