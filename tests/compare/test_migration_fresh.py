@@ -64,9 +64,9 @@ KNOWN_FAILING: dict[str, str] = {
     "depthwise_piecewise_fit": "exit 0 'equivalent': no learning_rate compared in either run "
                                "(piecewise_constant / PiecewiseConstantDecay with Adagrad "
                                "in fit); step 2's rate differs",
-    "depthwise_no_update_ops": "exit 0 'equivalent': no state compared (A's moving statistics "
-                               "are never updated, B's updates have no partner and are not "
-                               "reported)",
+    "depthwise_no_update_ops": "exit 3, incomparable, not diverge: 'B updates non-trainable "
+                               "state ... that A never updates in its steps' (no tensor of A to "
+                               "pair B's moving statistics with)",
     "mlp_penalty_forgotten_fit": "right step and quantity (regularization), wrong lines: A's "
                                  "total-loss add (AT:total), B's `model.fit` line (the "
                                  "compiled loss), not the penalty line nor the layer's",

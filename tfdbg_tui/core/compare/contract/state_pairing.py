@@ -28,7 +28,19 @@ def pair_state(out: StepPairs, k: int, ma: RunModel, mb: RunModel) -> None:
     _, _, rb = mb.steps[k]
     _, _, pra = ma.steps[k - 1]
     _, _, prb = mb.steps[k - 1]
-    if not ra.state or not rb.state:
+    # whether each run moves its statistics, seen in step k's own update (step 0's rows of
+    # a graph also hold what ran before it: the restore's assignments)
+    moved_a = [h for h in ra.state if _moves(ma, k, ra, h)]
+    moved_b = [h for h in rb.state if _moves(mb, k, rb, h)]
+    if not ra.state or not rb.state or bool(moved_a) != bool(moved_b):
+        if (moved_a or moved_b) and not (moved_a and moved_b) and k == 1:
+            # one run moves statistics the other never moves
+            side, other = ("B", "A") if moved_b else ("A", "B")
+            what = ", ".join(_state_name(h) for h in moved_b or moved_a)
+            out.missing.append(
+                f"{side} updates non-trainable state ({what}) that {other} never updates "
+                f"in its steps: a batch norm's moving statistics — is {other}'s update "
+                "running (UPDATE_OPS in TF1, `training=True` in Keras)?")
         return
     # by signature and what the step does with the statistic first (a moving variance is
     # added to epsilon, a moving mean multiplied or subtracted: TF1 and Keras read the two
@@ -89,3 +101,26 @@ def _state_sig(model: RunModel, k: int, roles: Roles, h: str) -> tuple[int, int,
     node, slot = roles.state_read[h]
     s = sigs[node, slot]
     return (int(s[0]), int(s[1]), int(s[2]))
+
+
+def _moves(model: RunModel, k: int, roles: Roles, h: str) -> bool:
+    """Whether step k updates statistic `h`: the value its update assigns was computed (an
+    assignment in a TF1 graph that no control dependency runs never is)."""
+    node = roles.state_update.get(h)
+    if node is None:
+        return False
+    flow, _, _ = model.steps[k]
+    ins = flow.inputs[node]
+    if len(ins) < 2 or ins[1][0] < 0:
+        return True  # a value without a recorded producer (eager): assume it ran
+    return model.row(k, ins[1]) is not None
+
+
+def _state_name(h: str) -> str:
+    """A statistic's name as its run knows it (`bn/moving_mean`, or the scope of the op that
+    reads it in a Keras function graph); `state N` in an eager run."""
+    if h.startswith("id:"):
+        return "a moving statistic"
+    name = h.split("/", 1)[1] if "/" in h else h
+    return name.split("/ReadVariableOp")[0]
+
