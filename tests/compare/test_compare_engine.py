@@ -126,3 +126,19 @@ def test_dtypes_and_shapes() -> None:
     ints = np.array([1, 2, 3], np.int32)
     off = np.array([1, 2, 4], np.int32)
     assert compare_values(tv(ints), tv(off), Tolerance(rtol=1.0)).reason == R_VALUES
+
+
+def test_a_regrouping_of_the_same_elements_compares_by_value_a_transpose_does_not() -> None:
+    """A kernel kept with a head axis ([8, 2, 4]) against [8, 8] holds the same elements in
+    the same order: its values decide. A transpose ([4, 8] against [8, 4]) is a shape
+    difference whatever the values, and so is another size."""
+    w = np.arange(64, dtype=np.float32).reshape(8, 8)
+    assert compare_values(tv(w), tv(w.reshape(8, 2, 4)), Tolerance()).reason == R_NONE
+    assert compare_values(tv(w[:, :5]), tv(w[:, :5].reshape(8, 1, 5)),
+                          Tolerance()).reason == R_NONE
+    changed = w.reshape(8, 2, 4).copy()
+    changed[3, 1, 2] += 1
+    assert compare_values(tv(w), tv(changed), Tolerance()).reason == R_VALUES
+    t = np.arange(32, dtype=np.float32).reshape(4, 8)
+    assert compare_values(tv(t), tv(t.reshape(8, 4)), Tolerance()).reason == R_SHAPE
+    assert compare_values(tv(w), tv(w[:7]), Tolerance()).reason == R_SHAPE
