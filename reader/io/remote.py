@@ -35,6 +35,7 @@ Credentials come from where the fsspec backend looks (for S3: the `AWS_*` enviro
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import os
 import re
@@ -49,6 +50,7 @@ from typing import Any
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]+)://")  # not C:// (a drive)
 EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs"}
 LISTING_TTL = 0.1  # seconds a folder listing answers `stat` before it is fetched again
+LISTING_TIMEOUTS = 10  # a folder's listing, all its pages, may take this many timeouts
 READ_AHEAD = 1 << 20  # bytes fetched at once for small reads by offset
 SMALL = 64 << 10  # a `read` of fewer bytes fetches this many (a record's header, then body)
 TIMEOUT_ENV = "TFDBG_TUI_REMOTE_TIMEOUT"
@@ -318,7 +320,12 @@ class _Listings:
             return hit[1]
         fs, path = filesystem(url)
         try:
-            entries = fs.ls(path, detail=True)
+            entries = _bounded_ls(fs, path)
+        except asyncio.TimeoutError:
+            raise RemoteError(errno.ETIMEDOUT, "its listing did not end within "
+                              f"{timeout() * LISTING_TIMEOUTS:g} s (a server that pages for "
+                              f"ever?); --remote-timeout or {TIMEOUT_ENV} sets the limit "
+                              f"({LISTING_TIMEOUTS}x it)", url) from None
         except Exception as exc:
             raise error_for(url, exc) from None
         listing: dict[str, RemoteStat | None] = {}
@@ -331,6 +338,22 @@ class _Listings:
 
 
 _listings = _Listings()
+
+
+def _bounded_ls(fs: Any, path: str) -> list[Any]:
+    """`fs.ls(path)` within `LISTING_TIMEOUTS` timeouts in all. Why: each request of a
+    listing is bounded, but a listing is as many requests as the server says there are pages
+    — one that answers "there is more" for ever (a new continuation token each time) kept
+    `report` listing without end, its memory growing."""
+    limit = timeout() * LISTING_TIMEOUTS
+    if not (getattr(fs, "async_impl", False) and hasattr(fs, "_ls")):
+        return list(fs.ls(path, detail=True))
+    from fsspec.asyn import sync
+
+    async def bounded() -> Any:
+        return await asyncio.wait_for(fs._ls(path, detail=True), limit)
+
+    return list(sync(fs.loop, bounded))
 
 
 def _split(url: str) -> tuple[str, str]:

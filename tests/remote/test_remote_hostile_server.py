@@ -144,3 +144,17 @@ def test_index_through_a_failing_server_indexes_nothing(s3: S3Server, proxy: Pro
     assert "0 indexed" in proc.stdout and "1 failed" in proc.stdout, proc.stdout
     (line,) = proc.stderr.strip().splitlines()
     assert "not indexed" in line and "could not be read" in line, line
+
+
+def test_a_listing_that_never_ends_is_one_line(s3: S3Server, proxy: Proxy,
+                                               reference_logdir: str) -> None:
+    """Every page of the folder's listing says there is another (a new token each time):
+    each request is answered in time, so only a bound on the whole listing ends it — 10x the
+    remote timeout. Before: report listed for ever, its memory growing."""
+    url = s3.upload(reference_logdir, "s3://hostile/endless")
+    proxy.mode = "endless-listing"
+    proc = report(s3, proxy.endpoint, url)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    (line,) = proc.stderr.strip().splitlines()
+    assert url in line and "listing did not end" in line, line
+    assert proxy.pages > 1  # (it did page on: the bound, not an error, ended it)

@@ -13,6 +13,8 @@ the answers to GETs of objects are changed as `mode` says:
 - `silent`: no request of any kind is ever answered (connections are accepted);
 - `huge-listing`: a listing claims 1 TiB for each object (the objects are what they are);
 - `error`: every GET of an object is answered 500 (Internal Server Error);
+- `endless-listing`: a listing always says there is more (a new continuation token each
+  time), its next pages answered here with the first page's objects again;
 - `short`: an object's answer claims (Content-Length) 1,000 bytes more than it sends, then
   the connection closes, as a server dying mid-answer or a proxy cutting it does.
 
@@ -39,6 +41,7 @@ _HOP = {"connection", "keep-alive", "transfer-encoding", "content-length"}
 class Proxy:
     def __init__(self, s3: S3Server, mode: str = "forward", only: str = "") -> None:
         self.s3, self.mode, self.only = s3, mode, only
+        self.page, self.pages = b"", 0  # (endless-listing)
         self.stop = threading.Event()
         up = urlsplit(s3.endpoint)
         self.upstream = (up.hostname or "127.0.0.1", up.port or 80)
@@ -80,6 +83,16 @@ class Proxy:
             return
         length = int(h.headers.get("Content-Length") or 0)
         body = h.rfile.read(length) if length else None
+        if self.mode == "endless-listing" and "continuation-token" in h.path and self.page:
+            self.pages += 1
+            data = self.page.replace(b"<NextContinuationToken>0<",
+                                     b"<NextContinuationToken>%d<" % self.pages)
+            h.send_response(200)
+            h.send_header("Content-Type", "application/xml")
+            h.send_header("Content-Length", str(len(data)))
+            h.end_headers()
+            h.wfile.write(data)
+            return
         conn = http.client.HTTPConnection(*self.upstream, timeout=120)
         conn.putrequest(method, h.path, skip_host=True, skip_accept_encoding=True)
         for k, v in h.headers.items():
@@ -94,6 +107,10 @@ class Proxy:
         key = urlsplit(h.path).path.strip("/")
         is_object = (method == "GET" and "list-type" not in query and "location" not in query
                      and key.count("/") >= 1 and key.endswith(self.only))
+        if self.mode == "endless-listing" and method == "GET" and "list-type" in query:
+            data = self.page = data.replace(
+                b"<IsTruncated>false</IsTruncated>",
+                b"<IsTruncated>true</IsTruncated><NextContinuationToken>0</NextContinuationToken>")
         if self.mode == "huge-listing" and method == "GET" and "list-type" in query:
             data = re.sub(rb"<Key>([^<]*)</Key>(.*?)<Size>\d+</Size>", self._tib, data,
                           flags=re.S)
