@@ -99,11 +99,14 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def run_report(args: list[str], address_space_mb: int = 2048) -> Result:
-    """`python -m tfdbg_tui report ARGS` under RLIMIT_AS; a child that hangs fails the test."""
+def run_report(args: list[str], address_space_mb: int = 2048,
+               env: dict[str, str] | None = None) -> Result:
+    """`python -m tfdbg_tui report ARGS` under RLIMIT_AS; a child that hangs fails the test.
+    `env`: variables set for it, beyond `child_env()`'s."""
     cmd = [sys.executable, "-m", "tfdbg_tui", "report", *args]
     try:
-        proc = subprocess.run(cmd, capture_output=True, timeout=HANG_GUARD, env=child_env(),
+        proc = subprocess.run(cmd, capture_output=True, timeout=HANG_GUARD,
+                              env={**child_env(), **(env or {})},
                               preexec_fn=_limit(address_space_mb), cwd=str(ROOT))
     except subprocess.TimeoutExpired:
         pytest.fail(f"report {args!r} hung (no exit within {HANG_GUARD:.0f} s)")

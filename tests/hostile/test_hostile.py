@@ -84,10 +84,15 @@ def case(name: str, root: Path) -> Case:
 
 
 @pytest.mark.parametrize("name", _params(list(BUILDERS), XFAIL_REPORT, NOT_RUN_REPORT))
-def test_report(name: str, corpus_root: Path) -> None:
+def test_report(name: str, corpus_root: Path, tmp_path: Path) -> None:
+    """`report --json` reads the item and saves its index cache (whatever its size: a cache
+    of its own, no minimum), then `report` shows the same index, restored from that cache —
+    the reading is the same code for both, so it is done once (orphans_40000: 60 s -> 25 s),
+    and every item goes through the cache's save and restore too."""
     c = case(name, corpus_root)
-    human = run_report([str(c.logdir), *c.args], c.address_space_mb)
-    machine = run_report(["--json", str(c.logdir), *c.args], c.address_space_mb)
+    cache = {"TFDBG_TUI_CACHE_DIR": str(tmp_path / "cache"), "TFDBG_TUI_CACHE_MIN_BYTES": "0"}
+    machine = run_report(["--json", str(c.logdir), *c.args], c.address_space_mb, cache)
+    human = run_report([str(c.logdir), *c.args], c.address_space_mb, cache)
     for label, r in (("report", human), ("report --json", machine)):
         assert r.status in c.statuses, (
             f"{label}: exit {r.status}, expected one of {sorted(c.statuses)}\n"
