@@ -22,13 +22,13 @@ from difflib import SequenceMatcher
 from reader import GRAPH
 from tfdbg_tui.core.compare.contract.dataflow import Flow
 from tfdbg_tui.core.compare.contract.model import RunModel
+from tfdbg_tui.core.compare.contract.penalty_pairing import pair_penalties
 from tfdbg_tui.core.compare.contract.quantities import (
     Q_APPLIED,
     Q_GRADIENT,
     Q_LAYER,
     Q_LOSS,
     Q_LR,
-    Q_REG,
     Q_UPDATE,
     Q_VARIABLE,
 )
@@ -280,7 +280,7 @@ def pair_steps(ma: RunModel, mb: RunModel,
             if rb.loss_entry is not None:
                 out.where_b[got] = (mb.steps[k][0], rb.loss_entry)
         req.append(got)
-        _pair_penalties(out, k, ma, ra, mb, rb)
+        pair_penalties(out, k, ma, ra, mb, rb, vp)
         out.add(ma.row(k, ra.lr), mb.row(k, rb.lr), k, Q_LR, "learning rate")
         _pair_chain(out, k, ma, ra, mb, rb)
         for ha, hb in vp:
@@ -302,27 +302,6 @@ def pair_steps(ma: RunModel, mb: RunModel,
     return out
 
 
-def _pair_penalties(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunModel,
-                    rb: Roles) -> None:
-    """The regularization terms, in order, then the total loss; a run with penalties
-    against one without: its total against the other's loss (the missing penalty)."""
-    if not ra.penalties and not rb.penalties:
-        return
-    if len(ra.penalties) == len(rb.penalties):  # term by term when both split alike
-        for i, (ta, tb) in enumerate(zip(ra.penalties, rb.penalties, strict=True)):
-            out.add(ma.row(k, ta), mb.row(k, tb), k, Q_REG,
-                    f"regularization penalty{f' {i + 1}' if i else ''}")
-    elif ra.penalties and rb.penalties and k == 0:
-        out.notes.append(f"A adds {len(ra.penalties)} penalty term(s) to its loss, B "
-                         f"{len(rb.penalties)}: the totals tell whether they agree")
-    total_a = ra.total if ra.total is not None else ra.loss
-    total_b = rb.total if rb.total is not None else rb.loss
-    label = "total loss (data loss + penalties)"
-    if not ra.penalties or not rb.penalties:
-        label = f"total loss ({'A' if not ra.penalties else 'B'} adds no penalty)"
-    out.add(ma.row(k, total_a), mb.row(k, total_b), k, Q_REG, label)
-
-
 def _pair_chain(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunModel, rb: Roles
                 ) -> None:
     """The learning-rate schedules' intermediates, paired by op type in dataflow order
@@ -339,8 +318,6 @@ def _pair_chain(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunModel, r
     for block in m.get_matching_blocks():
         for i in range(block.size):
             x, y = ra.lr_chain[block.a + i], rb.lr_chain[block.b + i]
-            if ta[block.a + i] == "Const":  # a hyper-parameter shows in the rate
-                continue
             out.add(ma.row(k, x), mb.row(k, y), k, Q_LR,
                     f"learning rate: the schedule's {ta[block.a + i]}")
 

@@ -1,0 +1,76 @@
+"""Stage 3, the loss's penalties: regularization terms of the two runs paired for each step,
+then the total loss.
+
+When both runs split their loss alike the terms pair in order (`tf.nn.l2_loss` is half the
+sum of squares, `regularizers.l2` the whole: the term's line is shown). When one run adds a
+penalty the other lacks, its total is compared with the other's loss, and the lines shown are
+that penalty's and, on the other side, the read of the first variable it regularizes (the
+layer that lacks its regularizer).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tfdbg_tui.core.compare.contract.dataflow import Flow
+from tfdbg_tui.core.compare.contract.model import RunModel
+from tfdbg_tui.core.compare.contract.quantities import Q_REG
+from tfdbg_tui.core.compare.contract.roles import Roles
+
+if TYPE_CHECKING:
+    from tfdbg_tui.core.compare.contract.pairing import StepPairs
+
+
+def pair_penalties(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunModel,
+                    rb: Roles, vp: list[tuple[str, str]]) -> None:
+    """The regularization terms, in order, then the total loss; a run with penalties
+    against one without: its total against the other's loss (the missing penalty)."""
+    if not ra.penalties and not rb.penalties:
+        return
+    if len(ra.penalties) == len(rb.penalties):  # term by term when both split alike
+        for i, (ta, tb) in enumerate(zip(ra.penalties, rb.penalties, strict=True)):
+            out.add(ma.row(k, ta), mb.row(k, tb), k, Q_REG,
+                    f"regularization penalty{f' {i + 1}' if i else ''}")
+    elif ra.penalties and rb.penalties and k == 0:
+        out.notes.append(f"A adds {len(ra.penalties)} penalty term(s) to its loss, B "
+                         f"{len(rb.penalties)}: the totals tell whether they agree")
+    total_a = ra.total if ra.total is not None else ra.loss
+    total_b = rb.total if rb.total is not None else rb.loss
+    label = "total loss (data loss + penalties)"
+    if not ra.penalties or not rb.penalties:
+        label = f"total loss ({'A' if not ra.penalties else 'B'} adds no penalty)"
+    got = out.add(ma.row(k, total_a), mb.row(k, total_b), k, Q_REG, label)
+    if got >= 0 and bool(ra.penalties) != bool(rb.penalties):
+        # the line to show on the side with a penalty is the penalty's, not the sum's; on
+        # the other, the read of the first variable it regularizes (its layer's line)
+        fa, fb = ma.steps[k][0], mb.steps[k][0]
+        if ra.penalties:
+            out.where_a[got] = (fa, ra.penalties[0][0])
+            h = _penalized(fa, ra.penalties[0][0], ra.variables)
+            hb = dict(vp).get(h or "")
+            if hb is not None and hb in rb.read:
+                out.where_b[got] = (fb, rb.read[hb][0])
+        else:
+            out.where_b[got] = (fb, rb.penalties[0][0])
+            h = _penalized(fb, rb.penalties[0][0], rb.variables)
+            ha = {b: a for a, b in vp}.get(h or "")
+            if ha is not None and ha in ra.read:
+                out.where_a[got] = (fa, ra.read[ha][0])
+
+
+def _penalized(flow: Flow, node: int, variables: list[str]) -> str | None:
+    """The first trained variable (in forward order) a penalty term is computed from."""
+    todo: list[int] = [node]
+    seen: set[int] = set()
+    found: set[str] = set()
+    while todo and len(seen) < 256:
+        j = todo.pop()
+        if j < 0 or j in seen:
+            continue
+        seen.add(j)
+        h = flow.handle[j]
+        if flow.op_type[j] == "ReadVariableOp" and h:
+            found.add(h)
+            continue
+        todo.extend(i for i, _ in flow.inputs[j])
+    return next((h for h in variables if h in found), None)
