@@ -40,9 +40,14 @@ def open_folder(base: str, parts: Sequence[str], follow_base: bool = True) -> in
     """A descriptor of `base/parts…`, creating the folders as needed.
 
     `base` may be a symlink when it is the user's own choice (`follow_base`; a default folder
-    in a shared working directory is not: someone else may have planted it); none of `parts`
-    may be one (OSError, and nothing created beyond it). The caller closes the descriptor.
+    in a shared working directory is not: someone else may have planted it) — one of the
+    user's, root's or its folder owner's, never one another user planted on the way
+    (`reader.io.linkguard`); none of `parts` may be one (OSError, and nothing created beyond
+    it). The caller closes the descriptor.
     """
+    planted = foreign_link(base) if follow_base else None  # yours, not someone else's
+    if planted is not None:
+        raise OSError(errno.EPERM, planted, base)
     os.makedirs(base, exist_ok=True)
     try:
         fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC

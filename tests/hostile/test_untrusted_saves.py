@@ -83,6 +83,26 @@ def test_distinct_paths_get_distinct_copies(tmp_path: Path, a: str, b: str) -> N
         assert Path(p).resolve().is_relative_to(base.resolve())
 
 
+def test_a_save_folder_through_another_users_symlink_is_refused(tmp_path: Path) -> None:
+    """TFDBG_TUI_SAVE_DIR=/tmp/saves, where another user planted `saves` -> a folder of
+    theirs (to read what you save, or to put files where they chose): nothing is written."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (shared / "saves").symlink_to(theirs)
+    try:
+        os.lchown(shared / "saves", 12345, 12345)
+    except PermissionError:
+        pytest.skip("giving a symlink to another user needs root")
+    with pytest.raises(OSError, match="symlink made by another user"):
+        save_source("/p/train.py", SOURCE, str(shared / "saves"))
+    with pytest.raises(OSError, match="symlink made by another user"):
+        save_npy(np.arange(4.0), "Log:0", str(shared / "saves"))
+    assert list(theirs.iterdir()) == []
+
+
 def test_s_never_writes_through_a_planted_symlink(tmp_path: Path) -> None:
     base, outside = tmp_path / "saved", tmp_path / "victim.npy"
     base.mkdir()
