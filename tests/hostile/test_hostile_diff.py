@@ -85,3 +85,26 @@ def test_diff_of_shape_summaries_made_of_strings(tmp_path: Path) -> None:
         else:
             assert status in (0, 1), err
         strict_json(out)
+
+
+def test_a_run_cut_mid_record_is_a_warning_of_diff(tmp_path: Path) -> None:
+    """Run A's traces file ends inside its last record (a job killed mid-write): diff
+    compares what is whole and says, naming the file and the record's offset, that the last
+    record was not read — it was dropped without a word."""
+    ref = start_reference(tmp_path / "b")
+    add_step(ref, 0, bad=False)
+    ref.writer.close()
+    a = start_reference(tmp_path / "a")
+    add_step(a, 0, bad=False)
+    a.writer.close()
+    (traces,) = (tmp_path / "a").glob("*.graph_execution_traces")
+    (off,) = append(traces, trace("MatMul", vector(health(3, 12, pos=12)), wall=T0 + 5))
+    with open(traces, "r+b") as f:
+        f.truncate(off + 20)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = diff_main(["--json", str(tmp_path / "a"), str(tmp_path / "b")])
+    assert status in (0, 1, 3), status
+    said = strict_json(out.getvalue())["warnings"]
+    assert any(traces.name in w and f"byte {off}" in w for w in said["a"]), said
+    assert said["b"] == [], said

@@ -245,6 +245,8 @@ def _group(c: Comparison, side: str, g: TensorGroup) -> dict[str, Any]:
 
 def build_result(c: Comparison, limit: int) -> dict[str, Any]:
     """The `--json` output; its first six keys are the contract CI jobs read."""
+    from tfdbg_tui.commands.report.build import incomplete_tails
+
     first_pair = c.first_divergence  # always given, whatever --limit says
     first = _divergence(c, first_pair, True) if first_pair is not None else None
     later = c.divergences(limit)[1:]
@@ -289,7 +291,8 @@ def build_result(c: Comparison, limit: int) -> dict[str, Any]:
         "unmatched": {side: [_group(c, side, g) for g in c.unmatched_tensors(side, limit)]
                       for side in ("a", "b")},
         "notes": c.notes,
-        "warnings": {"a": c.a.all_warnings(), "b": c.b.all_warnings()},
+        "warnings": {"a": c.a.all_warnings() + incomplete_tails(c.a),
+                     "b": c.b.all_warnings() + incomplete_tails(c.b)},
     }
 
 
