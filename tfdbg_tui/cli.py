@@ -63,6 +63,9 @@ def _silence_stdout() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
+    from tfdbg_tui.commands.output import forget
+
+    forget()  # (a caller of `main` may run several commands in one process)
     command = args[0] if args and args[0] in SUBCOMMANDS else "open"
     rest = args[1:] if args and args[0] in SUBCOMMANDS else args
     try:
@@ -87,9 +90,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # the reader went away (`… | head`): end quietly, as grep does
-        _silence_stdout()
-        return 0
+    except BrokenPipeError:  # the reader went away (`… | head`): end quietly, as grep does,
+        _silence_stdout()  # with the status the command would have ended with
+        from tfdbg_tui.commands.output import status_if_cut
+
+        return status_if_cut()
     except OSError as exc:  # the output could not be written (stdout on a full disk)
         _silence_stdout()  # (the interpreter's last flush would fail again, as a traceback)
         where = f"{exc.filename}: " if exc.filename else "cannot write the output: "

@@ -51,4 +51,36 @@ def test_closed_pipe_ends_quietly(many_alerts: Path, flags: list[str]) -> None:
         pytest.fail("report kept running after its reader went away")
     assert head
     assert err == b"", err.decode("utf-8", "replace")[-2000:]
-    assert status in (0, 1, 141, -13), status  # quiet: its own status, or SIGPIPE's
+    assert status == 1, status  # quiet, and still its own status: alerts found (before:
+    # 0 for --json, a run with alerts said clean)
+
+
+@pytest.fixture(scope="module")
+def diverging(many_alerts: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Run B to `many_alerts`' A: the same 3,000 traces, all finite (3,000 divergences)."""
+    d = tmp_path_factory.mktemp("pipes-b") / "ld"
+    b = base(d)
+    append(b.file("graph_execution_traces"),
+           *[trace("Log", vector(health(7, 12, neg=12)), graph="g-cross-entropy")
+             for _ in range(3000)])
+    return d
+
+
+def test_closed_pipe_keeps_diffs_verdict(many_alerts: Path, diverging: Path) -> None:
+    """`diff --json … | head -c 200` of runs that diverge: exit 1 (diverge), as without the
+    pipe — before, the CLI said 0 ("equivalent") once its reader had gone."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tfdbg_tui", "diff", "--json", "--limit", LIMIT,
+         str(many_alerts), str(diverging)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env(), cwd=str(ROOT))
+    assert proc.stdout is not None and proc.stderr is not None
+    head = proc.stdout.read(200)
+    proc.stdout.close()
+    try:
+        err = proc.stderr.read()
+        status = proc.wait(timeout=HANG_GUARD)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("diff kept running after its reader went away")
+    assert head and err == b"", err.decode("utf-8", "replace")[-2000:]
+    assert status == 1, status

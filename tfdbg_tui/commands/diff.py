@@ -30,6 +30,7 @@ from tfdbg_tui.commands.args import (
     count,
     read_input,
 )
+from tfdbg_tui.commands.output import planned
 from tfdbg_tui.commands.pair_load import load_pair
 from tfdbg_tui.core.compare import (
     QUANTITIES,
@@ -356,6 +357,7 @@ def main(argv: Sequence[str]) -> int:
     comparison = compare(a, b, Tolerance(opts.rtol, opts.atol, opts.tight_steps),
                          mapping=mapping)
     result = build_result(comparison, opts.limit)
+    planned(EXIT[result["verdict"]])  # its status, also if the output is cut (`| head`)
     if opts.csv:
         try:
             if opts.csv == "-":

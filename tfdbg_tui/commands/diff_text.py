@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from tfdbg_tui.commands import output
 from tfdbg_tui.core.compare.series import series_from_json
 from tfdbg_tui.core.compare.spark import plain_rows
 from tfdbg_tui.core.sanitize import literal
@@ -210,6 +211,6 @@ def _steps(r: dict[str, Any]) -> list[Any]:
 def print_result(result: dict[str, Any], console: Console | None = None) -> None:
     # soft wrap: a line of code is never broken in two (a terminal still folds it visually),
     # so it can be searched for in the output
-    console = console or Console(highlight=False, soft_wrap=True)
+    console = console or output.console(highlight=False, soft_wrap=True)
     for r in render_result(result):
         console.print(r, highlight=False)

@@ -24,6 +24,7 @@ from tfdbg_tui.commands.args import (
     apply_remote_timeout,
     count,
 )
+from tfdbg_tui.commands.output import planned
 from tfdbg_tui.commands.report.build import build_report
 from tfdbg_tui.core.recorded import nothing_recorded
 from tfdbg_tui.core.sanitize import error_line
@@ -124,6 +125,7 @@ def main(argv: Sequence[str]) -> int:
         print(error_line(PROG, f"{opts.logdir}: {empty}"), file=sys.stderr)
         return 2
     report = build_report(logdir, opts.limit, opts)
+    status = planned(1 if report["alerts"]["total"] else 0)  # (also if the output is cut)
     if opts.json:
         # strict JSON: a NaN or ±∞ read from a file (a wall time, say) becomes null
         json.dump(_finite(report), sys.stdout, indent=1, allow_nan=False, default=str)
@@ -133,7 +135,7 @@ def main(argv: Sequence[str]) -> int:
         from tfdbg_tui.commands.report.text import print_report
 
         print_report(report)
-    return 1 if report["alerts"]["total"] else 0
+    return status
 
 
 __all__ = ["build_report", "main"]

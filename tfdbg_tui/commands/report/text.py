@@ -16,6 +16,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from tfdbg_tui.commands import output
 from tfdbg_tui.commands.report.sections import SECTIONS
 from tfdbg_tui.core.sanitize import literal
 from tfdbg_tui.core.steps_strip import loss_cells, loss_note, strip_lines
@@ -238,7 +239,7 @@ def _indented(r: RenderableType) -> RenderableType:
 def print_report(report: dict[str, Any], console: Console | None = None) -> None:
     """Print for humans. Into a pipe or a file the lines carry no trailing padding (Rich
     pads table cells to the console's width, 80 columns when it cannot ask a terminal)."""
-    console = console or Console(highlight=False)
+    console = console or output.console(highlight=False)
     if console.is_terminal:
         for r in render_report(report):
             console.print(_indented(r), highlight=False)
