@@ -19,35 +19,20 @@ until the entry goes.
 
 from __future__ import annotations
 
-import atexit
-import hashlib
-import os
-import re
-import shutil
 import sys
-import time
-from concurrent.futures import ThreadPoolExecutor
-from functools import cache
-from importlib import metadata
-from pathlib import Path
-from typing import Any
 
 import pytest
-from compare.migration_fixtures import diff_json, frame_line
-from compare.test_migration_corpus import _quantity, _summary
-from filelock import FileLock
-from support.paths import PROGRAMS, ROOT
-from support.shared import build_once, shared_root
-from support.tf_fork import ForkServer
+from compare.user_corpus import Diffs, UserCorpus
+from support.paths import PROGRAMS
 
 FRESH = PROGRAMS / "migration_fresh"
 sys.path.insert(0, str(FRESH))
 from fresh_data import program_data  # noqa: E402
-from fresh_pairs import CONTRACT, PAIRS, Pair, programs  # noqa: E402
+from fresh_pairs import CONTRACT, PAIRS, programs  # noqa: E402
 
 pytestmark = [pytest.mark.tf, pytest.mark.timeout(1800)]
 
-TOL = ("--rtol", "1e-5", "--atol", "1e-6", "--limit", "1000000")
+CORPUS = UserCorpus(FRESH, "migration-fresh", PAIRS, programs, CONTRACT)
 
 # pair → what the tool says instead (first run: tree of 2026-11-28 ~05:15, a2a3d9f plus the lead's
 # uncommitted compare stage of that hour: contract/roles.py, creation.py); each is a
@@ -77,198 +62,23 @@ KNOWN_FAILING: dict[str, str] = {
 }
 
 
-def _versions() -> bytes:
-    out = []
-    for package in ("tensorflow", "keras"):
-        try:
-            out.append(f"{package}={metadata.version(package)}")
-        except metadata.PackageNotFoundError:
-            out.append(f"{package}=none")
-    return " ".join(out).encode()
-
-
-def _key(*files: str) -> str:
-    h = hashlib.sha256(_versions())
-    for name in files:
-        h.update(b"\0" + name.encode() + b"\0" + (FRESH / name).read_bytes())
-    return h.hexdigest()[:16]
-
-
-def _cache_root() -> Path:
-    base = os.environ.get("TFDBG_TUI_TEST_CACHE") or Path.home() / ".cache" / "tfdbg-tui-tests"
-    root = Path(base) / "migration-fresh"
-    root.mkdir(parents=True, exist_ok=True)
-    return root
-
-
-_SERVERS = [ForkServer(), ForkServer()]
-for _server in _SERVERS:
-    atexit.register(_server.close)
-
-
-def _fresh(target: Path) -> Path:
-    fresh = target.parent / f"{target.name}.building-{os.getpid()}"
-    shutil.rmtree(fresh, ignore_errors=True)
-    return fresh
-
-
-def _prepare(root: Path) -> Path:
-    """prepare_data.py's files (the checkpoint and weights file some programs restore)."""
-    target = root / f"data-{_key('prepare_data.py')}"
-    if not target.is_dir():
-        fresh = _fresh(target)
-        done = _SERVERS[0].run([str(FRESH / "prepare_data.py"), str(fresh)], cwd=ROOT,
-                               split=True)
-        if done.status != 0:
-            pytest.fail(f"prepare_data.py failed ({done.status}):\n{done.err[-3000:]}")
-        os.replace(fresh, target)
-    return target
-
-
-def _record(server: ForkServer, program: str, target: Path, data: Path) -> str | None:
-    """`tfdbg-tui run` of one program into `target` (through a folder renamed when whole);
-    its stderr tail if it failed, else None."""
-    fresh = _fresh(target)
-    done = server.run(["-m", "tfdbg_tui", "run", "--logdir", str(fresh), "--mode", "FULL_TENSOR",
-                       "--", str(FRESH / program), str(data)], cwd=ROOT, split=True)
-    if done.status != 0:
-        shutil.rmtree(fresh, ignore_errors=True)
-        return f"{program} ({done.status}):\n{done.err[-3000:]}"
-    os.replace(fresh, target)
-    return None
-
-
-def _build(root: Path) -> dict[str, str]:
-    """Record the programs missing from the cache, one per fork server; drop stale keys."""
-    data = _prepare(root)
-    wanted = {p: root / f"{p[:-3]}-{_key(p, 'prepare_data.py')}" for p in programs()}
-    keep = set(wanted.values()) | {data}
-    for entry in root.iterdir():
-        if entry.is_dir() and entry not in keep:
-            shutil.rmtree(entry, ignore_errors=True)  # an older key, or a build cut short
-    # Model.fit programs are the slowest: started first, the two servers end together
-    missing = sorted((p for p, d in wanted.items() if not d.is_dir()),
-                     key=lambda p: ("fit" not in p, p))
-    if missing:
-        t0 = time.monotonic()
-        halves = [missing[0::2], missing[1::2]]
-
-        def work(i: int) -> list[str]:
-            out = [_record(_SERVERS[i], p, wanted[p], data) for p in halves[i]]
-            return [e for e in out if e]
-
-        with ThreadPoolExecutor(2) as pool:
-            failed = [e for errors in pool.map(work, (0, 1)) for e in errors]
-        if failed:
-            pytest.fail("a fresh migration program failed: " + failed[0])
-        (root / "last-build").write_text(
-            f"{len(missing)} recordings: {time.monotonic() - t0:.1f} s wall\n")
-    return {p: str(d) for p, d in wanted.items()}
-
-
 @pytest.fixture(scope="session")
-def fresh_diffs(tmp_path_factory: pytest.TempPathFactory
-                  ) -> dict[str, tuple[int, dict[str, Any]]]:
+def fresh_diffs(tmp_path_factory: pytest.TempPathFactory) -> Diffs:
     """pair → (exit status, `diff --json` result), the recordings built first if missing."""
-    pytest.importorskip("tensorflow")
-
-    def build(_: Path) -> dict[str, str]:
-        root = _cache_root()
-        with FileLock(str(root / "build.lock")):
-            return _build(root)
-
-    runs = build_once(shared_root(tmp_path_factory), "migration_fresh", build)
-
-    def one(name: str) -> tuple[str, tuple[int, dict[str, Any]]]:
-        pair = PAIRS[name]
-        return name, diff_json(runs[pair.a], runs[pair.b], *TOL)
-
-    with ThreadPoolExecutor(2) as pool:
-        return dict(pool.map(one, PAIRS))
+    return CORPUS.diffs(tmp_path_factory)
 
 
-@cache
-def _marks(program: str) -> dict[str, set[int]]:
-    """'AT:name' / 'BUG:name' / 'CALL:name' → the 1-based lines of `program` carrying it."""
-    out: dict[str, set[int]] = {}
-    for number, line in enumerate((FRESH / program).read_text().splitlines(), 1):
-        for kind, name in re.findall(r"\b(AT|BUG|CALL):(\w+)", line.partition("#")[2]):
-            out.setdefault(f"{kind}:{name}", set()).add(number)
-    return out
+@pytest.mark.parametrize("name", CORPUS.params(0, KNOWN_FAILING))
+def test_equivalent_pair(fresh_diffs: Diffs, name: str) -> None:
+    """Exit 0, equivalent, and the loss, every gradient and every update compared."""
+    CORPUS.check_equivalent(fresh_diffs, name, len(program_data(PAIRS[name].a)[1]))
 
 
-def _lines(program: str, marks: tuple[str, ...]) -> set[int]:
-    return set().union(*(_marks(program).get(m, set()) for m in marks))
-
-
-def _params(kind: int) -> list[Any]:
-    return [pytest.param(name, id=name, marks=[pytest.mark.xfail(
-                strict=True, reason=KNOWN_FAILING[name])] if name in KNOWN_FAILING else [])
-            for name, pair in PAIRS.items() if pair.exit == kind]
-
-
-@pytest.mark.parametrize("name", _params(0))
-def test_equivalent_pair(fresh_diffs: dict[str, tuple[int, dict[str, Any]]],
-                         name: str) -> None:
-    """Exit 0, equivalent, nothing different, and the loss, every gradient and every update
-    compared at every step (a TF1 fused update is seen as the variable the next step reads,
-    so the last step's update is required only where the run has one)."""
-    pair: Pair = PAIRS[name]
-    code, r = fresh_diffs[name]
-    said = _summary(code, r)
-    assert (code, r["equivalent"], r["different"]) == (0, True, 0), said
-    steps = r["steps"]
-    assert [s["step"] for s in steps] == list(range(pair.steps)), said
-    n = len(program_data(pair.a)[1])  # A's trainable variables
-    for s in steps:
-        assert _quantity(s, "loss")["compared"] >= 1, (s["step"], said)
-        gradient = _quantity(s, "gradient")
-        assert gradient["compared"] >= n, (s["step"], said)
-        # by name where the JSON says which of A's variables were compared (issue 29's field)
-        assert len(set(gradient.get("variables", range(n)))) >= n, (s["step"], gradient)
-        for q in s["quantities"]:
-            assert s["quantities"][q]["different"] == 0, (s["step"], q, s["quantities"][q])
-    for s in steps[:-1]:
-        update = _quantity(s, "update")
-        assert update["compared"] >= n, (s["step"], said)
-        assert len(set(update.get("variables", range(n)))) >= n, (s["step"], update)
-
-
-@pytest.mark.parametrize("name", _params(1))
-def test_buggy_pair(fresh_diffs: dict[str, tuple[int, dict[str, Any]]], name: str) -> None:
-    """Exit 1, the first divergence at the expected step and quantity (and its position in
-    the step contract), A's line among the TF1 marks and B's among the rewrite's."""
-    pair: Pair = PAIRS[name]
-    code, r = fresh_diffs[name]
-    said = _summary(code, r)
-    assert code == 1 and not r["equivalent"], said
-    fd = r["first_divergence"]
-    assert fd is not None, said
-    assert (fd["step"], fd["quantity"]) == (pair.step, pair.quantity), said
-    assert fd.get("contract_position") == CONTRACT.index(str(pair.quantity)), said
-    a_line, b_line = frame_line(fd["a"], "/" + pair.a), frame_line(fd["b"], "/" + pair.b)
-    assert a_line in _lines(pair.a, pair.a_marks), (a_line, pair.a_marks, said)
-    assert b_line in _lines(pair.b, pair.b_marks), (b_line, pair.b_marks, said)
+@pytest.mark.parametrize("name", CORPUS.params(1, KNOWN_FAILING))
+def test_buggy_pair(fresh_diffs: Diffs, name: str) -> None:
+    """Exit 1, the first divergence at the expected step and quantity, both lines right."""
+    CORPUS.check_buggy(fresh_diffs, name)
 
 
 def test_marks_and_pairs_are_consistent() -> None:
-    """Every accepted mark exists; each buggy pair's two programs carry exactly one
-    `BUG:<pair>` line between them (in B, or in A where the TF1 reference holds the mistake)
-    and no other pair's, and it is among the accepted marks of its side; equivalent pairs'
-    programs carry none (a mistyped mark would make a line check vacuous)."""
-    for name, pair in PAIRS.items():
-        for program, marks in ((pair.a, pair.a_marks), (pair.b, pair.b_marks)):
-            for mark in marks:
-                assert mark in _marks(program), (name, program, mark)
-        bugs = {(program, m): lines for program in (pair.a, pair.b)
-                for m, lines in _marks(program).items() if m.startswith("BUG:")}
-        if pair.exit == 1:
-            assert {m for _, m in bugs} == {f"BUG:{name}"}, (name, bugs)
-            (where, _), = bugs
-            assert sum(len(lines) for lines in bugs.values()) == 1, (name, bugs)
-            side = pair.a_marks if where == pair.a else pair.b_marks
-            assert f"BUG:{name}" in side, name
-        else:
-            assert not bugs, (name, bugs)
-        assert (pair.exit == 0) == (pair.step is None), name
-        assert pair.quantity is None or pair.quantity in CONTRACT, name
+    CORPUS.check_marks()
