@@ -159,7 +159,7 @@ def fetch(fs: Any, path: str, url: str, version: str, start: int, stop: int) -> 
         return sync(fs.loop, get)  # type: ignore[no-any-return]
     except Exception as exc:
         if _is_replaced(exc):
-            raise _replaced(url) from None
+            raise _replaced(url, exc) from None
         if isinstance(exc, Stalled):
             raise error_for(url, exc) from None
         raise
@@ -168,7 +168,9 @@ def fetch(fs: Any, path: str, url: str, version: str, start: int, stop: int) -> 
 def _check_version(resp: dict[str, Any], version: str) -> None:
     """`_OtherVersion` if the response says it holds another version than `version`."""
     etag = resp.get("ETag")
-    if version.startswith('"') and isinstance(etag, str) and etag and etag != version:
+    if version.startswith('"') and not (isinstance(etag, str) and etag):
+        raise _OtherVersion("")  # no ETag: which version the bytes are cannot be told
+    if version.startswith('"') and etag != version:
         raise _OtherVersion(etag)
 
 
@@ -248,7 +250,10 @@ def _ranges(fs: Any, path: str, start: int, stop: int) -> Iterator[list[bytes]]:
         yield [bytes(data[: min(stop, a + RANGE) - a])]
 
 
-def _replaced(url: str) -> Replaced:
+def _replaced(url: str, exc: BaseException | None = None) -> Replaced:
+    if isinstance(exc, _OtherVersion) and not exc.args[0]:  # S3 always sends one
+        return Replaced(errno.ESTALE, "the server's answer carries no ETag, so the version "
+                        "of its bytes cannot be checked (a proxy in between?)", url)
     return Replaced(errno.ESTALE, "replaced by a new version while it was being read (its "
                     "ETag changed)", url)
 
@@ -316,7 +321,7 @@ class Stream:
         if isinstance(item, BaseException):
             self._queue.put(item)
             if _is_replaced(item):
-                raise _replaced(self.url) from None
+                raise _replaced(self.url, item) from None
             raise self._error(self.url, item) from None
         self._parts.extend(item)
         return self.take() if self._parts else b""

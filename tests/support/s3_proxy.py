@@ -8,6 +8,8 @@ the answers to GETs of objects are changed as `mode` says:
 - `ignore-if-match`: a GET refused because the object is another version now (412) is
   answered with the current version's bytes and ETag, as a server or proxy that ignores
   `If-Match` would;
+- `ignore-if-match-no-etag`: the same, and no answer to a GET of an object carries an ETag
+  (a proxy that strips it);
 - `stall`: the headers and half the body, then nothing more (the connection stays open);
 - `trickle`: the headers, then the body one byte every 50 ms;
 - `silent`: no request of any kind is ever answered (connections are accepted);
@@ -114,8 +116,10 @@ class Proxy:
         if self.mode == "huge-listing" and method == "GET" and "list-type" in query:
             data = re.sub(rb"<Key>([^<]*)</Key>(.*?)<Size>\d+</Size>", self._tib, data,
                           flags=re.S)
-        if is_object and self.mode == "ignore-if-match" and status == 412:
+        if (is_object and self.mode.startswith("ignore-if-match") and status == 412):
             status, headers, data = self._current(h)
+        if is_object and self.mode == "ignore-if-match-no-etag":
+            headers = [(k, v) for k, v in headers if k.lower() != "etag"]
         if is_object and self.mode == "error":
             status, headers, data = 500, [], b"<Error><Code>InternalError</Code></Error>"
         h.send_response(status)
