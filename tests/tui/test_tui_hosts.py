@@ -17,7 +17,8 @@ from tfdbg_tui.ui.app import TfdbgApp
 @sync
 async def test_header_and_rows_name_the_hosts(tmp_path: Path) -> None:
     write_hosts(tmp_path / "job")
-    app = TfdbgApp(DebugLogdir(str(tmp_path / "job")))
+    app = TfdbgApp(DebugLogdir(str(tmp_path / "job")), follow=False)  # a finished run: its
+    # read is done once indexed (a follow worker never ends: settle waited out its guard)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(app, pilot)
         s = app.main
