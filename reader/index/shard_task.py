@@ -125,7 +125,7 @@ def _index_task(path: str, run_id: str, fs: FileSet, where: str, expected_source
                  IN_ORDER_KEY: executions_in_order(shard.columns)}
         _put(target, where, lambda f: write(shard, about, f))
     except (OSError, ShardError, ValueError, MemoryError) as exc:
-        text = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and \
+        text = f"{exc.filename or target}: {exc.strerror}" if isinstance(exc, OSError) and \
             exc.strerror else f"{type(exc).__name__}: {exc}"
         return TaskResult(fs.name, "failed", " ".join(text.split())[:300],
                           seconds=time.monotonic() - t0)

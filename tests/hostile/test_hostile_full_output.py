@@ -66,3 +66,24 @@ def test_run_on_a_full_disk_says_the_dump_is_incomplete(tmp_path: Path, leave: i
     else:  # the program ran; what it recorded ends early
         assert "dump (incomplete) written" in proc.stderr, proc.stderr
         assert "is full" in proc.stderr and "record again" in proc.stderr, proc.stderr
+
+
+def test_index_on_a_full_disk_names_the_shard(reference_logdir: str, tmp_path: Path) -> None:
+    """A shard that cannot be written (a 16 KiB tmpfs): the file set's line names where it
+    was going (before: 'None: No space left on device'), exit 1."""
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", str(mount)],
+                          capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (needs root): {done.stderr.decode().strip()}")
+    try:
+        proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", "index", reference_logdir,
+                               "--out", str(mount / "shards")], capture_output=True, text=True,
+                              env=child_env(), cwd=str(ROOT), timeout=HANG_GUARD)
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    (line,) = proc.stderr.strip().splitlines()
+    assert "No space left on device" in line and "None" not in line, line
+    assert str(mount / "shards") in line, line
