@@ -37,6 +37,8 @@ import ast
 import io
 import json
 import os
+import subprocess
+import sys
 import time
 import tokenize
 from dataclasses import dataclass
@@ -44,7 +46,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from support.tf_fork import run_forked
+from support.paths import tf_env
 from support.tf_fork import run_program as run_tf
 
 ZOO = Path(__file__).resolve().parents[1] / "programs" / "zoo"
@@ -318,18 +320,19 @@ class ZooRun:
 
 def run_program(program: Path, logdir: Path) -> ZooRun:
     """Run a zoo program into `logdir`, then `tfdbg-tui report --json` on that logdir."""
+    env = tf_env()
+    env["PYTHONHASHSEED"] = "0"
     start = time.monotonic()
     status, output = run_tf([program, logdir])  # its own process, TensorFlow imported already
     seconds = time.monotonic() - start
     output = output[-3000:]
-    # `python -m tfdbg_tui report --json`, forked from the same warm process: the command as
-    # a user runs it, without paying the interpreter's start and imports 56 times (~0.35 s
-    # of each ~0.7 s report on a busy machine)
-    rep = run_forked(["-m", "tfdbg_tui", "report", "--json", str(logdir)])
+    rep = subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", "--json", str(logdir)],
+                         env=env, capture_output=True, text=True, timeout=300)
     report: dict[str, Any] | None = None
-    error = rep.err[-2000:]
+    error = rep.stderr[-2000:]
     try:
-        report = json.loads(rep.out)
+        report = json.loads(rep.stdout)
     except ValueError as e:
         error = f"{e}; {error}"
-    return ZooRun(program, logdir, status, output, seconds, rep.status, report, error)
+    return ZooRun(program, logdir, status, output, seconds, rep.returncode, report,
+                  error)

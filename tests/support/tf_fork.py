@@ -4,9 +4,8 @@ Most of what a test program costs is `import tensorflow` (~3.5 s of CPU, 5-9 s o
 two-core machine's time); the programs themselves take well under a second. Each pytest
 process starts one server (tests/programs/tf_forkserver.py) the first time it needs a
 logdir, and every program then runs in a fresh fork of it: its own process, as before, only
-without paying for the import again. Jobs run one at a time per server (a lock);
-`make test`'s two workers have a server each (a second one is started only when two threads
-of one process run programs at once: `ForkPool`).
+without paying for the import again. Jobs run one at a time per pytest process (a lock);
+`make test`'s two workers have a server each.
 
 The server runs from a .pyc compiled under the name `<frozen tf_forkserver>`, so the frames
 under a program's outermost one in its recorded stacks are framework frames, as `python -m`'s
@@ -19,7 +18,6 @@ from __future__ import annotations
 import atexit
 import json
 import py_compile
-import queue
 import select
 import shutil
 import subprocess
@@ -102,30 +100,7 @@ class ForkServer:
             self._proc = None
 
 
-class ForkPool:
-    """Up to `size` servers, each started when a job finds the others busy: two threads of
-    one pytest process (the zoo's build when the suite runs in one process) fork their
-    programs side by side; one thread never starts a second server."""
-
-    def __init__(self, size: int) -> None:
-        self._idle: queue.LifoQueue[ForkServer] = queue.LifoQueue()
-        self._servers = [ForkServer() for _ in range(size)]
-        for server in reversed(self._servers):  # the first one first, the others if needed
-            self._idle.put(server)
-
-    def run(self, argv: list[str], **kw: object) -> Forked:
-        server = self._idle.get()
-        try:
-            return server.run(argv, **kw)  # type: ignore[arg-type]
-        finally:
-            self._idle.put(server)
-
-    def close(self) -> None:
-        for server in self._servers:
-            server.close()
-
-
-_SERVER = ForkPool(2)
+_SERVER = ForkServer()
 atexit.register(_SERVER.close)
 
 
