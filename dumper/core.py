@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import glob
 import logging
 import os
 import re
 import signal
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -33,11 +31,10 @@ from typing import Any, ParamSpec
 
 from dumper import fork
 from dumper.errors import DumperError
+from dumper.logdir import disk_full, prepare_logdir
 from dumper.tensors import MODE_NAMES, VALUE_MODES, mode_number
-from reader.io.linkguard import foreign_link, shared_folder
 
 FLUSH_INTERVAL = 1.0
-_EVENT_GLOB = "tfdbg_events.*"
 
 
 @dataclass
@@ -82,59 +79,6 @@ _fork_held = False
 # Called with the signal number after the dump was closed because of a signal (`run` uses
 # it to say where the data is before the process dies).
 signal_hooks: list[Callable[[int], None]] = []
-
-
-def existing_runs(logdir: str) -> list[str]:
-    """The tfdbg_events files already in `logdir` (another run, for TensorFlow's reader)."""
-    return sorted(glob.glob(os.path.join(glob.escape(logdir), _EVENT_GLOB)))
-
-
-def prepare_logdir(logdir: str, overwrite: bool) -> str:
-    """Check that `logdir` can take a new run, creating it; returns its absolute path."""
-    path = os.path.abspath(os.path.expanduser(logdir))
-    planted = foreign_link(path)  # TensorFlow's writer follows links: none planted on the way
-    if planted is not None:
-        raise DumperError(f"logdir {planted}")
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise DumperError(f"logdir {path} is a file, not a directory")
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError as exc:
-        raise DumperError(f"cannot create logdir {path}: {exc.strerror}") from None
-    shared = shared_folder(path)  # nor at the predictable names it writes
-    if shared is not None:
-        raise DumperError(f"logdir {shared}")
-    try:
-        with tempfile.TemporaryFile(dir=path):
-            pass
-    except OSError as exc:
-        raise DumperError(f"logdir {path} is not writable: {exc.strerror}") from None
-    old = existing_runs(path)
-    if old and not overwrite:
-        run = os.path.basename(old[0]).rsplit(".", 1)[0]
-        raise DumperError(
-            f"logdir {path} already holds a run ({run}); use another logdir or overwrite=True"
-        )
-    for name in old:
-        try:
-            os.remove(name)
-        except OSError as exc:
-            raise DumperError(f"cannot remove the old run's {name}: {exc.strerror}") from None
-    return path
-
-
-FULL = 1 << 20  # bytes free under which a disk is taken as full (TensorFlow's writes fail)
-
-
-def disk_full(path: str) -> int | None:
-    """The bytes left on the disk holding `path` when it is full (under `FULL`), else None.
-    Why: TensorFlow's writer logs a failed write and goes on; nothing is raised."""
-    try:
-        st = os.statvfs(path)
-    except OSError:
-        return None
-    free = st.f_bavail * st.f_frsize
-    return free if free < FULL else None
 
 
 def _undo_enable(path: str) -> None:

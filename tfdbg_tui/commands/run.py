@@ -120,7 +120,7 @@ def _fail(message: str) -> int:
 
 
 def _size(logdir: str) -> str:
-    from dumper.core import existing_runs
+    from dumper.logdir import existing_runs
 
     total = sum(os.path.getsize(p) for p in existing_runs(logdir) if os.path.isfile(p))
     return f"{total / 1e6:.1f} MB" if total >= 100_000 else f"{total / 1e3:.1f} KB"
@@ -130,7 +130,7 @@ def _disk_full(logdir: str) -> str | None:
     """Why the dump may end early, or None. TensorFlow's writer logs a failed write and goes
     on (a full disk raised nothing): without this, a run on a full disk said "dump written
     (0.1 KB)" and left the user a logdir missing everything after the first records."""
-    from dumper.core import disk_full
+    from dumper.logdir import disk_full
 
     free = disk_full(logdir)
     if free is None:
