@@ -247,8 +247,7 @@ def find_layer_creation(logdir: DebugLogdir, frames: list[Frame], op_name: str |
         # the `call` is a base class's (Keras' pooling layers share `BasePooling.call`):
         # the user's constructions of a class whose automatic name the scope carries
         stem = re.sub(r"_\d+$", "", layer)
-        classes = {c for _, _, lines in files for t in lines
-                   for c in re.findall(r"\b([A-Z]\w*)\s*\(", t) if _keras_snake(c) == stem}
+        classes = {c for _, _, lines in files for c in _called(lines) if _snake(c) == stem}
         sites = _sites(files, classes) if classes else []
     pick = None
     if layer:
@@ -302,14 +301,10 @@ def _called(lines: list[str]) -> set[str]:
     return {c for t in lines if len(t) <= _MAX_LINE for c in re.findall(r"\b([A-Z]\w*)\s*\(", t)}
 
 
-def _keras_snake(name: str) -> str:
+def _snake(name: str) -> str:
     """Keras' automatic layer name of a class: `AveragePooling2D` → `average_pooling2d`."""
     s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
-
-
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 __all__ = ["Creation", "drives_keras", "find_creation", "find_layer_creation"]

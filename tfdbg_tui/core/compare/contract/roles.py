@@ -151,8 +151,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
             state_reads.setdefault(h, []).append((not used, k))
         elif flow.op_type[k] in UPDATES:
             roles.state_update[h] = k
-    for h, found in sorted(state_reads.items(), key=lambda x: min(x[1])[1]):
-        roles.state_read[h] = (min(found)[1], 0)
+    roles.state_read = {h: (min(found)[1], 0) for h, found in state_reads.items()}
     roles.state = sorted(roles.state_read, key=lambda h: roles.state_read[h][0])
     # gradients and the learning rate, from the updates
     last_assign: dict[str, list[int]] = {}

@@ -12,6 +12,9 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from tfdbg_tui.core.compare.contract.dataflow import Flow
 from tfdbg_tui.core.compare.contract.model import RunModel, _name
 from tfdbg_tui.core.compare.contract.quantities import Q_STATE
 from tfdbg_tui.core.compare.contract.roles import Roles
@@ -78,19 +81,32 @@ _STATE_PASS = frozenset({"Identity", "Cast", "Reshape", "Squeeze", "ExpandDims"}
 
 def _state_use(model: RunModel, k: int, roles: Roles, h: str) -> tuple[str, int]:
     """(op type, operand) of the first op that uses a statistic's read, through casts and
-    reshapes: `AddV2` for a variance plus epsilon, slot 3 or 4 of a fused batch norm."""
+    reshapes: `AddV2` for a variance plus epsilon, slot 3 or 4 of a fused batch norm. A
+    graph's steps share one flow: its uses are found once (`model.cache`)."""
     flow, _, _ = model.steps[k]
     node = roles.state_read[h][0]
+    key = ("state_use", id(flow))
+    found = model.cache.get(key)
+    if found is None or len(found) != len(flow):
+        found = model.cache[key] = _first_uses(flow)
     for _ in range(8):
-        uses = [(c, s) for c, ins in enumerate(flow.inputs) for s, (j, _) in enumerate(ins)
-                if j == node]
-        if not uses:
+        c = int(found[node, 0]) if 0 <= node < len(flow) else -1
+        if c < 0:
             return ("", -1)
-        c, slot = min(uses)
         if flow.op_type[c] not in _STATE_PASS:
-            return (flow.op_type[c], slot)
+            return (flow.op_type[c], int(found[node, 1]))
         node = c
     return ("", -1)
+
+
+def _first_uses(flow: Flow) -> np.ndarray:
+    """Per node, (the first node consuming it, the operand it takes it as); -1 for none."""
+    out = np.full((len(flow), 2), -1, np.int64)
+    for c, ins in enumerate(flow.inputs):
+        for s, (j, _) in enumerate(ins):
+            if 0 <= j < len(flow) and out[j, 0] < 0:
+                out[j] = (c, s)
+    return out
 
 
 def _state_sig(model: RunModel, k: int, roles: Roles, h: str) -> tuple[int, int, int]:

@@ -52,8 +52,10 @@ _AGGREGATE = frozenset({"AddN", "AddV2", "Add"})
 
 def anchored_gradients(flow: Flow, roles: Roles, consumers: list[list[int]], sig: object,
                        traced: np.ndarray) -> None:
-    """Fill `roles.grad` for the variables of an eager step still lacking one, where exactly
-    one anchored candidate chain says which tensor it is."""
+    """Fill `roles.grad` for the variables of an eager step still lacking one: the last
+    backward tensor shaped like the variable and anchored to its reads (backprop finishes
+    a variable's gradient last), through the sum of its uses' gradients where there is
+    one. A variable with no anchored tensor is left to `tape_gradients`."""
     if flow.kind != EAGER:
         return
     missing = [h for h in roles.variables if h not in roles.grad and h in roles.read]
@@ -61,7 +63,11 @@ def anchored_gradients(flow: Flow, roles: Roles, consumers: list[list[int]], sig
         return
     sig_f = sig  # callable (node, slot) -> Sig
     taken = set(roles.grad.values())
-    self_of, other_of = _anchors(flow, consumers)
+    self_of, other_of = _anchors(flow)
+    backward: dict[Sig, list[int]] = {}  # recorded backward tensors, by signature, in order
+    for k in range(len(flow)):
+        if flow.phase[k] == BWD and traced[k, 0]:
+            backward.setdefault(sig_class(sig_f((k, 0))), []).append(k)  # type: ignore[operator]
     reads: dict[str, list[int]] = {}
     for k in range(len(flow)):
         h = flow.handle[k]
@@ -75,14 +81,8 @@ def anchored_gradients(flow: Flow, roles: Roles, consumers: list[list[int]], sig
             c, o = _uses(flow, r, consumers, sig_f, want)
             chain |= c
             others |= o
-        cands = []
-        for k in range(len(flow)):
-            if flow.phase[k] != BWD or not traced[k, 0] or (k, 0) in taken:
-                continue
-            if sig_class(sig_f((k, 0))) != want:  # type: ignore[operator]
-                continue
-            if self_of[k] & chain or other_of[k] & others:
-                cands.append(k)
+        cands = [k for k in backward.get(want, []) if (k, 0) not in taken
+                 and (self_of[k] & chain or other_of[k] & others)]
         if not cands:
             continue
         got = _aggregate(flow, max(cands), consumers, sig_f, want, traced)
@@ -90,7 +90,7 @@ def anchored_gradients(flow: Flow, roles: Roles, consumers: list[list[int]], sig
         taken.add(got)
 
 
-def _anchors(flow: Flow, consumers: list[list[int]]) -> tuple[list[set[int]], list[set[int]]]:
+def _anchors(flow: Flow) -> tuple[list[set[int]], list[set[int]]]:
     """Per backward node: the forward nodes it is shaped after (`Shape(x)` operands) and the
     forward nodes it takes as data (the other operand of a product)."""
     n = len(flow)

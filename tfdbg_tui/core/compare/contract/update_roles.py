@@ -247,8 +247,10 @@ def unlinked_applied(flow: Flow, roles: Roles, consumers: list[list[int]], sig: 
         wanted.setdefault(sig_class(roles.sig[h]), []).append(h)
     for key, hs in wanted.items():
         got = orphans.get(key, [])
-        pairs = list(zip(hs, got, strict=False))
-        if len(got) == len(hs) and all(t[0] < roles.update[h] for h, t in pairs):
+        if len(got) != len(hs):
+            continue
+        pairs = list(zip(hs, got, strict=True))
+        if all(t[0] < roles.update[h] for h, t in pairs):
             for h, t in pairs:
                 roles.applied[h] = t
 
