@@ -1,6 +1,6 @@
 """Numpy (float64) models of the held-out programs, written from the TF1 and Keras semantics,
 not from TensorFlow: each architecture's forward pass and each program's training steps, from
-the data and weights of numpy_data.py with the optimizers of numpy_optim.py.
+the data and weights of numpy_data.py with the optimizers of ../migration_numpy.py.
 
 Used by verify.py (no TensorFlow is imported here). Gradients are central finite differences
 of the total loss in float64 (exact enough: every margin claimed is many orders above their
@@ -10,18 +10,18 @@ error, and two sides with the same formula get bit-identical differences).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
-from numpy_data import Arrays, program_data
-from numpy_optim import (
+from migration_numpy import (
     TF1SGD,
+    Arrays,
+    Forward,
     KerasAdagrad,
     KerasAdam,
     KerasRMSprop,
     KerasSGD,
+    Program,
     TF1Adagrad,
     TF1Adam,
     TF1Momentum,
@@ -31,27 +31,19 @@ from numpy_optim import (
     clip_value,
     constant,
     exp_staircase,
+    keras_l2,
+    log_softmax,
     piecewise,
+    relu,
+    run,
+    sigmoid,
+    sparse_xent,
+    tf1_l2_loss,
 )
 
+from numpy_data import program_data
+
 # ----------------------------------------------------------------------- forward passes
-
-def relu(a: np.ndarray) -> np.ndarray:
-    return np.maximum(a, 0.0)
-
-
-def sigmoid(a: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-a))
-
-
-def log_softmax(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(axis=-1, keepdims=True)
-    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
-
-
-def sparse_xent(y: np.ndarray, logits: np.ndarray) -> float:
-    return float(-log_softmax(logits)[np.arange(len(y)), y].mean())
-
 
 def dense_xent(labels: np.ndarray, logits: np.ndarray, smoothing: float = 0.0) -> float:
     n = labels.shape[-1]
@@ -77,16 +69,6 @@ def pool2(x: np.ndarray, how: str) -> np.ndarray:
     n, h, w, c = x.shape
     blocks = x.reshape(n, h // 2, 2, w // 2, 2, c)
     return blocks.max(axis=(2, 4)) if how == "max" else blocks.mean(axis=(2, 4))
-
-
-@dataclass
-class Forward:
-    """One forward pass: the layer outputs in order, the data loss, and (batch norm in
-    training) the batch statistics the moving averages are updated with."""
-
-    layers: dict[str, np.ndarray]
-    loss: float
-    batch_stats: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def mlp_nesterov_forward(p: Arrays, d: Arrays, o: dict[str, Any]) -> Forward:
@@ -199,33 +181,7 @@ def resblock_forward(p: Arrays, d: Arrays, o: dict[str, Any]) -> Forward:
 
 # ------------------------------------------------------------------------- penalties
 
-def tf1_l2_loss(w: np.ndarray) -> float:
-    """tf.nn.l2_loss: half the sum of squares."""
-    return float((w ** 2).sum() / 2.0)
-
-
-def keras_l2(factor: float, w: np.ndarray) -> float:
-    """keras.regularizers.l2(factor): factor times the whole sum of squares."""
-    return float(factor * (w ** 2).sum())
-
-
 # ---------------------------------------------------------------------- the programs
-
-@dataclass
-class Program:
-    """What one program computes from its data (numpy_data.program_data): its model,
-    penalty, optimizer, clipping, rate schedule, batch-norm moving averages, steps."""
-
-    forward: Callable[[Arrays, Arrays, dict[str, Any]], Forward]
-    optimizer: Callable[[], Any]
-    lr: Callable[[int], float]
-    options: dict[str, Any] = field(default_factory=dict)
-    penalty: Callable[[Arrays], float] | None = None
-    clip: Callable[[Arrays], Arrays] | None = None
-    # batch norm: (moving, batch) -> new moving, for mean and variance alike
-    state_update: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
-    steps: int = 3
-
 
 def _kernels(names: tuple[str, ...], f: Callable[[np.ndarray], float]
              ) -> Callable[[Arrays], float]:
@@ -316,62 +272,6 @@ PROGRAMS: dict[str, Program] = {
 
 # ----------------------------------------------------------------------- trajectories
 
-def total_loss(prog: Program, p: Arrays, d: Arrays) -> float:
-    fw = prog.forward(p, d, prog.options)
-    return fw.loss + (prog.penalty(p) if prog.penalty else 0.0)
-
-
-def fd_gradient(prog: Program, p: Arrays, d: Arrays, h: float = 1e-6) -> Arrays:
-    """Central differences of the total loss, element by element."""
-    grads = {}
-    for n, w in p.items():
-        g = np.zeros_like(w)
-        for i in np.ndindex(w.shape):
-            orig = w[i]
-            w[i] = orig + h
-            up = total_loss(prog, p, d)
-            w[i] = orig - h
-            down = total_loss(prog, p, d)
-            w[i] = orig
-            g[i] = (up - down) / (2 * h)
-        grads[n] = g
-    return grads
-
-
 def trajectory(name: str) -> list[dict[str, Any]]:
-    """Per step, the step contract's quantities as the program computes them: variable,
-    layer_output, loss, regularization, gradient, applied_gradient, learning_rate, update,
-    state (and loss_total, what the programs print)."""
-    prog = PROGRAMS[name]
-    data, params = program_data(name)
-    for key in ("bn/moving_mean", "bn/moving_variance"):
-        if key in data:
-            data[f"state/{key}"] = data.pop(key)
-    opt = prog.optimizer()
-    steps = []
-    for k in range(prog.steps):
-        fw = prog.forward(params, data, prog.options)
-        reg = prog.penalty(params) if prog.penalty else None
-        grads = fd_gradient(prog, params, data)
-        applied = prog.clip(grads) if prog.clip else grads
-        lr = prog.lr(k)
-        new = opt.step({n: w.copy() for n, w in params.items()}, applied, lr)
-        state = None
-        if prog.state_update and fw.batch_stats is not None:
-            mean, var = fw.batch_stats
-            data["state/bn/moving_mean"] = prog.state_update(data["state/bn/moving_mean"], mean)
-            data["state/bn/moving_variance"] = prog.state_update(
-                data["state/bn/moving_variance"], var)
-        if "state/bn/moving_mean" in data:
-            state = {"bn/moving_mean": data["state/bn/moving_mean"].copy(),
-                     "bn/moving_variance": data["state/bn/moving_variance"].copy()}
-        steps.append({
-            "variable": {n: w.copy() for n, w in params.items()},
-            "layer_output": fw.layers, "loss": fw.loss, "regularization": reg,
-            "gradient": grads, "applied_gradient": applied, "learning_rate": lr,
-            "update": {n: new[n] - params[n] for n in params}, "state": state,
-            "loss_total": fw.loss + (reg or 0.0),
-        })
-        params = new
-    steps.append({"variable": params})  # after the last step
-    return steps
+    """The program's steps as its numpy model computes them (`migration_numpy.run`)."""
+    return run(PROGRAMS[name], *program_data(name))

@@ -1,16 +1,26 @@
-"""The optimizers, clipping and learning-rate schedules of TF1 and of Keras 3, in numpy,
-each written from its own API's rule (not shared between the two) so that an equivalence
-follows from the arithmetic.
+"""What the user-style migration corpora's numpy proofs share (migration_heldout,
+migration_fresh): the optimizers, clipping and learning-rate schedules of TF1 and of Keras 3,
+each written from its own API's rule (the TF1 kernels' documented updates, Keras 3's
+update_step; never one from the other) so that an equivalence follows from the arithmetic;
+the activations and penalties both APIs name alike; and the step loop that turns a program's
+model into its trajectory, gradients by central finite differences of the total loss in
+float64 (every margin claimed is many orders above their error, and two sides with the same
+formula get bit-identical differences). Each corpus's *_models.py holds its forward passes and
+programs. No TensorFlow is imported here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 Arrays = dict[str, np.ndarray]
 
+
+# ---------------------------------------------------------------------- optimizers
 # Each keeps its own slots; step(vars, grads, lr) returns the new variables.
 
 class TF1Momentum:
@@ -135,9 +145,9 @@ class KerasAdagrad:
 
 class KerasRMSprop:
     """keras RMSprop (no momentum): vel = rho*vel + (1-rho)*g^2; var -= lr*g/sqrt(vel+eps);
-    the velocities start at `initial` (the programs assign 1.0, TF1's start)."""
+    the velocities start at `initial` (0.0 unless the program assigns them: 1.0 is TF1's)."""
 
-    def __init__(self, rho: float, eps: float, initial: float) -> None:
+    def __init__(self, rho: float, eps: float, initial: float = 0.0) -> None:
         self.rho, self.eps, self.initial, self.vel = rho, eps, initial, {}
 
     def step(self, v: Arrays, g: Arrays, lr: float) -> Arrays:
@@ -184,3 +194,116 @@ def constant(lr0: float) -> Callable[[int], float]:
     return lambda step: lr0
 
 
+# ---------------------------------------------------------------------- models
+def relu(a: np.ndarray) -> np.ndarray:
+    return np.maximum(a, 0.0)
+
+
+def sigmoid(a: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-a))
+
+
+def log_softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=-1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
+def sparse_xent(y: np.ndarray, logits: np.ndarray) -> float:
+    return float(-log_softmax(logits)[np.arange(len(y)), y].mean())
+
+
+@dataclass
+class Forward:
+    """One forward pass: the layer outputs in order, the data loss, and (batch norm in
+    training) the batch statistics the moving averages are updated with."""
+
+    layers: dict[str, np.ndarray]
+    loss: float
+    batch_stats: tuple[np.ndarray, np.ndarray] | None = None
+
+
+def tf1_l2_loss(w: np.ndarray) -> float:
+    """tf.nn.l2_loss: half the sum of squares."""
+    return float((w ** 2).sum() / 2.0)
+
+
+def keras_l2(factor: float, w: np.ndarray) -> float:
+    """keras.regularizers.l2(factor): factor times the whole sum of squares."""
+    return float(factor * (w ** 2).sum())
+
+
+# ---------------------------------------------------------------------- the programs
+
+@dataclass
+class Program:
+    """What one program computes from its data (the corpus's program_data): its model,
+    penalty, optimizer, clipping, rate schedule, batch-norm moving averages, steps."""
+
+    forward: Callable[[Arrays, Arrays, dict[str, Any]], Forward]
+    optimizer: Callable[[], Any]
+    lr: Callable[[int], float]
+    options: dict[str, Any] = field(default_factory=dict)
+    penalty: Callable[[Arrays], float] | None = None
+    clip: Callable[[Arrays], Arrays] | None = None
+    # batch norm: (moving, batch) -> new moving, for mean and variance alike
+    state_update: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    steps: int = 3
+
+
+def total_loss(prog: Program, p: Arrays, d: Arrays) -> float:
+    fw = prog.forward(p, d, prog.options)
+    return fw.loss + (prog.penalty(p) if prog.penalty else 0.0)
+
+
+def fd_gradient(prog: Program, p: Arrays, d: Arrays, h: float = 1e-6) -> Arrays:
+    """Central differences of the total loss, element by element."""
+    grads = {}
+    for n, w in p.items():
+        g = np.zeros_like(w)
+        for i in np.ndindex(w.shape):
+            orig = w[i]
+            w[i] = orig + h
+            up = total_loss(prog, p, d)
+            w[i] = orig - h
+            down = total_loss(prog, p, d)
+            w[i] = orig
+            g[i] = (up - down) / (2 * h)
+        grads[n] = g
+    return grads
+
+
+def run(prog: Program, data: Arrays, params: Arrays) -> list[dict[str, Any]]:
+    """Per step, the step contract's quantities as the program computes them: variable,
+    layer_output, loss, regularization, gradient, applied_gradient, learning_rate, update,
+    state (and loss_total, what the programs print); then the variables after the last."""
+    for key in ("bn/moving_mean", "bn/moving_variance"):
+        if key in data:
+            data[f"state/{key}"] = data.pop(key)
+    opt = prog.optimizer()
+    steps = []
+    for k in range(prog.steps):
+        fw = prog.forward(params, data, prog.options)
+        reg = prog.penalty(params) if prog.penalty else None
+        grads = fd_gradient(prog, params, data)
+        applied = prog.clip(grads) if prog.clip else grads
+        lr = prog.lr(k)
+        new = opt.step({n: w.copy() for n, w in params.items()}, applied, lr)
+        state = None
+        if prog.state_update and fw.batch_stats is not None:
+            mean, var = fw.batch_stats
+            data["state/bn/moving_mean"] = prog.state_update(data["state/bn/moving_mean"], mean)
+            data["state/bn/moving_variance"] = prog.state_update(
+                data["state/bn/moving_variance"], var)
+        if "state/bn/moving_mean" in data:
+            state = {"bn/moving_mean": data["state/bn/moving_mean"].copy(),
+                     "bn/moving_variance": data["state/bn/moving_variance"].copy()}
+        steps.append({
+            "variable": {n: w.copy() for n, w in params.items()},
+            "layer_output": fw.layers, "loss": fw.loss, "regularization": reg,
+            "gradient": grads, "applied_gradient": applied, "learning_rate": lr,
+            "update": {n: new[n] - params[n] for n in params}, "state": state,
+            "loss_total": fw.loss + (reg or 0.0),
+        })
+        params = new
+    steps.append({"variable": params})  # after the last step
+    return steps

@@ -1,0 +1,163 @@
+"""The numpy proof of a user-style migration corpus (migration_heldout, migration_fresh): each
+corpus's verify.py names its pairs, its numpy model and how its programs print their trace,
+and this module proves every pair — equivalent pairs agree on every quantity of the step
+contract at every step, each buggy pair first differs at the claimed step and quantity; the
+real programs, run once each, must match their numpy model, and the pairs' real outputs must
+agree (equivalent) or not (buggy) at the diff's tolerance.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class Corpus:
+    here: Path  # the corpus's folder
+    pairs: dict[str, Any]
+    contract: tuple[str, ...]
+    programs: Callable[[], list[str]]
+    trajectory: Callable[[str], list[dict[str, Any]]]  # program → its numpy steps
+    prepared: str  # a file prepare_data.py writes: present once it ran
+    trace_env: str  # the variable that makes a program print its `trace` line
+    margin: float = 1.0  # how far past the tolerance a buggy pair's divergence must be
+
+
+RTOL, ATOL = 1e-5, 1e-6
+
+
+def _flat(v: Any) -> np.ndarray:
+    if v is None:
+        return np.zeros(0)
+    if isinstance(v, dict):
+        return np.concatenate([np.ravel(v[k]) for k in sorted(v)]) if v else np.zeros(0)
+    return np.ravel(np.asarray(v, np.float64))
+
+
+def excess(a: Any, b: Any) -> float:
+    """max |a-b| / (atol + rtol|b|): above 1 means 'differs' for the diff."""
+    fa, fb = _flat(a), _flat(b)
+    if fa.shape != fb.shape:
+        return float("inf")
+    if fa.size == 0:
+        return 0.0
+    return float(np.max(np.abs(fa - fb) / (ATOL + RTOL * np.abs(fb))))
+
+
+def first_divergence(ta: list[dict[str, Any]], tb: list[dict[str, Any]],
+                     contract: tuple[str, ...]) -> tuple[int, str, float] | None:
+    """The first (step, quantity, excess) in the contract's order where two trajectories
+    differ beyond the diff's tolerance."""
+    for k in range(min(len(ta), len(tb)) - 1):
+        for q in contract:
+            a, b = ta[k][q], tb[k][q]
+            if q == "layer_output":
+                common = sorted(set(a) & set(b))
+                a, b = {n: a[n] for n in common}, {n: b[n] for n in common}
+            if (a is None) != (b is None):
+                return k, q, float("inf")
+            e = excess(a, b)
+            if e > 1.0:
+                return k, q, e
+    return None
+
+
+def run_programs(c: Corpus, data_dir: Path, python: str) -> dict[str, dict[str, Any]]:
+    """program → its `trace` line, parsed (cached under DATA_DIR/trace/, keyed by its text)."""
+    if not (data_dir / c.prepared).exists():
+        subprocess.run([python, str(c.here / "prepare_data.py"), str(data_dir)], check=True,
+                       env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"), capture_output=True)
+    out_dir = data_dir / "trace"
+    out_dir.mkdir(exist_ok=True)
+
+    def one(program: str) -> tuple[str, dict[str, Any]]:
+        key = hashlib.sha256((c.here / program).read_bytes()).hexdigest()[:12]
+        cached = out_dir / f"{program}.{key}.json"
+        if not cached.exists():
+            p = subprocess.run([python, str(c.here / program), str(data_dir)], text=True,
+                               capture_output=True, timeout=900,
+                               env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3",
+                                        PYTHONHASHSEED="0", **{c.trace_env: "1"}))
+            lines = [ln for ln in p.stdout.splitlines() if ln.startswith("trace ")]
+            if p.returncode or not lines:
+                raise SystemExit(f"{program}: exit {p.returncode}\n{p.stderr[-2000:]}")
+            cached.write_text(lines[-1][6:])
+        return program, json.loads(cached.read_text())
+
+    with ThreadPoolExecutor(2) as pool:
+        return dict(pool.map(one, c.programs()))
+
+
+def main(c: Corpus) -> int:
+    """Prove every pair of corpus `c` (see the module docstring); 0 when no claim fails."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("data_dir", type=Path)
+    ap.add_argument("--python", default=sys.executable)
+    args = ap.parse_args()
+    claims: list[tuple[bool, str]] = []
+
+    def claim(ok: bool, text: str) -> None:
+        claims.append((ok, text))
+
+    traj = {p: c.trajectory(p) for p in c.programs()}
+    for name, pair in c.pairs.items():
+        ta, tb = traj[pair.a], traj[pair.b]
+        claim(len(ta) == len(tb) == pair.steps + 1, f"{name}: {pair.steps} steps on both sides")
+        got = first_divergence(ta, tb, c.contract)
+        if pair.exit == 0:
+            worst = max(excess(ta[k][q], tb[k][q]) for k in range(pair.steps) for q in c.contract
+                        if q != "layer_output")
+            claim(got is None, f"{name}: numpy equivalent at every step and quantity "
+                               f"(worst excess {worst:.2g} of the tolerance; got {got})")
+        else:
+            # a clear divergence: `c.margin` times the tolerance (float32 noise is far below)
+            ok = got is not None and got[:2] == (pair.step, pair.quantity) and got[2] >= c.margin
+            margin = f"{got[2]:.3g}x the tolerance" if got else "none"
+            claim(ok, f"{name}: numpy first divergence {got[:2] if got else None} "
+                      f"(expected {(pair.step, pair.quantity)}), margin {margin}")
+
+    real = run_programs(c, args.data_dir, args.python)
+    for program, tr in real.items():
+        model = traj[program]
+        losses = [s["loss_total"] for s in model[:-1]]
+        e_loss = float(np.max(np.abs(np.array(tr["loss"]) - losses)
+                              / (1e-5 + 1e-4 * np.abs(losses))))
+        final = model[-1]["variable"]
+        e_w = max(float(np.max(np.abs(np.array(tr["weights"][n]) - final[n])
+                               / (1e-5 + 1e-4 * np.abs(final[n])))) for n in final)
+        e_s = 0.0
+        if model[-2]["state"] is not None:
+            st = model[-2]["state"]
+            e_s = max(float(np.max(np.abs(np.array(tr["state"][n]) - st[n])
+                                   / (1e-5 + 1e-4 * np.abs(st[n])))) for n in st)
+        claim(max(e_loss, e_w, e_s) <= 1.0,
+              f"{program}: real run = numpy model (losses, final weights, state within "
+              f"rtol 1e-4/atol 1e-5: worst {max(e_loss, e_w, e_s):.2g} of it)")
+    for name, pair in c.pairs.items():
+        ra, rb = real[pair.a], real[pair.b]
+        e = max(excess(ra["loss"], rb["loss"]),
+                *(excess(ra["weights"][n], rb["weights"][n]) for n in ra["weights"]),
+                *(excess(ra["state"][n], rb["state"][n]) for n in ra.get("state", {})))
+        if pair.exit == 0:
+            claim(e <= 1.0, f"{name}: real A and B agree at the diff's tolerance "
+                            f"(losses, final weights, state; worst {e:.2g} of it)")
+        else:
+            claim(e > 1.0, f"{name}: real A and B differ ({e:.3g}x the tolerance)")
+
+    for ok, text in claims:
+        print(("ok   " if ok else "FAIL ") + text)
+    fails = sum(not ok for ok, _ in claims)
+    print(f"{fails} of {len(claims)} claims fail")
+    return 1 if fails else 0
