@@ -43,7 +43,7 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "vlist--cursor", "vlist--cursor-blurred", "vlist--marked"}
     DEFAULT_CSS = """
-    VirtualList { background: $surface; scrollbar-size-vertical: 1; }
+    VirtualList { background: $surface; scrollbar-size-vertical: 1; overflow-x: hidden; }
     VirtualList > .vlist--cursor { background: $accent 70%; text-style: bold; }
     VirtualList > .vlist--cursor-blurred { background: $foreground 15%; }
     VirtualList > .vlist--marked { background: $secondary 20%; }
@@ -84,6 +84,7 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
         self._cursor_index: int | None = None
         self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
         self._marked: frozenset[int] = frozenset()
+        self._scroll_pending: bool | None = None  # a scroll asked while hidden: center it?
         self._epoch = 0  # bumped when row content may have changed
         self.empty_text = empty
 
@@ -247,9 +248,11 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
 
     def scroll_to_cursor(self, center: bool = False) -> None:
         height = self.scrollable_content_region.height
-        if height <= 0:  # not laid out yet: try again after the first refresh
-            self.call_after_refresh(self.scroll_to_cursor, center)
+        if height <= 0:  # not laid out, or hidden (a small terminal): the next Resize scrolls
+            # (retrying after every refresh spun the CPU for as long as the list stayed hidden)
+            self._scroll_pending = self._scroll_pending or center
             return
+        self._scroll_pending = None
         top = int(self.scroll_offset.y)
         cur = self._cursor
         if center:
@@ -303,7 +306,7 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
         self.virtual_size = Size(self.size.width, self.row_count)
         self._cache.clear()
         if self.cursor_index is not None:  # zoom, a resized terminal: the selection stays seen
-            self.call_after_refresh(self.scroll_to_cursor)
+            self.call_after_refresh(self.scroll_to_cursor, bool(self._scroll_pending))
 
     # ------------------------------------------------------------------ drawing
     def render_line(self, y: int) -> Strip:

@@ -98,8 +98,7 @@ class SourceView(ScrollView, can_focus=True):
 
     def center(self, tries: int = 3) -> None:
         height = self.scrollable_content_region.height
-        if height <= 0:
-            self.call_after_refresh(self.center)
+        if height <= 0:  # not laid out, or hidden (a small terminal): `_on_resize` centers
             return
         if self.line:
             target = max(0, self.line - 1 - height // 2)
