@@ -36,8 +36,6 @@ XFAIL_REPORT: dict[str, str] = {
 }
 # Items that beat the terminal app today.
 XFAIL_TUI: dict[str, str] = {
-    "tail_cut_mid_record": "the app waits for the rest of an incomplete last record (it may "
-                           "still be being written) and does not say so yet; report does",
 }
 # Items that hang or exhaust memory inside the test process today: not run at all (a hung
 # thread would take the whole session down with it) until they are fixed.

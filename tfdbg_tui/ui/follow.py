@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 from reader import DebugLogdir, ReaderError
 from reader.io.watch import ChangeWatcher
+from tfdbg_tui.core.liveness import READ_WHEN_WHOLE, incomplete_tails
 from tfdbg_tui.core.model import Snapshot
 
 PUBLISH_EVERY = 0.25  # seconds between progress snapshots while indexing
@@ -142,7 +143,12 @@ class LogdirFollower:
             self.logdir.update(progress)
         except ReaderError as exc:
             self.logdir.warn(str(exc))
-        self._publish(self.snapshot(False), True, self._new_warnings())
+        # A file ending in a record not yet whole: the reader waits for the rest without a
+        # word (it may be being written); said once, after the first read, never blocking.
+        tails = [t for t in incomplete_tails(self.logdir, READ_WHEN_WHOLE)
+                 if t not in self._known]
+        self._known.update(tails)
+        self._publish(self.snapshot(False), True, [*self._new_warnings(), *tails])
 
     def _update(self) -> bool:
         """Read what was added; True when records were (a snapshot was published)."""

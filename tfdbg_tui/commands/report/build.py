@@ -12,9 +12,9 @@ from typing import Any
 
 from reader import GRAPH, DebugLogdir, ReaderError
 from reader.index.frames import Frame, wrapper_frames
-from reader.io.regular import check_regular
 from tfdbg_tui.commands.report.journey import add_journey
 from tfdbg_tui.commands.report.sections import SECTIONS
+from tfdbg_tui.core.liveness import incomplete_tails
 
 
 def _frame_dict(f: Frame) -> dict[str, Any]:
@@ -118,28 +118,3 @@ def build_report(logdir: DebugLogdir, limit: int = 10,
         "notes": notes,
         "warnings": logdir.all_warnings() + incomplete_tails(logdir),
     }
-
-
-def incomplete_tails(logdir: DebugLogdir) -> list[str]:
-    """A line for each file whose last record is not all there. Why: the reader leaves such a
-    record for a later read (it may still be being written: the app reads it once it is
-    whole), which for a one-shot command meant records dropped without a word — a job
-    killed mid-write, a copy cut short. Said as a warning naming the file and the offset."""
-    out = []
-    for fsi, fs in enumerate(logdir.filesets):
-        for suffix in sorted(fs.present):
-            if suffix == "metadata":
-                continue
-            cur = logdir.file_cursor(fsi, suffix)
-            if cur.stopped or cur.failed:
-                continue  # (said when it stopped)
-            try:
-                size = check_regular(fs.path(suffix)).st_size
-            except OSError:
-                continue
-            if size > cur.offset:
-                name = fs.path(suffix).rsplit("/", 1)[-1]
-                out.append(f"{name}: the record at byte {cur.offset} is incomplete (the file "
-                           f"ends {size - cur.offset} bytes later: a job killed mid-write, a "
-                           "copy cut short, or one still writing); it was not read")
-    return out
