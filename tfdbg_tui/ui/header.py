@@ -7,9 +7,11 @@ then the run, the modes, the counts; the path is shortened from the left before 
 The alert count and the reading state ("● live", "idle since…", "indexing 40%", "✖ reading
 stopped") always stay — they are what a user looks at the header for. In compare mode the
 header says so ("vs B …:" and the verdict), between those and the counts. The verdict is
-never cut nor dropped — how the runs compare is what a comparing user looks for —; the two
-paths yield first (shortened from the left to their last folder, then dropped); both
-outrank the counts.
+never cut — how the runs compare is what a comparing user looks for —; the two paths yield
+first (shortened from the left to their last folder, then dropped), then the counts; when
+even then the whole verdict does not fit beside the alert count and the reading state, it
+leaves the line for a row of its own under it (`header_layout`), wrapped there, never cut:
+a verdict with its tolerance is often longer than an 80-column line.
 """
 
 from __future__ import annotations
@@ -40,14 +42,16 @@ class Part:
     shrink: str = ""
     least: int = 12
     keep: bool = False  # shortened at its `drop` level like the others, but never dropped
+    verdict: bool = False  # compare mode's verdict: whole on the line, or on a row of its own
+
+
+VERDICT_STYLE = "bold #d7afff"
 
 
 def _verdict(text: str) -> Part:
-    """Compare mode's verdict: its headline ("diverge at step 0: initial dense_2/bias")
-    always whole; the details after it (" (69 of 117 differ; …)") are what may be cut,
-    once the paths have yielded."""
-    headline = text.split(" (", 1)[0]
-    return Part(text, "bold #d7afff", 2, shrink="right", least=len(headline) + 1, keep=True)
+    """Compare mode's verdict: whole, never shortened (`header_layout` moves it to a row of
+    its own when the line cannot hold it)."""
+    return Part(text, VERDICT_STYLE, 2, keep=True, verdict=True)
 
 
 def header_parts(logdir: DebugLogdir, snap: Snapshot, display_path: str, follow: bool,
@@ -65,8 +69,8 @@ def header_parts(logdir: DebugLogdir, snap: Snapshot, display_path: str, follow:
     parts.append(Part(f"{snap.executions:,} executions · {snap.traces:,} graph tensors", "",
                       3))
     if compare:
-        # "vs B <path>: <verdict>": the verdict is never cut nor dropped; B's path yields
-        # first (shortened from the left, then gone), before A's
+        # "vs B <path>: <verdict>": the verdict is never cut (see `place_verdict`); B's path
+        # yields first (shortened from the left, then gone), before A's
         where, colon, verdict = compare.partition(": ")
         vs, _, b_path = where.partition(" B ")
         if colon and b_path:
@@ -129,14 +133,36 @@ def fit_parts(parts: list[Part], width: int, gap: str = "  ") -> Text:
     return t
 
 
+def place_verdict(parts: list[Part], width: int) -> tuple[Text, str | None]:
+    """The line fitted to `width`, and the verdict when it has to go to a row of its own
+    (None when the line holds it whole, or there is none). Off the line, the verdict's
+    colon goes with it ("vs B …/run_b" stays, saying which run B is)."""
+    line = fit_parts(parts, width)
+    verdict = next((p for p in parts if p.verdict), None)
+    if verdict is None or cell_len(line.plain) <= width:
+        return line, None
+    rest = [replace(p, text=p.text[:-1]) if p.text.endswith(":") and p.style == VERDICT_STYLE
+            else p for p in parts if not p.verdict]
+    return fit_parts(rest, width), verdict.text
+
+
+def header_layout(logdir: DebugLogdir, snap: Snapshot, display_path: str, width: int,
+                  follow: bool, stopped: str | None = None, compare: str | None = None,
+                  steps: str | None = None) -> tuple[Text, str | None]:
+    """The header for `snap` in `width` cells, and compare mode's verdict when it needs a
+    row of its own (see `place_verdict`); `follow` says whether the app keeps reading a
+    live logdir; `stopped` is the error that ended reading (then neither "indexing" nor
+    "live" holds); `compare` the compare-mode status ("vs B: …")."""
+    return place_verdict(
+        header_parts(logdir, snap, display_path, follow, stopped, compare, steps), width)
+
+
 def header_line(logdir: DebugLogdir, snap: Snapshot, display_path: str, width: int,
                 follow: bool, stopped: str | None = None, compare: str | None = None,
                 steps: str | None = None) -> Text:
-    """The header for `snap` in `width` cells; `follow` says whether the app keeps reading a
-    live logdir; `stopped` is the error that ended reading (then neither "indexing" nor
-    "live" holds); `compare` the compare-mode status ("vs B: …")."""
-    return fit_parts(header_parts(logdir, snap, display_path, follow, stopped, compare, steps),
-                     width)
+    """The header's line alone (see `header_layout`)."""
+    return header_layout(logdir, snap, display_path, width, follow, stopped, compare,
+                         steps)[0]
 
 
 class HeaderLine(Static):

@@ -34,7 +34,7 @@ from tfdbg_tui.ui.dialogs import HelpScreen, PromptBar, TextScreen
 from tfdbg_tui.ui.fix_actions import FixActions
 from tfdbg_tui.ui.following import Following
 from tfdbg_tui.ui.footer import TfdbgFooter
-from tfdbg_tui.ui.header import HeaderLine, header_line
+from tfdbg_tui.ui.header import HeaderLine, header_layout
 from tfdbg_tui.ui.help_keys import help_sections
 from tfdbg_tui.ui.inspector.inspector import ValueInspector
 from tfdbg_tui.ui.panes.alerts import AlertsPane
@@ -110,6 +110,7 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
                 yield HeaderLine(Text("tfdbg-tui"), id="header-line", markup=False)
                 yield ProgressBar(total=None, show_eta=False, id="progress")
                 yield PromptBar(id="prompt")
+            yield Static(Text(""), id="compare-verdict", markup=False)  # when the line is short
             yield Static(Text(""), id="pane-tabs", markup=False)
             yield Static(Text(""), id="compare-plot", markup=False)  # compare mode's losses
         with Vertical(id="panes"):
@@ -217,10 +218,12 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
         width = line.content_region.width or (
             self.size.width - 4 - (bar.outer_size.width if snap.indexing else 0))
         journey = self.state.journey
-        t = header_line(logdir, snap, self.display_path, max(20, width - 1), follow,
-                        stopped=getattr(self.app, "read_error", None), compare=compare,
-                        steps=journey.headline() if journey is not None else None)
+        t, verdict = header_layout(
+            logdir, snap, self.display_path, max(20, width - 1), follow,
+            stopped=getattr(self.app, "read_error", None), compare=compare,
+            steps=journey.headline() if journey is not None else None)
         line.update(t, layout=False)  # one line, its width set by the row: never a layout
+        self.show_verdict_row(verdict)
         bar.set_class(not snap.indexing, "-done")  # the line's width follows: `HeaderLine`
         if snap.indexing and snap.total_bytes:
             bar.update(total=snap.total_bytes, progress=snap.done_bytes)

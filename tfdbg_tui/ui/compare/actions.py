@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from rich.text import Text
 from textual.events import Key
 from textual.widgets import Static
 
@@ -22,6 +23,7 @@ from tfdbg_tui.ui.compare.view import (
     created_lines,
     other_side,
 )
+from tfdbg_tui.ui.header import VERDICT_STYLE
 
 if TYPE_CHECKING:
     from tfdbg_tui.ui.main_screen import MainScreen
@@ -36,6 +38,7 @@ class CompareActions:
     compare_error: str | None = None  # why comparing failed (the header says so)
     show_b: bool = False
     _opened_on: tuple[int, int] | None = None  # the divergence compare mode opened on
+    _verdict_row: str | None = None  # the verdict shown on a row of its own, if any
 
     @property
     def _s(self) -> MainScreen:
@@ -101,6 +104,16 @@ class CompareActions:
         s.notify("the first divergence (compare mode opened on it); d again: the next",
                  markup=False)
         return True
+
+    def show_verdict_row(self, verdict: str | None) -> None:
+        """The verdict on a row of its own under the header, wrapped, when the header line
+        cannot hold it whole (`header.place_verdict`); hidden otherwise. Its text is the
+        header's compare part, already sanitized (`status.compare_status`)."""
+        row = self._s.query_one("#compare-verdict", Static)
+        if verdict is not None and verdict != self._verdict_row:  # refitted every 5 s
+            row.update(Text(verdict, VERDICT_STYLE))
+        self._verdict_row = verdict
+        row.set_class(verdict is not None, "-shown")
 
     def update_plot(self) -> None:
         """The loss plot under the header (`plot`): shown once a comparison of two
