@@ -19,6 +19,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+import numpy as np
+
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.index.frames import Frame
 from reader.io.safewrite import replace_file
@@ -273,7 +275,9 @@ def build_result(c: Comparison, limit: int) -> dict[str, Any]:
                      "steps_compared": sp.n_steps if sp is not None else 0,
                      "variables": [{"a": x, "b": y} for x, y in sp.variables] if sp else [],
                      "unpaired_variables": {"a": sp.unpaired_a if sp else [],
-                                            "b": sp.unpaired_b if sp else []}},
+                                            "b": sp.unpaired_b if sp else []},
+                     # what the step model could not compare, and why
+                     "notes": list(sp.notes) if sp else []},
         "steps": _with_loss(step_table(c), series),
         "loss_series": series_json(series),
         "a": _side(c.a),
@@ -354,9 +358,13 @@ def main(argv: Sequence[str]) -> int:
     except ReaderError as exc:
         print(error_line(f"{PROG}: error", exc), file=sys.stderr)
         return 2
-    comparison = compare(a, b, Tolerance(opts.rtol, opts.atol, opts.tight_steps),
-                         mapping=mapping)
-    result = build_result(comparison, opts.limit)
+    # Values near ±1.7e308 overflow in norms and dot products: numpy's RuntimeWarnings
+    # ("overflow encountered in dot", with a source line) are not ours to print — what
+    # cannot be computed is shown as missing (null), never as warnings on stderr.
+    with np.errstate(all="ignore"):
+        comparison = compare(a, b, Tolerance(opts.rtol, opts.atol, opts.tight_steps),
+                             mapping=mapping)
+        result = build_result(comparison, opts.limit)
     planned(EXIT[result["verdict"]])  # its status, also if the output is cut (`| head`)
     if opts.csv:
         try:
