@@ -4,9 +4,12 @@ Grouped (`core.alert_groups`), each incident is a header row — its origin, ste
 alerts are downstream of it and why — with its alerts beneath; ← folds an incident to its
 header, → (or Enter on the header) unfolds it. The rows stay ids of one `VirtualList`
 (alert positions, then one id per header), so a million alerts cost what they did before.
-While the incidents are not known for the alerts shown (indexing, a live run that grew) the
-rows are in time order. Whatever the layout, `selected` is an alert position (None on a
-header), the cursor keeps its alert, and `n`/`N` walk the alerts as shown.
+While the incidents are not known (indexing) the rows are in time order. A live run that
+grows keeps its groups (`keep_groups`): the alerts found since go to a last group, "new, not
+yet grouped", until the incidents are found again for the grown list — the rows do not
+jump back to time order whenever an alert arrives. Whatever the layout, `selected` is an
+alert position (None on a header), the cursor keeps its alert (or header), and `n`/`N` walk
+the alerts as shown.
 
 A mixin of `AlertsPane` (kept apart so that module stays short).
 """
@@ -18,8 +21,10 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 from rich.text import Text
 
-from tfdbg_tui.core.alert_groups import AlertGroups
-from tfdbg_tui.ui.render import alert_row, incident_row
+from reader import Alerts
+from tfdbg_tui.core.alert_groups import AlertGroups, positions_in
+from tfdbg_tui.core.journey import Journey
+from tfdbg_tui.ui.render import MARK_STYLE, WARN, alert_row, incident_row
 
 if TYPE_CHECKING:
     from tfdbg_tui.ui.panes.alerts import AlertsPane
@@ -33,10 +38,59 @@ class AlertRows:
     _groups: AlertGroups | None = None  # the grouping shown (None: time order)
     _collapsed: frozenset[int] = frozenset()  # folded incidents (0-based)
     _shown: np.ndarray | None = None  # alerts shown per incident (with a filter)
+    # the grouping's journey was found for `_jfor`; a live run grew since: `_jmap[p]` is
+    # alert p's position in `_jfor` (-1: found since). None: the journey is the list's own
+    _jfor: Alerts | None = None
+    _jmap: np.ndarray | None = None
 
     @property
     def _p(self) -> AlertsPane:
         return cast("AlertsPane", self)
+
+    # ------------------------------------------------------------------ journey
+    def journey(self) -> Journey | None:
+        """The steps and incidents shown: found for the alerts shown, or for those before a
+        live run grew (see `step_at`); None while not known."""
+        j = self._p.state.journey
+        if j is None:
+            return None
+        if j.alerts is self._p.alerts or (self._jmap is not None and j.alerts is self._jfor):
+            return j
+        return None
+
+    def step_at(self, position: int) -> int | None:
+        """Alert `position`'s training step (None: outside every step, or not known yet)."""
+        j = self.journey()
+        if j is None:
+            return None
+        if j.alerts is not self._p.alerts:
+            m = self._jmap
+            position = int(m[position]) if m is not None and 0 <= position < len(m) else -1
+            if position < 0:
+                return None
+        return j.step_at(position)
+
+    def keep_groups(self, old: Alerts, new: Alerts) -> bool:
+        """The run grew from `old` to `new` alerts: keep the groups over `new` (the alerts
+        found since in the "not yet grouped" group). False (time order) when there are no
+        groups, or `new` is not `old` grown."""
+        g = self._groups
+        moved = positions_in(old, new) if g is not None else None
+        if g is None or moved is None:
+            self._groups, self._jmap = None, None
+            return False
+        jmap = np.full(len(new), -1, np.int64)
+        jmap[moved] = self._jmap if self._jmap is not None else np.arange(len(old))
+        self._groups, self._jmap = g.grown(moved, len(new)), jmap
+        return True
+
+    def on_journey_found(self, j: Journey | None) -> None:
+        """Steps and incidents were found: group by them when they are the list's own."""
+        if j is not None and j.alerts is self._p.alerts:
+            self._jfor, self._jmap = j.alerts, None
+            self.group_by_incidents(j.groups)
+        elif self._jmap is None:  # not for these alerts, and no grown grouping to keep
+            self.group_by_incidents(None)
 
     # ------------------------------------------------------------------ layout
     def lay_out(self, *, appended: bool = False) -> None:
@@ -56,7 +110,7 @@ class AlertRows:
         p = self._p
         anchor = self.selected_row()
         if anchor is not None and self._groups is not None and self._groups.is_header(anchor):
-            anchor = self._groups.items[self._groups.incident_at(anchor)].first_alert
+            anchor = self._groups.first_of(self._groups.incident_at(anchor))
         self._groups, self._collapsed = groups, frozenset()
         self.lay_out()
         if anchor is not None:
@@ -66,13 +120,16 @@ class AlertRows:
         p, g = self._p, self._groups
         if g is not None and g.is_header(row):
             k = g.incident_at(row)
-            shown = int(self._shown[k]) if self._shown is not None else g.items[k].alerts
-            return incident_row(g.items[k], len(g.items), shown, k in self._collapsed, width)
+            inc = g.incident(k)
+            shown = int(self._shown[k]) if self._shown is not None else (
+                inc.alerts if inc is not None else g.fresh)
+            if inc is None:
+                return fresh_row(shown, k in self._collapsed, width)
+            return incident_row(inc, len(g.items), shown, k in self._collapsed, width)
         a = p.alerts
-        j = p.journey()
-        step = j.step_at(row) if j is not None else None
         return alert_row(p.state.logdir, row, int(a.kind[row]), int(a.index[row]),
-                         int(a.slot[row]), p.t0, float(a.wall_time[row]), width, step=step)
+                         int(a.slot[row]), p.t0, float(a.wall_time[row]), width,
+                         step=self.step_at(row))
 
     # ------------------------------------------------------------------ cursor
     def selected_row(self) -> int | None:
@@ -151,3 +208,17 @@ class AlertRows:
             self.action_unfold()
         else:
             self.action_fold()
+
+
+def fresh_row(count: int, collapsed: bool, width: int) -> Text:
+    """The header of the alerts a live run wrote after its incidents were found: they are
+    grouped (diagnosed) when the incidents are found again for the grown list."""
+    s = "" if count == 1 else "s"
+    row = Text(no_wrap=True, end="", style="bold", overflow="ellipsis")
+    row.append("▶ " if collapsed else "▼ ", MARK_STYLE)
+    row.append("new", WARN)
+    row.append(f" · {count:,} alert{s} not yet grouped")
+    row.append(" (found since the incidents; grouped when they are found again)",
+               "dim italic")
+    row.truncate(max(1, width), overflow="ellipsis")
+    return row

@@ -26,7 +26,6 @@ from textual.worker import get_current_worker
 from reader import GRAPH, Alerts, ReaderError
 from reader.diagnosis import Diagnosis, diagnose
 from tfdbg_tui.core import model
-from tfdbg_tui.core.journey import Journey
 from tfdbg_tui.core.recorded import nothing_recorded
 from tfdbg_tui.core.textutil import lit
 from tfdbg_tui.ui.bindings import ALERTS_KEYS, to_bindings
@@ -101,8 +100,8 @@ class AlertsPane(AlertRows, ListPane):
         out = Text()
         alert = self.selected_alert()
         k = self.selected_incident()
-        if k is not None and self._groups is not None:
-            inc = self._groups.items[k]
+        inc = self._groups.incident(k) if k is not None and self._groups is not None else None
+        if inc is not None:
             out.append(f"Incident {inc.number}: {lit(inc.origin_name)}\n\n", "bold")
             out.append_text(self.diagnosis_box.text)
             out.append("\n")
@@ -114,7 +113,7 @@ class AlertsPane(AlertRows, ListPane):
             out.append(f"Alert {self.selected + 1}: {lit(name)}\n", "bold")
             j = self.journey()
             if j is not None and j.steps.count:
-                s = j.step_at(self.selected)
+                s = self.step_at(self.selected)
                 out.append(lit(j.steps.describe(s)) + "\n", "bold")
             out.append("\n")
             out.append_text(self.diagnosis_box.text)
@@ -139,14 +138,8 @@ class AlertsPane(AlertRows, ListPane):
     def alerts(self) -> Alerts:
         return self._alerts
 
-    def journey(self) -> Journey | None:
-        """The steps and incidents of the alerts shown (None while not known for them)."""
-        j = self.state.journey
-        return j if j is not None and j.alerts is self._alerts else None
-
     def on_journey(self) -> None:
-        j = self.journey()
-        self.group_by_incidents(j.groups if j is not None else None)
+        self.on_journey_found(self.state.journey)
         self.vlist.invalidate()
         self._summary()
         if self.diagnosed is not None and self.diagnosed == self.selected:
@@ -169,25 +162,30 @@ class AlertsPane(AlertRows, ListPane):
         wall = float(self._alerts.wall_time[pos]) if before is not None and pos is not None \
             else None
         vl = self.vlist
-        k = self.selected_incident()
-        if before is None and k is not None and self._groups is not None:  # on a header
-            pos = self._groups.items[k].first_alert  # its incident's first alert is kept
-            before = (int(self._alerts.kind[pos]), int(self._alerts.index[pos]), 0)
-            wall = float(self._alerts.wall_time[pos])
+        k = self.selected_incident()  # on a header: kept, or its first alert
+        head = self._groups.first_of(k) if k is not None and self._groups is not None \
+            else None
         shown_before, t0 = self._shown_alerts(), self.t0
         grouped = self._groups is not None
-        self._alerts = new
+        old, self._alerts = self._alerts, new
         self.t0 = self._first_wall()
         self.filter_view = self._compute_view()
+        # grouped, the groups are kept (the new alerts apart) until found again; else
+        # time order
+        kept = self.keep_groups(old, new)
+        if before is None and head is not None and not kept:
+            pos = head
+            before = (int(old.kind[pos]), int(old.index[pos]), 0)
+            wall = float(old.wall_time[pos])
         keep = None
         if before is not None:  # where it was, or among the alerts of its time: no O(n)
             keep = model.alert_position(new, before[0], before[1], hint=pos, wall=wall)
-        # the incidents are those of the alerts before: in time order until they are known
-        self._groups = None
         self.lay_out(appended=not grouped)  # redrawn below if need be
         if keep is not None:  # same alert, wherever it sorts now
             vl.select_index(keep, center=False)
-        if self._shown_alerts() == shown_before and self.t0 == t0:
+        elif kept and k is not None and self._groups is not None:  # the same header
+            vl.select_index(self._groups.header(k), center=False, announce=False)
+        if not kept and self._shown_alerts() == shown_before and self.t0 == t0:
             vl.forget_hidden()  # the rows on screen are the same alerts: no redraw
         else:
             vl.invalidate()
@@ -235,10 +233,11 @@ class AlertsPane(AlertRows, ListPane):
     def _summary(self) -> None:
         snap = self.state.snapshot
         text = model.alert_summary(self.state.logdir, self._alerts, snap.traces)
-        j = self.journey()
-        if j is not None and j.incidents.items:
-            n = len(j.incidents.items)  # which ones: the rows' headers and the `i` screen
-            text = f"{n} incident{'' if n == 1 else 's'} · {text}"
+        g = self._groups
+        if g is not None and g.items:
+            n = len(g.items)  # which ones: the rows' headers and the `i` screen
+            fresh = f" + {g.fresh:,} new not yet grouped" if g.fresh else ""
+            text = f"{n} incident{'' if n == 1 else 's'}{fresh} · {text}"
         style = "bold #ff5f5f" if len(self._alerts) else "green"
         empty = None if snap.indexing else nothing_recorded(self.state.logdir, snap.executions,
                                                              snap.traces)
@@ -315,8 +314,12 @@ class AlertsPane(AlertRows, ListPane):
         self._generation += 1
         self.provisional = self.state.snapshot.indexing
         k = self.selected_incident()
-        if k is not None and self._groups is not None:  # a header: its origin's diagnosis
-            inc = self._groups.items[k]
+        inc = self._groups.incident(k) if k is not None and self._groups is not None else None
+        if k is not None and inc is None:  # the "not yet grouped" header
+            line.update(Text("alerts found since the incidents: they are grouped when the "
+                             "incidents are found again", style="dim italic"))
+            return
+        if inc is not None:  # a header: its origin's diagnosis
             self.diagnosis = inc.diagnosis  # what `o` jumps to
             self._message = (inc.diagnosis.explanation if inc.diagnosis is not None
                              else inc.error or "not diagnosed")
@@ -366,8 +369,7 @@ class AlertsPane(AlertRows, ListPane):
         text = Text()
         if self.provisional:
             text.append("provisional (indexing…): ", "bold yellow")
-        j = self.journey()
-        step = j.step_at(position) if j is not None and position is not None else None
+        step = self.step_at(position) if position is not None else None
         if step is not None:
             text.append(f"step {step}: ", "bold")
         message = self._message
