@@ -43,8 +43,6 @@ KNOWN_FAILING: dict[str, str] = {
     "gru_clipnorm_fn": "step 0 layer_output, not applied_gradient: the GRU runs in a while "
                        "loop under tf.function, whose body the step model does not enter (no "
                        "loss found in B; the cell's matmuls mispaired)",
-    "attention_decay_fit": "step 0 learning_rate (the schedule's decay_steps Cast, 2 vs 1, at "
-                           "the right lines), not step 1 where the rate itself first differs",
 }
 
 

@@ -260,9 +260,12 @@ MAX_CHAIN = 48  # tensors of a learning-rate schedule looked at
 
 def lr_chain(flow: Flow, lr: Tensor, trained: set[str], sig: object, traced: np.ndarray
               ) -> list[Tensor]:
-    """The float scalars the learning rate is computed from, in dataflow order: what feeds
-    it, not reads of trained variables (a schedule reads the step counter, never a weight),
-    nor the gradient path; bounded by MAX_CHAIN."""
+    """The schedule evaluated at this step: the float scalars the learning rate is computed
+    from that depend on the step counter (a read of a variable that is not trained), in
+    dataflow order; bounded by MAX_CHAIN. Not the schedule's constants (decay steps,
+    boundaries, an end rate: hyper-parameters, whose difference shows in the rate or in what
+    the step counter makes of them at the step where it matters), nor reads of trained
+    variables (a schedule reads the step counter, never a weight), nor the gradient path."""
     seen: set[int] = set()
     todo = [lr[0]]
     while todo and len(seen) < MAX_CHAIN:
@@ -273,8 +276,12 @@ def lr_chain(flow: Flow, lr: Tensor, trained: set[str], sig: object, traced: np.
             continue
         seen.add(k)
         todo.extend(j for j, _ in flow.inputs[k])
+    varying: set[int] = set()
+    for k in sorted(seen):  # inputs before consumers (creation or execution order)
+        if flow.op_type[k] in READS or any(j in varying for j, _ in flow.inputs[k]):
+            varying.add(k)
     out = []
-    for k in sorted(seen):
+    for k in sorted(varying):
         if (k, 0) == lr or not traced[k, 0] or flow.op_type[k] in SHAPE_ONLY:
             continue
         s = sig((k, 0))  # type: ignore[operator]
