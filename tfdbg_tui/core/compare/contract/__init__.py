@@ -9,7 +9,8 @@ two runs whatever form each took (a TF1 `Session.run`, an eager `train_step`, a
    pass and the optimizer's updates; graph forms in `graph_steps`, the eager form in
    `eager_steps` (its dataflow rebuilt from tensor ids), on the model of `dataflow` (a
    `Flow` per step; `handles` ties a function's placeholders to the eager variables and
-   their last assignment before step 0).
+   their last assignment before step 0; `branches` gives an untraced `If` — a `tf.cond`
+   or `tf.case` — the row of what its taken branch returned).
 2. name each tensor's place — `roles.analyse` (variables, layers, loss and penalties) with
    `update_roles` (what each update consumed: gradients raw and applied, the learning
    rate and its schedule); `model.model_run` runs stages 1 and 2 for one run.

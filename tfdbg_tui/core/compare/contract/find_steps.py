@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from reader import GRAPH, DebugLogdir
+from tfdbg_tui.core.compare.contract.branches import resolve_conditionals
 from tfdbg_tui.core.compare.contract.dataflow import Flow, Frames, Training
 from tfdbg_tui.core.compare.contract.eager_steps import eager_training
 from tfdbg_tui.core.compare.contract.graph_steps import graph_steps, graph_training
@@ -33,6 +34,7 @@ def find_training(logdir: DebugLogdir, ops: OpTable) -> Training:
         if not len(ends):
             continue
         flow.rows = rows
+        resolve_conditionals(logdir, ops, flow)  # what a tf.cond / tf.case chose
         for k, t in enumerate(flow.op_type):  # initial values assigned in the graph
             h = flow.handle[k]
             if t == "AssignVariableOp" and h in handles and len(flow.inputs[k]) > 1:
