@@ -155,6 +155,9 @@ def enable(
     mode_name = MODE_NAMES[number]
     if not isinstance(buffer, int) or isinstance(buffer, bool):
         raise DumperError(f"buffer must be an integer (-1: no circular buffer), not {buffer!r}")
+    if not -(1 << 63) <= buffer < 1 << 63:  # TensorFlow's writer takes an int64: a TypeError
+        raise DumperError(f"buffer {buffer} is out of range (-1: no circular buffer; at most "
+                          f"{(1 << 63) - 1} records)")
     if op_regex is not None:
         try:
             re.compile(op_regex)
