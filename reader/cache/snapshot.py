@@ -20,6 +20,7 @@ import os
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -247,9 +248,24 @@ class LogdirCache:
                       frozenset(_ints(desc.get("modes"), "modes")), warnings, suppressed,
                       corrupt, cursors, sum(c[0] for c in cursors.values()))
 
+    def scratch(self) -> Path | None:
+        """A folder in the cache's for columns that may become its entry's (see
+        `reader.index.column_spool`); None without a usable cache folder."""
+        return self.store.scratch()
+
     # ------------------------------------------------------------------ saving
     def after_update(self, logdir: DebugLogdir) -> None:
-        """Save the index once it covers enough new bytes (at most once per open)."""
+        """Save the index once it covers enough new bytes (at most once per open). The
+        files an open from shards spooled its columns to are moved into the entry, and
+        what is left of them removed (they can be of no later entry)."""
+        try:
+            self._save(logdir)
+        finally:
+            spool, logdir.spool = logdir.spool, None
+            if spool is not None:
+                spool.discard()
+
+    def _save(self, logdir: DebugLogdir) -> None:
         if self._saved or not self._started:
             return
         covered = sum(logdir.file_cursor(fsi, s).offset for fsi in range(len(logdir.filesets))
@@ -263,8 +279,11 @@ class LogdirCache:
         self._saved = True
         desc, arrays = _describe(logdir, self._mark)
         desc["rows"]["total"] = sum(desc["rows"][t] for t in ("traces", "executions"))
+        spool = logdir.spool  # columns an open from shards wrote already
+        moved = {} if spool is None else {
+            k: p for k, a in arrays.items() if (p := spool.file_of(k, a)) is not None}
         try:
-            self.store.write(self.key, desc, arrays)
+            self.store.write(self.key, desc, arrays, moved)
         except (OSError, CacheError, ValueError, TypeError, RecursionError, OverflowError):
             pass  # the cache is optional and its folder untrusted: a failed save changes nothing
 

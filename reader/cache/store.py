@@ -142,6 +142,17 @@ class _Scan:
     size: int  # bytes on disk: description plus the column folder it names
 
 
+def _move(fd: int, path: Path | None, to: str) -> bool:
+    """Rename a file of a `scratch` folder (of the cache folder `fd`) to `to`; False if not."""
+    if path is None:
+        return False
+    try:
+        os.rename(f"{path.parent.name}/{path.name}", to, src_dir_fd=fd, dst_dir_fd=fd)
+    except OSError:
+        return False
+    return True
+
+
 class Store:
     """The cache folder: entries by key, written atomically, evicted least recently used.
 
@@ -200,8 +211,26 @@ class Store:
         finally:
             os.close(fd)
 
-    def write(self, key: str, desc: dict[str, Any], arrays: Mapping[str, np.ndarray]) -> bool:
-        """Write a new entry for `key` (replacing the old one); False if it could not be."""
+    def scratch(self) -> Path | None:
+        """A new private folder in the cache folder (a temporary name: collected if left),
+        for columns written before they are an entry (`reader.index.column_spool`)."""
+        fd = self._open(create=True)
+        if fd is None:
+            return None
+        name = f"tmp-{uuid.uuid4().hex}"
+        try:
+            os.mkdir(name, 0o700, dir_fd=fd)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        return self.dir / name
+
+    def write(self, key: str, desc: dict[str, Any], arrays: Mapping[str, np.ndarray],
+              moved: Mapping[str, Path] | None = None) -> bool:
+        """Write a new entry for `key` (replacing the old one); False if it could not be.
+        `moved`: arrays whose `.npy` file is already written in a `scratch` folder, moved
+        into the entry instead (renamed: not read and written again)."""
         folder = f"{key}-{uuid.uuid4().hex[:12]}"
         # the description counts too (a run of a million long op names: 120 MB of strings),
         # and one that could never be read back (over MAX_DESCRIPTION) is not written
@@ -225,6 +254,10 @@ class Store:
             self._evict(fd, limit - size, keep=None)
             os.mkdir(tmp, 0o700, dir_fd=fd)
             for name, array in arrays.items():  # 0o600 whatever the umask: see `trusted`
+                src = (moved or {}).get(name)
+                if _move(fd, src if src and src.parent.parent == self.dir else None,
+                         f"{tmp}/{name}.npy"):
+                    continue
                 out = os.open(self.dir / tmp / f"{name}.npy", os.O_WRONLY | os.O_CREAT
                               | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
                 with os.fdopen(out, "wb") as f:

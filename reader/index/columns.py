@@ -121,17 +121,25 @@ class Table:
     def column_dtype(self, name: str) -> np.dtype:
         return self._spec[name]
 
-    def adopt(self, columns: Mapping[str, np.ndarray], rows: int) -> None:
+    def adopt(self, columns: Mapping[str, np.ndarray], rows: int, grown: bool = False) -> None:
         """Take these arrays (exactly `rows` long, of this table's dtypes; e.g. memory-mapped
-        from the index cache) as the table's rows; growing later copies them."""
+        from the index cache) as the table's rows; growing later copies them. `grown`: they
+        hold the rows already there, unchanged, and more after them (a spool's columns,
+        `reader.index.column_spool`), so what readers checked of those rows still holds."""
+        if grown and rows < self._n:
+            raise ValueError(f"{rows} rows where {self._n} were")
         data = {}
         for k, dt in self._spec.items():
             a = columns[k]
             if a.dtype != dt or a.shape != (rows,):
                 raise ValueError(f"column {k}: {a.dtype}{a.shape} for {dt}({rows},)")
             data[k] = a
+        added = rows - self._n
         self._data, self._n, self._cap = data, rows, rows
-        self.version += 1
+        if grown:
+            self.rows_added_last = added
+        else:
+            self.version += 1
 
     def nbytes(self) -> int:
         return sum(int(a.nbytes) for a in self._data.values())

@@ -25,6 +25,8 @@ class IndexCache(Protocol):
 
     def after_update(self, logdir: Any) -> None: ...
 
+    def scratch(self) -> Any: ...  # a folder for columns that may become its entry's, or None
+
 
 @dataclass
 class Hooks:

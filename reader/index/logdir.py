@@ -25,6 +25,7 @@ import numpy as np
 from reader.index.access import RecordAccess
 from reader.index.alerts import AlertLog, Alerts, NewRows
 from reader.index.autograph import AutographMapper
+from reader.index.column_spool import ColumnSpool
 from reader.index.columns import StringTable, Table
 from reader.index.detail import RecordHealth
 from reader.index.graphs import GraphStore, ingest_graphs
@@ -122,6 +123,8 @@ class DebugLogdir(TensorQueries, RecordAccess):
         # the persistent index cache (reader.cache): reopening skips what was read before
         self._cache: IndexCache | None = (HOOKS.cache() if cache and HOOKS.cache is not None
                                           else None)
+        # the files an open from shards wrote its columns to (`reader.index.column_spool`)
+        self.spool: ColumnSpool | None = None
 
     # ------------------------------------------------------------------ warnings
     @property

@@ -175,3 +175,57 @@ def test_first_alerts_come_before_the_last_window_and_are_the_earliest(indexed: 
     assert int(final.kind[0]) != EAGER  # a graph alert precedes the known eager one
     assert seen and seen[0][0] <= 0.9 * len(logdir.traces)  # before the last window
     assert {t for _, _, t in seen} == {earliest}  # never an alert that a later one precedes
+
+
+def _mapped_files() -> set[str]:
+    with open("/proc/self/maps") as f:
+        return {line.split(None, 5)[5].strip() for line in f if len(line.split(None, 5)) == 6}
+
+
+def _is_mapped(a: np.ndarray) -> bool:
+    import mmap
+
+    base: Any = a
+    while isinstance(base, np.ndarray):
+        base = base.base
+    return isinstance(base.obj if isinstance(base, memoryview) else base, mmap.mmap)
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc")
+def test_merged_columns_are_mapped_files_that_become_the_cache_entry(
+        indexed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tensor tables an open from shards merges are written to files and mapped (not
+    numpy arrays in memory: reader/index/column_spool.py); with an index cache those files
+    are renamed into its entry (not written twice), without one they have no name."""
+    monkeypatch.setenv("TFDBG_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    expected = columns(whole_merge(indexed))
+    streamed = DebugLogdir(str(indexed), cache=True)
+    streamed.update()
+    assert columns(streamed) == expected
+    from reader.index.shard_store import find
+
+    stored = find(streamed.path, streamed.run_id, list(streamed.filesets)).shards.values()
+    # executions out of order are merged whole, in memory (see shard_stream)
+    spooled = ["traces", *(["executions", "outputs"] if all(s.in_order for s in stored)
+                           else [])]
+    for name in spooled:
+        table = getattr(streamed, name)
+        assert all(_is_mapped(table.col(c)) for c in table.columns), name
+    (entry,) = [p for p in (tmp_path / "cache").glob("*/*") if p.is_dir()]
+    assert not entry.name.startswith("tmp-")  # the spool's folder is gone
+    mapped = _mapped_files()
+    for name in spooled:
+        for c in getattr(streamed, name).columns:
+            assert str(entry / f"{name}.{c}.npy") in mapped  # the very file it wrote
+    reopened = DebugLogdir(str(indexed), cache=True)
+    reopened.update()
+    assert columns(reopened) == expected and len(reopened.traces) == 3 * N + 120
+
+    monkeypatch.setenv("TFDBG_TUI_CACHE_DIR", str(tmp_path / "none"))
+    uncached = DebugLogdir(str(indexed))
+    uncached.update()
+    assert _is_mapped(uncached.traces.col("wall_time"))
+    assert columns(uncached) == expected
+    assert not list((tmp_path / "none").glob("**/*.npy"))
+    gone = {p for p in _mapped_files() if "tfdbg-tui-spool-" in p}
+    assert gone and all(p.endswith("(deleted)") for p in gone)

@@ -1,0 +1,161 @@
+"""The merged columns of a run opened from its shards, written to files and memory-mapped.
+
+An open from shards (`reader.index.shard_stream`) knows how many rows each tensor table will
+hold before it merges the first window (each shard says so), and most of an index's bytes
+are those tables' columns (21 bytes a graph trace: 210 MB for 10M). Kept in numpy arrays
+they were the process's memory twice over: once as the index, once as the index cache
+written from it after the open (every byte read back and written again). Here each column is
+instead a `.npy` file, sized for its rows when the merge starts, that each window is
+appended to with `pwrite` (the bytes go to the page cache, not to this process) and that
+the table reads through a read-only mapping: the process holds only the pages something
+looked at (a binary search over the wall times touches a few), and the kernel can drop them
+again. The files are written in the index cache's own folder when there is one
+(`reader.cache.store.Store.scratch`) and become its entry's columns by a rename
+(`LogdirCache.after_update`): the cache entry of an open from shards costs no second write.
+Without a usable cache folder they live in a private temporary folder, removed when the
+index is (the mappings keep their bytes). A spool that cannot be made (a full disk) is no
+error: the merge keeps its columns in memory, as before.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import shutil
+import struct
+import tempfile
+import weakref
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+HEADER = 128  # bytes of each file's .npy header (version 1.0, padded: rewritten in place)
+
+
+def _header(dtype: np.dtype, rows: int) -> bytes:
+    text = f"{{'descr': {dtype.str!r}, 'fortran_order': False, 'shape': ({rows},), }}"
+    body = text.ljust(HEADER - 11) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(body)) + body.encode("latin1")
+
+
+class _Column:
+    """One column's file: its rows so far, appended with `pwrite`, read through a mapping."""
+
+    def __init__(self, path: Path, dtype: np.dtype, rows: int) -> None:
+        self.path, self.dtype, self.expected, self.n = path, dtype, rows, 0
+        self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                          | os.O_CLOEXEC, 0o600)
+        try:
+            _pwrite_all(self.fd, _header(dtype, rows), 0)
+            os.ftruncate(self.fd, HEADER + rows * dtype.itemsize)
+            self.data = (np.frombuffer(mmap.mmap(self.fd, 0, access=mmap.ACCESS_READ),
+                                       dtype, rows, HEADER) if rows else np.empty(0, dtype))
+        except BaseException:
+            os.close(self.fd)
+            raise
+
+    def append(self, values: np.ndarray) -> None:
+        m = len(values)
+        if self.n + m > self.expected:
+            raise ValueError(f"{self.path.name}: more rows than the {self.expected} expected")
+        _pwrite_all(self.fd, np.ascontiguousarray(values, self.dtype).data.cast("B"),
+                    HEADER + self.n * self.dtype.itemsize)
+        self.n += m
+
+    def finish(self) -> None:
+        """The file as a `.npy` of exactly the rows written (fewer than expected when a
+        shard stopped early), closed; the mapping stays."""
+        if self.fd < 0:
+            return
+        try:
+            if self.n != self.expected:
+                _pwrite_all(self.fd, _header(self.dtype, self.n), 0)
+                os.ftruncate(self.fd, HEADER + self.n * self.dtype.itemsize)
+        finally:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def _pwrite_all(fd: int, data: bytes | memoryview, at: int) -> None:
+    view = memoryview(data)
+    while len(view):
+        wrote = os.pwrite(fd, view, at)
+        if wrote <= 0:
+            raise OSError("short write")
+        view, at = view[wrote:], at + wrote
+
+
+class ColumnSpool:
+    """The spooled columns of some tables (`create`), appended window by window."""
+
+    def __init__(self, folder: Path, owned: bool) -> None:
+        self.folder = folder
+        self.columns: dict[str, dict[str, _Column]] = {}
+        self.anonymous = False  # its files are unlinked already (open and mapped)
+        self._finalizer = weakref.finalize(self, _remove, folder, owned)
+
+    @classmethod
+    def create(cls, folder: Path | None, tables: Mapping[str, tuple[Mapping[str, np.dtype], int]]
+               ) -> ColumnSpool | None:
+        """Files for `tables` (name: (column dtypes, rows it will have)) in `folder` (the
+        cache's scratch folder, owned by this spool), else in a new temporary folder; None
+        when they cannot be made (the caller keeps its columns in memory)."""
+        anonymous = folder is None
+        try:
+            if folder is None:
+                folder = Path(tempfile.mkdtemp(prefix="tfdbg-tui-spool-"))
+            spool = cls(folder, owned=True)
+        except OSError:
+            return None
+        try:
+            for name, (dtypes, rows) in tables.items():
+                spool.columns[name] = {c: _Column(folder / f"{name}.{c}.npy", np.dtype(dt), rows)
+                                       for c, dt in dtypes.items()}
+        except (OSError, ValueError, OverflowError):
+            spool.discard()
+            return None
+        if anonymous:  # no cache entry to become: nameless now (nothing left if killed)
+            spool.anonymous = True
+            spool._finalizer()
+        return spool
+
+    def append(self, name: str, rows: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Write a window of rows at the end of table `name`'s files; its columns so far,
+        read-only, memory-mapped."""
+        cols = self.columns[name]
+        for c, col in cols.items():
+            col.append(rows[c])
+        return self.views(name)
+
+    def views(self, name: str) -> dict[str, np.ndarray]:
+        return {c: col.data[: col.n] for c, col in self.columns[name].items()}
+
+    def rows(self, name: str) -> int:
+        return next(iter(self.columns[name].values())).n
+
+    def close(self) -> None:
+        """Every file made exact and closed (after the last window)."""
+        for cols in self.columns.values():
+            for col in cols.values():
+                col.finish()
+
+    def file_of(self, key: str, array: np.ndarray) -> Path | None:
+        """The closed file that holds exactly `array` ("table.column"), if this spool's."""
+        name, _, c = key.rpartition(".")
+        col = self.columns.get(name, {}).get(c)
+        if col is None or self.anonymous or col.fd >= 0 or len(array) != col.n or not col.n:
+            return None
+        same = array.__array_interface__["data"][0] == col.data.__array_interface__["data"][0]
+        return col.path if same and array.dtype == col.dtype else None
+
+    def discard(self) -> None:
+        """Remove the files (those not moved elsewhere) and the folder; what is mapped stays
+        readable (their bytes are freed when the index is)."""
+        self.close()
+        self._finalizer()
+
+
+def _remove(folder: Path, owned: bool) -> None:
+    if owned:
+        shutil.rmtree(folder, ignore_errors=True)
