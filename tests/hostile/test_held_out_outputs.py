@@ -62,12 +62,10 @@ def test_stdout_on_a_full_disk(ref: str, tmp_path: Path, name: str) -> None:
     assert len(lines) == 1 and "No space left on device" in lines[0], proc.stderr
 
 
-@pytest.mark.parametrize("name", [*COMMANDS, "report", "report-json", "diff-json", "export",
-                                  "cache"])
+@pytest.mark.parametrize("name", [*COMMANDS, "export"])
 def test_stdout_into_a_pipe_nobody_reads(ref: str, tmp_path: Path, name: str) -> None:
-    more = {"report": (["report", "{A}"], 1), "report-json": (["report", "--json", "{A}"], 1),
-            "diff-json": (["diff", "--json", "{A}", "{A}"], 0),
-            "export": (["export", "{A}", "{OUT}"], 0), "cache": (["cache"], 0)}
+    """(`report` and `diff --json` cut mid-output: test_hostile_pipes.py)"""
+    more = {"export": (["export", "{A}", "{OUT}"], 0)}
     args, status = {**COMMANDS, **more}[name]
     argv = [a.replace("{A}", ref).replace("{OUT}", str(tmp_path / "out")) for a in args]
     r, w = os.pipe()
