@@ -16,6 +16,9 @@ first:
   by `tape.gradient` (its stack passes through TensorFlow's backprop.py), in each step.
 FULL_TENSOR records the loss' value; the health modes only whether it was finite, NaN or ∞
 (`StepLosses.values` holds NaN/±∞ then, and None for a finite loss; `state` says which).
+Under mixed precision the tape differentiates the *scaled* loss (`LossScaleOptimizer.
+scale_loss`: the loss times 2**15 or so): the ops a loss-scale optimizer ran are passed over,
+so the loss is the one the user computed, not that product.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reader.diagnosis.steps import EAGER_STEP, GRADIENT_MARKS, TrainingSteps
+from reader.diagnosis.steps import EAGER_STEP, GRADIENT_MARKS, TrainingSteps, backprop_frames
 from reader.errors import ReaderError
 from reader.index.logdir import DebugLogdir
 from reader.index.schema import EAGER, GRAPH
@@ -39,8 +42,8 @@ NOT_A_LOSS = frozenset({"ReadVariableOp", "Const", "Placeholder", "VarHandleOp",
                         "AssignAddVariableOp", "AssignSubVariableOp"})
 LOOK_BACK = 16  # ops looked at before the gradient's first, for the loss
 _TF1_GRAD = re.compile(r"(?:^|/)gradients(?:_\d+)?/(.+?)_grad/")
-_BACKPROP_FILES = ("tensorflow/python/eager/backprop.py",
-                   "tensorflow/python/eager/imperative_grad.py")
+# Keras 3, tf.keras and TensorFlow's own: where `scale_loss` multiplies the loss
+_LOSS_SCALE_FILE = "loss_scale_optimizer.py"
 # per-step states (`StepLosses.state`)
 VALUE, FINITE, UNKNOWN = "value", "finite", "unknown"
 
@@ -261,8 +264,10 @@ def _tape_rows(logdir: DebugLogdir, steps: TrainingSteps, n: int
         ops = logdir.graphs.graphs[gid].ops
         first = next(k for k, nm in enumerate(names) if any(m in nm for m in GRADIENT_MARKS))
         looked = 0
+        scaling = _scaling_frames(logdir)
         for name in reversed(names[:first]):
-            if ops[name].op_type in NOT_A_LOSS:
+            if ops[name].op_type in NOT_A_LOSS or scaling.intersection(
+                    ops[name].stack_frame_ids):
                 continue
             rows = _op_rows(logdir, steps, n, {name}, {gid})
             if (rows >= 0).any():
@@ -273,22 +278,22 @@ def _tape_rows(logdir: DebugLogdir, steps: TrainingSteps, n: int
     return None, ""
 
 
+def _scaling_frames(logdir: DebugLogdir) -> frozenset[str]:
+    """Ids of the stack frames in a loss-scale optimizer's code (`scale_loss`)."""
+    return frozenset(fid for fid, _host, file, _line, _func, _col in logdir.sources.frame_rows()
+                     if file.replace("\\", "/").endswith(_LOSS_SCALE_FILE))
+
+
 # ---------------------------------------------------------------------------- eager steps
-def _backprop_frames(logdir: DebugLogdir) -> frozenset[str]:
-    """Ids of the stack frames in TensorFlow's backprop code (`tape.gradient`)."""
-    ids = set()
-    for fid, _host, file, _line, _func, _col in logdir.sources.frame_rows():
-        if file.replace("\\", "/").endswith(_BACKPROP_FILES):
-            ids.add(fid)
-    return frozenset(ids)
 
 
 def _eager_rows(logdir: DebugLogdir, steps: TrainingSteps, n: int) -> tuple[np.ndarray, str]:
     """Per eager step, the last scalar output before the first op `tape.gradient` ran."""
     out = np.full(n, -1, np.int64)
-    backprop = _backprop_frames(logdir)
+    backprop = backprop_frames(logdir)
     if not backprop:
         return out, ""
+    scaling = _scaling_frames(logdir)
     at = np.flatnonzero(steps.exec_step >= 0)  # executions in a step, in order
     st = steps.exec_step[at]
     if len(st) and (np.diff(st) < 0).any():
@@ -296,12 +301,15 @@ def _eager_rows(logdir: DebugLogdir, steps: TrainingSteps, n: int) -> tuple[np.n
     offset: int | None = None  # where the backward began in the step before (same program)
     name = ""
 
-    def in_backward(i: int) -> bool:
+    def ran_in(i: int, frames: frozenset[str]) -> bool:
         try:
             rec = logdir.read_execution(i)
         except ReaderError:
             return False
-        return any(f in backprop for f in rec.stack_frame_ids)
+        return any(f in frames for f in rec.stack_frame_ids)
+
+    def in_backward(i: int) -> bool:
+        return ran_in(i, backprop)
 
     for k in range(n):
         a, b = np.searchsorted(st, [k, k + 1], "left").tolist()
@@ -320,7 +328,7 @@ def _eager_rows(logdir: DebugLogdir, steps: TrainingSteps, n: int) -> tuple[np.n
         for i in range(first - 1, max(lo, first - LOOK_BACK) - 1, -1):
             if logdir.op_type_of_execution(i) in NOT_A_LOSS:
                 continue
-            if _scalar(logdir, EAGER, i):
+            if _scalar(logdir, EAGER, i) and not (scaling and ran_in(i, scaling)):
                 out[k] = i
                 name = name or f"eager {logdir.op_type_of_execution(i)}"
                 break

@@ -11,7 +11,11 @@ counter, so the steps are found from the shape of the run, in whichever form it 
 - **an eager `train_step`** (no `tf.function`): a step ends with the k-th update of every
   trained variable (`ResourceApply…`, `AssignSubVariableOp`), variables told apart by the
   handle tensor each update consumes (read from the execution records, at most
-  `MAX_EAGER` of them: a longer eager run is said to be too long, not guessed).
+  `MAX_EAGER` of them: a longer eager run is said to be too long, not guessed). A step
+  whose update was skipped — a mixed-precision `LossScaleOptimizer` skips a step whose
+  gradients are not finite, the very step a NaN hunt is after — has no update to end it:
+  a span holding two backward passes (ops run by `tape.gradient`) is two steps
+  (`_split_skipped`).
 - **TF1 `Session.run`**: the traces of the training graph; its gradient ops run once per
   step, so step k starts at the first row of their k-th runs. Rows before step 0 (the
   initializer's run) belong to no step.
@@ -26,6 +30,7 @@ import threading
 import weakref
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -39,6 +44,8 @@ FORM_NAMES = {SESSION: "Session.run", EAGER_STEP: "eager train_step",
               FUNCTION: "tf.function call", FIT: "fit"}
 MAX_EAGER = 20_000  # eager execution records read to find an eager run's steps
 GRADIENT_MARKS = ("gradient_tape/", "gradients/")
+BACKPROP_FILES = ("tensorflow/python/eager/backprop.py",
+                  "tensorflow/python/eager/imperative_grad.py")
 _TRAIN_UPDATES = frozenset({"AssignSubVariableOp", "AssignAddVariableOp", "AssignSub",
                             "AssignAdd", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam",
                             "ResourceApplyGradientDescent", "ResourceApplyMomentum",
@@ -296,7 +303,9 @@ def _eager_steps(logdir: DebugLogdir) -> TrainingSteps | None:
         return None
     m = Counter(len(v) for v in per.values()).most_common(1)[0][0]
     trained = [v for v in per.values() if len(v) == m]
-    ends = np.array([max(v[s] for v in trained) for s in range(m)], np.int64)
+    ends = _split_skipped(logdir, types,
+                          np.array([max(v[s] for v in trained) for s in range(m)], np.int64))
+    m = len(ends)
     exec_step = np.searchsorted(ends, np.arange(n), "left").astype(np.int64)
     exec_step[exec_step >= m] = -1
     function = None
@@ -308,6 +317,62 @@ def _eager_steps(logdir: DebugLogdir) -> TrainingSteps | None:
         pass
     return TrainingSteps(EAGER_STEP, m, np.full(len(logdir.traces), -1, np.int64),
                          exec_step, function)
+
+
+def backprop_frames(logdir: DebugLogdir) -> frozenset[str]:
+    """Ids of the stack frames in TensorFlow's backprop code (`tape.gradient`)."""
+    ids = set()
+    for fid, _host, file, _line, _func, _col in logdir.sources.frame_rows():
+        if file.replace("\\", "/").endswith(BACKPROP_FILES):
+            ids.add(fid)
+    return frozenset(ids)
+
+
+def _split_skipped(logdir: DebugLogdir, types: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """`ends` (each step's last update) with the end of every skipped step added: a span
+    between two ends at least 1.5 times a step's usual length, holding two backward passes,
+    is two steps. The second begins where the ops before its backward pass stop being those
+    before a whole step's (the same forward pass; the skipped step's check and skip differ
+    from an applied update's bookkeeping). Only long spans' records are read."""
+    if len(ends) < 3:
+        return ends
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    lengths = ends - starts + 1
+    usual = float(np.median(lengths[1:]))  # step 0 holds the set-up (variables made)
+    long = np.flatnonzero(lengths >= 1.5 * usual)
+    backprop = backprop_frames(logdir) if len(long) else frozenset()
+    if not backprop:
+        return ends
+
+    def backward(i: int) -> bool:
+        try:
+            return any(f in backprop for f in logdir.read_execution(i).stack_frame_ids)
+        except ReaderError:
+            return False
+
+    k = next((k for k in range(1, len(ends)) if lengths[k] < 1.5 * usual), None)
+    if k is None:
+        return ends
+    lo = int(starts[k])
+    whole = next((i for i in range(lo, int(ends[k]) + 1) if backward(i)), None)
+    if whole is None:
+        return ends
+    out = []
+    for k in range(len(ends)):
+        if lengths[k] >= 1.5 * usual:
+            a, b = int(starts[k]), int(ends[k])
+            flags = [backward(i) for i in range(a, b + 1)]
+            runs = [(a + j, a + j + next((n for n, f in enumerate(flags[j:]) if not f),
+                                         len(flags) - j))
+                    for j in range(len(flags)) if flags[j] and (j == 0 or not flags[j - 1])]
+            for (_, after_first), (second, _) in pairwise(runs):
+                j = 0  # ops just before this backward that match those before a whole one's
+                while (second - j - 1 >= after_first and whole - j - 1 >= lo
+                       and types[second - j - 1] == types[whole - j - 1]):
+                    j += 1
+                out.append(second - j - 1)
+        out.append(int(ends[k]))
+    return np.array(out, np.int64)
 
 
 def alerts_per_step(steps: TrainingSteps, kinds: np.ndarray, indices: np.ndarray
