@@ -17,7 +17,6 @@ in the cache makes it unusable — both mean the logdir is simply read again.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from reader.cache import remote_key
 from reader.cache.files import CacheError, NoEntry, load_array
+from reader.cache.identity import file_identity, still_holds
 from reader.cache.store import Store, blake2b, cache_dir_problem
 from reader.index.schema import EAGER, GRAPH, TENSOR_TABLES, tensor_parts
 from reader.io.remote import is_remote, source
@@ -39,9 +38,6 @@ SMALL = ("source_files", "stack_frames", "graphs")
 ALL_FILES = ("metadata", *SMALL, *BIG)
 MIN_ENV = "TFDBG_TUI_CACHE_MIN_BYTES"
 DEFAULT_MIN_BYTES = 16 << 20  # smaller logdirs read faster than a cache is checked
-_EDGE = 4096  # bytes hashed at the start and at the end of each file, and per sampled block
-_WHOLE = 16 << 20  # files up to this size are hashed whole when checked
-_BLOCKS = 512  # blocks hashed in a bigger file (2 MiB)
 
 
 def min_bytes() -> int:
@@ -49,82 +45,6 @@ def min_bytes() -> int:
         return max(0, int(os.environ.get(MIN_ENV, DEFAULT_MIN_BYTES)))
     except ValueError:
         return DEFAULT_MIN_BYTES
-
-
-def _hash(fd: int, start: int, stop: int) -> str:
-    h = blake2b(digest_size=16)
-    h.update(os.pread(fd, max(0, stop - start), start))
-    return h.hexdigest()
-
-
-def _sample(fd: int, size: int) -> str:
-    """A hash of the first `size` bytes: all of them up to `_WHOLE`, else `_BLOCKS` blocks of
-    `_EDGE` bytes spread evenly over them (a few MiB read however big the file)."""
-    h = blake2b(digest_size=16)
-    if size <= _WHOLE:
-        for start in range(0, size, 1 << 20):
-            h.update(os.pread(fd, min(1 << 20, size - start), start))
-    else:
-        step = (size - _EDGE) / (_BLOCKS - 1)
-        for i in range(_BLOCKS):
-            h.update(os.pread(fd, _EDGE, int(i * step)))
-    return h.hexdigest()
-
-
-def file_identity(path: str) -> dict[str, Any] | None:
-    """What identifies a file's bytes so far: None if it is not a readable regular file."""
-    if is_remote(path):
-        return remote_key.identity(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        size = st.st_size
-        return {"dev": st.st_dev, "ino": st.st_ino, "size": size, "mtime": st.st_mtime_ns,
-                "ctime": st.st_ctime_ns, "head": _hash(fd, 0, min(size, _EDGE)),
-                "tail": _hash(fd, max(0, size - _EDGE), size), "sample": _sample(fd, size)}
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def still_holds(saved: Any, path: str) -> bool:
-    """True if the file is the one saved, unchanged or only appended to since.
-
-    Unchanged: same device, inode, size, mtime and ctime (a rewrite in place changes the
-    ctime even when the mtime is set back) and the same hashes. Grown: the bytes it had must
-    hash the same — all of them up to `_WHOLE`, sampled blocks beyond (see SECURITY.md).
-    Remote objects are replaced whole: the same size and ETag/generation, at the same
-    endpoint (the entry's key), is the same object; any other is read again (`remote_key`).
-    """
-    if is_remote(path):
-        return remote_key.still_holds(saved, path)
-    if not isinstance(saved, dict):
-        return False
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        st = os.fstat(fd)
-        size = saved["size"]
-        if (not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (saved["dev"], saved["ino"])
-                or type(size) is not int or not 0 <= size <= st.st_size
-                or (st.st_size == size and (st.st_mtime_ns, st.st_ctime_ns)
-                    != (saved["mtime"], saved["ctime"]))):
-            return False
-        return (_hash(fd, 0, min(size, _EDGE)) == saved["head"]
-                and _hash(fd, max(0, size - _EDGE), size) == saved["tail"]
-                and _sample(fd, size) == saved["sample"])
-    except (OSError, KeyError, TypeError, ValueError, OverflowError):
-        return False
-    finally:
-        os.close(fd)
 
 
 def _ints(value: Any, what: str) -> list[int]:

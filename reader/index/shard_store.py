@@ -31,8 +31,9 @@ import stat
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from reader.cache.snapshot import ALL_FILES, file_identity
-from reader.cache.snapshot import still_holds as cache_still_holds
+from reader.cache.identity import file_identity
+from reader.cache.identity import still_holds as cache_still_holds
+from reader.cache.snapshot import ALL_FILES
 from reader.index import lazy_shard
 from reader.index.lazy_shard import LazyShard, open_lazy
 from reader.index.parquet_shards import ShardError, metadata

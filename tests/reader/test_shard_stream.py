@@ -16,6 +16,7 @@ out of order (merged whole first: its eager alert known up front).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -229,3 +230,40 @@ def test_merged_columns_are_mapped_files_that_become_the_cache_entry(
     assert not list((tmp_path / "none").glob("**/*.npy"))
     gone = {p for p in _mapped_files() if "tfdbg-tui-spool-" in p}
     assert gone and all(p.endswith("(deleted)") for p in gone)
+
+
+def test_an_open_from_shards_hashes_each_source_once(
+        indexed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shards' sources are checked (hashed) before they are used; the index cache saved
+    right after identifies the same, unchanged files without hashing them again."""
+    from reader.cache import identity
+
+    monkeypatch.setenv("TFDBG_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    hashed: list[int] = []
+    real = identity._sample
+
+    def counted(fd: int, size: int) -> str:
+        hashed.append(os.fstat(fd).st_ino)
+        return real(fd, size)
+
+    monkeypatch.setattr(identity, "_sample", counted)
+    logdir = DebugLogdir(str(indexed), cache=True)
+    logdir.update()
+    assert len(hashed) == len(set(hashed)) == 3 * 6  # six files a host, each hashed once
+    assert list((tmp_path / "cache").glob("*/*.json"))  # and the entry was saved
+
+
+def test_a_file_rewritten_after_its_check_is_hashed_again(tmp_path: Path) -> None:
+    from reader.cache.identity import file_identity, still_holds
+
+    f = tmp_path / "x.execution"
+    f.write_bytes(b"a" * 5000)
+    saved = file_identity(str(f))
+    assert saved is not None and still_holds(saved, str(f))
+    st = f.stat()
+    with open(f, "r+b") as out:  # the same size and mtime: only the ctime tells
+        out.write(b"b")
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    now = file_identity(str(f))
+    assert now is not None and now["head"] != saved["head"]
+    assert not still_holds(saved, str(f))
