@@ -275,9 +275,7 @@ def build_result(c: Comparison, limit: int) -> dict[str, Any]:
                      "steps_compared": sp.n_steps if sp is not None else 0,
                      "variables": [{"a": x, "b": y} for x, y in sp.variables] if sp else [],
                      "unpaired_variables": {"a": sp.unpaired_a if sp else [],
-                                            "b": sp.unpaired_b if sp else []},
-                     # what the step model could not compare, and why
-                     "notes": list(sp.notes) if sp else []},
+                                            "b": sp.unpaired_b if sp else []}},
         "steps": _with_loss(step_table(c), series),
         "loss_series": series_json(series),
         "a": _side(c.a),
