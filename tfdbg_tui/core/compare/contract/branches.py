@@ -111,9 +111,11 @@ class _Resolver:
                 parsed = parse_tensor_name(t)
                 if parsed is not None:
                     consumed.add(parsed[0])
-        # its result: the one output nothing in it consumes, other than the placeholders
-        # standing for the other branch's captures (no captured tensor behind them)
+        # its result: the one output nothing in it consumes, other than ops without outputs
+        # (its control dependencies: NoOp, Assert) and the placeholders standing for the
+        # other branch's captures (no captured tensor behind them)
         results = [o for o in branch.ops.values() if o.op_name not in consumed
+                   and o.num_outputs > 0
                    and not (o.op_type in ("Placeholder", "_Arg")
                             and not _CAPTURE.search(o.op_name))]
         if len(results) != 1:

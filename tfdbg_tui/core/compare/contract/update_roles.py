@@ -76,6 +76,8 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
             for x, y in ((a, b), (b, a)):  # the scalar times the gradient, not a slot
                 if y[0] >= 0:  # through an unrecorded Identity(N): Keras passes its clipped
                     y = _traced(flow, y, traced) or y  # gradients through one in graphs
+                if x[0] >= 0:  # and a tf.cond's rate (its If's output) through one too
+                    x = _traced(flow, x, traced) or x
                 sx = sig_f(x) if x[0] >= 0 else (-1, -1, -1)  # type: ignore[operator]
                 sy = sig_f(y) if y[0] >= 0 else (-1, -1, -1)  # type: ignore[operator]
                 y_grad = y[0] < 0 or (sy[1] != 0 and flow.op_type[y[0]] not in READS)
