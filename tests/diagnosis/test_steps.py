@@ -50,3 +50,35 @@ def test_a_run_without_training_has_no_steps(make_tf_logdir) -> None:  # type: i
     assert steps.form is None and steps.count == 0
     assert steps.step_of(1, 0) is None
     assert steps.to_json(None)["step"] is None
+
+
+def test_no_steps_hold_no_per_row_memory(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A run without training steps (200,000 graph traces of a graph with no gradient)
+    gets its "-1 everywhere" without an array per row: training_steps allocates less than
+    a byte a trace, and every alert is outside the steps."""
+    import tracemalloc
+
+    from dumper.writer import LogdirWriter
+
+    n = 200_000
+    with LogdirWriter(tmp_path, run_id="r", hostname="h") as w:
+        w.add_graph("g", "forward")
+        w.add_op("g", "Log", "log", [])
+        v = np.zeros((n, 11))
+        v[:, 2], v[:, 3], v[:, 4], v[:, 10] = 1, 1, 8, 8
+        v[::2, 5], v[::2, 10] = 1, 7  # every other one NaN
+        w.add_graph_traces("g", "log", 0, "FULL_HEALTH", v,
+                           wall_times=1000.0 + np.arange(n) * 1e-3)
+    logdir = open_logdir(str(tmp_path))
+    alerts = logdir.alerts()
+    assert len(logdir.traces) == n and len(alerts) == n // 2
+    tracemalloc.start()
+    try:
+        steps = training_steps(logdir)
+        held = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert steps.form is None and held < n
+    out = steps.steps_of(np.asarray(alerts.kind), np.asarray(alerts.index))
+    assert out.shape == (n // 2,) and (out == -1).all()
+    assert steps.step_of(0, n - 1) is None
