@@ -42,10 +42,6 @@ KNOWN_FAILING: dict[str, str] = {
     # buggy pairs
     "conv1d_clip_forgotten_eager": "step 0 layer_output, not applied_gradient: the layer-norm "
                                    "mispairing of conv1d_seq_fit comes first",
-    "depthwise_bn_momentum_eager": "right step and quantity (state), wrong B line: the eager "
-                                   "functional model's call `model(images, training=True)` "
-                                   "(CALL:forward), not the BatchNormalization's "
-                                   "model-building line",
     "depthwise_no_update_ops": "exit 3, incomparable, not diverge: 'B updates non-trainable "
                                "state ... that A never updates in its steps' (no tensor of A to "
                                "pair B's moving statistics with)",

@@ -37,8 +37,6 @@ CORPUS = UserCorpus(HELDOUT, "migration-heldout", PAIRS, programs, CONTRACT)
 # uncommitted stage of that hour); each is a strict xfail
 KNOWN_FAILING: dict[str, str] = {
     # equivalent pairs
-    "embed_fit": "exit 0 'equivalent', but the embedding is never paired: gradients and "
-                 "updates compared for head/kernel and head/bias only (2 of 3 variables)",
     # buggy pairs
     "gru_clipnorm_fn": "step 0 layer_output, not applied_gradient: the GRU runs in a while "
                        "loop under tf.function, whose body the step model does not enter (no "

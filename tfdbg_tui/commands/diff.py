@@ -146,6 +146,10 @@ def _divergence(c: Comparison, p: int, full: bool) -> dict[str, Any]:
     if quantity in ("layer_output", "other"):
         for entry, logdir in ((a, c.a), (b, c.b)):
             _layer_line(entry, logdir)
+    elif quantity == "state" and "created_by" not in b:
+        # a layer's moving statistics: their momentum and epsilon are written where the
+        # layer is built, whichever line calls it
+        _layer_line(b, c.b, always=True)
     if not full:
         a.pop("stack", None)
         b.pop("stack", None)
@@ -190,11 +194,13 @@ def _stack_of(logdir: DebugLogdir, entry: dict[str, Any]) -> list[Frame]:
         return []
 
 
-def _layer_line(entry: dict[str, Any], logdir: DebugLogdir) -> None:
-    """A layer's op run by `model.fit` carries only that line: the line building the layer
-    is the one to show (`creation.find_layer_creation`), the fit line moves to `applied_at`."""
+def _layer_line(entry: dict[str, Any], logdir: DebugLogdir, always: bool = False) -> None:
+    """A layer's op run by `model.fit`, or by calling a functional or Sequential model
+    (`model(x)` outside any `call` of the user's), carries only that line: the line
+    building the layer is the one to show (`creation.find_layer_creation`), the calling
+    line moves to `applied_at`. `always`: also from a user's `call` (`self.bn(x)`)."""
     uf = entry.get("user_frame") or {}
-    if not drives_keras(uf.get("code") or ""):
+    if not (always or drives_keras(uf.get("code") or "") or uf.get("function") != "call"):
         return
     names: list[str] = []
     if entry.get("kind") == "graph":
@@ -275,7 +281,9 @@ def build_result(c: Comparison, limit: int) -> dict[str, Any]:
                      "steps_compared": sp.n_steps if sp is not None else 0,
                      "variables": [{"a": x, "b": y} for x, y in sp.variables] if sp else [],
                      "unpaired_variables": {"a": sp.unpaired_a if sp else [],
-                                            "b": sp.unpaired_b if sp else []}},
+                                            "b": sp.unpaired_b if sp else []},
+                     # what the step model could not compare, and why
+                     "notes": list(sp.notes) if sp else []},
         "steps": _with_loss(step_table(c), series),
         "loss_series": series_json(series),
         "a": _side(c.a),

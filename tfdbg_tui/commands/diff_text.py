@@ -205,6 +205,7 @@ def _steps(r: dict[str, Any]) -> list[Any]:
         if un.get(side):
             out.append(Text(f"  variables of {side.upper()} without a partner: "
                             + literal(", ".join(un[side])), style="yellow"))
+    out.extend(Text("  note: " + literal(n), style="yellow") for n in t.get("notes", []))
     return out
 
 

@@ -45,7 +45,9 @@ MAX_EXECUTIONS = 20_000  # eager records read to find steps (each is a file read
 MAX_SLOTS = 8
 
 
-READS = frozenset({"ReadVariableOp"})
+# a read of a variable; `ResourceGather` reads only the rows it gathers (an embedding lookup
+# on a TF1 resource variable), which is all of the variable the step reads
+READS = frozenset({"ReadVariableOp", "ResourceGather"})
 
 
 # update ops: (gradient input, learning-rate input); input 0 is the variable
@@ -54,14 +56,29 @@ APPLY = {"ResourceApplyGradientDescent": (2, 1), "ApplyGradientDescent": (2, 1),
          "ResourceApplyKerasMomentum": (3, 2), "ResourceApplyAdam": (9, 5),
          "ApplyAdam": (9, 5), "ResourceApplyRMSProp": (7, 3), "ResourceApplyAdagrad": (3, 2),
          "ResourceApplyAdagradV2": (4, 2), "ResourceApplyAdadelta": (6, 3),
-         "ResourceApplyFtrl": (3, 4)}
+         "ResourceApplyFtrl": (3, 4),
+         # sparse updates (an embedding's rows): the gradient input is the IndexedSlices'
+         # values, the rows' indices come next
+         "ResourceSparseApplyRMSProp": (7, 3), "ResourceSparseApplyCenteredRMSProp": (8, 4),
+         "ResourceSparseApplyMomentum": (3, 2), "ResourceSparseApplyKerasMomentum": (3, 2),
+         "ResourceSparseApplyAdagrad": (3, 2), "ResourceSparseApplyAdagradV2": (4, 2),
+         "ResourceSparseApplyAdadelta": (6, 3), "ResourceSparseApplyFtrl": (3, 5)}
 
 
 ASSIGNS = frozenset({"AssignSubVariableOp", "AssignAddVariableOp", "AssignVariableOp",
                      "AssignSub", "AssignAdd", "Assign"})
 
 
-UPDATES = frozenset(APPLY) | ASSIGNS
+# sparse assignments (var, indices, values): Keras' and TF1's updates of an embedding's rows
+SCATTERS = frozenset({"ResourceScatterSub", "ResourceScatterAdd", "ResourceScatterUpdate"})
+
+
+UPDATES = frozenset(APPLY) | ASSIGNS | SCATTERS
+
+
+def value_input(op_type: str) -> int:
+    """Which input of an assignment is the value written (a scatter's input 1 is indices)."""
+    return 2 if op_type in SCATTERS else 1
 
 
 _FLOATS = frozenset({1, 2, 14, 19})
@@ -175,9 +192,10 @@ def _float_value(flow: Flow, k: int, dtype_of: dict[int, int]) -> bool:
     """Whether update node k writes a float value (unknown counts as float)."""
     if flow.op_type[k] in APPLY:
         return True
-    if len(flow.inputs[k]) < 2:
+    v = value_input(flow.op_type[k])
+    if len(flow.inputs[k]) <= v:
         return False
-    src = flow.inputs[k][1][0]
+    src = flow.inputs[k][v][0]
     d = dtype_of.get(src, -1)
     return d < 0 or d in _FLOATS
 

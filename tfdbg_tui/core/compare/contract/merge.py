@@ -78,8 +78,9 @@ def merge(a: DebugLogdir, b: DebugLogdir, kind: np.ndarray, a_row: np.ndarray,
             continue
         sa = row_steps(a, ma.training, k, a_row[sel])
         sb = row_steps(b, mb.training, k, b_row[sel])
-        pa = _phase_rows(ma, k, len(a.traces) if k == GRAPH else len(a.outputs))[a_row[sel]]
-        pb = _phase_rows(mb, k, len(b.traces) if k == GRAPH else len(b.outputs))[b_row[sel]]
+        na, nb = (len(a.traces), len(b.traces)) if k == GRAPH else (len(a.outputs), len(b.outputs))
+        pa = _node_rows(ma, k, na, "phase")[a_row[sel]]
+        pb = _node_rows(mb, k, nb, "phase")[b_row[sel]]
         inside = sa >= 0
         # inside a step, ops paired by structure only in the forward pass: the gradient code
         # and the optimizer differ between TF1 and TF2 by construction (their shape
@@ -129,23 +130,49 @@ _PHASE_RANK = {FWD: _RANK[Q_LAYER], LOSS: _RANK[Q_LOSS], BWD: _RANK[Q_GRADIENT],
                OPT: _RANK[Q_UPDATE] + 1, METRIC: _RANK[Q_METRIC]}
 
 
-def _phase_rows(model: RunModel, kind: int, n: int) -> np.ndarray:
-    """Per row of `kind`, the phase of its node in a training step (-1 outside); made once
-    per run and kind."""
-    key = ("phase", kind)
+def _node_rows(model: RunModel, kind: int, n: int, what: str) -> np.ndarray:
+    """Per row of `kind`, the phase (`what="phase"`) or user line (`"line"`) of its node in
+    a training step (-1 outside); made once per run, kind and `what`."""
+    key = (what, kind)
     got = model.cache.get(key)
     if got is not None and len(got) == n:
         return got
-    out = np.full(n, -1, np.int8)
+    out = np.full(n, -1, np.int64)
     model.cache[key] = out
     for flow, local, _ in model.steps:
         if flow.kind != kind:
             continue
         rows = flow.rows[local]
-        phase = np.asarray(flow.phase, np.int8)
+        col = np.asarray(flow.phase if what == "phase" else flow.line, np.int64)
+        if len(col) < len(rows):
+            col = np.concatenate([col, np.full(len(rows) - len(col), -1, np.int64)])
         has = rows >= 0
-        out[rows[has]] = np.broadcast_to(phase[:, None], rows.shape)[has]
+        out[rows[has]] = np.broadcast_to(col[:len(rows), None], rows.shape)[has]
     return out
+
+
+def _layer_first(pairs: Pairs, model: RunModel, wall: np.ndarray, n: dict[int, int]) -> None:
+    """A layer's output is named before the unroled intermediates of its own line in the
+    same step (`x = self.bn(x)`: batch norm's variance + epsilon differs where the output
+    does, and the output is what the user knows): its wall time moves just before theirs.
+    Intermediates of other lines keep their place (an unroled layer upstream still comes
+    first, at its line)."""
+    fwd = (pairs.quantity == Q_OTHER) | (pairs.quantity == Q_LAYER)
+    for kind in (GRAPH, EAGER):
+        sel = np.flatnonzero(fwd & (pairs.kind == kind) & (pairs.step >= 0))
+        if not len(sel):
+            continue
+        line = _node_rows(model, kind, n[kind], "line")[pairs.a_row[sel]]
+        phase = _node_rows(model, kind, n[kind], "phase")[pairs.a_row[sel]]
+        inner = (pairs.quantity[sel] == Q_OTHER) & (phase == FWD) & (line >= 0)
+        earliest: dict[tuple[int, int], float] = {}
+        for i in np.flatnonzero(inner).tolist():
+            key = (int(pairs.step[sel[i]]), int(line[i]))
+            earliest[key] = min(earliest.get(key, np.inf), float(wall[sel[i]]))
+        for i in np.flatnonzero(pairs.quantity[sel] == Q_LAYER).tolist():
+            first = earliest.get((int(pairs.step[sel[i]]), int(line[i])))
+            if first is not None and first < wall[sel[i]]:
+                wall[sel[i]] = np.nextafter(first, -np.inf)
 
 
 def step_order(a: DebugLogdir, pairs: Pairs, model: RunModel,
@@ -164,10 +191,11 @@ def step_order(a: DebugLogdir, pairs: Pairs, model: RunModel,
     for kind, n in ((GRAPH, len(a.traces)), (EAGER, len(a.outputs))):
         sel = np.flatnonzero(other & (pairs.kind == kind))
         if len(sel):
-            phase = _phase_rows(model, kind, n)[pairs.a_row[sel]]
+            phase = _node_rows(model, kind, n, "phase")[pairs.a_row[sel]]
             plut = np.array([_PHASE_RANK.get(k, _RANK[Q_OTHER]) for k in range(-1, 5)],
                             np.int64)
             rank[sel] = plut[phase.astype(np.int64) + 1]
+    _layer_first(pairs, model, wall, {GRAPH: len(a.traces), EAGER: len(a.outputs)})
     late = np.zeros(len(pairs), np.int8)
     if last is not None and len(last):
         late[last] = 1  # a variable only one run has: after every compared value

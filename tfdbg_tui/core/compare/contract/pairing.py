@@ -237,6 +237,12 @@ def pair_steps(ma: RunModel, mb: RunModel,
             fa, fb = ma.steps[0][0], mb.steps[0][0]
             _lacking(out, ma, ra, fa, mb, rb, fb, vp)
             for ha, hb in vp:
+                if ha in ra.summed or hb in rb.summed:
+                    out.notes.append(
+                        f"{ma.names.get(ha, ha)}'s gradient as applied is not compared: "
+                        f"{'A' if ha in ra.summed else 'B'} sums the rows of repeated ids "
+                        "before its sparse update (its raw gradient and its update are)")
+            for ha, hb in vp:
                 # the value step 0 reads — never an initializer's draw that a later
                 # assignment (set_weights, a restore) replaced; its line is the last
                 # assignment's, the one that gave the variable that value

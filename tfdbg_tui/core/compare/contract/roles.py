@@ -84,6 +84,9 @@ class Roles:
     penalties: list[Tensor] = field(default_factory=list)
     state_read: dict[str, Tensor] = field(default_factory=dict)
     state_update: dict[str, int] = field(default_factory=dict)
+    # embeddings whose update sums the gradient rows of repeated ids first (TF1's sparse
+    # apply ops): their gradient as applied has other rows than the other run's
+    summed: set[str] = field(default_factory=set)
 
 
 def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Roles:
@@ -130,12 +133,14 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         h = flow.handle[k]
         if (flow.op_type[k] in READS and h in trained and flow.phase[k] in FORWARD
                 and traced[k, 0]):
-            uses = [c for c in consumers[k] if flow.phase[c] in FORWARD]
+            # a read only measured for its shape (Keras' Embedding asks the table's) is no use
+            uses = [c for c in consumers[k] if flow.phase[c] in FORWARD
+                    and flow.op_type[c] not in SHAPE_ONLY]
             key = min(((int(depth[c]), c) for c in uses), default=(1 << 30, k))
             if h not in first_use or key < first_use[h]:
                 first_use[h] = key
-                roles.read[h] = (k, 0)
-                roles.sig[h] = sig((k, 0))
+                roles.read[h], roles.sig[h] = _rows_read(flow, k, consumers, sig) or (
+                    (k, 0), sig((k, 0)))
     roles.variables = sorted(first_use, key=lambda h: first_use[h])
     # state: its first read that the step uses (a resource variable's `Read/ReadVariableOp`
     # that nothing consumes runs only when fetched), else its first read; its last update
@@ -174,6 +179,13 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
             lr_votes.append(lr)
     if lr_votes:
         roles.lr = max(set(lr_votes), key=lr_votes.count)
+    for h, t in list(roles.applied.items()):  # an embedding's rows summed per id
+        raw = roles.grad.get(h)
+        if roles.read.get(h, (-1, 0))[0] != -1 and raw is not None and sig(t) != sig(raw) \
+                and sig_class(sig(raw)) == sig_class(roles.sig[h]) \
+                and flow.op_type[roles.read[h][0]] in _GATHER | {"ResourceGather"}:
+            del roles.applied[h]
+            roles.summed.add(h)
     anchored_gradients(flow, roles, consumers, sig, traced)
     tape_gradients(flow, roles, consumers, sig, traced)
     unlinked_applied(flow, roles, consumers, sig, traced)
@@ -223,6 +235,30 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         roles.loss_entry = uses[0] if uses else None
     _split_loss(flow, roles, deps, traced)
     return roles
+
+
+_GATHER = frozenset({"GatherV2", "Gather"})
+
+
+def _rows_read(flow: Flow, k: int, consumers: list[list[int]], sig: Callable[[Tensor], Sig]
+               ) -> tuple[Tensor, Sig] | None:
+    """An embedding's read is the rows the step gathers — all of the variable it reads (a
+    TF1 `ResourceGather` reads nothing else; Keras reads the table and gathers from it) — and
+    its signature is its gradient's: the IndexedSlices' values, one row per id, of the
+    table's rank. None when the read is not only gathered from."""
+    g = k
+    if flow.op_type[k] != "ResourceGather":
+        uses = [c for c in consumers[k] if flow.phase[c] in FORWARD]
+        if len(uses) != 1 or flow.op_type[uses[0]] not in _GATHER \
+                or flow.inputs[uses[0]][:1] != [(k, 0)]:
+            return None
+        g = uses[0]
+    if len(flow.inputs[g]) < 2 or flow.inputs[g][1][0] < 0:
+        return None
+    out, ids = sig((g, 0)), sig(flow.inputs[g][1])
+    if min(out[1], ids[1]) < 0 or out[1] < ids[1]:
+        return None
+    return (g, 0), (out[0], out[1] - ids[1] + 1, out[2])
 
 
 LayerKey = tuple[frozenset[str], int, str]

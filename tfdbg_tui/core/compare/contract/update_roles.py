@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from reader import EAGER
-from tfdbg_tui.core.compare.contract.dataflow import APPLY, BWD, OPT, READS, Flow
+from tfdbg_tui.core.compare.contract.dataflow import APPLY, BWD, OPT, READS, Flow, value_input
 from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor, sig_class
 
 if TYPE_CHECKING:
@@ -43,9 +43,10 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
         lr = _traced(flow, ins[li], traced) if li < len(ins) else None
         raw = _raw(flow, ins[gi], want, sig_f, traced) if gi < len(ins) else None
         return raw, lr, applied
-    if len(ins) < 2:
+    v = value_input(t)
+    if len(ins) <= v:
         return None, None, None
-    queue: deque[tuple[Tensor, int]] = deque([(ins[1], 0)])
+    queue: deque[tuple[Tensor, int]] = deque([(ins[v], 0)])
     seen: set[Tensor] = set()
     lr = applied = None
     # in an eager step, what the optimizer consumed was made after the backward pass began:
@@ -60,8 +61,10 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
         typ = flow.op_type[j]
         if typ in READS:
             earlier = [a for a in last_assign.get(flow.handle[j] or "", []) if a < j]
-            if earlier and len(flow.inputs[earlier[-1]]) > 1:
-                queue.append((flow.inputs[earlier[-1]][1], hops + 1))
+            if earlier:
+                e = earlier[-1]
+                if len(flow.inputs[e]) > value_input(flow.op_type[e]):
+                    queue.append((flow.inputs[e][value_input(flow.op_type[e])], hops + 1))
             continue
         s = sig_class(sig_f((j, slot)))  # type: ignore[operator]
         if flow.phase[j] == BWD and s == want:
