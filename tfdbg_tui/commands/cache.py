@@ -50,8 +50,8 @@ def main(argv: Sequence[str]) -> int:
             print(f"  {literal(store.problem)}")
         return 0
     if args:
-        print(f"tfdbg-tui cache: error: unknown arguments {literal(' '.join(args))}\n{USAGE}",
-              end="", file=sys.stderr)
+        print(f"tfdbg-tui cache: error: unknown arguments {literal(' '.join(args))} "
+              "(only `clear`; see tfdbg-tui cache --help)", file=sys.stderr)
         return 2
     entries = store.info()
     total = sum(e.size for e in entries)

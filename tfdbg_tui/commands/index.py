@@ -201,21 +201,34 @@ def index_logdir(path: str, run: str | None = None, engine: str = "local",
     jobs = [(logdir.path, logdir.run_id, fs, where, src, force, s)
             for fs, s in zip(filesets, seen, strict=True)]
     n = max(1, min(workers or cores(), len(jobs)))
-    kind, _, address = engine.partition("=")
+    kind, address = _engine(engine)
     if client is not None:
         results = _dask(jobs, None, n, client)
-    elif kind == "local" and not address:
+    elif kind == "local":
         results = _local(jobs, n)
-    elif kind == "dask":
-        results = _dask(jobs, address or None, max(1, workers or cores()))
     else:
-        raise UsageError(f"unknown engine {engine!r} (local, dask or dask=ADDRESS)")
+        results = _dask(jobs, address or None, max(1, workers or cores()))
     got: list[TaskResult] = []
     for r in results:
         got.append(r)
         if on_result is not None:
             on_result(r, len(got), len(jobs))
     return got, where, logdir
+
+
+def _engine(engine: str) -> tuple[str, str]:
+    """`--engine`'s kind and address; anything but local, dask or dask=ADDRESS is a
+    UsageError."""
+    kind, _, address = engine.partition("=")
+    if (kind, bool(address)) == ("local", False) or kind == "dask":
+        return kind, address
+    raise UsageError(f"unknown engine {engine!r} (local, dask or dask=ADDRESS)")
+
+
+def _usage_error(exc: UsageError) -> int:
+    """A usage error: one line, as every command says it (no usage block after it), exit 2."""
+    print(error_line(PROG + ": error", f"{exc} (see {PROG} --help)"), file=sys.stderr)
+    return 2
 
 
 def main(argv: Sequence[str]) -> int:
@@ -229,9 +242,9 @@ def main(argv: Sequence[str]) -> int:
         opts = _parser().parse_args(args)
         if opts.workers is not None and opts.workers < 1:
             raise UsageError("--workers must be ≥ 1")
+        _engine(opts.engine)  # (refused before the logdir is read)
     except UsageError as exc:
-        print(f"{error_line(PROG + ': error', exc)}\nusage: {USAGE}", file=sys.stderr)
-        return 2
+        return _usage_error(exc)
     apply_remote_timeout(opts.remote_timeout)
     from reader import LogdirError, ReaderError
 
@@ -243,8 +256,7 @@ def main(argv: Sequence[str]) -> int:
                 opts.logdir, opts.run, opts.engine, opts.out, opts.force, opts.workers,
                 bar.update if bar is not None else None)
     except UsageError as exc:
-        print(f"{error_line(PROG + ': error', exc)}\nusage: {USAGE}", file=sys.stderr)
-        return 2
+        return _usage_error(exc)
     except (LogdirError, ReaderError, ConnectionError) as exc:
         print(error_line(PROG + ": error", exc), file=sys.stderr)
         return 2

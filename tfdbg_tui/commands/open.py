@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from reader import LogdirError, ReaderError
-from tfdbg_tui.commands.args import apply_remote_timeout, seconds
+from tfdbg_tui.commands.args import Parser, UsageError, apply_remote_timeout, seconds
 from tfdbg_tui.core.sanitize import error_line
 from tfdbg_tui.core.textutil import lit
 
@@ -45,21 +45,16 @@ tfdbg-tui --help.
 OPTIONS = ("--run", "--compare", "--run-b", "--rtol", "--atol", "--remote-timeout")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise ValueError(message)
-
-
 def main(args: Sequence[str]) -> int:
     """Open the app on LOGDIR; returns the exit status (2 for any user error)."""
     if "-h" in args or "--help" in args:  # anywhere, as `tfdbg-tui LOGDIR --help`
         print(HELP, end="")
         return 0
     problem = _unknown_option(args)
-    if problem is not None:
-        print(f"{error_line('tfdbg-tui: error', problem)}\nusage: {USAGE}", file=sys.stderr)
+    if problem is not None:  # (one line, as every command's usage errors: no usage block)
+        print(error_line("tfdbg-tui: error", problem), file=sys.stderr)
         return 2
-    parser = _Parser(prog="tfdbg-tui", usage=USAGE, add_help=False)
+    parser = Parser(prog="tfdbg-tui", usage=USAGE, add_help=False)
     parser.add_argument("logdir")
     parser.add_argument("--run", default=None)
     parser.add_argument("--compare", default=None, metavar="B")
@@ -69,8 +64,9 @@ def main(args: Sequence[str]) -> int:
     parser.add_argument("--remote-timeout", type=seconds, default=None)
     try:
         ns = parser.parse_args(list(args))
-    except ValueError as exc:
-        print(f"{error_line('tfdbg-tui: error', exc)}\nusage: {USAGE}", file=sys.stderr)
+    except UsageError as exc:
+        print(error_line("tfdbg-tui: error", f"{exc} (see tfdbg-tui LOGDIR --help)"),
+              file=sys.stderr)
         return 2
     apply_remote_timeout(ns.remote_timeout)
     try:
@@ -194,7 +190,12 @@ def _is_number(text: str) -> bool:
 
 
 def nonnegative(text: str) -> float:
-    value = float(text)  # a ValueError is a usage error (see _Parser)
+    """A tolerance (`--rtol`, `--atol`): a finite number ≥ 0 (NaN would make every value
+    "different", ∞ every value "equal")."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not math.isfinite(value) or value < 0:
-        raise ValueError(f"a tolerance must be a finite number ≥ 0, not {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a finite number ≥ 0: {text!r}")
     return value
