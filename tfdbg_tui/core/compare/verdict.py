@@ -126,10 +126,14 @@ def _cosine(ra: RecordReader, rb: RecordReader, kind_a: int, row_a: int, kind_b:
     y = vb.values.reshape(-1).astype(np.float64)
     if x.shape != y.shape or not np.isfinite(x).all() or not np.isfinite(y).all():
         return None
+    # scaled by the largest magnitude first: values near ±1.7e308 overflow a norm or a dot
+    # product (inf/inf = NaN), while the cosine is the same for any scale
+    sx, sy = float(np.abs(x).max(initial=0.0)), float(np.abs(y).max(initial=0.0))
+    if sx == 0 or sy == 0:
+        return 1.0 if sx == sy else 0.0
+    x, y = x / sx, y / sy
     nx, ny = float(np.linalg.norm(x)), float(np.linalg.norm(y))
-    if nx == 0 or ny == 0:
-        return 1.0 if nx == ny else 0.0
-    return float(np.dot(x, y) / (nx * ny))
+    return float(np.clip(np.dot(x, y) / (nx * ny), -1.0, 1.0))
 
 
 _PER_VARIABLE = (Q_VARIABLE, Q_GRADIENT, Q_APPLIED, Q_UPDATE)
