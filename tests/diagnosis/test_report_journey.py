@@ -158,3 +158,32 @@ def test_incidents_do_not_depend_on_limit(tmp_path_factory: pytest.TempPathFacto
     default = run_json([path], capsys)["incidents"]
     assert [(i["first_alert"], i["alerts"]) for i in few] == [
         (i["first_alert"], i["alerts"]) for i in default]
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_incident_op_types_count_each_alert_by_its_op(
+        tmp_path_factory: pytest.TempPathFactory, form: str) -> None:
+    """Each incident's op types are the op types of the alerts counted with it, looked up
+    alert by alert here (the incidents count them per kind)."""
+    from collections import Counter
+    from itertools import pairwise
+
+    from reader import GRAPH
+    from reader.diagnosis.incidents import find_incidents
+    from reader.diagnosis.steps import training_steps
+
+    logdir = open_logdir(step_logdir(tmp_path_factory, form))
+    found = find_incidents(logdir, training_steps(logdir), 10)
+    alerts = logdir.alerts()
+    bounds = [*sorted(found.of_alert), len(alerts)]
+    expected: dict[int, Counter[str]] = {}
+    for a, b in pairwise(bounds):
+        got = expected.setdefault(found.of_alert[a], Counter())
+        for k in range(a, b):
+            i = int(alerts.index[k])
+            got[logdir.op_type_of_trace(i) if int(alerts.kind[k]) == GRAPH
+                else logdir.op_type_of_execution(i)] += 1
+    assert len(found.items) == len(expected)
+    for inc in found.items:
+        assert dict(inc.op_types) == dict(expected[inc.number])
+    assert sum(len(c) for c in expected.values()) > len(expected)  # several op types
