@@ -16,6 +16,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.dom import DOMNode
 from textual.events import Resize
 from textual.screen import Screen
@@ -176,9 +177,12 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
         if found.alerts is not self.state.snapshot.alerts:
             return
         self.state.journey = found
-        for pane in self.panes:
-            pane.on_journey()
-        self._update_header()
+        try:
+            for pane in self.panes:
+                pane.on_journey()
+            self._update_header()
+        except NoMatches:  # the app is closing (`q` while incidents were being found): its
+            return  # panes' lists are already gone, and nothing is left to show them on
 
     def _follow_at_launch(self) -> None:
         """The first view is a full one (tensor, op, stack, line), as TensorBoard's Debugger
