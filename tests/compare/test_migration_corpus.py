@@ -51,8 +51,6 @@ VARIABLES = {"dense_tf1.py": 4, "conv_tf1.py": 6, "rnn_tf1.py": 6}  # trainable,
 # began to pass and bninf_fit, right before, to fail); each is a strict xfail
 KNOWN_FAILING: dict[str, str] = {
     # equivalent pairs reported as diverging / incomparable
-    "rnn_fit": "exit 1, step 0 layer_output: fit runs the RNN in a while loop, whose body "
-               "graph the step model does not enter (no loss, no RNN gradients found in B)",
     # buggy pairs: the right step, another quantity
     "mixed_float16": "step 0 variable: float16 compute reads the variables through casts; "
                      "conv/bias and bn/gamma stay without a partner and bn/beta is mispaired",

@@ -126,6 +126,8 @@ class Flow:
     assigned: dict[str, tuple[int, int]] = field(default_factory=dict)
     truncated: bool = False  # more steps ran than were modelled
     state: set[str] = field(default_factory=set)  # non-trainable state (`state_handles`)
+    # node → the variables whose handles a loop or call node is given (`loops.passed_handles`)
+    passes: dict[int, frozenset[str]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.op_type)
@@ -216,6 +218,9 @@ def trained_handles(flow: Flow, dtype_of: dict[int, int]) -> set[str]:
             if any(flow.phase[c] in FORWARD and flow.op_type[c] not in UPDATES
                    and flow.op_type[c] not in READS for c in consumers.get(k, [])):
                 out.add(h)
+    for k, hs in flow.passes.items():  # a forward loop or call given the handle reads it
+        if flow.phase[k] in FORWARD:
+            out |= hs & updated
     return {h for h in out if h is not None}
 
 

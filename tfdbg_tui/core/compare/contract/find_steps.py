@@ -16,6 +16,7 @@ from tfdbg_tui.core.compare.contract.dataflow import Flow, Frames, Training
 from tfdbg_tui.core.compare.contract.eager_steps import eager_training
 from tfdbg_tui.core.compare.contract.graph_steps import graph_steps, graph_training
 from tfdbg_tui.core.compare.contract.handles import eager_init
+from tfdbg_tui.core.compare.contract.loops import resolve_loops
 from tfdbg_tui.core.compare.graphs import OpTable
 
 
@@ -35,6 +36,7 @@ def find_training(logdir: DebugLogdir, ops: OpTable) -> Training:
             continue
         flow.rows = rows
         resolve_conditionals(logdir, ops, flow)  # what a tf.cond / tf.case chose
+        resolve_loops(logdir, ops, flow)  # what a recurrent layer's loops returned
         for k, t in enumerate(flow.op_type):  # initial values assigned in the graph
             h = flow.handle[k]
             if t == "AssignVariableOp" and h in handles and len(flow.inputs[k]) > 1:

@@ -20,6 +20,7 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     state_handles,
     trained_handles,
 )
+from tfdbg_tui.core.compare.contract.loops import passed_handles
 from tfdbg_tui.core.compare.graphs import OpTable
 
 _VAR_SOURCES = frozenset({"VarHandleOp", "VariableV2", "Variable", "Placeholder", "_Arg"})
@@ -55,6 +56,7 @@ def _graph_flow(logdir: DebugLogdir, ops: OpTable, gid: str, frames: Frames) -> 
                 src, hops = flow.inputs[src][0][0], hops + 1
             if src >= 0 and flow.op_type[src] in _VAR_SOURCES:
                 flow.handle[k] = f"{gid}/{flow.name[src]}"
+    passed_handles(flow, _VAR_SOURCES)
     return flow
 
 

@@ -41,6 +41,7 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     Flow,
     training_update,
 )
+from tfdbg_tui.core.compare.contract.loops import feeding, loop_results
 from tfdbg_tui.core.compare.contract.tape_anchors import anchored_gradients
 from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor, sig_class
 from tfdbg_tui.core.compare.contract.update_roles import (
@@ -126,6 +127,8 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
             if j >= 0 and flow.phase[j] in FORWARD:
                 d = max(d, int(depth[j]) + 1)
                 acc = acc | deps[j]
+        if k in flow.passes:  # a loop or call given a variable's handle reads it (`loops`)
+            acc = acc | (flow.passes[k] & trained)
         depth[k], deps[k] = d, acc
     # variables in forward order, with their first forward read
     first_use: dict[str, tuple[int, int]] = {}
@@ -210,10 +213,13 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     limit = best[0] if best is not None else 1 << 30
     groups: dict[tuple[frozenset[str], int, str], tuple[bool, int, int]] = {}
     layer_key = _layer_key(flow, deps)
-    leaves = _leaving(flow, layer_key, consumers)
+    looped = loop_results(flow, deps, consumers)  # what leaves a recurrent layer's loop
+    leaves = _leaving(flow, layer_key, consumers, looped)
+    alive = feeding(flow, best[1]) if best is not None and flow.kind == GRAPH else None
     for k in range(n):
         if (flow.phase[k] != FWD or not traced[k, 0] or not deps[k]
-                or flow.op_type[k] not in LAYER_OPS or int(depth[k]) >= limit):
+                or (flow.op_type[k] not in LAYER_OPS and k not in looped)
+                or int(depth[k]) >= limit or (alive is not None and not alive[k])):
             continue
         s = sig((k, 0))
         if s[1] < 2 or s[0] not in FLOATS:
@@ -281,8 +287,8 @@ def _layer_key(flow: Flow, deps: list[frozenset[str]]) -> Callable[[int], LayerK
     return key
 
 
-def _leaving(flow: Flow, group: Callable[[int], LayerKey], consumers: list[list[int]]
-             ) -> Callable[[int], bool]:
+def _leaving(flow: Flow, group: Callable[[int], LayerKey], consumers: list[list[int]],
+             looped: set[int]) -> Callable[[int], bool]:
     """`leaves(k)`: whether forward node k's value reaches an op outside its layer group
     (another set of variables or another line, or the loss), directly or through ops of its
     group that are no layer (an Identity, a cast, a slice)."""
@@ -301,7 +307,7 @@ def _leaving(flow: Flow, group: Callable[[int], LayerKey], consumers: list[list[
                 if flow.phase[c] != FWD or group(c) != group(k):
                     out = True
                     break
-                if flow.op_type[c] not in LAYER_OPS:
+                if flow.op_type[c] not in LAYER_OPS and c not in looped:
                     seen.add(c)
                     todo.append(c)
         memo[k] = out
