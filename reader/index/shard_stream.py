@@ -25,6 +25,7 @@ stops there with a warning naming it; its rows before that stay.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -53,20 +54,28 @@ class _Rows:
         self.base = 0  # the shard's row number of buf's first row
         self.ended = False
         self.error = ""
+        # the thread that reads (decodes) the next batch while this one is merged
+        self.ahead: Executor | None = None
+        self._next: Future[Columns | None] | None = None
 
     def __len__(self) -> int:
         return len(next(iter(self.buf.values()))) if self.buf else 0
 
     def pull(self) -> None:
-        """Read the next batch onto the rows not yet taken."""
+        """Read the next batch onto the rows not yet taken (and start reading the one
+        after it, when there is a thread to read ahead)."""
         try:
-            batch = next(self.batches, None)
+            batch = (next(self.batches, None) if self._next is None
+                     else self._next.result())
+            self._next = None
             fixed = self.fix(batch) if batch is not None else None
         except ShardError as exc:
             fixed, self.error = None, str(exc)
         if fixed is None:
             self.ended = True
             return
+        if self.ahead is not None:  # Arrow decodes without the GIL: beside the merge
+            self._next = self.ahead.submit(next, self.batches, None)
         self.buf = ({c: np.concatenate([self.buf[c], fixed[c]]) for c in fixed}
                     if len(self) else fixed)
 
@@ -172,8 +181,6 @@ def merge_streaming(logdir: DebugLogdir, sources: list[LazyShard], threads: int,
     `reader.index.shards.merge` would (see the module's docstring). `fallback(i, why)`:
     file set i read from the logdir, its shard not usable; `progress(share)`: the share of
     rows merged, after each window."""
-    from reader.index.shards import merge
-
     hosts = [_Host(lazy, logdir) for lazy in sources]
     streamed = all(h.lazy.in_order for h in hosts)
     if not streamed:  # the executions, whole, merged first
@@ -183,6 +190,17 @@ def merge_streaming(logdir: DebugLogdir, sources: list[LazyShard], threads: int,
             except ShardError as exc:
                 hosts[i] = h = _Host(fallback(i, str(exc)), logdir)
                 _whole_execs(h)
+    with ThreadPoolExecutor(1, "tfdbg-shard-read") as ahead:  # ends before shards close
+        for h in hosts:
+            for r in h.streams():
+                r.ahead = ahead
+        _merge_windows(logdir, hosts, streamed, threads, progress)
+
+
+def _merge_windows(logdir: DebugLogdir, hosts: list[_Host], streamed: bool, threads: int,
+                   progress: Callable[[float], None] | None) -> None:
+    from reader.index.shards import merge
+
     tk = ek = 0
     for h in hosts:
         h.trace_kinds, h.exec_kinds = tk, ek
