@@ -267,3 +267,35 @@ def test_a_file_rewritten_after_its_check_is_hashed_again(tmp_path: Path) -> Non
     now = file_identity(str(f))
     assert now is not None and now["head"] != saved["head"]
     assert not still_holds(saved, str(f))
+
+
+def test_a_row_group_damaged_past_the_first_stops_its_host_there(
+        indexed: Path, tmp_path: Path) -> None:
+    """A shard whose second row group of traces is damaged (a kind out of range, its
+    metadata intact) passes the checks made before it is used; its rows stop there (one
+    warning names it), read ahead in a thread or not, and every other host's are all there."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from reader.index.parquet_shards import ROW_GROUP
+
+    d = tmp_path / "run"
+    shutil.copytree(indexed, d, copy_function=os.link)
+    (shard,) = sorted((d / ".tfdbg-index").glob("*.h1.parquet"))
+    table = pq.read_table(shard)
+    kinds = table.column("traces.kind").to_pylist()
+    kinds[ROW_GROUP + 5] = 9999
+    i = table.schema.get_field_index("traces.kind")
+    table = table.set_column(i, table.schema.field(i), pa.array(kinds, pa.int32()))
+    shard.unlink()  # (a hard link of the fixture's)
+    pq.write_table(table, shard, row_group_size=ROW_GROUP)
+    logdir = DebugLogdir(str(d))
+    logdir.update()
+    warned = [w for w in logdir.warnings if "h1.parquet" in w]
+    assert len(warned) == 1 and "the rest of its rows are not shown" in warned[0], warned
+    fs = np.asarray(logdir.traces.fileset)
+    host = next(k for k, f in enumerate(logdir.filesets) if f.name.endswith(".h1"))
+    assert int((fs == host).sum()) == ROW_GROUP  # its first row group, not one row more
+    assert int((fs != host).sum()) == 2 * N + 80  # the others whole (with their 40 kept)
