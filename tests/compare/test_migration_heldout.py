@@ -38,9 +38,6 @@ CORPUS = UserCorpus(HELDOUT, "migration-heldout", PAIRS, programs, CONTRACT)
 KNOWN_FAILING: dict[str, str] = {
     # equivalent pairs
     # buggy pairs
-    "gru_clipnorm_fn": "step 0 layer_output, not applied_gradient: the GRU runs in a while "
-                       "loop under tf.function, whose body the step model does not enter (no "
-                       "loss found in B; the cell's matmuls mispaired)",
 }
 
 

@@ -45,6 +45,7 @@ from tfdbg_tui.core.compare.contract.loops import feeding, loop_results
 from tfdbg_tui.core.compare.contract.tape_anchors import anchored_gradients
 from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor, sig_class
 from tfdbg_tui.core.compare.contract.update_roles import (
+    applied_after,
     lr_chain,
     tape_gradients,
     unlinked_applied,
@@ -174,6 +175,9 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         if training_update(flow, k, {}):
             roles.update.setdefault(h, k)
         grad, lr, applied = walk(flow, k, roles.sig[h], sig, last_assign, traced)
+        if grad is not None and applied == grad and flow.kind == GRAPH:  # clipped inside?
+            applied = applied_after(flow, grad, k, sig_class(roles.sig[h]), sig, traced,
+                                    consumers) or applied
         if grad is not None and h not in roles.grad:
             roles.grad[h] = grad
         if applied is not None and h not in roles.applied:

@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from reader import EAGER
-from tfdbg_tui.core.compare.contract.dataflow import APPLY, BWD, OPT, READS, Flow, value_input
+from tfdbg_tui.core.compare.contract.dataflow import (
+    APPLY,
+    BWD,
+    OPT,
+    READS,
+    UPDATES,
+    Flow,
+    value_input,
+)
 from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor, sig_class
 
 if TYPE_CHECKING:
@@ -99,6 +107,74 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
     # no recorded path to the backward pass (eager tape results): the applied gradient
     # stands on its own when the optimizer computed it after the backward pass
     return None, lr, applied if floor >= 0 else None
+
+
+MAX_AFTER = 512  # optimizer nodes looked at after a raw gradient
+
+
+def applied_after(flow: Flow, raw: Tensor, update: int, want: Sig, sig: object,
+                  traced: np.ndarray, consumers: list[list[int]]) -> Tensor | None:
+    """The gradient as a graph's optimizer applied it when nothing multiplies it by the
+    rate (Keras' Adam, RMSprop... clip inside `apply_gradients` with `clipnorm`): the
+    tensor shaped like the variable, computed from the raw gradient without reading any
+    variable, that every path from the raw gradient to the variable's update passes through
+    (through the slots the optimizer assigns and reads back: Adam's m from the gradient, v
+    from its square), the nearest to the raw gradient. Adam's `g - m` and `g²` are each on
+    one path only, so without clipping the raw gradient is the one applied. None when no
+    such tensor is found."""
+    reads_of: dict[str, list[int]] = {}
+    for k, t in enumerate(flow.op_type):
+        if t in READS and flow.handle[k]:
+            reads_of.setdefault(flow.handle[k] or "", []).append(k)
+
+    def after(k: int) -> list[int]:
+        out = [c for c in consumers[k] if flow.phase[c] != BWD]
+        if flow.op_type[k] in UPDATES and flow.handle[k]:  # a slot assigned, read back
+            out += [r for r in reads_of.get(flow.handle[k] or "", []) if r > k]
+        return out
+
+    def reaches(avoid: int) -> tuple[bool, list[int]]:
+        order, seen, todo = [], {raw[0]}, deque([raw[0]])
+        while todo and len(seen) < MAX_AFTER:
+            k = todo.popleft()
+            for c in after(k):
+                if c == update:
+                    if avoid < 0:
+                        order.append(c)
+                        continue
+                    return True, order
+                if c != avoid and c not in seen:
+                    seen.add(c)
+                    order.append(c)
+                    todo.append(c)
+        return update in order, order
+
+    found, order = reaches(-1)
+    if not found:
+        return None
+    for k in order[:64]:
+        if (k == update or flow.phase[k] == BWD or flow.op_type[k] == "IdentityN"
+                or not traced[k, 0] or sig_class(sig((k, 0))) != want  # type: ignore[operator]
+                or _reads_any(flow, k)):
+            continue
+        if not reaches(k)[0]:
+            return (k, 0)
+    return None
+
+
+def _reads_any(flow: Flow, k: int) -> bool:
+    """Whether node k is computed from a read of any variable outside the backward pass (a
+    rate, a slot, the variable itself): then it is not the gradient alone."""
+    todo, seen = [k], set[int]()
+    while todo and len(seen) < 64:
+        j = todo.pop()
+        if j < 0 or j in seen or flow.phase[j] == BWD:
+            continue
+        seen.add(j)
+        if flow.op_type[j] in READS:
+            return True
+        todo.extend(i for i, _ in flow.inputs[j])
+    return False
 
 
 def _reads(flow: Flow, k: int, handle: str | None) -> bool:
