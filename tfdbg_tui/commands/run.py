@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from importlib.machinery import ModuleSpec
 from types import TracebackType
 
+from tfdbg_tui.commands.program import ProgramError, Script, load
+
 DEFAULT_LOGDIR = "/tmp/tfdbg2_logdir"
 STOPPED_AT_NAN_STATUS = 3
 
@@ -115,7 +117,9 @@ def parse(args: Sequence[str]) -> Options:
 
 
 def _fail(message: str) -> int:
-    print(f"tfdbg-tui: error: {message}", file=sys.stderr)
+    from tfdbg_tui.core.sanitize import error_line
+
+    print(error_line("tfdbg-tui: error", message), file=sys.stderr)
     return 2
 
 
@@ -185,20 +189,22 @@ def _exit_status(code: object) -> int:
     return 1
 
 
-def _check_program(opts: Options) -> str | None:
-    """A one-line problem with the program to run, or None; checked before dumping starts."""
+def _check_program(opts: Options) -> tuple[str | None, Script | None]:
+    """A one-line problem with the program to run (or None) and the script checked and
+    compiled (`commands.program`); before dumping starts, so before TensorFlow loads."""
     if opts.script is not None:
-        if not os.path.exists(opts.script):
-            return f"can't open file {opts.script!r}: no such file"
-        return None
+        try:
+            return None, load(opts.script)
+        except ProgramError as exc:
+            return str(exc), None
     assert opts.module is not None
     try:
         found = importlib.util.find_spec(opts.module)
     except (ImportError, ValueError) as exc:
-        return f"cannot find module {opts.module!r}: {exc}"
+        return f"cannot find module {opts.module!r}: {exc}", None
     if found is None:
-        return f"no module named {opts.module!r}"
-    return None
+        return f"no module named {opts.module!r}", None
+    return None, None
 
 
 def _main_module(file: str | None, spec: ModuleSpec | None) -> dict[str, object]:
@@ -218,25 +224,22 @@ def _main_module(file: str | None, spec: ModuleSpec | None) -> dict[str, object]
     return module.__dict__
 
 
-def _run_program(opts: Options) -> None:
+def _run_program(opts: Options, script: Script | None) -> None:
     """Execute the program the way `python SCRIPT` / `python -m MODULE` would.
 
     We compile and exec the code ourselves instead of calling runpy.run_path/run_module, so
     no `<frozen runpy>` frames sit under every recorded stack (TensorFlow would also warn
     that it cannot read their source).
     """
-    if opts.script is not None:
-        script = opts.script
-        sys.argv = [script, *opts.program_args]
-        path = os.path.abspath(script)
-        if os.path.isdir(path) or not path.endswith(".py"):
-            sys.path[0] = path if os.path.isdir(path) else os.path.dirname(path)
-            runpy.run_path(script, run_name="__main__")  # a directory or zip with __main__.py
+    if script is not None:
+        sys.argv = [script.path, *opts.program_args]
+        path = os.path.abspath(script.path)
+        if script.code is None:  # a directory or zip archive with __main__.py
+            sys.path[0] = path
+            runpy.run_path(script.path, run_name="__main__")
             return
         sys.path[0] = os.path.dirname(path)
-        with open(path, "rb") as f:
-            source = f.read()
-        code = compile(source, path, "exec", dont_inherit=True)
+        code = script.code  # (compiled by `_check_program`)
         namespace = _main_module(path, None)
     else:
         assert opts.module is not None
@@ -261,7 +264,7 @@ def main(args: Sequence[str]) -> int:
         opts = parse(args)
     except _UsageError as exc:
         return _fail(str(exc))
-    problem = _check_program(opts)
+    problem, script = _check_program(opts)
     if problem:
         return _fail(problem)
 
@@ -289,7 +292,7 @@ def main(args: Sequence[str]) -> int:
     stop_shown = False
     ours = os.getpid()
     try:
-        _run_program(opts)
+        _run_program(opts, script)
     except SystemExit as exc:
         status = _exit_status(exc.code)
     except dumper.StoppedAtNaN as exc:
