@@ -45,13 +45,6 @@ KNOWN_FAILING: dict[str, str] = {
     "depthwise_no_update_ops": "exit 3, incomparable, not diverge: 'B updates non-trainable "
                                "state ... that A never updates in its steps' (no tensor of A to "
                                "pair B's moving statistics with)",
-    "mlp_penalty_forgotten_fit": "right step and quantity (regularization), wrong lines: A's "
-                                 "total-loss add (AT:total), B's `model.fit` line (the "
-                                 "compiled loss), not the penalty line nor the layer's",
-    "mlp_sample_weight_forgotten_fn": "right step and quantity (loss), wrong B line: the loss "
-                                      "object's construction, not the call that omits "
-                                      "sample_weight; the hint blames the constructor's "
-                                      "arguments",
 }
 
 

@@ -21,8 +21,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from reader import EAGER, GRAPH, DebugLogdir, ReaderError
-from reader.index.frames import Frame
+from reader import GRAPH, DebugLogdir, ReaderError
 from reader.io.safewrite import replace_file
 from tfdbg_tui.commands.args import (
     Parser,
@@ -32,6 +31,7 @@ from tfdbg_tui.commands.args import (
     count,
     read_input,
 )
+from tfdbg_tui.commands.diff_lines import place_lines
 from tfdbg_tui.commands.output import planned
 from tfdbg_tui.commands.pair_load import load_pair
 from tfdbg_tui.core.compare import (
@@ -44,9 +44,7 @@ from tfdbg_tui.core.compare import (
     read_map,
 )
 from tfdbg_tui.core.compare.contract import contract_position
-from tfdbg_tui.core.compare.creation import drives_keras, find_creation, find_layer_creation
 from tfdbg_tui.core.compare.explain import fix_hint
-from tfdbg_tui.core.compare.lines import where_frames
 from tfdbg_tui.core.compare.series import LossSeries, loss_series, series_json
 from tfdbg_tui.core.compare.verdict import decide, hint, later_agree, step_table
 from tfdbg_tui.core.sanitize import error_line
@@ -134,22 +132,8 @@ def _divergence(c: Comparison, p: int, full: bool) -> dict[str, Any]:
     d = explain(c, p)
     a = tensor_entry(c.a, d.kind, d.a_index, d.a_slot)
     b = tensor_entry(c.b, d.b_kind if d.b_kind >= 0 else d.kind, d.b_index, d.b_slot)
-    frames = _where_line(c, p, a, b)
     quantity = QUANTITIES[int(c.pairs.quantity[p])]
-    if quantity in ("learning_rate", "update", "applied_gradient", "loss", "state"):
-        # A is the reference run (the program that trains well): its line stays the one
-        # applying the schedule/optimizer, the constructor given beside it; B's line becomes
-        # the constructor — where the migration's mistake is written and fixed
-        for entry, logdir, side_frames, move in ((a, c.a, frames[0], False),
-                                                 (b, c.b, frames[1], True)):
-            _created_at(entry, logdir, side_frames or _stack_of(logdir, entry), move)
-    if quantity in ("layer_output", "other"):
-        for entry, logdir in ((a, c.a), (b, c.b)):
-            _layer_line(entry, logdir)
-    elif quantity == "state" and "created_by" not in b:
-        # a layer's moving statistics: their momentum and epsilon are written where the
-        # layer is built, whichever line calls it
-        _layer_line(b, c.b, always=True)
+    place_lines(c, p, quantity, a, b)
     if not full:
         a.pop("stack", None)
         b.pop("stack", None)
@@ -165,85 +149,6 @@ def _divergence(c: Comparison, p: int, full: bool) -> dict[str, Any]:
             "hint": fix_hint(c, p)}
 
 
-def _where_line(c: Comparison, p: int, a: dict[str, Any], b: dict[str, Any]
-                ) -> tuple[list[Frame], list[Frame]]:
-    """For a loss or an update, the line is not the tensor's own: the line calling the loss
-    function, the line applying the optimizer's update (`StepPairs.where_a/b`). Returns the
-    stacks used instead of the tensors' own (empty: the tensor's own)."""
-    sp = c.training.sp
-    used: list[list[Frame]] = [[], []]
-    if sp is None:
-        return used[0], used[1]
-    from tfdbg_tui.commands.report.build import _frame_dict as frame_dict
-
-    for i, (entry, side, logdir) in enumerate(((a, "a", c.a), (b, "b", c.b))):
-        frames = where_frames(c, p, side) or []  # the same lines the TUI shows (`b`)
-        uf = logdir.user_frame(frames)
-        if uf is None:
-            continue
-        entry["user_frame"] = {**frame_dict(uf), "code": (logdir.code_line(uf) or "").strip()}
-        entry["stack"] = [frame_dict(f) for f in frames]
-        used[i] = frames
-    return used[0], used[1]
-
-
-def _stack_of(logdir: DebugLogdir, entry: dict[str, Any]) -> list[Frame]:
-    try:
-        return logdir.alert_stack(GRAPH if entry["kind"] == "graph" else EAGER, entry["index"])
-    except (ReaderError, KeyError, ValueError):
-        return []
-
-
-def _layer_line(entry: dict[str, Any], logdir: DebugLogdir, always: bool = False) -> None:
-    """A layer's op run by `model.fit`, or by calling a functional or Sequential model
-    (`model(x)` outside any `call` of the user's), carries only that line: the line
-    building the layer is the one to show (`creation.find_layer_creation`), the calling
-    line moves to `applied_at`. `always`: also from a user's `call` (`self.bn(x)`)."""
-    uf = entry.get("user_frame") or {}
-    if not (always or drives_keras(uf.get("code") or "") or uf.get("function") != "call"):
-        return
-    names: list[str] = []
-    if entry.get("kind") == "graph":
-        try:
-            graph = logdir.graph(logdir.graph_of_trace(entry["index"]))
-            names = list(graph.ops) if graph is not None else []
-        except (ReaderError, KeyError, ValueError, IndexError):
-            names = []
-    found = find_layer_creation(logdir, _stack_of(logdir, entry), entry.get("op_name"), names)
-    if found is None or found.frame is None:
-        return
-    from tfdbg_tui.commands.report.build import _frame_dict as frame_dict
-
-    entry["created_by"] = found.owner
-    entry["applied_at"] = uf
-    entry["user_frame"] = {**frame_dict(found.frame), "code": found.code}
-
-
-def _created_at(entry: dict[str, Any], logdir: DebugLogdir, frames: list[Frame],
-                move: bool = True) -> None:
-    """A learning rate or an update is made by a schedule/optimizer object: the user changes
-    the line creating it, not the one applying it (`core.compare.creation`). The applying
-    line moves to `applied_at`; `user_frame` becomes the creating line when exactly one line
-    constructs that class, else it stays and `creation_unknown` says why."""
-    found = find_creation(logdir, frames)
-    if found is None:
-        return
-    entry["created_by"] = found.owner
-    if found.frame is None:
-        entry["creation_unknown"] = found.why
-        return
-    from tfdbg_tui.commands.report.build import _frame_dict as frame_dict
-
-    created = {**frame_dict(found.frame), "code": found.code}
-    if not move:
-        here = entry.get("user_frame") or {}
-        if (here.get("file"), here.get("line")) != (found.frame.file, found.frame.line):
-            entry["created_at"] = created
-        return
-    applied = entry.get("user_frame")
-    entry["user_frame"] = created
-    if applied and (applied["file"], applied["line"]) != (found.frame.file, found.frame.line):
-        entry["applied_at"] = applied
 
 
 def _group(c: Comparison, side: str, g: TensorGroup) -> dict[str, Any]:

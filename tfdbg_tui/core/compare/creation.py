@@ -284,9 +284,11 @@ def find_layer_creation(logdir: DebugLogdir, frames: list[Frame], op_name: str |
 
 
 def _layer_of(op_name: str) -> str:
-    """The layer's name in a Keras op name: `functional_1/dense_1/MatMul` → `dense_1`."""
+    """The layer's name in a Keras op name: the scope under the model's, whatever the op's
+    own scopes below it (`functional_1/dense_1/MatMul` → `dense_1`,
+    `sequential_1/hidden_1/Cast/ReadVariableOp` → `hidden_1`)."""
     parts = [p for p in op_name.split("/") if p]
-    return parts[-2] if len(parts) >= 3 else ""
+    return parts[1] if len(parts) >= 3 else ""
 
 
 def _sites(files: list[tuple[str, str, list[str]]], classes: set[str]

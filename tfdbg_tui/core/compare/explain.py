@@ -157,6 +157,13 @@ def fix_hint(c: Comparison, p: int) -> str | None:
     rounding, not a seed's."""
     pairs = c.pairs
     q = int(pairs.quantity[p])
+    if q == Q_LOSS:
+        weighted = loss_weighting(c, p)
+        if weighted is not None:
+            one, other = ("A", "B") if weighted[0] else ("B", "A")
+            return (f"{one} weights each example's loss and {other} does not: pass the same "
+                    "per-example weights to the loss call (`sample_weight=` in Keras, "
+                    "`weights=` in TF1's losses, `sample_weight` in `fit`)")
     if q != Q_VARIABLE:
         return QUANTITY_HINTS.get(q)
     if int(pairs.step[p]) != 0 or int(pairs.reason[p]) != R_VALUES:
@@ -170,6 +177,20 @@ def fix_hint(c: Comparison, p: int) -> str | None:
     if _restored(c, p):
         return RESTORE_HINT
     return SEED_HINT
+
+
+def loss_weighting(c: Comparison, p: int) -> tuple[bool, bool] | None:
+    """(A weights its examples, B does) at pair `p`'s step when exactly one run does (the
+    mistake is then at the loss's call, not in its constructor); None otherwise or unknown."""
+    from tfdbg_tui.core.compare.contract.weighting import weights_examples
+
+    step = int(c.pairs.step[p])
+    if step < 0:
+        return None
+    wa, wb = weights_examples(c.training.a, step), weights_examples(c.training.b, step)
+    if wa is None or wb is None or wa == wb:
+        return None
+    return wa, wb
 
 
 def _restored(c: Comparison, p: int) -> bool:
