@@ -115,7 +115,25 @@ def error_for(url: str, exc: BaseException) -> OSError:
     if isinstance(exc, TimeoutError) or "timeout" in name.lower():
         return RemoteError(errno.ETIMEDOUT, f"no answer within {timeout():g} s ({name}: "
                            f"{text}); --remote-timeout or {TIMEOUT_ENV} sets the limit", url)
+    if _checksum_failed(exc):  # the server was reached: what it sent is what is wrong
+        return RemoteError(errno.EBADMSG, "the bytes received did not match the object's "
+                           "checksum: the object changed during the read, or the server or "
+                           f"a proxy on the way corrupts it ({name}: {text})", url)
     return RemoteError(errno.EIO, f"cannot reach it ({name}: {text})", url)
+
+
+def _checksum_failed(exc: BaseException | None) -> bool:
+    """The client found an answer's bytes differ from the checksum the server sent for them
+    (botocore's FlexibleChecksumError, gcsfs's ChecksumError: by name, the backends being
+    optional), in `exc` or what it was raised from."""
+    for _ in range(4):  # (a few links of the chain)
+        if exc is None:
+            return False
+        text = f"{type(exc).__name__} {exc}".lower()
+        if "checksum" in text and ("checksumerror" in text or "match" in text):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 _fs_lock = threading.Lock()

@@ -87,6 +87,21 @@ def test_a_server_that_does_not_deliver_is_one_line(s3: S3Server, proxy: Proxy,
     assert url in lines[0] and "TFDBG_TUI_REMOTE_TIMEOUT" in lines[0], lines[0]
 
 
+def test_bytes_that_do_not_match_their_checksum_are_said_as_such(
+        s3: S3Server, proxy: Proxy, reference_logdir: str) -> None:
+    """Every object's answer has other bytes (same length, same ETag): the server was
+    reached, what it sent is wrong. Before: "cannot reach it (FlexibleChecksumError: …)",
+    a network failure the user would look for in the wrong place."""
+    url = s3.upload(reference_logdir, "s3://hostile/corrupt")
+    proxy.mode = "corrupt"
+    proc = report(s3, proxy.endpoint, url)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    (line,) = proc.stderr.strip().splitlines()
+    assert url in line and "tfdbg_events." in line, line  # (the URL and the object)
+    assert "did not match the object's checksum" in line, line
+    assert "changed during the read" in line and "cannot reach" not in line, line
+
+
 def test_a_listing_claiming_a_tebibyte_is_not_out_of_memory(s3: S3Server, proxy: Proxy,
                                                             reference_logdir: str) -> None:
     """The listing says 1 TiB for each object (each holds what it holds): the read ends where

@@ -17,6 +17,8 @@ the answers to GETs of objects are changed as `mode` says:
 - `error`: every GET of an object is answered 500 (Internal Server Error);
 - `endless-listing`: a listing always says there is more (a new continuation token each
   time), its next pages answered here with the first page's objects again;
+- `corrupt`: every byte of an object's answer changed (same length, same ETag), as a disk
+  or a proxy corrupting it would (botocore finds its checksum does not match);
 - `short`: an object's answer claims (Content-Length) 1,000 bytes more than it sends, then
   the connection closes, as a server dying mid-answer or a proxy cutting it does.
 
@@ -120,6 +122,8 @@ class Proxy:
             status, headers, data = self._current(h)
         if is_object and self.mode == "ignore-if-match-no-etag":
             headers = [(k, v) for k, v in headers if k.lower() != "etag"]
+        if is_object and status < 300 and self.mode == "corrupt":
+            data = bytes(b ^ 0x5A for b in data)
         if is_object and self.mode == "error":
             status, headers, data = 500, [], b"<Error><Code>InternalError</Code></Error>"
         h.send_response(status)
