@@ -191,14 +191,13 @@ def merge_streaming(logdir: DebugLogdir, sources: list[LazyShard], threads: int,
                 hosts[i] = h = _Host(fallback(i, str(exc)), logdir)
                 _whole_execs(h)
     with ThreadPoolExecutor(1, "tfdbg-shard-read") as ahead:  # ends before shards close
-        for h in hosts:
-            for r in h.streams():
-                r.ahead = ahead
-        _merge_windows(logdir, hosts, streamed, threads, progress)
+        _merge_windows(logdir, hosts, streamed, threads, progress, ahead)
 
 
 def _merge_windows(logdir: DebugLogdir, hosts: list[_Host], streamed: bool, threads: int,
-                   progress: Callable[[float], None] | None) -> None:
+                   progress: Callable[[float], None] | None, ahead: Executor) -> None:
+    """The windows (see `merge_streaming`); once the first is merged (its alerts shown: no
+    thread competes with it), each part's next row group is read ahead in `ahead`."""
     from reader.index.shards import merge
 
     tk = ek = 0
@@ -233,6 +232,8 @@ def _merge_windows(logdir: DebugLogdir, hosts: list[_Host], streamed: bool, thre
         if progress is not None and not held and total:
             done = len(logdir.traces) + (len(logdir.executions) if streamed else 0)
             progress(done / total)
+        for r in (r for h in hosts for r in h.streams() if r.ahead is None):
+            r.ahead = ahead
     if logdir.spool is not None:
         logdir.spool.close()
     _release_unused()
