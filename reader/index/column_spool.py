@@ -27,8 +27,12 @@ import tempfile
 import weakref
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from reader.index.logdir import DebugLogdir
 
 HEADER = 128  # bytes of each file's .npy header (version 1.0, padded: rewritten in place)
 
@@ -159,3 +163,32 @@ class ColumnSpool:
 def _remove(folder: Path, owned: bool) -> None:
     if owned:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def spool_tables(logdir: DebugLogdir, rows: dict[str, int]) -> bool:
+    """Spool the tables `rows` names (with the rows each will have) of an empty index:
+    False when they stay in memory instead (no file could be made)."""
+    tables = {n: getattr(logdir, n) for n in rows}
+    if any(len(t) for t in tables.values()):
+        return False
+    cache = logdir._cache
+    logdir.spool = ColumnSpool.create(
+        cache.scratch() if cache is not None else None,
+        {n: ({c: t.column_dtype(c) for c in t.columns}, rows[n]) for n, t in tables.items()})
+    return logdir.spool is not None
+
+
+def put_rows(logdir: DebugLogdir, name: str, rows: Mapping[str, np.ndarray]) -> None:
+    """Append merged rows to a table: to its spooled files, or in memory."""
+    spool, table = logdir.spool, getattr(logdir, name)
+    if spool is not None and name in spool.columns:
+        try:
+            table.adopt(spool.append(name, rows), spool.rows(name), grown=True)
+            return
+        except OSError:  # a full disk: the rest in memory (the rows mapped so far stay)
+            logdir.spool = None
+            try:
+                spool.discard()
+            except OSError:
+                pass
+    table.extend(rows)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from reader.index.alerts import NewRows
-from reader.index.column_spool import ColumnSpool
+from reader.index.column_spool import put_rows, spool_tables
 from reader.index.lazy_shard import LazyShard
 from reader.index.order import stable_order
 from reader.index.parquet_shards import ShardError
@@ -213,7 +213,7 @@ def _merge_windows(logdir: DebugLogdir, hosts: list[_Host], streamed: bool, thre
                 for h in hosts)
     names = ("traces", "executions", "outputs") if streamed else ("traces",)
     rows = {n: sum(h.lazy.rows[n] for h in hosts) for n in names}
-    if not _spool(logdir, rows):
+    if not spool_tables(logdir, rows):
         for n in names:  # grown once, not doubled as windows come
             getattr(logdir, n).reserve(rows[n])
     earliest_eager = _earliest_eager(logdir)
@@ -255,28 +255,6 @@ def _whole_execs(h: _Host) -> None:
             {c: np.concatenate([b[c] for b in got]) for c in h.lazy.dtypes[part]} if got
             else {c: np.zeros(0, dt) for c, dt in h.lazy.dtypes[part].items()})
     h.execs = h.outs = None
-
-
-def _spool(logdir: DebugLogdir, rows: dict[str, int]) -> bool:
-    """Write the merged rows of these tables to files the tables map (see
-    `reader.index.column_spool`); False when they stay in memory instead."""
-    tables = {n: getattr(logdir, n) for n in rows}
-    if any(len(t) for t in tables.values()):
-        return False
-    cache = logdir._cache
-    logdir.spool = ColumnSpool.create(
-        cache.scratch() if cache is not None else None,
-        {n: ({c: t.column_dtype(c) for c in t.columns}, rows[n]) for n, t in tables.items()})
-    return logdir.spool is not None
-
-
-def _put(logdir: DebugLogdir, name: str, rows: Columns) -> None:
-    """Append merged rows to a table: to its spooled files, or in memory."""
-    spool, table = logdir.spool, getattr(logdir, name)
-    if spool is not None and name in spool.columns:
-        table.adopt(spool.append(name, rows), spool.rows(name), grown=True)
-    else:
-        table.extend(rows)
 
 
 def _release_unused() -> None:
@@ -355,7 +333,7 @@ def _append_traces(logdir: DebugLogdir, hosts: list[_Host], until: float) -> Non
     window, order = _sorted(pieces)
     details = _renumbered(kept, None if order is None else _inverse(order),
                           len(logdir.traces))
-    _put(logdir, "traces", window)
+    put_rows(logdir, "traces", window)
     logdir.traces.details.extend(details)
 
 
@@ -389,6 +367,6 @@ def _append_execs(logdir: DebugLogdir, hosts: list[_Host], until: float) -> None
     window["first_output"] = first + o0
     o["execution"] = np.repeat(np.arange(e0, e0 + len(lens)), lens)
     details = _renumbered(kept, positions, o0)
-    _put(logdir, "executions", window)
-    _put(logdir, "outputs", o)
+    put_rows(logdir, "executions", window)
+    put_rows(logdir, "outputs", o)
     logdir.outputs.details.extend(details)

@@ -299,3 +299,26 @@ def test_a_row_group_damaged_past_the_first_stops_its_host_there(
     host = next(k for k, f in enumerate(logdir.filesets) if f.name.endswith(".h1"))
     assert int((fs == host).sum()) == ROW_GROUP  # its first row group, not one row more
     assert int((fs != host).sum()) == 2 * N + 80  # the others whole (with their 40 kept)
+
+
+def test_a_full_disk_under_the_spool_keeps_the_rest_in_memory(
+        indexed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index cache's folder on a real 2 MiB tmpfs: the merged columns' files fill it
+    a few windows in (ENOSPC), and the merge goes on in memory — the same index, no error,
+    and nothing of the spool left on the disk."""
+    import subprocess
+
+    mount = tmp_path / "small"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)],
+                          capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (needs root): {done.stderr.decode().strip()}")
+    try:
+        monkeypatch.setenv("TFDBG_TUI_CACHE_DIR", str(mount))
+        logdir = DebugLogdir(str(indexed), cache=True)
+        logdir.update()
+        assert columns(logdir) == columns(whole_merge(indexed))
+        assert not list(mount.glob("*/tmp-*"))
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
