@@ -24,6 +24,7 @@ from reader.diagnosis import diagnose
 from reader.diagnosis.result import Diagnosis
 from reader.diagnosis.steps import TrainingSteps
 from reader.errors import ReaderError
+from reader.index.alerts import Alerts
 from reader.index.logdir import DebugLogdir
 from reader.index.schema import GRAPH
 
@@ -93,11 +94,15 @@ def to_diagnose(steps: TrainingSteps | None, alert_steps: np.ndarray | None, n: 
 
 
 def find_incidents(logdir: DebugLogdir, steps: TrainingSteps | None = None,
-                   limit: int = 10, known: dict[int, Diagnosis | None] | None = None
-                   ) -> Incidents:
+                   limit: int = 10, known: dict[int, Diagnosis | None] | None = None,
+                   alerts: Alerts | None = None) -> Incidents:
     """Group the logdir's alerts into incidents (see the module docstring). `known`: alert
-    positions already diagnosed (the report's first alerts), not walked again."""
-    alerts = logdir.alerts()
+    positions already diagnosed (the report's first alerts), not walked again. `alerts`:
+    the list to group (default: the logdir's now) — a live run's as it was when asked,
+    though the run grew while its incidents were found (the app lays them over the grown
+    list by position: its incidents must count that list, not a later one)."""
+    if alerts is None:
+        alerts = logdir.alerts()
     n = len(alerts)
     kinds = np.asarray(alerts.kind)
     indices = np.asarray(alerts.index)

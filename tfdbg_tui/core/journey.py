@@ -91,6 +91,6 @@ def compute_journey(logdir: DebugLogdir, alerts: Alerts, limit: int = 10) -> Jou
     per_step = (np.bincount(alert_steps[alert_steps >= 0], minlength=steps.count)[:steps.count]
                 if steps.count else np.zeros(0, np.int64))
     losses = step_losses(logdir, steps) if steps.count else None
-    incidents = find_incidents(logdir, steps, limit)
+    incidents = find_incidents(logdir, steps, limit, alerts=alerts)  # (a live run grows)
     return Journey(alerts, steps, alert_steps, per_step, losses, incidents,
                    AlertGroups.of(incidents, len(alerts)))

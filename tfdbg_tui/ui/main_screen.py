@@ -76,6 +76,7 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
         self._launch_alert: tuple[int, int, int] | None = None  # ...while still indexing
         self.panes: list[Pane] = [spec.widget(state, id=spec.dom_id) for spec in PANES]
         self._journey_for: object = None  # the alert list the journey was asked for
+        self._journey_busy = False  # a finding is running (one at a time: `_ask_journey`)
 
     def pane_of(self, kind: type[P]) -> P:
         """The pane of class `kind` (the panes this screen coordinates by name)."""
@@ -150,8 +151,7 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
             self._earlier_alert_found()
         if not self.state.snapshot.indexing and self._journey_for is not (
                 self.state.snapshot.alerts):
-            self._journey_for = self.state.snapshot.alerts
-            self._find_journey(self.state.snapshot.alerts)
+            self._ask_journey()
         if first_alerts and not self._launch_followed:
             self._launch_followed = True
             if self.alerts.selected is None:
@@ -159,23 +159,40 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
             self.call_after_refresh(self._follow_at_launch)
         self._update_header()
 
+    def _ask_journey(self) -> None:
+        """Find the steps and incidents of the latest alerts — one finding at a time: while
+        one runs, a grown list waits for it to land (`_show_journey` asks again). Why not a
+        new finding per snapshot, the old one cancelled: a run whose snapshots come faster
+        than its incidents are found would never see one land (each dropped for a newer
+        list, the "new, not yet grouped" alerts growing until the run paused)."""
+        if self._journey_busy:
+            return
+        self._journey_busy = True
+        self._journey_for = self.state.snapshot.alerts
+        self._find_journey(self.state.snapshot.alerts)
+
     @work(thread=True, exclusive=True, group="journey")
     def _find_journey(self, alerts: Alerts) -> None:
         """Steps and incidents of the alerts (`core.journey`), off the UI thread: finding
-        incidents diagnoses a few alerts. A result for an older alert list is dropped."""
+        incidents diagnoses a few alerts."""
         worker = get_current_worker()
         try:  # as the Alerts pane's diagnosis: rows below the snapshot's counts never change
             found = compute_journey(self.state.logdir, alerts)
         except ReaderError as exc:
-            self.app.call_from_thread(self.notify, lit(f"steps and incidents: {exc}"),
-                                      severity="warning", markup=False)
+            self.app.call_from_thread(self._journey_failed, lit(f"steps and incidents: {exc}"))
             return
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show_journey, found)
 
+    def _journey_failed(self, message: str) -> None:
+        self._journey_busy = False  # (asked again when the alerts change)
+        self.notify(message, severity="warning", markup=False)
+
     def _show_journey(self, found: Journey) -> None:
-        if found.alerts is not self.state.snapshot.alerts:
-            return
+        """Show what was found — also when the run grew meanwhile: the Alerts pane lays its
+        groups over the grown list (`AlertRows.on_journey_found`) — then find the grown
+        list's, if it grew."""
+        self._journey_busy = False
         self.state.journey = found
         try:
             for pane in self.panes:
@@ -183,6 +200,9 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
             self._update_header()
         except NoMatches:  # the app is closing (`q` while incidents were being found): its
             return  # panes' lists are already gone, and nothing is left to show them on
+        snap = self.state.snapshot
+        if not snap.indexing and found.alerts is not snap.alerts:
+            self._ask_journey()
 
     def _follow_at_launch(self) -> None:
         """The first view is a full one (tensor, op, stack, line), as TensorBoard's Debugger

@@ -6,10 +6,11 @@ header, → (or Enter on the header) unfolds it. The rows stay ids of one `Virtu
 (alert positions, then one id per header), so a million alerts cost what they did before.
 While the incidents are not known (indexing) the rows are in time order. A live run that
 grows keeps its groups (`keep_groups`): the alerts found since go to a last group, "new, not
-yet grouped", until the incidents are found again for the grown list — the rows do not
-jump back to time order whenever an alert arrives. Whatever the layout, `selected` is an
-alert position (None on a header), the cursor keeps its alert (or header), and `n`/`N` walk
-the alerts as shown.
+yet grouped", until the incidents are found again — the rows do not jump back to time
+order whenever an alert arrives; incidents found for a list the run has grown from since
+are laid over the grown list the same way (`on_journey_found`), the folds kept by origin.
+Whatever the layout, `selected` is an alert position (None on a header), the cursor keeps
+its alert (or header), and `n`/`N` walk the alerts as shown.
 
 A mixin of `AlertsPane` (kept apart so that module stays short).
 """
@@ -85,10 +86,23 @@ class AlertRows:
         return True
 
     def on_journey_found(self, j: Journey | None) -> None:
-        """Steps and incidents were found: group by them when they are the list's own."""
-        if j is not None and j.alerts is self._p.alerts:
+        """Steps and incidents were found: group by them when they are the list's own — or
+        the list's before a live run grew, through the position map (`_jmap`), the alerts
+        found since apart ("not yet grouped"): the run may grow again before the grown
+        list's incidents are found, and dropping a result because of it would leave the
+        incidents older and older while the run grows."""
+        alerts = self._p.alerts
+        if j is not None and j.alerts is alerts:
             self._jfor, self._jmap = j.alerts, None
             self.group_by_incidents(j.groups)
+            return
+        moved = positions_in(j.alerts, alerts) if j is not None else None
+        if j is not None and moved is not None:  # found for a list this one grew from
+            jmap = np.full(len(alerts), -1, np.int64)
+            jmap[moved] = np.arange(len(j.alerts), dtype=np.int64)
+            self._jfor, self._jmap = j.alerts, jmap
+            self.group_by_incidents(j.groups.grown(moved, len(alerts))
+                                    if j.groups is not None else None)
         elif self._jmap is None:  # not for these alerts, and no grown grouping to keep
             self.group_by_incidents(None)
 
@@ -104,16 +118,24 @@ class AlertRows:
                          content_changed=True, ordered=False)
 
     def group_by_incidents(self, groups: AlertGroups | None) -> None:
-        """Show `groups` (None: time order), the selected alert (or header) kept."""
+        """Show `groups` (None: time order), the selected alert (or header) and the folded
+        incidents kept — by origin: in a live run the incidents are found again and again,
+        and a fold or a header the user chose must not come undone each time."""
         if groups is self._groups:
             return
-        p = self._p
+        p, old = self._p, self._groups
         anchor = self.selected_row()
-        if anchor is not None and self._groups is not None and self._groups.is_header(anchor):
-            anchor = self._groups.first_of(self._groups.incident_at(anchor))
-        self._groups, self._collapsed = groups, frozenset()
+        header = None  # the selected header's group in `groups`
+        if anchor is not None and old is not None and old.is_header(anchor):
+            header = _same_group(old, old.incident_at(anchor), groups)
+            anchor = old.first_of(old.incident_at(anchor))
+        folded = [_same_group(old, k, groups) for k in self._collapsed] if old else []
+        self._groups = groups
+        self._collapsed = frozenset(k for k in folded if k is not None)
         self.lay_out()
-        if anchor is not None:
+        if header is not None and groups is not None:
+            p.vlist.select_index(groups.header(header), center=False, announce=False)
+        elif anchor is not None:
             p.vlist.select_index(anchor, center=False, announce=False)
 
     def render_row(self, row: int, width: int) -> Text:
@@ -208,6 +230,17 @@ class AlertRows:
             self.action_unfold()
         else:
             self.action_fold()
+
+
+def _same_group(old: AlertGroups, k: int, new: AlertGroups | None) -> int | None:
+    """Group k of `old` in `new`: the incident of the same origin, or the "not yet
+    grouped" group when both have one; None when `new` has no such group."""
+    if new is None:
+        return None
+    inc = old.incident(k)
+    if inc is None:
+        return len(new.items) if new.fresh else None
+    return next((i for i, it in enumerate(new.items) if it.key == inc.key), None)
 
 
 def fresh_row(count: int, collapsed: bool, width: int) -> Text:
