@@ -42,9 +42,6 @@ KNOWN_FAILING: dict[str, str] = {
     # buggy pairs
     "conv1d_clip_forgotten_eager": "step 0 layer_output, not applied_gradient: the layer-norm "
                                    "mispairing of conv1d_seq_fit comes first",
-    "depthwise_no_update_ops": "exit 3, incomparable, not diverge: 'B updates non-trainable "
-                               "state ... that A never updates in its steps' (no tensor of A to "
-                               "pair B's moving statistics with)",
 }
 
 

@@ -45,7 +45,7 @@ def place_lines(c: Comparison, p: int, quantity: str, a: dict[str, Any], b: dict
     elif quantity == "state" and "created_by" not in b:
         # a layer's moving statistics: their momentum and epsilon are written where the
         # layer is built, whichever line calls it
-        _layer_line(b, c.b, always=True)
+        _layer_line(b, c.b, always=True)  # from a user's `call`: the building line beside
 
 
 def _where_line(c: Comparison, p: int, a: dict[str, Any], b: dict[str, Any]
@@ -96,7 +96,8 @@ def _layer_line(entry: dict[str, Any], logdir: DebugLogdir, always: bool = False
     """A layer's op run by `model.fit`, or by calling a functional or Sequential model
     (`model(x)` outside any `call` of the user's), carries only that line: the line
     building the layer is the one to show (`creation.find_layer_creation`), the calling
-    line moves to `applied_at`. `always`: also from a user's `call` (`self.bn(x)`).
+    line moves to `applied_at`. `always`: also from a user's `call` (`self.bn(x)`, kept as
+    the line: the building line is given beside it, as `created_at`).
     `where`: the stack and op name of the node whose line stands for the tensor's (a
     penalty one run lacks: the read of the weight the other run regularizes)."""
     uf = entry.get("user_frame") or {}
@@ -116,8 +117,13 @@ def _layer_line(entry: dict[str, Any], logdir: DebugLogdir, always: bool = False
     from tfdbg_tui.commands.report.build import _frame_dict as frame_dict
 
     entry["created_by"] = found.owner
+    created = {**frame_dict(found.frame), "code": found.code}
+    if uf.get("function") == "call" and not drives_keras(uf.get("code") or ""):
+        if (uf.get("file"), uf.get("line")) != (created["file"], created["line"]):
+            entry["created_at"] = created
+        return
     entry["applied_at"] = uf
-    entry["user_frame"] = {**frame_dict(found.frame), "code": found.code}
+    entry["user_frame"] = created
 
 
 def _created_at(entry: dict[str, Any], logdir: DebugLogdir, frames: list[Frame],

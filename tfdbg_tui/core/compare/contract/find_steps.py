@@ -39,7 +39,8 @@ def find_training(logdir: DebugLogdir, ops: OpTable) -> Training:
         resolve_loops(logdir, ops, flow)  # what a recurrent layer's loops returned
         for k, t in enumerate(flow.op_type):  # initial values assigned in the graph
             h = flow.handle[k]
-            if t == "AssignVariableOp" and h in handles and len(flow.inputs[k]) > 1:
+            if t == "AssignVariableOp" and (h in handles or h in flow.state) \
+                    and len(flow.inputs[k]) > 1:
                 flow.assigned[h] = (GRAPH, k)
                 j = _traced_source(flow, flow.inputs[k][1][0], first)
                 if j >= 0:

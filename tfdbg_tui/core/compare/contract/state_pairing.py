@@ -35,15 +35,16 @@ def pair_state(out: StepPairs, k: int, ma: RunModel, mb: RunModel) -> None:
     # a graph also hold what ran before it: the restore's assignments)
     moved_a = [h for h in ra.state if _moves(ma, k, ra, h)]
     moved_b = [h for h in rb.state if _moves(mb, k, rb, h)]
-    if not ra.state or not rb.state or bool(moved_a) != bool(moved_b):
-        if (moved_a or moved_b) and not (moved_a and moved_b) and k == 1:
-            # one run moves statistics the other never moves
-            side, other = ("B", "A") if moved_b else ("A", "B")
-            what = ", ".join(_state_name(h) for h in moved_b or moved_a)
-            out.missing.append(
-                f"{side} updates non-trainable state ({what}) that {other} never updates "
-                f"in its steps: a batch norm's moving statistics — is {other}'s update "
-                "running (UPDATE_OPS in TF1, `training=True` in Keras)?")
+    if bool(moved_a) != bool(moved_b) and k == 1:
+        # one run moves statistics the other never moves: where both have them, their
+        # values after step 0 differ (the divergence, below); else nothing to compare them to
+        side, other = ("B", "A") if moved_b else ("A", "B")
+        what = ", ".join(_state_name(h) for h in moved_b or moved_a)
+        (out.notes if ra.state and rb.state else out.missing).append(
+            f"{side} updates non-trainable state ({what}) that {other} never updates "
+            f"in its steps: a batch norm's moving statistics — is {other}'s update "
+            "running (UPDATE_OPS in TF1, `training=True` in Keras)?")
+    if not ra.state or not rb.state:
         return
     # by signature and what the step does with the statistic first (a moving variance is
     # added to epsilon, a moving mean multiplied or subtracted: TF1 and Keras read the two
@@ -66,14 +67,25 @@ def pair_state(out: StepPairs, k: int, ma: RunModel, mb: RunModel) -> None:
     for i, j in sorted(pairs):
         ha, hb = ra.state[i], rb.state[j]
         name = ma.names.get(ha) or _name(ha, i).replace("variable", "state")
-        got = out.add(ma.row(k, ra.state_read[ha]), mb.row(k, rb.state_read[hb]), k - 1,
-                      Q_STATE, f"{name} after step {k - 1}'s update")
+        got = out.add(_state_value(ma, k, ra, ha, moved_a), _state_value(mb, k, rb, hb, moved_b),
+                      k - 1, Q_STATE, f"{name} after step {k - 1}'s update")
         if got < 0:
             continue
         if ha in pra.state_update:
             out.where_a[got] = (ma.steps[k - 1][0], pra.state_update[ha])
         if hb in prb.state_update:
             out.where_b[got] = (mb.steps[k - 1][0], prb.state_update[hb])
+
+
+def _state_value(model: RunModel, k: int, roles: Roles, h: str, moved: list[str]
+                 ) -> tuple[int, int] | None:
+    """A statistic as step k reads it; for one its run never updates and whose read did not
+    run (a TF1 batch norm in training mode reads its statistics only in their updates), the
+    value its initializer gave it, which it keeps."""
+    got = model.row(k, roles.state_read[h])
+    if got is None and h not in moved:
+        got = model.steps[k][0].init.get(h)
+    return got
 
 
 _STATE_PASS = frozenset({"Identity", "Cast", "Reshape", "Squeeze", "ExpandDims"})
