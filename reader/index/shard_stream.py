@@ -192,6 +192,9 @@ def merge_streaming(logdir: DebugLogdir, sources: list[LazyShard], threads: int,
                 _whole_execs(h)
     with ThreadPoolExecutor(1, "tfdbg-shard-read") as ahead:  # ends before shards close
         _merge_windows(logdir, hosts, streamed, threads, progress, ahead)
+    for r in (r for h in hosts for r in h.streams()):  # a host and its parts are a cycle
+        r.buf, r._next = {}, None  # (its last batches, views of ~30 MB, freed now, not
+        # when the cyclic collector runs: the TUI runs it rarely)
 
 
 def _merge_windows(logdir: DebugLogdir, hosts: list[_Host], streamed: bool, threads: int,

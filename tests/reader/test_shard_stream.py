@@ -322,3 +322,30 @@ def test_a_full_disk_under_the_spool_keeps_the_rest_in_memory(
         assert not list(mount.glob("*/tmp-*"))
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_the_merge_keeps_none_of_its_batches(
+        indexed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once merged, the batches read from the shards are freed at once — not when the
+    cyclic garbage collector next runs (the TUI runs it rarely: ~30 MB for 12.5M rows)."""
+    import gc
+    import weakref
+
+    from reader.index import shard_stream
+
+    seen: list[weakref.ref[np.ndarray]] = []
+    real = shard_stream._Rows.pull
+
+    def pull(self: Any) -> None:
+        real(self)
+        seen.extend(weakref.ref(a) for a in self.buf.values())
+
+    monkeypatch.setattr(shard_stream._Rows, "pull", pull)
+    logdir = DebugLogdir(str(indexed))
+    gc.disable()
+    try:
+        logdir.update()
+        assert len(seen) > 30 and len(logdir.traces) == 3 * N + 120
+        assert [r for r in seen if r() is not None] == []
+    finally:
+        gc.enable()
