@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import mmap
 import os
-import shutil
 import struct
 import tempfile
 import weakref
@@ -93,11 +92,12 @@ def _pwrite_all(fd: int, data: bytes | memoryview, at: int) -> None:
 class ColumnSpool:
     """The spooled columns of some tables (`create`), appended window by window."""
 
-    def __init__(self, folder: Path, owned: bool) -> None:
+    def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.columns: dict[str, dict[str, _Column]] = {}
         self.anonymous = False  # its files are unlinked already (open and mapped)
-        self._finalizer = weakref.finalize(self, _remove, folder, owned)
+        self._made: list[Path] = []  # the files it made (unlinked by name when removed)
+        self._finalizer = weakref.finalize(self, _remove, folder, self._made)
 
     @classmethod
     def create(cls, folder: Path | None, tables: Mapping[str, tuple[Mapping[str, np.dtype], int]]
@@ -109,13 +109,16 @@ class ColumnSpool:
         try:
             if folder is None:
                 folder = Path(tempfile.mkdtemp(prefix="tfdbg-tui-spool-"))
-            spool = cls(folder, owned=True)
+            spool = cls(folder)
         except OSError:
             return None
         try:
             for name, (dtypes, rows) in tables.items():
-                spool.columns[name] = {c: _Column(folder / f"{name}.{c}.npy", np.dtype(dt), rows)
-                                       for c, dt in dtypes.items()}
+                cols = spool.columns[name] = {}
+                for c, dt in dtypes.items():
+                    path = folder / f"{name}.{c}.npy"  # (a fresh folder of this user's)
+                    spool._made.append(path)
+                    cols[c] = _Column(path, np.dtype(dt), rows)
         except (OSError, ValueError, OverflowError):
             spool.discard()
             return None
@@ -160,9 +163,18 @@ class ColumnSpool:
         self._finalizer()
 
 
-def _remove(folder: Path, owned: bool) -> None:
-    if owned:
-        shutil.rmtree(folder, ignore_errors=True)
+def _remove(folder: Path, made: list[Path]) -> None:
+    """Unlink the files a spool made (those moved into a cache entry are gone already) and
+    its folder — by name, in a folder only this user can write: nothing else is removed."""
+    for path in made:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    try:
+        os.rmdir(folder)
+    except OSError:
+        pass
 
 
 def spool_tables(logdir: DebugLogdir, rows: dict[str, int]) -> bool:
