@@ -31,6 +31,7 @@ from typing import Any, ParamSpec
 
 from dumper import fork
 from dumper.errors import DumperError
+from dumper.graph_vars import keep_variables_checkpointable
 from dumper.logdir import disk_full, prepare_logdir
 from dumper.tensors import MODE_NAMES, VALUE_MODES, mode_number
 
@@ -197,6 +198,7 @@ def enable(
             free = disk_full(path)
             why = "" if free is None else f" (the disk is full: {free // 1024} KiB left)"
             raise DumperError(f"TensorFlow refused to dump: {exc}{why}") from None
+        keep_variables_checkpointable(path)
         dump = Dump(path, mode_name, buffer, stop_at_nan, _writer=writer)
         _current = dump
         if stop_at_nan:
