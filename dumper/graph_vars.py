@@ -17,7 +17,15 @@ Saver's save op) still runs the debug op, so the same trace is recorded under th
 name; the Saver sees a genuine read of the variable. The extra read is made while the
 callbacks run, so it is never instrumented nor written as a graph op, and its name is an
 alias of the original read's (as TensorFlow does for its own debug tensors), so the graph a
-consumer of it records is the one it recorded before. Everything else is untouched.
+consumer of it records is the one it recorded before.
+
+A TF1 reference variable (`disable_v2_behavior()`, `use_resource=False`) fared worse: its
+`VariableV2` output, the reference every `Assign`/`Apply*`/`Scatter*` needs, was replaced by a
+plain tensor, and creating the variable failed ("'SymbolicTensor' object has no attribute
+'assign'"). That output is handed back as it is; the one thing not recorded is its own trace
+(TensorFlow's debug op for it is built but never runs); the variable's updates (`Assign`,
+`ApplyAdam`, … outputs) and every consumer of its value are recorded as usual.
+Everything else is untouched.
 """
 
 from __future__ import annotations
@@ -28,6 +36,16 @@ from typing import Any
 # The name a resource variable's own read gets (`ops.name_scope("Read")` in
 # resource_variable_ops); `read_value()` reads match too, which is harmless (a second read).
 _VARIABLE_READ = re.compile(r"(?:^|/)Read/ReadVariableOp(?:_\d+)?$")
+
+
+# The ops whose reference output is a TF1 reference variable itself (the `_variable` every
+# `Assign`, `Apply*` and `Scatter*` takes as its reference input).
+_REF_VARIABLES = frozenset({"VariableV2", "Variable", "TemporaryVariable"})
+
+
+def _is_ref(tensor: Any) -> bool:
+    """A reference-typed tensor (`float32_ref`: a TF1 reference variable, its assign)."""
+    return bool(getattr(tensor.dtype, "_is_ref_dtype", False))
 
 
 def _reread(original: Any, instrumented: Any) -> Any:
@@ -65,10 +83,13 @@ def keep_variables_checkpointable(path: str) -> None:
                  op_name: Any = None, graph: Any = None) -> Any:
         result = original_callback(op_type, inputs, attrs, outputs,
                                    op_name=op_name, graph=graph)
-        if (graph is None or result is None or op_type != "ReadVariableOp"
-                or not isinstance(op_name, str) or not _VARIABLE_READ.search(op_name)
-                or ops.executing_eagerly_outside_functions()
-                or len(result) != 1 or result[0] is outputs[0]):
+        if (graph is None or result is None or len(result) != len(outputs)
+                or ops.executing_eagerly_outside_functions()):
+            return result
+        if op_type in _REF_VARIABLES and _is_ref(outputs[0]):
+            return [t if _is_ref(t) else r for t, r in zip(outputs, result, strict=True)]
+        if (op_type != "ReadVariableOp" or not isinstance(op_name, str)
+                or not _VARIABLE_READ.search(op_name) or result[0] is outputs[0]):
             return result
         again = _reread(outputs[0], result[0])
         state._tensor_aliases[again.name] = outputs[0].name

@@ -1,9 +1,11 @@
-"""Test program: a TF1 graph (resource variables) that saves and restores a checkpoint.
+"""Test program: a TF1 graph that saves and restores a checkpoint.
 
 Usage: dumper_tf1_saver.py CHECKPOINT_DIR. Recorded under `tfdbg-tui run`; TensorFlow's
-dumping callback used to hand `tf.compat.v1.train.Saver` the debug identity of a variable's
-read, and both Saver forms failed (dumper/graph_vars.py). Prints one JSON line: the values
-after one step (fetched, saved), after a second step, and after restoring each Saver.
+dumping callback used to hand `tf.compat.v1.train.Saver` the debug identity of a resource
+variable's read, and both Saver forms failed; a reference variable (`use_resource=False`, what
+`disable_v2_behavior()` makes) could not even be created (dumper/graph_vars.py). Prints one
+JSON line: the values after one step (fetched, saved), after a second step, and after
+restoring each Saver.
 """
 
 from __future__ import annotations
@@ -24,14 +26,15 @@ def main() -> None:
     x = tf.compat.v1.placeholder(tf.float32, [None, 2], name="x")
     w = tf.compat.v1.get_variable("w", initializer=tf.constant([[1.0], [2.0]]))
     b = tf.Variable([0.5], name="b")
-    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b))
+    c = tf.compat.v1.get_variable("c", initializer=tf.constant([0.25]), use_resource=False)
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b + c))
     train = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss)
     by_default = tf.compat.v1.train.Saver()
-    by_name = tf.compat.v1.train.Saver({"w": w, "b": b})
+    by_name = tf.compat.v1.train.Saver({"w": w, "b": b, "c": c})
     feed = {x: np.array([[1.0, 1.0], [2.0, 0.0]], np.float32)}
 
     def values(sess: tf.compat.v1.Session) -> list[list[float]]:
-        return [v.ravel().tolist() for v in sess.run([w, b])]
+        return [v.ravel().tolist() for v in sess.run([w, b, c])]
 
     with tf.compat.v1.Session() as sess:
         sess.run(tf.compat.v1.global_variables_initializer())
