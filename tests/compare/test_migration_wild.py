@@ -41,8 +41,6 @@ KNOWN_FAILING: dict[str, str] = {
     # equivalent pairs
     "cnn_adamw_eager": "exit 1, step 0 learning_rate: A's ExponentialDecay (tf1_cnn_adamw.py:44) "
                        "paired with B's Pow inside the schedule (tf2_cnn_adamw_eager.py:29)",
-    "twoinput_fit": "exit 3, incomparable: 'A has no training step' (TF1's "
-                    "ResourceApplyCenteredRMSProp is not taken as an update)",
     "sepconv_gn_fn": "exit 1, step 0 layer_output: A's logistic_loss (tf1_sepconv_gn.py:41) "
                      "paired with B's dense Add (tf2_sepconv_gn_fn.py:40)",
     "sepconv_gn_eager": "exit 1, step 0 layer_output: A's logistic_loss (tf1_sepconv_gn.py:41) "
@@ -51,12 +49,6 @@ KNOWN_FAILING: dict[str, str] = {
                   "(tf1_mlp_bn.py:34) paired with Keras' batchnorm/mul_1",
     "mlp_bn_ckpt_fn": "exit 1, step 0 layer_output: the same batch-norm mispairing",
     # buggy pairs
-    "twoinput_delta_eager": "exit 3, incomparable, not diverge (A: no training step, "
-                            "centered RMSProp)",
-    "twoinput_centered_fn": "exit 3, incomparable, not diverge (A: no training step, "
-                            "centered RMSProp)",
-    "sepconv_from_logits_fit": "step 0 layer_output, not loss: A's logistic_loss paired with "
-                               "B's head Add (tf2_sepconv_from_logits_fit.py:30)",
     "sepconv_epsilon_fn": "step 0 'other', not layer_output: the two epsilon constants "
                           "(1e-5 vs 1e-3) compared as data (add_1/y vs group_normalization/add/y)",
     "mlp_bn_clipnorm_eager": "step 0 layer_output, not applied_gradient: the batch-norm "

@@ -54,15 +54,25 @@ READS = frozenset({"ReadVariableOp", "ResourceGather"})
 APPLY = {"ResourceApplyGradientDescent": (2, 1), "ApplyGradientDescent": (2, 1),
          "ResourceApplyMomentum": (3, 2), "ApplyMomentum": (3, 2),
          "ResourceApplyKerasMomentum": (3, 2), "ResourceApplyAdam": (9, 5),
-         "ApplyAdam": (9, 5), "ResourceApplyRMSProp": (7, 3), "ResourceApplyAdagrad": (3, 2),
-         "ResourceApplyAdagradV2": (4, 2), "ResourceApplyAdadelta": (6, 3),
-         "ResourceApplyFtrl": (3, 4),
+         "ApplyAdam": (9, 5), "ResourceApplyAdamWithAmsgrad": (10, 6),
+         "ResourceApplyAdaMax": (8, 4), "ApplyAdaMax": (8, 4),
+         "ResourceApplyRMSProp": (7, 3), "ApplyRMSProp": (7, 3),
+         "ResourceApplyCenteredRMSProp": (8, 4), "ApplyCenteredRMSProp": (8, 4),
+         "ResourceApplyAdagrad": (3, 2), "ApplyAdagrad": (3, 2),
+         "ResourceApplyAdagradV2": (4, 2), "ResourceApplyAdagradDA": (3, 4),
+         "ResourceApplyProximalAdagrad": (5, 2), "ResourceApplyProximalGradientDescent": (4, 1),
+         "ResourceApplyAdadelta": (6, 3), "ApplyAdadelta": (6, 3),
+         "ResourceApplyAddSign": (6, 2), "ResourceApplyPowerSign": (6, 2),
+         "ResourceApplyFtrl": (3, 4), "ApplyFtrl": (3, 4), "ResourceApplyFtrlV2": (3, 4),
          # sparse updates (an embedding's rows): the gradient input is the IndexedSlices'
          # values, the rows' indices come next
          "ResourceSparseApplyRMSProp": (7, 3), "ResourceSparseApplyCenteredRMSProp": (8, 4),
          "ResourceSparseApplyMomentum": (3, 2), "ResourceSparseApplyKerasMomentum": (3, 2),
          "ResourceSparseApplyAdagrad": (3, 2), "ResourceSparseApplyAdagradV2": (4, 2),
-         "ResourceSparseApplyAdadelta": (6, 3), "ResourceSparseApplyFtrl": (3, 5)}
+         "ResourceSparseApplyAdagradDA": (3, 5), "ResourceSparseApplyProximalAdagrad": (5, 2),
+         "ResourceSparseApplyProximalGradientDescent": (4, 1),
+         "ResourceSparseApplyAdadelta": (6, 3), "ResourceSparseApplyFtrl": (3, 5),
+         "ResourceSparseApplyFtrlV2": (3, 5)}
 
 
 ASSIGNS = frozenset({"AssignSubVariableOp", "AssignAddVariableOp", "AssignVariableOp",
