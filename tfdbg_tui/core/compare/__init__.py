@@ -30,6 +30,7 @@ from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
 from tfdbg_tui.core.compare.checks import judge, take
 from tfdbg_tui.core.compare.contract import (
+    Q_LAYER,
     Q_OTHER,
     QUANTITIES,
     Mapping,
@@ -120,6 +121,16 @@ def _valued(logdir: DebugLogdir, ops: OpTable, kind: np.ndarray, rows: np.ndarra
     return out
 
 
+def _constant(ops: OpTable, kind: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Per pair, whether its tensor on this side is a graph's `Const`."""
+    out = np.zeros(len(rows), bool)
+    g = np.flatnonzero(kind == GRAPH)
+    if len(g) and len(ops.types):
+        const = np.array([t == "Const" for t in ops.types], bool)
+        out[g] = const[ops.row_op[rows[g]]]
+    return out
+
+
 def _model(logdir: DebugLogdir, ops: OpTable, side: str) -> RunModel:
     """The run's training steps; a damaged file (a graph that contradicts itself) leaves the
     run without steps — compared op by op — and says why, in one line."""
@@ -158,14 +169,17 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
         # integer and boolean tensors (shape, index and axis operands: a reshape's [-1, 36]
         # against Flatten's [8, 36]) never decide a verdict on their own when the runs
         # train: what they shape is compared where it has a role
-        keep = ((_valued(a, ops_a, kind, a_row) & _valued(b, ops_b, kind, b_row))
+        keep = ((_valued(a, ops_a, kind, a_row) & _valued(b, ops_b, kind, b_row)
+                 # two constants (an epsilon, a momentum written into the graph) are
+                 # hyper-parameters: what they change is compared where it has a role
+                 & ~(_constant(ops_a, kind, a_row) & _constant(ops_b, kind, b_row)))
                 | (how == BY_NAME))  # the same program twice: its operands are its own
         kind, a_row, b_row, how = kind[keep], a_row[keep], b_row[keep], how[keep]
         pairs = merge(a, b, kind, a_row, b_row, how, sp, ma, mb)
         # a variable one run lacks is a divergence, but the first *value* that differs
         # (the layer output the missing bias changes) is the one to show when there is one
         lacking = len(pairs) - len(sp.row_a) + np.asarray(sp.lacking, np.int64)
-        pairs.order = step_order(a, pairs, ma, last=lacking)
+        pairs.order = step_order(a, pairs, ma, last=lacking, run_b=(b, mb))
     else:
         pairs = Pairs.build(kind, a_row, b_row, how, order=_timeline_order(a, a_row, len(ga)))
     need = judge(a, b, pairs, tol.rtol)
@@ -195,14 +209,24 @@ def _formulation(pairs: Pairs, sp: StepPairs, notes: list[str]) -> np.ndarray | 
     bad = np.flatnonzero(pairs.status == DIFFERENT)
     if not len(bad) or sp.lacking or sp.unpaired_a or sp.unpaired_b or not sp.required:
         return None
-    if not np.all(pairs.quantity[bad] == Q_OTHER):
+    layer = pairs.quantity[bad] == Q_LAYER
+    if not np.all((pairs.quantity[bad] == Q_OTHER) | layer):
         return None
     off = len(pairs) - len(sp.row_a)
     required = [off + p for step in sp.required for p in step]
     if not required or not np.all(pairs.status[np.asarray(required, np.int64)] == EQUAL):
         return None
-    notes.append(f"{len(bad):,} pairs of intermediate tensors without a role in the step "
-                 "differ (the runs compute something in other ops); the loss, every gradient "
-                 "and every update agree at every step, so they decide nothing")
+    if layer.any():  # a layer computed in other ops (a group or batch norm by hand against
+        # Keras'): another intermediate taken for its output, or its rounding — nothing of it
+        # that differs reaches the loss, the gradients or the updates
+        notes.append(f"{int(layer.sum()):,} layer output(s) differ beyond the tolerance while "
+                     "the loss, every gradient and every update agree at every step: the "
+                     "layer is computed in other ops (another intermediate taken for its "
+                     "output, or its rounding), so they decide nothing")
+    if not layer.all():
+        notes.append(f"{int((~layer).sum()):,} pairs of intermediate tensors without a role "
+                     "in the step differ (the runs compute something in other ops); the "
+                     "loss, every gradient and every update agree at every step, so they "
+                     "decide nothing")
     return bad
 

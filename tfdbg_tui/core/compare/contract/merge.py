@@ -151,32 +151,39 @@ def _node_rows(model: RunModel, kind: int, n: int, what: str) -> np.ndarray:
     return out
 
 
-def _layer_first(pairs: Pairs, model: RunModel, wall: np.ndarray, n: dict[int, int]) -> None:
+def _layer_first(pairs: Pairs, sides: list[tuple[RunModel, dict[int, int], bool]],
+                 wall: np.ndarray) -> None:
     """A layer's output is named before the unroled intermediates of its own line in the
-    same step (`x = self.bn(x)`: batch norm's variance + epsilon differs where the output
-    does, and the output is what the user knows): its wall time moves just before theirs.
-    Intermediates of other lines keep their place (an unroled layer upstream still comes
-    first, at its line)."""
+    same step, in either run (`x = self.bn(x)`: batch norm's variance + epsilon differs
+    where the output does, and the output is what the user knows): its wall time moves just
+    before theirs. Intermediates of other lines keep their place (an unroled layer upstream
+    still comes first, at its line)."""
     fwd = (pairs.quantity == Q_OTHER) | (pairs.quantity == Q_LAYER)
-    for kind in (GRAPH, EAGER):
-        sel = np.flatnonzero(fwd & (pairs.kind == kind) & (pairs.step >= 0))
-        if not len(sel):
-            continue
-        line = _node_rows(model, kind, n[kind], "line")[pairs.a_row[sel]]
-        phase = _node_rows(model, kind, n[kind], "phase")[pairs.a_row[sel]]
-        inner = (pairs.quantity[sel] == Q_OTHER) & (phase == FWD) & (line >= 0)
-        earliest: dict[tuple[int, int], float] = {}
-        for i in np.flatnonzero(inner).tolist():
-            key = (int(pairs.step[sel[i]]), int(line[i]))
-            earliest[key] = min(earliest.get(key, np.inf), float(wall[sel[i]]))
-        for i in np.flatnonzero(pairs.quantity[sel] == Q_LAYER).tolist():
-            first = earliest.get((int(pairs.step[sel[i]]), int(line[i])))
-            if first is not None and first < wall[sel[i]]:
-                wall[sel[i]] = np.nextafter(first, -np.inf)
+    firsts = np.full(len(pairs), np.inf)
+    for model, n, is_a in sides:
+        kinds = pairs.kind if is_a else pairs.kind_b
+        rows = pairs.a_row if is_a else pairs.b_row
+        for kind in (GRAPH, EAGER):
+            sel = np.flatnonzero(fwd & (kinds == kind) & (pairs.step >= 0))
+            if not len(sel):
+                continue
+            line = _node_rows(model, kind, n[kind], "line")[rows[sel]]
+            phase = _node_rows(model, kind, n[kind], "phase")[rows[sel]]
+            inner = (pairs.quantity[sel] == Q_OTHER) & (phase == FWD) & (line >= 0)
+            earliest: dict[tuple[int, int], float] = {}
+            for i in np.flatnonzero(inner).tolist():
+                key = (int(pairs.step[sel[i]]), int(line[i]))
+                earliest[key] = min(earliest.get(key, np.inf), float(wall[sel[i]]))
+            for i in np.flatnonzero(pairs.quantity[sel] == Q_LAYER).tolist():
+                first = earliest.get((int(pairs.step[sel[i]]), int(line[i])), np.inf)
+                firsts[sel[i]] = min(firsts[sel[i]], first)
+    move = np.flatnonzero(firsts < wall)
+    wall[move] = np.nextafter(firsts[move], -np.inf)
 
 
 def step_order(a: DebugLogdir, pairs: Pairs, model: RunModel,
-               last: np.ndarray | None = None) -> np.ndarray:
+               last: np.ndarray | None = None,
+               run_b: tuple[DebugLogdir, RunModel] | None = None) -> np.ndarray:
     """Pair ids by training step (pairs outside every step last), then by what the quantity
     is (variables, layer outputs, loss, learning rate, gradients, updates — an op pair by
     the phase of its op in A), then by run A's wall time."""
@@ -195,7 +202,11 @@ def step_order(a: DebugLogdir, pairs: Pairs, model: RunModel,
             plut = np.array([_PHASE_RANK.get(k, _RANK[Q_OTHER]) for k in range(-1, 5)],
                             np.int64)
             rank[sel] = plut[phase.astype(np.int64) + 1]
-    _layer_first(pairs, model, wall, {GRAPH: len(a.traces), EAGER: len(a.outputs)})
+    sides = [(model, {GRAPH: len(a.traces), EAGER: len(a.outputs)}, True)]
+    if run_b is not None:  # run B and its model, whose lines count too
+        b, mb = run_b
+        sides.append((mb, {GRAPH: len(b.traces), EAGER: len(b.outputs)}, False))
+    _layer_first(pairs, sides, wall)
     late = np.zeros(len(pairs), np.int8)
     if last is not None and len(last):
         late[last] = 1  # a variable only one run has: after every compared value

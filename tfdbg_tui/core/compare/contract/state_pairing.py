@@ -36,14 +36,19 @@ def pair_state(out: StepPairs, k: int, ma: RunModel, mb: RunModel) -> None:
     moved_a = [h for h in ra.state if _moves(ma, k, ra, h)]
     moved_b = [h for h in rb.state if _moves(mb, k, rb, h)]
     if bool(moved_a) != bool(moved_b) and k == 1:
-        # one run moves statistics the other never moves: where both have them, their
-        # values after step 0 differ (the divergence, below); else nothing to compare them to
+        # one run moves statistics the other never moves: where both have them, what each
+        # step reads of them is compared (below: the one never moved keeps its initial
+        # value, said in a note where that value stands in for a read); else nothing to
+        # compare them to
         side, other = ("B", "A") if moved_b else ("A", "B")
         what = ", ".join(_state_name(h) for h in moved_b or moved_a)
-        (out.notes if ra.state and rb.state else out.missing).append(
-            f"{side} updates non-trainable state ({what}) that {other} never updates "
-            f"in its steps: a batch norm's moving statistics — is {other}'s update "
-            "running (UPDATE_OPS in TF1, `training=True` in Keras)?")
+        still = (ra, ma) if moved_b else (rb, mb)
+        unread = any(still[1].row(k, still[0].state_read[h]) is None for h in still[0].state)
+        if not (ra.state and rb.state) or unread:
+            (out.notes if ra.state and rb.state else out.missing).append(
+                f"{side} updates non-trainable state ({what}) that {other} never updates "
+                f"in its steps: a batch norm's moving statistics — is {other}'s update "
+                "running (UPDATE_OPS in TF1, `training=True` in Keras)?")
     if not ra.state or not rb.state:
         return
     # by signature and what the step does with the statistic first (a moving variance is
