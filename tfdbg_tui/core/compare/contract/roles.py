@@ -25,6 +25,7 @@ found in `update_roles`; the loss is split into its data term and penalties here
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -220,20 +221,17 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     looped = loop_results(flow, deps, consumers)  # what leaves a recurrent layer's loop
     leaves = _leaving(flow, layer_key, consumers, looped)
     alive = feeding(flow, best[1]) if best is not None and flow.kind == GRAPH else None
-    # a loss written in the user's code (`tf.nn.sigmoid_cross_entropy_with_logits` on the
-    # loss's line): its per-example terms are the loss's, not a layer's output (unless every
-    # op carries one line, as `model.fit`'s all do)
-    loss_line = (flow.line[best[1]] if best is not None and best[1] < len(flow.line)
-                 and flow.phase[best[1]] == FWD else -1)
-    if loss_line >= 0 and not any(
-            flow.line[k] != loss_line for k in range(min(n, len(flow.line)))
-            if flow.phase[k] == FWD and deps[k] and flow.op_type[k] in LAYER_OPS):
-        loss_line = -1
+    # a loss written in the user's code with TensorFlow's loss functions: the ops inside
+    # their name scope (`logistic_loss/…`, `softmax_cross_entropy_with_logits/Reshape`) are
+    # the loss's per-example terms, not a layer's output (a graph's ops only: eager ops
+    # have no names)
+    in_loss = [bool(_LOSS_SCOPE.search(flow.name[k])) if k < len(flow.name) else False
+               for k in range(n)]
     for k in range(n):
         if (flow.phase[k] != FWD or not traced[k, 0] or not deps[k]
                 or (flow.op_type[k] not in LAYER_OPS and k not in looped)
                 or int(depth[k]) >= limit or (alive is not None and not alive[k])
-                or (loss_line >= 0 and k < len(flow.line) and flow.line[k] == loss_line)):
+                or in_loss[k]):
             continue
         s = sig((k, 0))
         if s[1] < 2 or s[0] not in FLOATS:
@@ -258,6 +256,12 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
 
 
 _GATHER = frozenset({"GatherV2", "Gather"})
+# the name scopes of TensorFlow's loss functions (tf.nn and tf.compat.v1.losses)
+_LOSS_SCOPE = re.compile(r"(^|/)(logistic_loss|softmax_cross_entropy_with_logits[^/]*|"
+                         r"sigmoid_cross_entropy[^/]*|sparse_softmax_cross_entropy[^/]*|"
+                         r"softmax_cross_entropy_loss|huber_loss|mean_squared_error|"
+                         r"absolute_difference|log_loss|hinge_loss|cosine_distance_loss)"
+                         r"(_\d+)?(/|$)")
 
 
 def _rows_read(flow: Flow, k: int, consumers: list[list[int]], sig: Callable[[Tensor], Sig]
