@@ -13,7 +13,7 @@ import stat
 from typing import Any
 
 from reader.cache import remote_key
-from reader.cache.store import blake2b
+from reader.cache.location import blake2b
 from reader.io.remote import is_remote
 
 _EDGE = 4096  # bytes hashed at the start and at the end of each file, and per sampled block

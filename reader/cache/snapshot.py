@@ -26,7 +26,8 @@ import numpy as np
 
 from reader.cache.files import CacheError, NoEntry, load_array
 from reader.cache.identity import file_identity, still_holds
-from reader.cache.store import Store, blake2b, cache_dir_problem
+from reader.cache.location import blake2b, cache_dir_problem
+from reader.cache.store import Store
 from reader.index.schema import EAGER, GRAPH, TENSOR_TABLES, tensor_parts
 from reader.io.remote import is_remote, source
 

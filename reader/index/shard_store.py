@@ -10,7 +10,7 @@ bucket), one `<file set name>.parquet` each, or in the folder `$TFDBG_TUI_SHARDS
   object: name, size and ETag or generation; a local file: size, times and hashes of its
   first and last bytes and of all of them, or of 512 blocks spread over a big one), the
   endpoint the objects were read from (`reader.io.remote.source`) and the code that read
-  them (`reader.cache.store.code_stamp`); every one must hold now (a local file may have
+  them (`reader.cache.location.code_stamp`); every one must hold now (a local file may have
   grown since: the rows appended are read on from the shard's cursors). A local file's
   device and inode are not compared: workers on other machines see other numbers for the
   same shared file system;
@@ -41,13 +41,13 @@ from reader.index.shards import Shard
 from reader.io import regular
 from reader.io.discovery import FileSet
 from reader.io.remote import (
-    error_for,
     filesystem,
     is_remote,
     normalize,
     source,
     stat_file,
 )
+from reader.io.remote_errors import error_for
 
 INDEX_DIR = ".tfdbg-index"
 SHARDS_ENV = "TFDBG_TUI_SHARDS"
@@ -104,7 +104,7 @@ def stale_reason(meta: dict[str, Any], fs: FileSet, run_id: str, src: str,
                  exact: bool = False) -> str | None:
     """Why a shard's metadata does not describe `fs`'s files as they are now (None: it
     does)."""
-    from reader.cache.store import code_stamp
+    from reader.cache.location import code_stamp
 
     if meta.get("fileset") != fs.name or meta.get("run") != run_id:
         return "it is another file set's"
@@ -320,7 +320,7 @@ def find(logdir_path: str, run_id: str, filesets: list[FileSet]) -> Stored:
         return lazy
 
     first = {i for i, _ in todo[:MAX_OPEN]}
-    from reader.cache.store import code_stamp
+    from reader.cache.location import code_stamp
 
     code_stamp()  # computed once, before the threads ask for it
     for (i, _), got in zip(todo, _map(one, todo, not is_remote(logdir_path)), strict=True):

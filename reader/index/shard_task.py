@@ -25,7 +25,6 @@ from reader.index.shard_store import (
 from reader.index.shards import index_fileset
 from reader.io.discovery import FileSet
 from reader.io.remote import (
-    error_for,
     filesystem,
     is_remote,
     normalize,
@@ -34,6 +33,7 @@ from reader.io.remote import (
     source,
     stat_file,
 )
+from reader.io.remote_errors import error_for
 
 
 # ------------------------------------------------------------------ the task
@@ -136,7 +136,7 @@ def _index_task(path: str, run_id: str, fs: FileSet, where: str, expected_source
 
 
 def _code() -> str:
-    from reader.cache.store import code_stamp
+    from reader.cache.location import code_stamp
 
     return code_stamp()
 

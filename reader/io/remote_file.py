@@ -11,7 +11,8 @@ from __future__ import annotations
 import errno
 from typing import Any
 
-from reader.io.remote import SMALL, RemoteError, RemoteStat, error_for, filesystem, stat_file
+from reader.io.remote import SMALL, RemoteStat, filesystem, stat_file
+from reader.io.remote_errors import RemoteError, error_for
 from reader.io.remote_stream import EDGE, Key, Stream, adopt, fetch, verifiable, warm
 from reader.io.remote_stream import blocks as _blocks
 from reader.io.remote_stream import seen as _seen

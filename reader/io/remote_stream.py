@@ -37,7 +37,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from reader.io.remote import error_for, timeout
+from reader.io.remote_errors import error_for, timeout
 
 SPAN = 256 << 20  # bytes asked for in one streaming GET (TFDBG_TUI_REMOTE_SPAN overrides)
 BLOCK = 4 << 20  # bytes handed over at once

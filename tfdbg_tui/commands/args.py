@@ -98,7 +98,7 @@ def apply_remote_timeout(value: float | None) -> None:
     """Make `--remote-timeout` the limit of every remote read of this command — and of the
     processes it starts (workers inherit the environment): it sets the variable the reader
     reads (`reader.io.remote.timeout`), overriding one the user exported."""
-    from reader.io.remote import TIMEOUT_ENV
+    from reader.io.remote_errors import TIMEOUT_ENV
 
     if value is not None:
         os.environ[TIMEOUT_ENV] = repr(value)

@@ -36,7 +36,8 @@ def _size(n: int) -> str:
 
 def main(argv: Sequence[str]) -> int:
     """Run the cache command; returns the exit status (2 for bad usage)."""
-    from reader.cache.store import Store, max_bytes
+    from reader.cache.location import max_bytes
+    from reader.cache.store import Store
 
     args = list(argv)
     if args in (["-h"], ["--help"]):

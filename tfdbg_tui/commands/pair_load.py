@@ -19,8 +19,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from reader import DebugLogdir, ReaderError
+from reader.cache.location import cache_dir_problem, cache_root
 from reader.cache.snapshot import min_bytes
-from reader.cache.store import cache_dir_problem, cache_root
 from reader.io.lifeline import die_with_parent
 
 # below this many bytes of event files a run is read in well under 0.1 s: a fork would

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from reader import DebugLogdir, ReaderError
-from reader.cache.store import cache_dir_problem
+from reader.cache.location import cache_dir_problem
 from tfdbg_tui.commands.args import (
     Parser,
     UsageError,
