@@ -101,7 +101,9 @@ def _layer_line(entry: dict[str, Any], logdir: DebugLogdir, always: bool = False
     `where`: the stack and op name of the node whose line stands for the tensor's (a
     penalty one run lacks: the read of the weight the other run regularizes)."""
     uf = entry.get("user_frame") or {}
-    if not (always or drives_keras(uf.get("code") or "") or uf.get("function") != "call"):
+    # the user's own `call` method calls the layer on this line: kept unless `always`
+    in_call = uf.get("function") == "call" and not drives_keras(uf.get("code") or "")
+    if in_call and not always:
         return
     names: list[str] = []
     if entry.get("kind") == "graph":
@@ -118,7 +120,7 @@ def _layer_line(entry: dict[str, Any], logdir: DebugLogdir, always: bool = False
 
     entry["created_by"] = found.owner
     created = {**frame_dict(found.frame), "code": found.code}
-    if uf.get("function") == "call" and not drives_keras(uf.get("code") or ""):
+    if in_call:
         if (uf.get("file"), uf.get("line")) != (created["file"], created["line"]):
             entry["created_at"] = created
         return

@@ -32,7 +32,7 @@ from tfdbg_tui.core.compare.graphs import OpTable
 
 IFS = frozenset({"If", "StatelessIf"})
 _PASS = frozenset({"Identity", "Snapshot"})  # never traced: their value is their input's
-_CAPTURE = re.compile(r"(?:^|/)(?:tfdbg_identity|DebugIdentityV2)_(\d+)$")
+_CAPTURE = re.compile(r"(?:^|/)(?:tfdbg_identity|DebugIdentityV2)_(\d{1,19})$")  # an id: int64
 _DEPTH = 8  # nested conditionals followed (tf.case of n pairs nests n conds)
 
 Where = tuple[str, str, int]  # (graph id, op name, output slot)

@@ -132,20 +132,22 @@ _PHASE_RANK = {FWD: _RANK[Q_LAYER], LOSS: _RANK[Q_LOSS], BWD: _RANK[Q_GRADIENT],
 
 def _node_rows(model: RunModel, kind: int, n: int, what: str) -> np.ndarray:
     """Per row of `kind`, the phase (`what="phase"`) or user line (`"line"`) of its node in
-    a training step (-1 outside); made once per run, kind and `what`."""
+    a training step (-1 outside); made once per run, kind and `what`, one small integer a
+    row (a run of millions of rows: int8 phases, int32 lines)."""
     key = (what, kind)
     got = model.cache.get(key)
     if got is not None and len(got) == n:
         return got
-    out = np.full(n, -1, np.int64)
+    dtype = np.int8 if what == "phase" else np.int32
+    out = np.full(n, -1, dtype)
     model.cache[key] = out
     for flow, local, _ in model.steps:
         if flow.kind != kind:
             continue
         rows = flow.rows[local]
-        col = np.asarray(flow.phase if what == "phase" else flow.line, np.int64)
+        col = np.asarray(flow.phase if what == "phase" else flow.line, dtype)
         if len(col) < len(rows):
-            col = np.concatenate([col, np.full(len(rows) - len(col), -1, np.int64)])
+            col = np.concatenate([col, np.full(len(rows) - len(col), -1, dtype)])
         has = rows >= 0
         out[rows[has]] = np.broadcast_to(col[:len(rows), None], rows.shape)[has]
     return out
@@ -170,13 +172,19 @@ def _layer_first(pairs: Pairs, sides: list[tuple[RunModel, dict[int, int], bool]
             line = _node_rows(model, kind, n[kind], "line")[rows[sel]]
             phase = _node_rows(model, kind, n[kind], "phase")[rows[sel]]
             inner = (pairs.quantity[sel] == Q_OTHER) & (phase == FWD) & (line >= 0)
-            earliest: dict[tuple[int, int], float] = {}
-            for i in np.flatnonzero(inner).tolist():
-                key = (int(pairs.step[sel[i]]), int(line[i]))
-                earliest[key] = min(earliest.get(key, np.inf), float(wall[sel[i]]))
-            for i in np.flatnonzero(pairs.quantity[sel] == Q_LAYER).tolist():
-                first = earliest.get((int(pairs.step[sel[i]]), int(line[i])), np.inf)
-                firsts[sel[i]] = min(firsts[sel[i]], first)
+            layer = pairs.quantity[sel] == Q_LAYER
+            if not inner.any() or not layer.any():
+                continue
+            # per (step, line): the earliest unroled intermediate's time (vectorized: a run
+            # of a million op pairs is one sort, not a Python loop)
+            key = pairs.step[sel] * (int(line.max()) + 2) + line
+            order = np.lexsort((wall[sel][inner], key[inner]))
+            keys, first_at = np.unique(key[inner][order], return_index=True)
+            earliest = wall[sel][inner][order][first_at]
+            at = np.searchsorted(keys, key[layer]).clip(0, len(keys) - 1)
+            hit = keys[at] == key[layer]
+            got = np.where(hit, earliest[at], np.inf)
+            firsts[sel[layer]] = np.minimum(firsts[sel[layer]], got)
     move = np.flatnonzero(firsts < wall)
     wall[move] = np.nextafter(firsts[move], -np.inf)
 

@@ -189,7 +189,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         roles.lr = max(set(lr_votes), key=lr_votes.count)
     for h, t in list(roles.applied.items()):  # an embedding's rows summed per id
         raw = roles.grad.get(h)
-        if roles.read.get(h, (-1, 0))[0] != -1 and raw is not None and sig(t) != sig(raw) \
+        if raw is not None and sig(t) != sig(raw) \
                 and sig_class(sig(raw)) == sig_class(roles.sig[h]) \
                 and flow.op_type[roles.read[h][0]] in _GATHER | {"ResourceGather"}:
             del roles.applied[h]
@@ -224,14 +224,12 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     # a loss written in the user's code with TensorFlow's loss functions: the ops inside
     # their name scope (`logistic_loss/…`, `softmax_cross_entropy_with_logits/Reshape`) are
     # the loss's per-example terms, not a layer's output (a graph's ops only: eager ops
-    # have no names)
-    in_loss = [bool(_LOSS_SCOPE.search(flow.name[k])) if k < len(flow.name) else False
-               for k in range(n)]
+    # have no names); asked last, of the few candidates
     for k in range(n):
         if (flow.phase[k] != FWD or not traced[k, 0] or not deps[k]
                 or (flow.op_type[k] not in LAYER_OPS and k not in looped)
                 or int(depth[k]) >= limit or (alive is not None and not alive[k])
-                or in_loss[k]):
+                or (k < len(flow.name) and _LOSS_SCOPE.search(flow.name[k]))):
             continue
         s = sig((k, 0))
         if s[1] < 2 or s[0] not in FLOATS:
