@@ -26,7 +26,7 @@ from compare.user_corpus import Diffs, UserCorpus
 from support.paths import PROGRAMS
 
 FRESH = PROGRAMS / "migration_fresh"
-sys.path.insert(0, str(FRESH))
+sys.path[:0] = [str(FRESH), str(PROGRAMS)]  # the corpus, and its shared pair table
 from fresh_data import program_data  # noqa: E402
 from fresh_pairs import CONTRACT, PAIRS, programs  # noqa: E402
 

@@ -25,7 +25,7 @@ from compare.user_corpus import Diffs, UserCorpus
 from support.paths import PROGRAMS
 
 HELDOUT = PROGRAMS / "migration_heldout"
-sys.path.insert(0, str(HELDOUT))
+sys.path[:0] = [str(HELDOUT), str(PROGRAMS)]  # the corpus, and its shared pair table
 from heldout_pairs import CONTRACT, PAIRS, programs  # noqa: E402
 from numpy_data import program_data  # noqa: E402
 

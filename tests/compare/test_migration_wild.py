@@ -27,7 +27,7 @@ from compare.user_corpus import Diffs, UserCorpus
 from support.paths import PROGRAMS
 
 WILD = PROGRAMS / "migration_wild"
-sys.path.insert(0, str(WILD))
+sys.path[:0] = [str(WILD), str(PROGRAMS)]  # the corpus, and its shared pair table
 from wild_data import program_data  # noqa: E402
 from wild_pairs import CONTRACT, PAIRS, programs  # noqa: E402
 

@@ -12,34 +12,10 @@ both programs run.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-# the step contract, in its order (issue 29)
-CONTRACT = ("variable", "layer_output", "loss", "regularization", "gradient",
-            "applied_gradient", "learning_rate", "update", "state")
-
-
-class Pair(NamedTuple):
-    a: str
-    b: str
-    form: str  # B's form: eager, function or fit
-    klass: str  # the class of migration difference this pair is about
-    exit: int
-    step: int | None = None
-    quantity: str | None = None
-    a_marks: tuple[str, ...] = ()
-    b_marks: tuple[str, ...] = ()
-    steps: int = 3
-
-
-def _eq(a: str, b: str, form: str, klass: str, steps: int = 3) -> Pair:
-    return Pair(a, b, form, klass, 0, steps=steps)
-
-
-def _bug(a: str, b: str, form: str, klass: str, step: int, quantity: str,
-         a_marks: tuple[str, ...], b_marks: tuple[str, ...], steps: int = 3) -> Pair:
-    return Pair(a, b, form, klass, 1, step, quantity, a_marks, b_marks, steps)
-
+from migration_table import CONTRACT as CONTRACT  # the contract the pairs are judged in
+from migration_table import Pair, programs_of
+from migration_table import bug as _bug
+from migration_table import eq as _eq
 
 TWO = "tf1_twohead_adam.py"
 C1D = "tf1_conv1d_layernorm.py"
@@ -139,9 +115,4 @@ PAIRS: dict[str, Pair] = {
 
 def programs() -> list[str]:
     """Every program the pairs need, once each."""
-    out: list[str] = []
-    for pair in PAIRS.values():
-        for program in (pair.a, pair.b):
-            if program not in out:
-                out.append(program)
-    return out
+    return programs_of(PAIRS)
