@@ -1,6 +1,8 @@
 """A real GCS-compatible server for the `gs://` tests: `gcp-storage-emulator` (pip), run as
 its own process on 127.0.0.1, speaking GCS's JSON API (listings with generations and MD5
-ETags, ranged media downloads, simple, multipart and resumable uploads).
+ETags, ranged media downloads, simple, multipart and resumable uploads). It runs through
+support/gcs_emulator.py, which keeps a multipart upload's bytes exactly as sent (the
+emulator's own parser dropped an object's last byte when it was `\r`).
 
 Our code reaches it as any GCS client reaches an emulator: `STORAGE_EMULATOR_HOST` names it
 (`reader.io.remote` then uses gcsfs's JSON-API filesystem and no credentials, as Google's
@@ -96,9 +98,10 @@ def start(home: Path) -> Iterator[GCSServer]:
     port = _free_port()
     log_path = home / "gcs.log"
     log = open(log_path, "wb")  # closed below
-    proc = subprocess.Popen([sys.executable, "-m", "gcp_storage_emulator", "start", "--host",
+    # the emulator with its multipart uploads kept byte for byte (support/gcs_emulator.py)
+    proc = subprocess.Popen([sys.executable, "-m", "support.gcs_emulator", "start", "--host",
                              "127.0.0.1", "--port", str(port), "--in-memory"],
-                            stdout=log, stderr=subprocess.STDOUT)
+                            stdout=log, stderr=subprocess.STDOUT, cwd=Path(__file__).parents[1])
     try:
         _wait_listening(port, proc)
         yield GCSServer(f"http://127.0.0.1:{port}", log_path)
