@@ -8,7 +8,9 @@ rows interleaved with the first's.
 Rows stay row ids of one `VirtualList` (never an object per row): alert positions 0…n−1
 and, after them, one id per incident (n + k for incident k), laid out in display order by
 numpy. Each alert belongs to the incident it is counted with (`Incidents.incident_of`: the
-diagnosed alert before it in time). Nothing here imports Textual.
+diagnosed alert before it in time), so an incident's alerts are runs of consecutive
+positions, kept as runs (`core.row_runs`: 5.5M alerts cost a few ranges, not arrays of
+5.5M). Nothing here imports Textual.
 
 A live run grows between two findings of its incidents: the groups are kept over the grown
 list (`grown`, the alerts found since in a last group, "new, not yet grouped") rather than
@@ -18,23 +20,23 @@ falling back to time order whenever an alert arrives, until the incidents are fo
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
 
 import numpy as np
 
 from reader import Alerts
 from reader.diagnosis.incidents import Incident, Incidents
+from tfdbg_tui.core.row_runs import Runs, Segments
 
 
-@dataclass(frozen=True)
 class AlertGroups:
-    """Alerts `0…n-1` grouped by `incidents`; `incident_of[p]` is alert p's incident (its
-    0-based place in `items`)."""
+    """Alerts `0…n-1` grouped by `incidents`; alert p's incident (its 0-based place in
+    `items`) is `runs.value(p)` — kept as runs of positions (`core.row_runs`): an
+    incident's alerts are consecutive but where a live run grew."""
 
-    n: int
-    items: list[Incident]
-    incident_of: np.ndarray
-    fresh: int = 0  # alerts found after the incidents (group len(items), "not yet grouped")
+    def __init__(self, n: int, items: list[Incident], incident_of: np.ndarray | Runs,
+                 fresh: int = 0) -> None:
+        self.n, self.items, self.fresh = n, items, fresh
+        self.runs = incident_of if isinstance(incident_of, Runs) else Runs.of(incident_of)
 
     @classmethod
     def of(cls, incidents: Incidents, n: int) -> AlertGroups | None:
@@ -43,8 +45,14 @@ class AlertGroups:
             return None
         starts = np.array(sorted(incidents.of_alert), np.int64)
         numbers = np.array([incidents.of_alert[int(s)] for s in starts], np.int64)
-        at = np.searchsorted(starts, np.arange(n, dtype=np.int64), "right") - 1
-        return cls(n, incidents.items, numbers[np.maximum(at, 0)] - 1)
+        starts[0] = 0  # the alerts before the first diagnosed one are counted with it
+        keep = np.concatenate([[True], numbers[1:] != numbers[:-1]])
+        return cls(n, incidents.items, Runs(starts[keep], numbers[keep] - 1, n))
+
+    @property
+    def incident_of(self) -> np.ndarray:
+        """Every alert's incident, one int each (tests; a live list's growth)."""
+        return self.runs.dense()
 
     def grown(self, moved: np.ndarray, n: int) -> AlertGroups:
         """These groups over a grown list of `n` alerts, alert p now at `moved[p]`; the
@@ -65,8 +73,8 @@ class AlertGroups:
 
     def first_of(self, k: int) -> int | None:
         """The first alert (in time) of group k."""
-        hits = np.flatnonzero(self.incident_of == k)
-        return int(hits[0]) if len(hits) else None
+        hits = np.flatnonzero(self.runs.values == k)
+        return int(self.runs.starts[hits[0]]) if len(hits) else None
 
     def is_header(self, row: int) -> bool:
         return row >= self.n
@@ -77,36 +85,56 @@ class AlertGroups:
 
     def incident_at(self, row: int) -> int:
         """The incident (0-based) of a header or an alert row."""
-        return row - self.n if row >= self.n else int(self.incident_of[row])
+        return row - self.n if row >= self.n else self.runs.value(row)
 
     def count(self) -> int:
         """Row ids in all: the alerts and one header per group."""
         return self.n + self.groups
 
-    def rows(self, view: np.ndarray | None, collapsed: Collection[int]) -> np.ndarray:
+    def rows(self, view: np.ndarray | None, collapsed: Collection[int]) -> np.ndarray | Segments:
         """Row ids in display order: each incident's header, then (unless `collapsed`) its
         alerts among `view` (sorted alert positions; None: all) in time order. With a view,
-        an incident none of whose alerts is in it is left out."""
-        positions = np.arange(self.n, dtype=np.int64) if view is None else np.asarray(
-            view, np.int64)
-        inc = self.incident_of[positions]
+        an incident none of whose alerts is in it is left out. Without one, the order is
+        ranges of positions (`Segments`), never an array of every alert."""
+        if view is None:
+            return self._all_rows(collapsed)
+        positions = np.asarray(view, np.int64)
+        inc = self.runs.at(positions)
         order = np.argsort(inc, kind="stable")
         grouped, sorted_inc = positions[order], inc[order]
+        del order, inc
         bounds = np.searchsorted(sorted_inc, np.arange(self.groups + 1))
         parts: list[np.ndarray] = []
         for k in range(self.groups):
             a, b = int(bounds[k]), int(bounds[k + 1])
-            if a == b and view is not None:
+            if a == b:
                 continue
             parts.append(np.array([self.n + k], np.int64))
             if k not in collapsed:
                 parts.append(grouped[a:b])
         return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
+    def _all_rows(self, collapsed: Collection[int]) -> Segments:
+        r = self.runs
+        by_group = np.argsort(r.values, kind="stable")  # a group's runs in time order
+        lengths = r.lengths()
+        bounds = np.searchsorted(r.values[by_group], np.arange(self.groups + 1))
+        starts: list[np.ndarray] = []
+        lens: list[np.ndarray] = []
+        for k in range(self.groups):
+            starts.append(np.array([self.n + k], np.int64))
+            lens.append(np.ones(1, np.int64))
+            if k not in collapsed:
+                js = by_group[int(bounds[k]): int(bounds[k + 1])]
+                starts.append(r.starts[js])
+                lens.append(lengths[js])
+        return Segments(np.concatenate(starts), np.concatenate(lens))
+
     def shown(self, view: np.ndarray | None) -> np.ndarray:
         """Alerts per incident among `view` (None: all)."""
-        inc = self.incident_of if view is None else self.incident_of[np.asarray(view,
-                                                                                np.int64)]
+        if view is None:
+            return self.runs.count(self.groups)[: self.groups]
+        inc = self.runs.at(np.asarray(view, np.int64))
         return np.bincount(inc, minlength=self.groups)[: self.groups]
 
 

@@ -26,6 +26,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tfdbg_tui.core.row_runs import Segments
 from tfdbg_tui.ui.bindings import LIST_BINDINGS
 
 RowRenderer = Callable[[int, int], Text]
@@ -78,8 +79,9 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
         self.announce_initial = announce_initial  # post Highlighted for the first row too
         self._render_row = render_row
         self._count = 0
-        self._view: np.ndarray | None = None
-        self._inverse: np.ndarray | None = None  # row index → position, for an unsorted view
+        # the rows shown: all (None), a sorted array of row indices, or rows in an order of
+        # their own as ranges (`Segments`: grouped alerts, never an array per row)
+        self._view: np.ndarray | Segments | None = None
         self._cursor = 0
         self._cursor_index: int | None = None
         self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
@@ -106,30 +108,27 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
         """Position of row `index` in the view, or None when filtered out."""
         if self._view is None:
             return index if 0 <= index < self._count else None
-        if self._inverse is not None:
-            pos = int(self._inverse[index]) if 0 <= index < len(self._inverse) else -1
-            return pos if pos >= 0 else None
+        if isinstance(self._view, Segments):
+            return self._view.position_of(index)
         pos = int(np.searchsorted(self._view, index))
         if pos < len(self._view) and int(self._view[pos]) == index:
             return pos
         return None
 
-    def set_rows(self, count: int, view: np.ndarray | None = None, *,
+    def set_rows(self, count: int, view: np.ndarray | Segments | None = None, *,
                  content_changed: bool = False, appended: bool = False,
                  ordered: bool = True) -> None:
         """Show `count` rows (or those in `view`, sorted indices); the cursor keeps its row.
         `appended`: rows were only added after the old ones (the rows at the positions
         drawn before are the same), so the list is redrawn only if new rows are on screen —
         a growing index calls this several times a second. `ordered=False`: `view` is in
-        the order to show, not sorted (grouped rows: Alerts by incident); a position is
-        then found through an inverse array of `count` entries."""
+        the order to show, not sorted (grouped rows: Alerts by incident), kept as ranges
+        of consecutive rows (`Segments`, as `view` may already be): a position is then
+        found by a binary search over the ranges, not through an array of `count`."""
         before = self.row_count
         self._count = count
-        self._view = view
-        self._inverse = None
-        if view is not None and not ordered:
-            self._inverse = np.full(count, -1, np.int64)
-            self._inverse[view] = np.arange(len(view), dtype=np.int64)
+        self._view = (Segments.of_rows(view) if isinstance(view, np.ndarray) and not ordered
+                      else view)
         if content_changed:
             self.invalidate()
         n = self.row_count
@@ -173,9 +172,8 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
     def _nearest_position(self, index: int) -> int:
         if self._view is None:
             return max(0, min(index, self._count - 1))
-        if self._inverse is not None:  # the shown row of the nearest index below, else 0
-            below = np.flatnonzero(self._inverse[: max(0, index) + 1] >= 0)
-            return int(self._inverse[below[-1]]) if len(below) else 0
+        if isinstance(self._view, Segments):  # the shown row of the nearest index below
+            return self._view.nearest_position(index)
         pos = int(np.searchsorted(self._view, index))
         return max(0, min(pos, len(self._view) - 1))
 
