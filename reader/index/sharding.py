@@ -41,7 +41,7 @@ from reader.index.shards import (
 )
 from reader.index.spool import spool_dir, unspool
 from reader.io.discovery import FileSet
-from reader.io.lifeline import Reaper, die_with_parent
+from reader.io.lifeline import Reaper, die_with_parent, worker_context
 
 if TYPE_CHECKING:
     from reader.index.logdir import DebugLogdir
@@ -145,14 +145,14 @@ class Sharding:
     def _round(self, pending: list[int], procs: int) -> list[int]:
         """Index `pending` file sets with `procs` workers and this process; returns those
         lost to a worker that died, in queue order."""
-        import multiprocessing  # here: a one-host report never pays for importing them
+        # imported here: a one-host report never pays for importing them
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
         self._queue, self._head, self._tail = list(pending), 0, len(pending)
         self._results, self._running = [], 0
         self._idle.clear()
-        ctx = multiprocessing.get_context(start_method())
+        ctx = worker_context(start_method())
         if ctx.get_start_method() != "fork":
             tracker_running()
         with ProcessPoolExecutor(max_workers=procs, mp_context=ctx, initializer=die_with_parent,

@@ -9,7 +9,9 @@ for ever waiting for its next task on a pipe it holds both ends of, and the shar
 
 - every child calls `die_with_parent` first: the kernel sends it SIGKILL when the thread
   that started it ends (Linux's `PR_SET_PDEATHSIG`; the pools are made and shut down by one
-  thread), and a child whose parent is already gone ends at once;
+  thread), and a child whose parent is already gone ends at once; a spawned child does so
+  even before it reads its start data, and a parent killed while it writes them ends the
+  child without a traceback (`worker_context`, `reader.io.spawn_quiet`);
 - a folder in /dev/shm is guarded by a `Reaper`: a tiny `sh` in a session of its own (so a
   Ctrl-C or a closed terminal does not end it first) that waits for the end of a pipe only
   this process tree holds, then removes the folder. The pipe ends when this process and its
@@ -23,6 +25,7 @@ import os
 import signal
 import subprocess
 import sys
+from typing import Any
 
 _PR_SET_PDEATHSIG = 1
 _REAP = 'cat >/dev/null; rm -rf -- "$1"'
@@ -39,6 +42,19 @@ def die_with_parent(parent: int) -> None:
             pass
     if os.getppid() != parent:
         os._exit(1)
+
+
+def worker_context(method: str) -> Any:
+    """The multiprocessing context a pool of workers starts with: `fork` as it is, `spawn`
+    through `reader.io.spawn_quiet` where this Python allows it."""
+    import multiprocessing
+
+    if method == "spawn":
+        from reader.io import spawn_quiet
+
+        if spawn_quiet.usable():
+            return spawn_quiet.QuietSpawnContext()
+    return multiprocessing.get_context(method)
 
 
 class Reaper:

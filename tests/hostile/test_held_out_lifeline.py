@@ -31,18 +31,9 @@ CASES = {
 }
 
 
-# known, not fixed: a worker whose parent is killed while the worker is still being spawned
-# dies unpickling its start data and Python's spawn prints that traceback (seen once in a
-# full `make test`, diff-SIGKILL); the worker is gone, as promised, but the output is not one
-# line. Not strict: it depends on when the kill lands.
-_SPAWN_RACE = pytest.mark.xfail(strict=False, reason="a worker killed mid-spawn prints "
-                                "multiprocessing's unpickling traceback (timing)")
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux") or not SHM.is_dir(),
                     reason="/dev/shm and parent-death signals are Linux's")
-@pytest.mark.parametrize("case", [pytest.param(c, marks=_SPAWN_RACE) if c == "diff-SIGKILL"
-                                  else c for c in CASES])
+@pytest.mark.parametrize("case", list(CASES))
 def test_signalled_mid_read_leaves_no_worker(hosts: Path, tmp_path: Path,  # noqa: F811
                                              case: str) -> None:
     args, sig = CASES[case]

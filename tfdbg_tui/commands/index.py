@@ -77,13 +77,12 @@ def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
     process has no other thread). A worker that dies breaks the pool: the tasks it lost are
     run again one by one, each in a pool of its own, so only the one a worker dies on is
     lost (said in its result)."""
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
     from reader.index.shard_task import index_task
     from reader.index.sharding import start_method
-    from reader.io.lifeline import die_with_parent
+    from reader.io.lifeline import die_with_parent, worker_context
 
     if workers < 2:
         for job in jobs:
@@ -92,7 +91,7 @@ def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
             except Exception as exc:  # a bug of ours: that file set only, in one line
                 yield _failed(job, exc)
         return
-    ctx = multiprocessing.get_context(start_method())
+    ctx = worker_context(start_method())
     broken = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=die_with_parent,
                              initargs=(os.getpid(),)) as pool:

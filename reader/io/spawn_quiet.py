@@ -1,0 +1,119 @@
+"""Spawned workers that end quietly when the process starting them dies while they start.
+
+Why: a spawned worker (the `spawn` start method: `diff`'s two reading threads, the TUI's) is a
+fresh interpreter that reads its start data (how to prepare, then its process object) from a
+pipe that its parent writes only after starting it. A parent killed in between (SIGKILL, the
+OOM killer) leaves the pipe short, and Python's own `multiprocessing.spawn.spawn_main` ends in
+an EOFError or UnpicklingError traceback on the user's terminal (a full `make test` saw it:
+`diff` SIGKILLed as its workers started). Until its start data is read, nothing else of ours
+runs in the worker (the pools' initializer `reader.io.lifeline.die_with_parent` comes after).
+
+So the worker starts through `_ENTRY` instead: the steps of `spawn_main`, and before them
+the parent-death signal (the kernel kills it when the thread that started it ends; if that
+parent is gone already it ends at once), and around them a guard: start data that cannot be
+read or prepared ends it with status 1, silently when its parent is gone, else in one line
+(a bug of ours; the pool then loses that worker and the parent says which file set it held).
+`_ENTRY` imports nothing of ours: it runs before the start data sets up `sys.path`.
+
+`QuietSpawnPopen._launch` is the standard library's (`popen_spawn_posix.Popen._launch`, the
+same in Python 3.10 to 3.13) but for the command line it starts.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from multiprocessing import context, popen_spawn_posix, spawn
+from multiprocessing import util as _util
+from typing import Any
+
+util: Any = _util  # private helpers typeshed does not list (_args_from_interpreter_flags, …)
+
+_ENTRY = """\
+import os, sys
+parent = {parent}
+if sys.platform.startswith("linux"):
+    try:
+        import ctypes, signal
+        ctypes.CDLL(None).prctl(1, int(signal.SIGKILL), 0, 0, 0)
+    except Exception:
+        pass
+if os.getppid() != parent:
+    os._exit(1)
+try:
+    from multiprocessing import resource_tracker, spawn
+    resource_tracker._resource_tracker._fd = {tracker_fd}
+    code = spawn._main({pipe_handle}, os.dup({pipe_handle}))
+except KeyboardInterrupt:
+    os._exit(1)
+except BaseException as exc:
+    if os.getppid() == parent:
+        text = " ".join(f"{{type(exc).__name__}}: {{exc}}".split())[:300]
+        sys.stderr.write(f"tfdbg-tui: a worker process could not start: {{text}}\\n")
+    os._exit(1)
+sys.exit(code)
+"""
+
+
+def command_line(tracker_fd: int, pipe_handle: int) -> list[str]:
+    """The worker's command line: `spawn.get_command_line`'s, with `_ENTRY` as its program."""
+    prog = _ENTRY.format(parent=os.getpid(), tracker_fd=int(tracker_fd),
+                         pipe_handle=int(pipe_handle))
+    return [spawn.get_executable(), *util._args_from_interpreter_flags(), "-c", prog,
+            "--multiprocessing-fork"]
+
+
+class QuietSpawnPopen(popen_spawn_posix.Popen):
+    """multiprocessing's spawn Popen, starting the worker through `_ENTRY`."""
+
+    _fds: list[int]  # the descriptors the worker keeps (set by popen_spawn_posix.Popen)
+
+    def _launch(self, process_obj: Any) -> None:
+        from multiprocessing import resource_tracker
+        from multiprocessing.context import reduction, set_spawning_popen  # type: ignore
+
+        tracker_fd: Any = resource_tracker.getfd()
+        self._fds.append(tracker_fd)
+        prep_data = spawn.get_preparation_data(process_obj._name)
+        fp = io.BytesIO()
+        set_spawning_popen(self)
+        try:
+            reduction.dump(prep_data, fp)
+            reduction.dump(process_obj, fp)
+        finally:
+            set_spawning_popen(None)
+
+        parent_r = child_w = child_r = parent_w = None
+        try:
+            parent_r, child_w = os.pipe()
+            child_r, parent_w = os.pipe()
+            cmd = command_line(tracker_fd, child_r)  # (the only change)
+            self._fds.extend([child_r, child_w])
+            self.pid = util.spawnv_passfds(spawn.get_executable(), cmd, self._fds)
+            self.sentinel = parent_r
+            with open(parent_w, "wb", closefd=False) as f:
+                f.write(fp.getbuffer())
+        finally:
+            fds_to_close = [fd for fd in (parent_r, parent_w) if fd is not None]
+            self.finalizer = util.Finalize(self, util.close_fds, fds_to_close)
+            for fd in (child_r, child_w):
+                if fd is not None:
+                    os.close(fd)
+
+
+class QuietSpawnProcess(context.SpawnProcess):
+    @staticmethod
+    def _Popen(process_obj: Any) -> QuietSpawnPopen:
+        return QuietSpawnPopen(process_obj)
+
+
+class QuietSpawnContext(context.SpawnContext):
+    Process = QuietSpawnProcess
+
+
+def usable() -> bool:
+    """This Python starts spawned workers as `_launch` expects (else: the standard spawn)."""
+    return (sys.platform != "win32" and not getattr(sys, "frozen", False)
+            and callable(getattr(spawn, "_main", None))
+            and callable(getattr(util, "spawnv_passfds", None)))
