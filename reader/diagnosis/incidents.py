@@ -29,6 +29,7 @@ from reader.index.logdir import DebugLogdir
 from reader.index.schema import GRAPH
 
 MAX_NEW_STARTS = 20  # extra alerts diagnosed where a clean step is followed by a bad one
+BLOCK = 1 << 20  # alerts whose kinds are counted at a time
 Key = tuple[object, ...]
 
 
@@ -104,16 +105,16 @@ def find_incidents(logdir: DebugLogdir, steps: TrainingSteps | None = None,
     if alerts is None:
         alerts = logdir.alerts()
     n = len(alerts)
-    kinds = np.asarray(alerts.kind)
-    indices = np.asarray(alerts.index)
-    alert_steps = steps.steps_of(kinds, indices) if steps is not None else None
+    # the alerts' index column is looked up for the positions diagnosed and a block at a
+    # time below, never made whole (5.55M alerts: 44 MB and its temporaries)
+    alert_steps = steps.steps_of(alerts.kind, alerts.index) if steps is not None else None
     positions = to_diagnose(steps, alert_steps, n, limit)
     diagnoses: dict[int, Diagnosis | None] = {}
     items: list[Incident] = []
     by_key: dict[Key, Incident] = {}
     of_alert: dict[int, int] = {}
     for p in positions:
-        kind, index, slot = int(kinds[p]), int(indices[p]), int(alerts.slot[p])
+        kind, index, slot = int(alerts.kind[p]), int(alerts.index[p]), int(alerts.slot[p])
         error = None
         if known is not None and p in known:
             d = known[p]
@@ -134,13 +135,18 @@ def find_incidents(logdir: DebugLogdir, steps: TrainingSteps | None = None,
         inc.diagnosed += 1
         of_alert[p] = inc.number
     bounds = [*positions, n]
-    codes, types = _kind_codes(logdir, kinds, indices)
+    types = _code_types(logdir)
     for a, b in pairwise(bounds):
         inc = items[of_alert[a] - 1]
         inc.alerts += b - a
         # alerts per kind, then per op type (ascending string id, "?" first): a few
         # thousand kinds counted, not millions of alerts sorted
-        per_kind = np.bincount(codes[a:b], minlength=len(types))
+        per_kind = np.zeros(len(types), np.int64)
+        for lo in range(a, b, BLOCK):
+            hi = min(b, lo + BLOCK)
+            codes = _kind_codes(logdir, np.asarray(alerts.kind[lo:hi]),
+                                np.asarray(alerts.index[lo:hi]))
+            per_kind += np.bincount(codes, minlength=len(types))
         per_type = np.bincount(types + 1, weights=per_kind)
         for u in np.flatnonzero(per_type).tolist():
             inc.op_types[logdir.strings[u - 1] if u > 0 else "?"] += int(per_type[u])
@@ -152,16 +158,24 @@ def _op_type(logdir: DebugLogdir, kind: int, index: int) -> str:
             else logdir.op_type_of_execution(index))
 
 
-def _kind_codes(logdir: DebugLogdir, kinds: np.ndarray, indices: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """Per alert, a code for its row's kind (a trace kind, or after them an execution
-    kind), and per code the op type (string id, -1 unknown) it stands for."""
+def _code_types(logdir: DebugLogdir) -> np.ndarray:
+    """Per kind code (the trace kinds, then the execution kinds), the op type (string id,
+    -1 unknown) it stands for."""
     tk = logdir.traces.kind_op_types()
     ek = np.asarray(logdir.executions.kinds.col("op_type")
                     if logdir.executions.kinds is not None else np.zeros(0, np.int32))
     tk = np.zeros(0, np.int32) if tk is None else tk
+    return np.concatenate([tk, ek]).astype(np.int64)
+
+
+def _kind_codes(logdir: DebugLogdir, kinds: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Per alert (a block of them), a code for its row's kind: a trace kind, or after them
+    an execution kind (see `_code_types`)."""
+    tk = logdir.traces.kind_op_types()
+    n_trace_kinds = 0 if tk is None else len(tk)
     codes = np.empty(len(kinds), np.int64)
     graph = kinds == GRAPH
     codes[graph] = logdir.traces.kind_ids[indices[graph]]
-    codes[~graph] = logdir.executions.col("kind")[indices[~graph]].astype(np.int64) + len(tk)
-    return codes, np.concatenate([tk, ek]).astype(np.int64)
+    codes[~graph] = (logdir.executions.col("kind")[indices[~graph]].astype(np.int64)
+                     + n_trace_kinds)
+    return codes

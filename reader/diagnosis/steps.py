@@ -88,8 +88,10 @@ class TrainingSteps:
 
     def steps_of(self, kinds: np.ndarray, indices: np.ndarray) -> np.ndarray:
         """`step_of` for many rows at once (-1 outside every step)."""
-        if not self.count:  # every row outside: no lookups (5.55M alerts: 1.2 s under load)
-            return np.full(len(indices), -1, np.int64)
+        if not self.count:  # every row outside: no lookups (5.55M alerts: 1.2 s under load),
+            # and one value seen as a read-only column (`indices` may be a lazy column,
+            # never made: 44 MB each for 5.55M alerts)
+            return np.broadcast_to(np.int64(-1), (len(indices),))
         kinds, indices = np.asarray(kinds), np.asarray(indices, np.int64)
         out = np.full(len(indices), -1, np.int64)
         for k, table in ((GRAPH, self.trace_step), (1 - GRAPH, self.exec_step)):
@@ -290,14 +292,19 @@ def _eager_steps(logdir: DebugLogdir) -> TrainingSteps | None:
     n = len(e)
     if not n:
         return None
-    types = np.asarray(e.op_type[np.arange(n)])
     upd_ids = [s for s in (logdir.strings.lookup(t) for t in _EAGER_UPDATES) if s >= 0]
-    updates = np.flatnonzero(np.isin(types, upd_ids))
-    if not len(updates):
+    if e.kinds is None:
+        return None
+    # the updates found through the kinds: an op type per execution is 2.5M lookups and
+    # ~50 MB of temporaries for a long run, which is said to be too long just below
+    upd_kinds = np.flatnonzero(np.isin(e.kinds.col("op_type"), upd_ids))
+    if not len(upd_kinds) or not np.isin(e.col("kind"), upd_kinds).any():
         return None
     if n > MAX_EAGER:
         return no_steps(logdir, (f"{n:,} eager executions: too many to find training steps "
                                  f"in (at most {MAX_EAGER:,} are read)",))
+    types = np.asarray(e.op_type[np.arange(n)])
+    updates = np.flatnonzero(np.isin(types, upd_ids))
     per: dict[int, list[int]] = {}
     for i in updates.tolist():
         rec = logdir.read_execution(i)

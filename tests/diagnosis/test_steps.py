@@ -8,6 +8,8 @@ step, the step count must be the number of batches fed, and no alert may come be
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from support.step_runs import RUNS, step_logdir
@@ -82,3 +84,73 @@ def test_no_steps_hold_no_per_row_memory(tmp_path) -> None:  # type: ignore[no-u
     out = steps.steps_of(np.asarray(alerts.kind), np.asarray(alerts.index))
     assert out.shape == (n // 2,) and (out == -1).all()
     assert steps.step_of(0, n - 1) is None
+
+
+def test_a_long_eager_run_is_said_too_long_without_an_op_type_per_execution(
+        tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """An eager run with updates and more executions than are read for its steps gets the
+    note, found through the kinds: no op type looked up per execution (a long run's 2.5M
+    executions held ~50 MB of temporaries for it)."""
+    import tracemalloc
+
+    from dumper.writer import LogdirWriter
+    from reader.diagnosis import steps as steps_module
+
+    n = 30_000
+    with LogdirWriter(tmp_path, run_id="r", hostname="h") as w:
+        for i in range(n):
+            w.add_execution("AssignSubVariableOp" if i % 10 == 9 else "AddV2", "NO_TENSOR",
+                            input_tensor_ids=[1, 2], wall_time=1000.0 + i)
+    logdir = open_logdir(str(tmp_path))
+    assert len(logdir.executions) == n
+    monkeypatch.setattr(steps_module, "MAX_EAGER", 20_000)
+    tracemalloc.start()
+    try:
+        steps = training_steps(logdir)
+        held = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert steps.form is None and steps.count == 0
+    assert steps.notes == (f"{n:,} eager executions: too many to find training steps in "
+                           "(at most 20,000 are read)",)
+    assert held < 6 * n  # 4 bytes an execution (the kinds matched), not ~25 (op types)
+
+
+def test_incidents_read_the_alert_index_a_block_at_a_time(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Grouping alerts into incidents looks their index column up a block at a time (made
+    per alert when asked: 44 MB for 5.55M alerts, and its temporaries), with the same
+    counts: every alert counted, each op type's."""
+    from dumper.writer import LogdirWriter
+    from reader import Alerts
+    from reader.diagnosis import incidents as incidents_module
+    from reader.diagnosis.incidents import find_incidents
+    from reader.index.kinds import LazyColumn
+
+    n = 40_000
+    with LogdirWriter(tmp_path, run_id="r", hostname="h") as w:
+        w.add_graph("g", "forward")
+        w.add_op("g", "Log", "log", [])
+        w.add_op("g", "Sqrt", "sqrt", [])
+        for op in ("log", "sqrt"):
+            v = np.zeros((n // 2, 11))
+            v[:, 2], v[:, 3], v[:, 4], v[:, 10] = 1, 1, 8, 8
+            v[::2, 5], v[::2, 10] = 1, 7  # every other one NaN
+            w.add_graph_traces("g", op, 0, "FULL_HEALTH", v,
+                               wall_times=1000.0 + np.arange(n // 2) * 1e-3)
+    logdir = open_logdir(str(tmp_path))
+    alerts = logdir.alerts()
+    assert len(alerts) == n // 2
+    asked: list[int] = []
+
+    def fetch(rows: np.ndarray) -> np.ndarray:
+        asked.append(len(rows))
+        return np.asarray(alerts.index[rows])
+
+    watched = Alerts(alerts.kind, LazyColumn(len(alerts), np.dtype(np.int64), fetch),
+                     alerts.slot, alerts.wall_time, alerts.graph_kinds)
+    monkeypatch.setattr(incidents_module, "BLOCK", 4096)
+    found = find_incidents(logdir, training_steps(logdir), 10, alerts=watched)
+    assert asked and max(asked) <= 4096
+    assert sum(i.alerts for i in found.items) == n // 2
+    assert sum((i.op_types for i in found.items), start=Counter()) == Counter(
+        {"Log": n // 4, "Sqrt": n // 4})

@@ -87,7 +87,7 @@ def enclosing_call(logdir: DebugLogdir, n_executions: int, trace: int) -> int | 
 def compute_journey(logdir: DebugLogdir, alerts: Alerts, limit: int = 10) -> Journey:
     """The journey for `alerts` (call it on a finished read: see `training_steps`)."""
     steps = training_steps(logdir)
-    alert_steps = steps.steps_of(np.asarray(alerts.kind), np.asarray(alerts.index))
+    alert_steps = steps.steps_of(alerts.kind, alerts.index)  # (its index made if needed)
     per_step = (np.bincount(alert_steps[alert_steps >= 0], minlength=steps.count)[:steps.count]
                 if steps.count else np.zeros(0, np.int64))
     losses = step_losses(logdir, steps) if steps.count else None

@@ -36,8 +36,7 @@ def add_journey(logdir: DebugLogdir, report: dict[str, Any], first: list[dict[st
     """Set the steps and incidents of `report` and the step of each entry of `first`."""
     steps = training_steps(logdir)
     alerts = logdir.alerts()
-    kinds, indices = np.asarray(alerts.kind), np.asarray(alerts.index)
-    alert_steps = steps.steps_of(kinds, indices)
+    alert_steps = steps.steps_of(alerts.kind, alerts.index)  # (its index made if needed)
     first_bad = int(alert_steps[0]) if len(alert_steps) and alert_steps[0] >= 0 else None
     per_step = (np.bincount(alert_steps[alert_steps >= 0], minlength=steps.count)[:steps.count]
                 if steps.count else np.zeros(0, np.int64))
