@@ -57,31 +57,6 @@ def start_method() -> str:
     return "spawn"
 
 
-_tracker_lock = threading.Lock()
-
-
-def tracker_running() -> None:
-    """Start multiprocessing's resource tracker (spawned workers need it) with a `sys.stderr`
-    that has a file descriptor. The tracker hands its process `sys.stderr.fileno()`; inside
-    the app, Textual's stand-in for stderr answers -1, and every spawn failed ("bad value(s)
-    in fds_to_keep"): a direct read of a multi-host run said "nothing was recorded". For the
-    moment it starts, stderr is /dev/null (what the tracker would print is about leaked
-    semaphores, which it cleans anyway)."""
-    from multiprocessing import resource_tracker
-
-    try:
-        if sys.stderr.fileno() >= 0:
-            return
-    except Exception:  # no fileno at all: the tracker leaves it out itself
-        return
-    with _tracker_lock, open(os.devnull, "w") as quiet:
-        saved, sys.stderr = sys.stderr, quiet
-        try:
-            resource_tracker.ensure_running()
-        finally:
-            sys.stderr = saved
-
-
 class Sharding:
     """Index `filesets` of `logdir` as shards in `n` processes (`run`)."""
 
@@ -153,8 +128,6 @@ class Sharding:
         self._results, self._running = [], 0
         self._idle.clear()
         ctx = worker_context(start_method())
-        if ctx.get_start_method() != "fork":
-            tracker_running()
         with ProcessPoolExecutor(max_workers=procs, mp_context=ctx, initializer=die_with_parent,
                                  initargs=(os.getpid(),)) as pool:
 

@@ -46,14 +46,17 @@ def die_with_parent(parent: int) -> None:
 
 def worker_context(method: str) -> Any:
     """The multiprocessing context a pool of workers starts with: `fork` as it is, `spawn`
-    through `reader.io.spawn_quiet` where this Python allows it."""
+    through `reader.io.spawn_quiet` where this Python allows it (and its resource tracker
+    started by `spawn_quiet.tracker_running`)."""
     import multiprocessing
 
-    if method == "spawn":
-        from reader.io import spawn_quiet
+    if method != "spawn":
+        return multiprocessing.get_context(method)
+    from reader.io import spawn_quiet
 
-        if spawn_quiet.usable():
-            return spawn_quiet.QuietSpawnContext()
+    spawn_quiet.tracker_running()
+    if spawn_quiet.usable():
+        return spawn_quiet.QuietSpawnContext()
     return multiprocessing.get_context(method)
 
 

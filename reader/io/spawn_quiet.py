@@ -15,6 +15,8 @@ read or prepared ends it with status 1, silently when its parent is gone, else i
 (a bug of ours; the pool then loses that worker and the parent says which file set it held).
 `_ENTRY` imports nothing of ours: it runs before the start data sets up `sys.path`.
 
+Spawned workers need multiprocessing's resource tracker; `tracker_running` starts it first.
+
 `QuietSpawnPopen._launch` is the standard library's (`popen_spawn_posix.Popen._launch`, the
 same in Python 3.10 to 3.13) but for the command line it starts.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+import threading
 from multiprocessing import context, popen_spawn_posix, spawn
 from multiprocessing import util as _util
 from typing import Any
@@ -62,6 +65,43 @@ def command_line(tracker_fd: int, pipe_handle: int) -> list[str]:
                          pipe_handle=int(pipe_handle))
     return [spawn.get_executable(), *util._args_from_interpreter_flags(), "-c", prog,
             "--multiprocessing-fork"]
+
+
+_tracker_lock = threading.Lock()
+_QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def tracker_running() -> None:
+    """Start multiprocessing's resource tracker (spawned workers need it) before a pool
+    would, so that:
+
+    - its process is handed a stderr descriptor that exists: it keeps `sys.stderr.fileno()`,
+      and inside the app Textual's stand-in for stderr answers -1, so every spawn failed
+      ("bad value(s) in fds_to_keep": a multi-host run said "nothing was recorded"); for the
+      moment it starts, such a stderr is /dev/null;
+    - its warnings are off: a parent killed with workers leaves semaphores the tracker then
+      removes, saying "There appear to be N leaked semaphore objects" in two lines on the
+      user's terminal (it inherits the real descriptor 2 whatever `sys.stderr` is).
+      Its command line carries `sys.warnoptions`, so the filter is there while it starts."""
+    from multiprocessing import resource_tracker
+
+    with _tracker_lock:
+        saved = sys.stderr
+        try:
+            usable = saved.fileno() >= 0
+        except Exception:  # no fileno at all: the tracker leaves it out itself
+            usable = True
+        quiet = None if usable else open(os.devnull, "w")
+        sys.warnoptions.append(_QUIET_TRACKER)
+        try:
+            if quiet is not None:
+                sys.stderr = quiet
+            resource_tracker.ensure_running()
+        finally:
+            sys.warnoptions.remove(_QUIET_TRACKER)
+            sys.stderr = saved
+            if quiet is not None:
+                quiet.close()
 
 
 class QuietSpawnPopen(popen_spawn_posix.Popen):

@@ -10,7 +10,9 @@ its start data is written — the instant the suite hit by chance. The wrapper i
 the product code runs unchanged.
 
 Expected, written before the fix: the worker ends (within the hang guard), the command's
-stderr holds no traceback, and the command's shard folder in /dev/shm is removed.
+stderr holds no traceback, and the command's shard folder in /dev/shm is removed. Killed, the
+command says nothing at all: multiprocessing's resource tracker, which removes the semaphores
+a killed parent leaves, no longer warns about them in two lines on the user's terminal.
 """
 
 from __future__ import annotations
@@ -83,4 +85,4 @@ def test_parent_killed_before_a_spawned_worker_has_its_start_data(
         _until(f"{name} removed", lambda n=name: not (SHM / n).exists())  # type: ignore
     text = err.decode("utf-8", "replace")
     assert "Traceback" not in text, text[-3000:]
-    assert "Error" not in text, text[-3000:]
+    assert text == "", text[-3000:]
