@@ -84,6 +84,36 @@ def wrapper_frames(frames: list[Frame]) -> int:
     return end if end < len(frames) else 0  # never the whole stack
 
 
+# tfdbg-tui's own op callback (`dumper/graph_vars.py`), which wraps TensorFlow's dumping
+# callback: TensorFlow records the stack from inside it, so it and the dumping callback's
+# frames end every stack that `tfdbg-tui run` records.
+_RECORDER = re.compile(r"[/\\]dumper[/\\]\w+\.py$")
+
+
+def recorder_frames(frames: list[Frame]) -> int:
+    """How many innermost frames of `frames` are the recording's own: tfdbg-tui's op
+    callback and the TensorFlow dumping callback it calls, which record the stack. Like the
+    wrapper's (`wrapper_frames`), they sit in every stack recorded and are not the user's.
+    0 when none (a run recorded without tfdbg-tui); only a trailing run of framework frames
+    from one of ours is counted, and never the whole stack."""
+    start = len(frames)
+    while start > 0 and frames[start - 1].is_framework:
+        start -= 1
+    for i in range(max(start, 1), len(frames)):
+        if _RECORDER.search(frames[i].file):
+            return len(frames) - i
+    return 0
+
+
+def program_frames(frames: list[Frame]) -> tuple[list[Frame], int]:
+    """`frames` without tfdbg-tui's own (the wrapper's outermost, the recorder's innermost),
+    and how many were left out."""
+    start, cut = wrapper_frames(frames), recorder_frames(frames)
+    if start + cut >= len(frames):
+        cut = 0
+    return frames[start:len(frames) - cut], start + cut
+
+
 def user_frame_index(frames: list[Frame]) -> int | None:
     """Index (into `frames`, outermost first) of the innermost user frame, or None."""
     for i in range(len(frames) - 1, -1, -1):

@@ -17,9 +17,10 @@ import pytest
 from support.paths import tf_env
 from support.shared import build_once, shared_root
 from support.tui import settle, sync
+from textual.geometry import Region
 
 from reader import DebugLogdir
-from reader.index.frames import Frame, wrapper_frames
+from reader.index.frames import Frame, recorder_frames, wrapper_frames
 from tfdbg_tui.ui.app import TfdbgApp
 
 PROGRAM = """\
@@ -81,6 +82,48 @@ async def test_stack_trace_shows_no_frame_of_the_wrapper(script_logdir: str) -> 
         assert stack.selected_frame is not None and stack.selected_frame.line == NAN_LINE
 
 
+@pytest.mark.tf
+@sync
+async def test_stack_trace_shows_no_frame_of_the_recorder_with_framework_frames_shown(
+        script_logdir: str) -> None:
+    """TensorFlow records each stack from inside its dumping callback, which tfdbg-tui's own
+    op callback (dumper/graph_vars.py) wraps: those innermost frames are the recording's,
+    not the program's, and `f` (framework frames shown) must not list them either."""
+    app = TfdbgApp(DebugLogdir(script_logdir), follow=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(app, pilot)
+        stack = app.main.stack  # type: ignore[union-attr]
+        await pilot.press("6", "f")
+        await settle(app, pilot)
+        assert len(stack.shown) == len(stack.frames)  # every frame listed
+        files = [f.file for f in stack.frames]
+        assert not [f for f in files if any(w in f for w in (*WRAPPER_WORDS,
+                                                               "dumping_callback"))], files
+        assert "math_ops" in files[-1]  # the innermost: TensorFlow's op itself
+
+
+@pytest.mark.tf
+@sync
+async def test_the_stack_status_keeps_its_counts_beside_a_long_tensor_name(
+        script_logdir: str) -> None:
+    """The status is "<what> · N frames · M tfdbg-tui frames omitted": at 160 columns a long
+    op name (mean_squared_error/Square:0 of a Keras loss) cut the counts to "5 t…"."""
+    app = TfdbgApp(DebugLogdir(script_logdir), follow=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(app, pilot)
+        stack = app.main.stack  # type: ignore[union-attr]
+        long = "created " + "gradient_tape/sequential_1/dense_1_2/MatMul/MatMul_1:0"
+        stack.show_frames(app.state.logdir.alert_stack(
+            int(app.state.logdir.alerts().kind[0]), int(app.state.logdir.alerts().index[0])),
+            long)
+        await pilot.pause()
+        assert stack.omitted >= 3
+        w, h = stack.outer_size
+        bottom = stack.render_lines(Region(0, h - 1, w, 1))[0].text
+        tail = f"{len(stack.frames)} frames · {stack.omitted} tfdbg-tui frames omitted"
+        assert tail in bottom, bottom
+
+
 def _f(file: str) -> Frame:
     return Frame(file, 1, "f")
 
@@ -98,3 +141,16 @@ def test_only_a_leading_run_of_the_wrappers_frames_counts() -> None:
     assert wrapper_frames([_f(user), _f(run_py), _f(tf)]) == 0
     # never the whole stack
     assert wrapper_frames([_f(run_py)]) == 0
+
+
+def test_only_a_trailing_run_from_the_recorders_callback_counts() -> None:
+    ours = "/venv/lib/python3.11/site-packages/dumper/graph_vars.py"
+    user = "/home/me/train.py"
+    op = "/venv/lib/python3.11/site-packages/tensorflow/python/ops/gen_math_ops.py"
+    dump = "/venv/lib/python3.11/site-packages/tensorflow/python/debug/lib/dumping_callback.py"
+    assert recorder_frames([_f(user), _f(op), _f(ours), _f(dump), _f(dump)]) == 3
+    assert recorder_frames([_f(user), _f(op), _f(dump)]) == 0  # recorded by TensorFlow alone
+    assert recorder_frames([_f(user), _f(ours), _f(user), _f(op)]) == 0  # not trailing
+    assert recorder_frames([_f(ours), _f(dump)]) == 0  # never the whole stack
+    mine = "/home/me/dumper/examples/prog.py"  # the shipped example is the user's program
+    assert recorder_frames([_f(user), _f(mine), _f(op)]) == 0

@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 from reader import GRAPH, DebugLogdir, ReaderError
-from reader.index.frames import Frame, wrapper_frames
+from reader.index.frames import Frame, program_frames
 from tfdbg_tui.commands.report.journey import add_journey
 from tfdbg_tui.commands.report.sections import SECTIONS
 from tfdbg_tui.core.liveness import incomplete_tails
@@ -64,7 +64,7 @@ def tensor_entry(logdir: DebugLogdir, kind: int, index: int, slot: int,
             frames = []
     for key, value in health.items():
         entry[key] = value if value >= 0 else None
-    frames = frames[wrapper_frames(frames):]  # `tfdbg-tui run`'s own frames are not the user's
+    frames, _ = program_frames(frames)  # `tfdbg-tui run`'s own frames are not the user's
     entry["stack"] = [_frame_dict(f) for f in frames]
     uf = logdir.user_frame(frames)
     entry["user_frame"] = (

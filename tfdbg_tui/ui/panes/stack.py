@@ -4,8 +4,9 @@ Stacks are long and mostly TensorFlow's, so by default the user's own frames are
 listed, each run of framework frames between them collapsed into one row saying how many
 (Enter on it, or `f`, shows them); the user frame (innermost frame of the user's own code) is
 selected when a stack is shown. A stack with no user frame is shown whole. The frames
-of `tfdbg-tui run` itself (its CLI, the wrapper, runpy) are never shown: they sit under every
-stack it records and are not the user's (`reader.index.frames.wrapper_frames`). Moving the
+of `tfdbg-tui run` itself (its CLI, the wrapper, runpy; the op callback that records) are
+never shown: they sit in every stack it records and are not the user's
+(`reader.index.frames.program_frames`). Moving the
 cursor shows the frame in Source Code.
 """
 
@@ -13,11 +14,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 
-from reader.index.frames import Frame, user_frame_index, wrapper_frames
+from reader.index.frames import Frame, program_frames, user_frame_index
 from tfdbg_tui.core.model import AppState
 from tfdbg_tui.core.textutil import fit, fit_left, lit
 from tfdbg_tui.ui.bindings import STACK_KEYS, to_bindings
@@ -43,7 +46,8 @@ class StackPane(ListPane):
         self.user_index: int | None = None
         self.hide_framework = True
         self.what = ""
-        self.omitted = 0  # outermost frames of `tfdbg-tui run` left out of `frames`
+        self.omitted = 0  # frames of `tfdbg-tui run` itself left out of `frames`
+        self._filtered = 0  # frames a filter leaves out
 
     def compose(self) -> ComposeResult:
         yield VirtualList(self._row, empty="no stack selected", id="stack-list")
@@ -75,8 +79,7 @@ class StackPane(ListPane):
 
     def show_frames(self, frames: list[Frame], what: str) -> Frame | None:
         """Show a stack and select its user frame; returns the frame to show in Source."""
-        self.omitted = wrapper_frames(frames)
-        self.frames = frames[self.omitted:]
+        self.frames, self.omitted = program_frames(frames)
         self.what = what
         self.user_index = user_frame_index(self.frames)
         self._layout()
@@ -106,13 +109,27 @@ class StackPane(ListPane):
             self.shown.append(k)
             self.rows.append(k)
         self.vlist.set_rows(len(self.rows), content_changed=True)
-        hidden = len(self.frames) - len(self.shown) - sum(-k for k in self.rows if k < 0)
-        parts = [lit(self.what), f"{len(self.frames)} frames"]  # collapsed rows say how many
-        if hidden:  # left out by a filter
-            parts.append(f"{hidden} filtered out")
-        if self.omitted:  # short: at 160 columns "… frames of tfdbg-tui run not shown" was cut
-            parts.append(f"{self.omitted} tfdbg-tui frames omitted")
-        self.set_status(" · ".join(parts))
+        self._filtered = len(self.frames) - len(self.shown) - sum(-k for k in self.rows if k < 0)
+        self._show_status()
+
+    def _show_status(self) -> None:
+        """What the stack is, then its counts (collapsed rows say how many they hide). The
+        counts are never cut: the tensor's name yields first (Graph Structure's first line
+        holds it whole) — at 160 columns a long op name cut "5 tfdbg-tui frames omitted"."""
+        counts = [f"{len(self.frames)} frames"]
+        if self._filtered:  # left out by a filter
+            counts.append(f"{self._filtered} filtered out")
+        if self.omitted:
+            counts.append(f"{self.omitted} tfdbg-tui frames omitted")
+        tail = " · ".join(counts)
+        what = lit(self.what)
+        room = self.size.width - 6 - cell_len(tail) - 3  # corners, padding and " · "
+        if self.size.width and cell_len(what) > room:
+            what = fit(what, max(8, room))
+        self.set_status(f"{what} · {tail}")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._show_status()
 
     def _matches(self, f: Frame) -> bool:
         assert self.matcher is not None
