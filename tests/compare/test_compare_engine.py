@@ -142,3 +142,23 @@ def test_a_regrouping_of_the_same_elements_compares_by_value_a_transpose_does_no
     t = np.arange(32, dtype=np.float32).reshape(4, 8)
     assert compare_values(tv(t), tv(t.reshape(8, 4)), Tolerance()).reason == R_SHAPE
     assert compare_values(tv(w), tv(w[:7]), Tolerance()).reason == R_SHAPE
+
+
+def test_an_element_cancelled_to_near_zero_is_judged_on_the_tensor_scale() -> None:
+    """Rounding in a sum scales with its terms: an element near zero, in a tensor of values
+    near 1, carries their float32 rounding. |b| is floored at the tensor's rms (here
+    sqrt(2/3) ≈ 0.816), so 5e-6 off at rtol=1e-5, atol=1e-6 is close (numpy alone says
+    not: 5e-6 > 1e-6 + 1e-5·1e-6) and 2e-5 off is not (> 1e-6 + 1e-5·0.816)."""
+    b = np.array([1.0, -1.0, 1e-6])
+    near, far = b + np.array([0, 0, 5e-6]), b + np.array([0, 0, 2e-5])
+    tol = Tolerance(1e-5, 1e-6)
+    with pytest.raises(AssertionError):
+        np.testing.assert_allclose(near, b, rtol=1e-5, atol=1e-6)
+    assert compare_values(tv(near), tv(b), tol).reason == R_NONE
+    got = compare_values(tv(far), tv(b), tol)
+    assert got.reason == R_VALUES and got.mismatched == 1 and got.worst == 2
+    # on its own an element keeps numpy's rule: the floor is the tensor's, not a constant
+    assert compare_values(tv(np.array([1e-6 + 5e-6])), tv(np.array([1e-6])),
+                          tol).reason == R_VALUES
+    # the first steps judged on atol alone (tight steps) have no floor: rtol is 0
+    assert compare_values(tv(near), tv(b), Tolerance(0.0, 1e-6)).reason == R_VALUES

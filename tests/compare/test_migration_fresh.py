@@ -40,8 +40,6 @@ CORPUS = UserCorpus(FRESH, "migration-fresh", PAIRS, programs, CONTRACT)
 KNOWN_FAILING: dict[str, str] = {
     # equivalent pairs
     # buggy pairs
-    "conv1d_clip_forgotten_eager": "step 0 layer_output, not applied_gradient: the layer-norm "
-                                   "mispairing of conv1d_seq_fit comes first",
 }
 
 

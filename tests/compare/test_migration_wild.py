@@ -39,23 +39,13 @@ CORPUS = UserCorpus(WILD, "migration-wild", PAIRS, programs, CONTRACT)
 # strict xfail)
 KNOWN_FAILING: dict[str, str] = {
     # equivalent pairs
-    "cnn_adamw_eager": "exit 1, step 0 learning_rate: A's ExponentialDecay (tf1_cnn_adamw.py:44) "
-                       "paired with B's Pow inside the schedule (tf2_cnn_adamw_eager.py:29)",
     "mlp_bn_fit": "exit 0 'equivalent' with a note, but A's hand-written batch-norm mul "
                   "(tf1_mlp_bn.py:34) is still paired as a layer output with Keras' "
                   "batchnorm/mul_1 (they differ by 2), which this harness counts (first "
                   "run: exit 1, step 0 layer_output)",
     "mlp_bn_ckpt_fn": "exit 0 'equivalent' with a note, the same batch-norm mispairing "
                       "counted by this harness (first run: exit 1, step 0 layer_output)",
-    "sepconv_gn_fn": "exit 0 'equivalent' with a note, but a group-norm layer output differs "
-                     "beyond the tolerance at step 1 (2.3e-6 absolute, float32 rounding of a "
-                     "normalization written in other ops), which this harness counts",
-    "sepconv_gn_eager": "exit 0 'equivalent' with a note, but a layer output differs beyond "
-                        "the tolerance at step 2 (4.5e-6 absolute, float32 rounding), which "
-                        "this harness counts",
     # buggy pairs
-    "mlp_bn_clipnorm_eager": "step 0 layer_output, not applied_gradient: the batch-norm "
-                             "mispairing of mlp_bn_fit comes first",
 }
 
 

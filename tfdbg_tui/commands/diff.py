@@ -83,8 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run-a", help="run id (or unique prefix) in A when it holds several")
     p.add_argument("--run-b", help="run id (or unique prefix) in B when it holds several")
     p.add_argument("--rtol", type=_tolerance, default=Tolerance.rtol,
-                   help="relative tolerance, as assert_allclose: |a−b| ≤ atol + rtol·|b| "
-                        "(default %(default)g)")
+                   help="relative tolerance, as assert_allclose: |a−b| ≤ atol + rtol·|b|, "
+                        "with |b| at least the tensor's rms (default %(default)g)")
     p.add_argument("--atol", type=_tolerance, default=Tolerance.atol,
                    help="absolute tolerance (default %(default)g)")
     p.add_argument("--tight-steps", type=count, default=0, metavar="N",

@@ -31,6 +31,7 @@ from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
 from tfdbg_tui.core.compare.checks import judge, take
 from tfdbg_tui.core.compare.contract import (
     Q_LAYER,
+    Q_LOSS,
     Q_OTHER,
     QUANTITIES,
     Mapping,
@@ -193,10 +194,40 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
         at = len(pairs) - len(sp.row_a) + np.asarray(sp.lacking, np.int64)
         pairs.status[at], pairs.reason[at] = DIFFERENT, R_MISSING
     formulation = _formulation(pairs, sp, notes) if sp is not None else None
+    if sp is not None and formulation is None:
+        formulation = _washed_out(pairs, notes)
     out = Comparison(a, b, tol, pairs, graph_pairs, ops_a, ops_b, notes,
                      training=Training(ma, mb, sp))
     if formulation is not None:
         out.formulation = formulation
+    return out
+
+
+def _washed_out(pairs: Pairs, notes: list[str]) -> np.ndarray | None:
+    """Layer outputs that differ at a step whose loss was compared and agrees: a forward
+    difference that does not reach the loss of its own step is not where the runs part (one
+    run's intermediate taken for a layer's output — `gamma * (h - mean)` of a batch norm
+    written by hand against Keras' `x * inv` — while the layer's real output and everything
+    after it agree). The first divergence is then looked for after them; a mistake in a layer
+    changes the loss it feeds. Only where the loss was compared by value."""
+    layer = np.flatnonzero((pairs.status == DIFFERENT) & (pairs.quantity == Q_LAYER))
+    if not len(layer):
+        return None
+    loss = pairs.quantity == Q_LOSS
+    # agreeing on values (FULL_TENSOR on both sides): equal sign counts of a health mode
+    # say nothing of a loss that moved
+    by_value = (pairs.status == EQUAL) & ~np.isnan(pairs.max_abs)
+    agree = {int(s) for s in np.unique(pairs.step[loss & by_value])}
+    agree -= {int(s) for s in np.unique(pairs.step[loss & (pairs.status == DIFFERENT)])}
+    out = layer[np.isin(pairs.step[layer], np.fromiter(agree, np.int64, len(agree)))]
+    if not len(out):
+        return None
+    steps = sorted({int(s) for s in pairs.step[out]})
+    notes.append(f"{len(out):,} layer output(s) differ beyond the tolerance at step(s) "
+                 f"{', '.join(map(str, steps[:8]))}{'…' if len(steps) > 8 else ''} while that "
+                 "step's loss agrees: the difference does not reach the loss (an "
+                 "intermediate of a layer computed in other ops taken for its output), so "
+                 "they decide nothing")
     return out
 
 

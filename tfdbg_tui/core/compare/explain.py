@@ -224,7 +224,7 @@ def _reason(c: Comparison, p: int, code: int, outcome: Outcome | None,
     tol = c.tolerance.for_step(int(c.pairs.step[p]))
     if code == R_VALUES and outcome is not None:
         text = (f"values differ in {outcome.mismatched:,} of {outcome.total:,} elements "
-                f"(|a − b| > {tol.atol:g} + {tol.rtol:g}·|b|)")
+                f"(|a − b| > {tol.atol:g} + {tol.rtol:g}·max(|b|, rms b))")
         if math.isfinite(outcome.max_abs):
             text += f"; max abs error {outcome.max_abs:.6g}, max rel error {outcome.max_rel:.6g}"
         if worst is not None and outcome.at_worst is not None:

@@ -1,7 +1,12 @@
 """Comparisons that need the records: FULL_TENSOR values and SHAPE dimensions.
 
 Values follow `numpy.testing.assert_allclose`: an element is close when
-`|a − b| ≤ atol + rtol·|b|` (b is run B, the reference, as `desired` is in numpy); infinities
+`|a − b| ≤ atol + rtol·|b|` (b is run B, the reference, as `desired` is in numpy), with one
+difference: `|b|` is at least the tensor's root-mean-square magnitude. Float rounding in a sum
+(a matmul, a convolution, a normalization) scales with its terms, not its result, so an element
+that cancels to near zero carries the rounding of the large terms it came from; judged on its
+own |b| it made two equivalent runs "diverge" by a few float32 ulps of the tensor after two
+Adam steps. A real mistake moves elements by far more than rtol of the tensor's scale. Infinities
 are close only to the same infinity; NaN is never close to a number. NaN at the same position
 in both runs counts as equal (numpy's default, `equal_nan=True`): the question is where the
 runs part, and a NaN both runs share is not where they part. Integers, booleans and strings
@@ -151,8 +156,8 @@ def compare_values(va: TensorValue, vb: TensorValue, tol: Tolerance) -> Outcome:
     x, y = x.astype(wide), y.astype(wide)
     with np.errstate(invalid="ignore", over="ignore"):
         diff = np.abs(x - y)
-        allowed = tol.atol + tol.rtol * np.abs(y)
         finite = np.isfinite(x) & np.isfinite(y)
+        allowed = tol.atol + tol.rtol * np.maximum(np.abs(y), _rms(y[finite]))
         # an infinity is close only to itself (rtol·∞ would otherwise let −∞ match +∞)
         close = np.where(finite, diff <= allowed, x == y) | (np.isnan(x) & np.isnan(y))
         fd = diff[finite]
@@ -170,6 +175,16 @@ def compare_values(va: TensorValue, vb: TensorValue, tol: Tolerance) -> Outcome:
     raw_a, raw_b = va.values.reshape(-1), vb.values.reshape(-1)
     return Outcome(R_VALUES, max_abs, max_rel, worst, n, total, shapes,
                    (raw_a[worst].item(), raw_b[worst].item()))
+
+
+def _rms(v: np.ndarray) -> float:
+    """The root-mean-square magnitude of a tensor's finite values (0 for none)."""
+    if not len(v):
+        return 0.0
+    scale = float(np.abs(v).max())
+    if not scale or not np.isfinite(scale):
+        return 0.0
+    return scale * float(np.sqrt(np.mean(np.square(np.abs(v) / scale))))
 
 
 def _finite_signs(tv: TensorValue) -> tuple[int, int, int] | None:

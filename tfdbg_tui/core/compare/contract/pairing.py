@@ -299,8 +299,14 @@ def pair_steps(ma: RunModel, mb: RunModel,
         for ha, hb in vp:  # the gradient as the update consumed it (after clipping)
             xa, xb = ra.applied.get(ha), rb.applied.get(hb)
             if xa is not None and xb is not None:
-                out.add(ma.row(k, xa), mb.row(k, xb), k, Q_APPLIED,
-                        f"gradient of {ma.names.get(ha, ha)} as applied", ma.names.get(ha, ha))
+                got = out.add(ma.row(k, xa), mb.row(k, xb), k, Q_APPLIED,
+                              f"gradient of {ma.names.get(ha, ha)} as applied",
+                              ma.names.get(ha, ha))
+                # a gradient applied as the backward pass made it (nothing clipped it):
+                # its line is the optimizer's applying one, not the tape's
+                for where, model, r, h in ((out.where_a, ma, ra, ha), (out.where_b, mb, rb, hb)):
+                    if got >= 0 and r.applied.get(h) == r.grad.get(h) and h in r.update:
+                        where[got] = (model.steps[k][0], r.update[h])
         out.required.append([r for r in req if r >= 0])
     if n:
         out.notes.append(f"step {n - 1}'s update is not compared: neither run reads the "

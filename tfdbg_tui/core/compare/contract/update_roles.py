@@ -82,7 +82,9 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
             if applied is None or grad is None or not _depends(flow, applied, grad[0]):
                 applied = grad
             return grad, lr, applied
-        if typ in ("Mul", "RealDiv") and lr is None:
+        # a scalar product is a schedule's own arithmetic (0.01 * decay ** p, with the
+        # 0.01 an unrecorded Python constant), never the rate times a variable's gradient
+        if typ in ("Mul", "RealDiv") and lr is None and not (s[1] == 0 and want[1] != 0):
             a, b = (flow.inputs[j] + [(-1, 0), (-1, 0)])[:2]
             for x, y in ((a, b), (b, a)):  # the scalar times the gradient, not a slot
                 if y[0] >= 0:  # through an unrecorded Identity(N): Keras passes its clipped
@@ -334,6 +336,28 @@ def unlinked_applied(flow: Flow, roles: Roles, consumers: list[list[int]], sig: 
         if all(t[0] < roles.update[h] for h, t in pairs):
             for h, t in pairs:
                 roles.applied[h] = t
+    # nothing the optimizer made stands in between: where no orphan of a variable's shape
+    # exists and nothing recorded consumed its raw gradient, the tensor without a producer
+    # that the update consumes is the raw gradient passed through an Identity (a clipping
+    # would have read it: its norm, its product)
+    for _, h in lacking:
+        raw = roles.grad.get(h)
+        if (h not in roles.applied and raw is not None
+                and not orphans.get(sig_class(roles.sig[h]))
+                and all(flow.phase[c] == BWD for c in consumers[raw[0]])
+                and any(j < 0 for j, _ in _update_inputs(flow, roles.update[h]))):
+            roles.applied[h] = raw
+
+
+def _update_inputs(flow: Flow, update: int) -> list[Tensor]:
+    """The tensors an update's value is computed from, one op deep (the value itself and
+    its producer's inputs): where an unrecorded input shows."""
+    ins = flow.inputs[update]
+    v = value_input(flow.op_type[update])
+    if len(ins) <= v:
+        return []
+    j = ins[v][0]
+    return [ins[v]] + (list(flow.inputs[j]) if j >= 0 else [])
 
 
 MAX_CHAIN = 48  # tensors of a learning-rate schedule looked at
