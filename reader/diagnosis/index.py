@@ -61,7 +61,8 @@ class DiagIndex:
         if len(L.traces) != self._n_traces:
             self._n_traces = len(L.traces)
             self._tensor_rows.build(L.traces)
-            self._walls_sorted = nondecreasing(L.traces.col("wall_time"))
+            self._walls_sorted = (L.traces.ordered_rows >= len(L.traces)  # (as merged)
+                                  or nondecreasing(L.traces.col("wall_time")))
         if len(L.outputs) != self._n_outputs:
             self._n_outputs = len(L.outputs)
             tids = L.outputs.col("tensor_id")

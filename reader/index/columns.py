@@ -68,6 +68,10 @@ class Table:
         # bumped whenever rows already there change (patched, or replaced by `adopt`); a
         # reader that checked a prefix of a column once (is it sorted?) knows to look again
         self.version = 0
+        # its first rows known to be in nondecreasing order of `wall_time`, without NaN, by
+        # the code that put them there (an open from shards merges them so): readers that
+        # ask whether they are (the alerts, the diagnosis) need not read every one to know
+        self.ordered_rows = 0
         self._data: dict[str, np.ndarray] = {k: np.empty(0, dt) for k, dt in self._spec.items()}
 
     def __len__(self) -> int:
@@ -117,6 +121,7 @@ class Table:
         """Patch values in place (used when late-arriving graph data resolves op types)."""
         self._data[name][rows] = values
         self.version += 1
+        self.ordered_rows = 0
 
     def column_dtype(self, name: str) -> np.dtype:
         return self._spec[name]
@@ -140,6 +145,7 @@ class Table:
             self.rows_added_last = added
         else:
             self.version += 1
+            self.ordered_rows = 0
 
     def nbytes(self) -> int:
         return sum(int(a.nbytes) for a in self._data.values())

@@ -235,6 +235,8 @@ def _merge_windows(logdir: DebugLogdir, hosts: list[_Host], streamed: bool, thre
         if progress is not None and not held and total:
             done = len(logdir.traces) + (len(logdir.executions) if streamed else 0)
             progress(done / total)
+        if logdir.spool is not None:  # what this window looked at of the merged columns
+            logdir.spool.trim()
         for r in (r for h in hosts for r in h.streams() if r.ahead is None):
             r.ahead = ahead
     if logdir.spool is not None:
@@ -323,6 +325,16 @@ def _renumbered(details: list[Columns], positions: np.ndarray | None, at: int) -
     return out
 
 
+def _put_ordered(logdir: DebugLogdir, name: str, window: Columns) -> None:
+    """Append a sorted window to a table, which stays known to be in wall-time order while
+    no NaN time came (`Table.ordered_rows`: NaN times sort last, and fail that order)."""
+    table = getattr(logdir, name)
+    ordered = table.ordered_rows == len(table) and not np.isnan(window["wall_time"]).any()
+    put_rows(logdir, name, window)
+    if ordered:
+        table.ordered_rows = len(table)
+
+
 def _append_traces(logdir: DebugLogdir, hosts: list[_Host], until: float) -> None:
     pieces, kept, at = [], [], 0
     for h in hosts:
@@ -336,7 +348,7 @@ def _append_traces(logdir: DebugLogdir, hosts: list[_Host], until: float) -> Non
     window, order = _sorted(pieces)
     details = _renumbered(kept, None if order is None else _inverse(order),
                           len(logdir.traces))
-    put_rows(logdir, "traces", window)
+    _put_ordered(logdir, "traces", window)
     logdir.traces.details.extend(details)
 
 
@@ -370,6 +382,6 @@ def _append_execs(logdir: DebugLogdir, hosts: list[_Host], until: float) -> None
     window["first_output"] = first + o0
     o["execution"] = np.repeat(np.arange(e0, e0 + len(lens)), lens)
     details = _renumbered(kept, positions, o0)
-    put_rows(logdir, "executions", window)
+    _put_ordered(logdir, "executions", window)
     put_rows(logdir, "outputs", o)
     logdir.outputs.details.extend(details)
