@@ -28,6 +28,7 @@ from reader.diagnosis.walk import Walker
 from reader.index.graphs import Graph, Op
 from reader.index.schema import EAGER, GRAPH
 from reader.io.tensors import dtype_name
+from reader.modes import FULL_TENSOR
 
 # ops whose overflow from finite inputs is only a matter of magnitude
 GROWING = frozenset({"Square", "Mul", "MatMul", "BatchMatMulV2", "AddV2", "Add", "Sub", "Sum",
@@ -79,8 +80,10 @@ def divergence(walker: Walker, origin: Ref, op_type: str, out: Health,
             f"and it depends on a variable that the same function updates with its gradient "
             f"every step ({update.op_type} of {read}). The training diverged: each step made "
             f"the weights larger until they overflowed. Lower the learning rate{where}, or "
-            "normalise the inputs (health modes record no magnitudes; FULL_TENSOR shows the "
-            "growth)")
+            "normalise the inputs"
+            # a FULL_TENSOR run has the magnitudes: saying it lacks them misled
+            + ("" if out.mode == FULL_TENSOR else
+               " (health modes record no magnitudes; FULL_TENSOR shows the growth)"))
     return Divergence(text, lr if lr is not None else weights, weights)
 
 

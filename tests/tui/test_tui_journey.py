@@ -52,6 +52,28 @@ async def test_header_and_rows_say_the_step(tmp_path_factory: pytest.TempPathFac
         assert counts_line[:bad] == ["0"] * bad and counts_line[bad] != "0"
 
 
+@pytest.mark.parametrize("form", ["function"])
+@sync
+async def test_a_later_alerts_diagnosis_says_the_step_its_origin_was_born_in(
+        tmp_path_factory: pytest.TempPathFactory, form: str) -> None:
+    """The last alert is steps after the bad one and its NaN came from there: the line
+    says both steps, not only the alert's before the origin's words."""
+    bad, _ = RUNS[form]
+    app = TfdbgApp(DebugLogdir(step_logdir(tmp_path_factory, form)), follow=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(app, pilot)
+        alerts = app.main.alerts  # type: ignore[union-attr]
+        steps = app.state.journey.steps  # type: ignore[union-attr]
+        await pilot.press("end")
+        await settle(app, pilot)
+        last = alerts.step_at(alerts.selected)
+        d = alerts.diagnosis
+        assert d is not None and last is not None
+        born = steps.step_of(d.origin_kind, d.origin_index)
+        assert born is not None and bad <= born < last  # else this proves nothing
+        assert alerts.diagnosis_box.plain.startswith(f"step {last}, born at step {born}: ")
+
+
 @sync
 async def test_no_training_steps_says_nothing_of_steps(make_tf_logdir) -> None:  # type: ignore[no-untyped-def]
     app = TfdbgApp(DebugLogdir(make_tf_logdir("eager")), follow=False)

@@ -363,15 +363,26 @@ class AlertsPane(AlertRows, ListPane):
             self.post_message(DiagnosisReady(position, result))
 
     def _draw_diagnosis(self) -> None:
-        """The diagnosis line: the alert's training step first, when the run has steps."""
+        """The diagnosis line: the alert's training step first, when the run has steps, and
+        its origin's when that is earlier ("step 6, born at step 5: MatMul produced …"): a
+        downstream alert's diagnosis is its origin's, and "step 6: MatMul produced +∞" read
+        as a MatMul of step 6."""
         result, position = self.diagnosis, self.diagnosed
-        notes = " ".join(result.notes) if result is not None and result.notes else ""
         text = Text()
         if self.provisional:
             text.append("provisional (indexing…): ", "bold yellow")
         step = self.step_at(position) if position is not None else None
-        if step is not None:
-            text.append(f"step {step}: ", "bold")
+        if step is not None:  # and the origin's, when earlier: the words below are of it
+            j = self.journey()
+            born = (j.steps.step_of(result.origin_kind, result.origin_index)
+                    if j is not None and result is not None else None)
+            text.append(f"step {step}" + (f", born at step {born}" if born not in (None, step)
+                                          else "") + ": ", "bold")
         message = self._message
-        text.append(lit(f"{message} {notes}" if notes else message), "italic")
+        # the notes the explanation does not hold already, as a clause of its sentence (the
+        # divergence's read "…shows the growth) the weights grow through…")
+        notes = [n for n in (result.notes if result is not None else []) if n not in message]
+        if notes:
+            message = message.rstrip(" .") + "; " + "; ".join(notes) + "."
+        text.append(lit(message), "italic")
         self.diagnosis_box.update(text)
