@@ -41,7 +41,7 @@ from reader.index.shards import (
 )
 from reader.index.spool import spool_dir, unspool
 from reader.io.discovery import FileSet
-from reader.io.lifeline import Reaper, die_with_parent, worker_context
+from reader.io.lifeline import die_with_parent, worker_context
 
 if TYPE_CHECKING:
     from reader.index.logdir import DebugLogdir
@@ -78,8 +78,7 @@ class Sharding:
 
         pending = list(range(len(self.filesets)))
         procs = n - 1
-        self.spool = spool_dir()
-        reaper = Reaper(self.spool)  # removes it if this process is killed meanwhile
+        self.spool, reaper = spool_dir()  # the reaper removes it if this process is killed
         try:
             while pending:
                 broken = self._round(pending, procs)

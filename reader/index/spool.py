@@ -19,14 +19,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reader.io.lifeline import Reaper, guarded_folder
+
 Columns = dict[str, dict[str, np.ndarray]]
 
 
-def spool_dir() -> str:
-    """A new private directory for the shards of one read, in shared memory if there is."""
+def spool_dir() -> tuple[str, Reaper]:
+    """A new private directory for the shards of one read, in shared memory if there is,
+    and the reaper that removes it if this process is killed (`reader.io.lifeline`)."""
     shm = "/dev/shm"
-    base = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
-    return tempfile.mkdtemp(prefix="tfdbg-tui-shards-", dir=base)
+    base = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else tempfile.gettempdir()
+    return guarded_folder(base, "tfdbg-tui-shards-")
 
 
 @dataclass

@@ -16,12 +16,15 @@ for ever waiting for its next task on a pipe it holds both ends of, and the shar
   Ctrl-C or a closed terminal does not end it first) that waits for the end of a pipe only
   this process tree holds, then removes the folder. The pipe ends when this process and its
   workers have all exited, however they ended; on a normal end the folder is already gone.
+  The reaper starts before the folder is made (`guarded_folder`): made first, a folder whose
+  process was killed while its reaper started (a fork and exec: milliseconds) stayed.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -84,3 +87,35 @@ class Reaper:
             proc.wait(timeout=10)
         except (OSError, subprocess.TimeoutExpired):
             pass
+
+    def abandon(self) -> None:
+        """End the reaper without removing anything (its folder is not ours)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            proc.kill()
+            proc.wait(timeout=10)
+            if proc.stdin is not None:
+                proc.stdin.close()
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+
+
+def guarded_folder(base: str, prefix: str) -> tuple[str, Reaper]:
+    """A new private folder (0700) in `base`, and the `Reaper` that removes it. The reaper
+    starts first, on the name the folder then takes, so there is no moment when the folder
+    exists unguarded; a name some other process has taken meanwhile is left to it (its
+    reaper ended without removing anything) and another name is drawn."""
+    while True:
+        path = os.path.join(base, prefix + secrets.token_hex(8))
+        reaper = Reaper(path)
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            reaper.abandon()
+            continue
+        except BaseException:
+            reaper.abandon()
+            raise
+        return path, reaper
