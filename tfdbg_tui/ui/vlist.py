@@ -312,10 +312,13 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
         pos = int(self.scroll_offset.y) + y
         base = self.rich_style
         if pos >= self.row_count:
-            if pos == 0 and self.empty_text:
-                line = Text(self.empty_text, style="italic dim")
-                line.truncate(width, pad=True)
-                return Strip(line.render(self.app.console), width).apply_style(base)
+            if self.row_count == 0 and self.empty_text:  # wrapped, never cut at the edge
+                lines = Text(self.empty_text, style="italic dim").wrap(self.app.console,
+                                                                        max(1, width))
+                if pos < len(lines):
+                    line = lines[pos]
+                    line.truncate(width, pad=True)
+                    return Strip(line.render(self.app.console), width).apply_style(base)
             return Strip.blank(width, base)
         index = self.index_at(pos)
         is_cursor = pos == self._cursor
