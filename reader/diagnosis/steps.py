@@ -6,7 +6,8 @@ counter, so the steps are found from the shape of the run, in whichever form it 
   gradient ops — `gradient_tape/…`, `gradients/…` — and variable updates, itself or in a
   graph it calls) is one step. A graph trace belongs to the call recorded next (TensorFlow
   writes a call's execution record when it returns, after its traces); an eager op to the
-  next call (the batch a step is fed is made before it). For `fit`, an epoch starts where
+  next call (the batch a step is fed is made before it), under `fit` to the call before (it
+  reads its batch inside the call; after it come its logs). For `fit`, an epoch starts where
   Keras resets its metrics (or makes a new dataset iterator) between two calls.
 - **an eager `train_step`** (no `tf.function`): a step ends with the k-th update of every
   trained variable (`ResourceApply…`, `AssignSubVariableOp`), variables told apart by the
@@ -211,19 +212,25 @@ def _called_steps(logdir: DebugLogdir, training: set[str]) -> TrainingSteps | No
         return None
     n_exec = len(e)
     idx = np.arange(n_exec)
-    at = np.searchsorted(calls, idx, "left")  # the call made next (or this one)
-    exec_step = np.where(at < len(calls), at, -1).astype(np.int64)
+    names = [logdir.graphs.graphs[g].name for g in training if g in logdir.graphs.graphs]
+    fit = any(n.startswith(_FIT_NAMES) or n.endswith(_FIT_NAMES) for n in names if n)
+    if fit:
+        # Keras reads its batch inside the call: what runs eagerly after one (its logs out of
+        # their Optional, the metrics) is that step's, not the next one's
+        exec_step = (np.searchsorted(calls, idx, "right") - 1).astype(np.int64)
+    else:
+        at = np.searchsorted(calls, idx, "left")  # the call made next (or this one)
+        exec_step = np.where(at < len(calls), at, -1).astype(np.int64)
     trace_step = np.full(len(logdir.traces), -1, np.int64)
     if len(logdir.traces):
         # a trace belongs to the execution recorded next (a call's record follows its traces)
         enclosing = np.searchsorted(e.wall_time, logdir.traces.wall_time, "left")
         inside = enclosing < n_exec
         trace_step[inside] = exec_step[enclosing[inside]]
-    names = [logdir.graphs.graphs[g].name for g in training if g in logdir.graphs.graphs]
     called = logdir.graph_of_execution(int(calls[0]))
     g0 = logdir.graphs.graphs.get(called or "")
     function = g0.name if g0 is not None and g0.name else None
-    if any(n.startswith(_FIT_NAMES) or n.endswith(_FIT_NAMES) for n in names if n):
+    if fit:
         return TrainingSteps(FIT, len(calls), trace_step, exec_step, function,
                              _epoch_starts(logdir, calls), calls=calls)
     return TrainingSteps(FUNCTION, len(calls), trace_step, exec_step, function, calls=calls)

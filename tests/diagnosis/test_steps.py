@@ -16,6 +16,7 @@ from support.step_runs import RUNS, step_logdir
 
 from reader import open_logdir
 from reader.diagnosis.steps import FIT, FORM_NAMES, alerts_per_step, training_steps
+from reader.index.schema import EAGER
 
 FORMS = {"eager": "eager", "function": "function", "fit": FIT, "session": "session_run"}
 
@@ -45,6 +46,29 @@ def test_fit_says_epoch_and_batch(tmp_path_factory: pytest.TempPathFactory) -> N
     assert steps.epoch_starts == (0, 4)  # step_program: 4 batches an epoch
     assert steps.epoch_batch(bad) == (bad // 4, bad % 4)
     assert steps.form_of(bad) == f"fit epoch {bad // 4}, batch {bad % 4}"
+
+
+def test_fit_counts_what_keras_runs_after_a_call_in_that_step(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """After each call Keras takes the step's logs out of their Optional (OptionalGetValue:
+    the step's loss, ∞ at the bad step) and reads its metrics, eagerly. They are that step's:
+    the bad step's loss was counted as the next step's first alert, and what followed the last
+    call was outside every step."""
+    bad, n = RUNS["fit"]
+    logdir = open_logdir(step_logdir(tmp_path_factory, "fit"))
+    steps = training_steps(logdir)
+    assert steps.calls is not None
+    alerts = logdir.alerts()
+    got = [(int(i), steps.step_of(EAGER, int(i))) for k, i in zip(alerts.kind, alerts.index,
+                                                                  strict=True)
+           if int(k) == EAGER and logdir.op_type_of_execution(int(i)) == "OptionalGetValue"]
+    assert got, "the logs of the bad step are an alert (else this test proves nothing)"
+    for i, step in got:
+        assert step == int(np.searchsorted(steps.calls, i, "right")) - 1  # the call before
+    assert got[0][1] == bad
+    assert steps.step_of(EAGER, len(logdir.executions) - 1) == n - 1
+    per_step = alerts_per_step(steps, np.asarray(alerts.kind), np.asarray(alerts.index))
+    assert per_step.sum() == len(alerts)  # none outside the steps
 
 
 def test_a_run_without_training_has_no_steps(make_tf_logdir) -> None:  # type: ignore[no-untyped-def]
