@@ -136,6 +136,11 @@ async def test_palette_lists_ours_before_textuals(ref: str) -> None:
         textual = [k for k, p in enumerate(prompts) if "(Textual)" in p]
         ours = [k for k, p in enumerate(prompts) if "(Textual)" not in p]
         assert ours and textual and max(ours) < min(textual), prompts
+        # each action with its own key: "n/N" is the footer's pair, not next alert's key
+        helps = {str(options.get_option_at_index(k).prompt).split("\n")[0]:
+                 str(options.get_option_at_index(k).prompt) for k in ours}
+        nxt = next(v for k, v in helps.items() if k.startswith("Next alert"))
+        assert "key: n" in nxt and "n/N" not in nxt, nxt
 
 
 def test_no_color_keeps_the_warnings_bright() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.widget import Widget
@@ -36,7 +37,8 @@ class TfdbgCommands(Provider):
     def _keys(self, spec: KeySpec) -> str:
         user = getattr(self.app, "user_keymap", None)  # TfdbgApp's (see core.keymap)
         keys = user.keys.get(spec.id, spec.keys) if user is not None else spec.keys
-        return " / ".join(self.app.get_key_display(Binding(k, spec.action, id=spec.id))
+        # the plain display, as help's: the footer's paired "n/N" said "Next alert — key: n/N"
+        return " / ".join(App.get_key_display(self.app, Binding(k, spec.action, id=spec.id))
                           for k in keys.split(","))
 
     def _system(self) -> list[tuple[str, str, object, bool]]:
