@@ -52,8 +52,6 @@ VARIABLES = {"dense_tf1.py": 4, "conv_tf1.py": 6, "rnn_tf1.py": 6}  # trainable,
 KNOWN_FAILING: dict[str, str] = {
     # equivalent pairs reported as diverging / incomparable
     # buggy pairs: the right step, another quantity
-    "mixed_float16": "step 0 variable: float16 compute reads the variables through casts; "
-                     "conv/bias and bn/gamma stay without a partner and bn/beta is mispaired",
 }
 
 # "Every gradient compared" as names, not only a count: steps[k].quantities[q].variables

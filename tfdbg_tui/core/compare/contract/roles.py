@@ -43,6 +43,7 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     training_update,
 )
 from tfdbg_tui.core.compare.contract.loops import feeding, loop_results
+from tfdbg_tui.core.compare.contract.reads import GATHER, rows_read, value_uses
 from tfdbg_tui.core.compare.contract.tape_anchors import anchored_gradients
 from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor, sig_class
 from tfdbg_tui.core.compare.contract.update_roles import (
@@ -139,12 +140,11 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         if (flow.op_type[k] in READS and h in trained and flow.phase[k] in FORWARD
                 and traced[k, 0]):
             # a read only measured for its shape (Keras' Embedding asks the table's) is no use
-            uses = [c for c in consumers[k] if flow.phase[c] in FORWARD
-                    and flow.op_type[c] not in SHAPE_ONLY]
+            uses = value_uses(flow, k, consumers)
             key = min(((int(depth[c]), c) for c in uses), default=(1 << 30, k))
             if h not in first_use or key < first_use[h]:
                 first_use[h] = key
-                roles.read[h], roles.sig[h] = _rows_read(flow, k, consumers, sig) or (
+                roles.read[h], roles.sig[h] = rows_read(flow, k, consumers, sig) or (
                     (k, 0), sig((k, 0)))
     roles.variables = sorted(first_use, key=lambda h: first_use[h])
     # state: its first read that the step uses (a resource variable's `Read/ReadVariableOp`
@@ -191,7 +191,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         raw = roles.grad.get(h)
         if raw is not None and sig(t) != sig(raw) \
                 and sig_class(sig(raw)) == sig_class(roles.sig[h]) \
-                and flow.op_type[roles.read[h][0]] in _GATHER | {"ResourceGather"}:
+                and flow.op_type[roles.read[h][0]] in GATHER | {"ResourceGather"}:
             del roles.applied[h]
             roles.summed.add(h)
     anchored_gradients(flow, roles, consumers, sig, traced)
@@ -253,34 +253,12 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     return roles
 
 
-_GATHER = frozenset({"GatherV2", "Gather"})
 # the name scopes of TensorFlow's loss functions (tf.nn and tf.compat.v1.losses)
 _LOSS_SCOPE = re.compile(r"(^|/)(logistic_loss|softmax_cross_entropy_with_logits[^/]*|"
                          r"sigmoid_cross_entropy[^/]*|sparse_softmax_cross_entropy[^/]*|"
                          r"softmax_cross_entropy_loss|huber_loss|mean_squared_error|"
                          r"absolute_difference|log_loss|hinge_loss|cosine_distance_loss)"
                          r"(_\d+)?(/|$)")
-
-
-def _rows_read(flow: Flow, k: int, consumers: list[list[int]], sig: Callable[[Tensor], Sig]
-               ) -> tuple[Tensor, Sig] | None:
-    """An embedding's read is the rows the step gathers — all of the variable it reads (a
-    TF1 `ResourceGather` reads nothing else; Keras reads the table and gathers from it) — and
-    its signature is its gradient's: the IndexedSlices' values, one row per id, of the
-    table's rank. None when the read is not only gathered from."""
-    g = k
-    if flow.op_type[k] != "ResourceGather":
-        uses = [c for c in consumers[k] if flow.phase[c] in FORWARD]
-        if len(uses) != 1 or flow.op_type[uses[0]] not in _GATHER \
-                or flow.inputs[uses[0]][:1] != [(k, 0)]:
-            return None
-        g = uses[0]
-    if len(flow.inputs[g]) < 2 or flow.inputs[g][1][0] < 0:
-        return None
-    out, ids = sig((g, 0)), sig(flow.inputs[g][1])
-    if min(out[1], ids[1]) < 0 or out[1] < ids[1]:
-        return None
-    return (g, 0), (out[0], out[1] - ids[1] + 1, out[2])
 
 
 LayerKey = tuple[frozenset[str], int, str]
