@@ -1,27 +1,44 @@
 """Which lines of each program to show for a paired quantity, shared by `diff` and the TUI.
 
-Why here: a loss's or an update's line is not the tensor's own (an update is compared as the
-variable read at the next step, whose own line is the forward pass), and a learning rate's
-or an update's schedule/optimizer is created on a line no recorded stack holds
-(`creation.find_creation`). `diff` prints both programs' creating and applying lines; the
-TUI's `b` must show the same ones, so both ask this module.
+Why here: the line a user should change is often not the tensor's own. A loss's or an
+update's line is where the loss function is called or the optimizer's update op is made (an
+update is compared as the variable read at the next step, whose own line is the forward
+pass); a loss, learning rate, update or state is made by an object (a loss, schedule,
+optimizer or layer) constructed on a line no recorded stack holds (`creation`); a layer's op
+run by `fit` or by calling a functional model carries only that call; a penalty one run lacks
+is best shown at the weight the other run regularizes. `place` decides each side's lines
+once, as plain data: `diff` writes them into its JSON (`commands.diff_lines`), the TUI shows
+them in Stack Trace and Source Code (`ui.compare`), so both name the same lines.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
-from reader.index.frames import Frame
-from tfdbg_tui.core.compare.contract import Q_LR, Q_UPDATE, node_frames
-from tfdbg_tui.core.compare.creation import Creation, find_creation
+from reader.index.frames import Frame, program_frames
+from tfdbg_tui.core.compare.contract import (
+    Q_APPLIED,
+    Q_LAYER,
+    Q_LOSS,
+    Q_LR,
+    Q_OTHER,
+    Q_REG,
+    Q_STATE,
+    Q_UPDATE,
+    node_frames,
+)
+from tfdbg_tui.core.compare.creation import drives_keras, find_creation, find_layer_creation
 from tfdbg_tui.core.compare.pairs import DIFFERENT
 from tfdbg_tui.core.compare.result import Comparison
 from tfdbg_tui.core.compare.verdict import step_offset
 
 CREATED = (Q_LR, Q_UPDATE)  # quantities made by a schedule or an optimizer object
+# quantities made by an object whose construction is the line to change (a loss object, a
+# schedule, an optimizer, a batch-norm layer's statistics)
+_MADE_BY_OBJECT = (Q_LR, Q_UPDATE, Q_APPLIED, Q_LOSS, Q_STATE)
 
 
 def where_frames(c: Comparison, p: int, side: str) -> list[Frame] | None:
@@ -43,16 +60,21 @@ def where_frames(c: Comparison, p: int, side: str) -> list[Frame] | None:
     return node_frames(logdir, flow, node) or None
 
 
-def own_frames(logdir: DebugLogdir, kind: int, row: int) -> list[Frame]:
-    """Where the tensor at (kind, row) was created (graph trace) or run (eager output row)."""
-    try:
-        if kind == GRAPH:
-            op = logdir.op_of_trace(row)
-            return logdir.op_stack(op) if op is not None else []
-        record = logdir.read_execution(int(logdir.outputs.execution[row]))
-        return logdir.stack(record.stack_frame_ids)
-    except (ReaderError, IndexError, KeyError, ValueError):
-        return []
+def pair_of_rows(c: Comparison, kind: int, rows: np.ndarray) -> int | None:
+    """The pair run A's tensor (`rows` of `kind`: a graph trace, or an eager execution's
+    outputs) is shown as: the first divergence when it is one of them (what `diff` names),
+    else a learning rate's or an update's pair (the first divergent one first), else the
+    pair any of the rows belongs to (a divergent one first); None when unmatched."""
+    first = c.first_divergence
+    if first is not None and int(c.pairs.kind[first]) == kind \
+            and int(c.pairs.a_row[first]) in rows.tolist():
+        return first
+    p = created_pair(c, "a", kind, rows)
+    if p is not None:
+        return p
+    partner = c.partner_pair("a", kind)
+    found = [int(partner[r]) for r in rows if r < len(partner) and partner[r] >= 0]
+    return found[0] if found else None
 
 
 def created_pair(c: Comparison, side: str, kind: int, rows: np.ndarray) -> int | None:
@@ -72,24 +94,191 @@ def created_pair(c: Comparison, side: str, kind: int, rows: np.ndarray) -> int |
 
 
 @dataclass(frozen=True)
+class Line:
+    """A line of a program: its frame and its code (stripped; "" when not captured)."""
+
+    frame: Frame
+    code: str
+
+
+@dataclass
 class SideLines:
-    """One side of a schedule/optimizer quantity: the applying stack, and where the object
-    was created (`creation.frame` None: unknown, `creation.why` says why)."""
+    """Pair `p`'s lines on one side, as `place` decides them (read-only once returned).
 
-    frames: list[Frame]
-    creation: Creation | None
+    `line` is the line to show (diff's `user_frame`): the tensor's own user line, else the
+    line standing for it (`stack` not None: the stack holding it, `where_frames`), else the
+    line constructing the object that made it (then the line applying or calling it is
+    `applied_at`). `created_at`: the constructing line given beside `line` when `line` stays
+    the applying one. `created_by`: the object's class; `creation_unknown`: why its
+    constructing line was not found. `applied_nowhere`: `line` moved to a constructing line
+    from no line at all (`diff --json` then writes an empty `applied_at`)."""
+
+    kind: int  # GRAPH or EAGER
+    index: int  # a graph trace, or an eager execution
+    own: list[Frame]  # the tensor's own stack (the op's creation, the execution's)
+    line: Line | None
+    stack: list[Frame] | None = None
+    created_by: str | None = None
+    creation_unknown: str | None = None
+    created_at: Line | None = None
+    applied_at: Line | None = None
+    applied_nowhere: bool = False
+    op_name: str | None = field(default=None, repr=False)
+
+    @property
+    def frames(self) -> list[Frame]:
+        """The stack to show: the one holding `line`'s stand-in, else the tensor's own."""
+        return self.stack if self.stack is not None else self.own
+
+    @property
+    def placed(self) -> bool:
+        """Whether anything differs from the tensor's own stack and its user line."""
+        return self.stack is not None or self.created_by is not None
 
 
-def side_lines(c: Comparison, p: int, side: str) -> SideLines:
-    """Pair `p`'s applying stack and creating line on `side` (a learning rate or an update)."""
+def place(c: Comparison, p: int) -> tuple[SideLines, SideLines]:
+    """Both sides' lines for pair `p` (`SideLines`): what `diff` prints and `b` shows.
+
+    For a loss, learning rate, update, applied gradient or state, B's line becomes the line
+    constructing its object (the applying line kept as `applied_at`); A is the reference run
+    (the program that trains well): its line stays the applying one, the constructor given
+    beside it (`created_at`). A per-example weighting one run lacks is written at the
+    loss's call: B's line stays there too, the constructor beside it. A layer's output (or
+    an unroled op) run by `fit` or a model call shows the line building the layer; a penalty
+    one run lacks, the weight the other run regularizes; a layer's moving statistics, the
+    line building the layer (momentum and epsilon are written there)."""
+    q = int(c.pairs.quantity[p])
+    a, b = _own(c, p, "a"), _own(c, p, "b")
+    if c.training.sp is not None:
+        for s, side in ((a, "a"), (b, "b")):
+            _where(c, p, side, s)
+    if q in _MADE_BY_OBJECT:
+        from tfdbg_tui.core.compare.explain import loss_weighting
+
+        call = q == Q_LOSS and loss_weighting(c, p) is not None
+        _created(a, c.a, move=False)
+        _created(b, c.b, move=not call)
+    if q in (Q_LAYER, Q_OTHER):
+        _layer(a, c.a)
+        _layer(b, c.b)
+    elif q == Q_REG:
+        for s, side, logdir in ((a, "a", c.a), (b, "b", c.b)):
+            name = _where_op(c, p, side)
+            if s.stack and name:
+                _layer(s, logdir, where=(s.stack, name))
+    elif q == Q_STATE and b.created_by is None:
+        _layer(b, c.b, always=True)  # from a user's `call`: the building line beside
+    return a, b
+
+
+def _own(c: Comparison, p: int, side: str) -> SideLines:
+    """Pair `p`'s tensor on `side` with its own stack and user line (as the report shows a
+    tensor: `tfdbg-tui run`'s own frames left out)."""
     logdir = c.a if side == "a" else c.b
-    frames = where_frames(c, p, side)
-    if frames is None:
-        kind = int(c.pairs.kind[p] if side == "a" else c.pairs.kind_b[p])
-        row = int(c.pairs.a_row[p] if side == "a" else c.pairs.b_row[p])
-        frames = own_frames(logdir, kind, row)
-    return SideLines(frames, find_creation(logdir, frames) if frames else None)
+    kind = int(c.pairs.kind[p])
+    if side == "b" and int(c.pairs.kind_b[p]) >= 0:
+        kind = int(c.pairs.kind_b[p])
+    row = int(c.pairs.a_row[p] if side == "a" else c.pairs.b_row[p])
+    index = row if kind == GRAPH else int(logdir.outputs.execution[row])
+    own = _stack_of(logdir, kind, index)
+    uf = logdir.user_frame(program_frames(own)[0])
+    op_name = logdir.op_name_of_trace(index) if kind == GRAPH else None
+    return SideLines(kind, index, own, _line(logdir, uf) if uf is not None else None,
+                     op_name=op_name)
 
 
-__all__ = ["CREATED", "EAGER", "GRAPH", "SideLines", "created_pair", "own_frames", "side_lines",
-           "step_offset", "where_frames"]
+def _line(logdir: DebugLogdir, f: Frame) -> Line:
+    return Line(f, (logdir.code_line(f) or "").strip())
+
+
+def _stack_of(logdir: DebugLogdir, kind: int, index: int) -> list[Frame]:
+    try:
+        return logdir.alert_stack(GRAPH if kind == GRAPH else EAGER, index)
+    except (ReaderError, KeyError, ValueError, IndexError):
+        return []
+
+
+def _where(c: Comparison, p: int, side: str, s: SideLines) -> None:
+    """A loss's or an update's line is not the tensor's own: the line calling the loss
+    function, the line applying the optimizer's update (`StepPairs.where_a/b`)."""
+    frames = where_frames(c, p, side) or []
+    logdir = c.a if side == "a" else c.b
+    uf = logdir.user_frame(frames)
+    if uf is not None:
+        s.line, s.stack = _line(logdir, uf), frames
+
+
+def _where_op(c: Comparison, p: int, side: str) -> str | None:
+    """The graph op name of the node standing for pair `p`'s line on `side`, if any."""
+    sp = c.training.sp
+    got = (sp.where_a if side == "a" else sp.where_b).get(p - step_offset(c)) if sp else None
+    if got is None:
+        return None
+    flow, node = got
+    if flow is None or flow.kind != GRAPH:
+        return None
+    return flow.name[node] if node < len(flow.name) else None
+
+
+def _same(line: Line | None, frame: Frame) -> bool:
+    return line is not None and (line.frame.file, line.frame.line) == (frame.file, frame.line)
+
+
+def _created(s: SideLines, logdir: DebugLogdir, move: bool) -> None:
+    """A learning rate or an update is made by a schedule/optimizer object: the user changes
+    the line creating it, not the one applying it (`creation.find_creation`). With `move`
+    the applying line becomes `applied_at` and `line` the creating one, when exactly one
+    line constructs that class; without, the creating line is given as `created_at`."""
+    found = find_creation(logdir, s.stack or s.own)
+    if found is None:
+        return
+    s.created_by = found.owner
+    if found.frame is None:
+        s.creation_unknown = found.why
+        return
+    created = Line(found.frame, found.code)
+    if not move:
+        if not _same(s.line, found.frame):
+            s.created_at = created
+        return
+    applied, s.line = s.line, created
+    if applied is not None and not _same(applied, found.frame):
+        s.applied_at = applied
+
+
+def _layer(s: SideLines, logdir: DebugLogdir, always: bool = False,
+           where: tuple[list[Frame], str] | None = None) -> None:
+    """A layer's op run by `model.fit`, or by calling a functional or Sequential model
+    (`model(x)` outside any `call` of the user's), carries only that line: the line
+    building the layer is the one to show (`creation.find_layer_creation`), the calling
+    line moves to `applied_at`. `always`: also from a user's `call` (`self.bn(x)`, kept as
+    the line: the building line is given beside it, as `created_at`).
+    `where`: the stack and op name of the node whose line stands for the tensor's (a
+    penalty one run lacks: the read of the weight the other run regularizes)."""
+    uf = s.line
+    # the user's own `call` method calls the layer on this line: kept unless `always`
+    in_call = uf is not None and uf.frame.function == "call" and not drives_keras(uf.code)
+    if in_call and not always:
+        return
+    names: list[str] = []
+    if s.kind == GRAPH:
+        try:
+            graph = logdir.graph(logdir.graph_of_trace(s.index))
+            names = list(graph.ops) if graph is not None else []
+        except (ReaderError, KeyError, ValueError, IndexError):
+            names = []
+    frames, op_name = where or (s.own, s.op_name)
+    found = find_layer_creation(logdir, frames, op_name, names)
+    if found is None or found.frame is None:
+        return
+    s.created_by = found.owner
+    created = Line(found.frame, found.code)
+    if in_call:
+        if not _same(uf, found.frame):
+            s.created_at = created
+        return
+    s.applied_at, s.applied_nowhere, s.line = uf, uf is None, created
+
+
+__all__ = ["CREATED", "EAGER", "GRAPH", "Line", "SideLines", "created_pair", "pair_of_rows",
+           "place", "step_offset", "where_frames"]

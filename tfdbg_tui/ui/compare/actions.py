@@ -20,8 +20,8 @@ from tfdbg_tui.ui.compare.view import (
     CHIP_WIDTH,
     CompareView,
     OtherSide,
-    created_lines,
     other_side,
+    placed_lines,
 )
 from tfdbg_tui.ui.header import VERDICT_STYLE
 
@@ -185,14 +185,14 @@ class CompareActions:
 
     def show_side(self, kind: int, index: int) -> bool:
         """Compare mode's Stack Trace and Source Code for tensor (kind, index): with `b` on,
-        run B's side; on either side, for a learning rate or an update, the line creating
-        the schedule/optimizer and the stack applying it, as `diff` prints them
-        (`created_lines`). False (and Source Code back on run A) when neither applies."""
+        run B's side; on either side, the lines `diff` prints for it (`placed_lines`: the
+        line constructing the loss, schedule, optimizer or layer, the stack applying or
+        calling it). False (and Source Code back on run A) when neither applies."""
         s = self._s
         view = self.compare_view
         if view is None or not self.show_b:
             s.source.use_logdir(None)
-            return view is not None and self._show_created(view, "a", kind, index)
+            return view is not None and self._show_placed(view, "a", kind, index)
         got = other_side(view, kind, index)
         if not isinstance(got, OtherSide):
             s.stack.show_frames([], got)
@@ -200,7 +200,7 @@ class CompareActions:
             s.source.view.set_source(None, 0, got)
             return True
         s.source.use_logdir(got.logdir)
-        if self._show_created(view, "b", kind, index):  # the applying stack, not the read's
+        if self._show_placed(view, "b", kind, index):  # diff's lines, not the read's own
             return True
         frame = s.stack.show_frames(got.frames, got.what)
         if frame is not None:
@@ -209,20 +209,21 @@ class CompareActions:
             s.source.view.set_source(None, 0, "no stack recorded for this tensor in run B")
         return True
 
-    def _show_created(self, view: CompareView, side: str, kind: int, index: int) -> bool:
-        """A learning rate or an update on `side`: Stack Trace shows the stack applying the
-        schedule/optimizer (its line ▶), Source Code the line creating it. False when the
-        tensor is no such quantity (then the caller shows its own stack)."""
-        got = created_lines(view, side, kind, index)
+    def _show_placed(self, view: CompareView, side: str, kind: int, index: int) -> bool:
+        """The tensor's lines on `side` as `diff` prints them, when they are not its own
+        stack and user line: Stack Trace shows the stack applying or calling what made it
+        (its line ▶), Source Code the line to change (the line creating a schedule, an
+        optimizer or a layer). False otherwise (then the caller shows its own stack)."""
+        got = placed_lines(view, side, kind, index)
         if got is None:
             return False
         s = self._s
         name = "B" if side == "b" else "A"
         frame = s.stack.show_frames(got.frames, f"{name}: {got.title}")
-        if got.created is not None:
-            s.stack.select_frame(got.created)  # when the stack holds it (TF1: one line)
+        if got.source is not None:
+            s.stack.select_frame(got.source)  # when the stack holds it (TF1: one line)
             s.hold_source_line()  # the Stack Trace's own request must not drop `why`
-            s.source.show_frame(got.created, f"{name}: {got.why}")
+            s.source.show_frame(got.source, f"{name}: {got.why}" if got.why else "")
         elif frame is not None:
             s.source.show_frame(frame, f"{name}: {got.why}" if got.why else "")
         else:

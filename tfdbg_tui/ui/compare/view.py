@@ -8,7 +8,9 @@ indexing worker once A is read. Then:
 - `d` / `D` jump to the next / previous divergent row (the first from the top) — in the
   Timeline when run A's divergent tensors are eager ops (a TF2 run compared with its TF1 one);
 - `b` switches Stack Trace and Source Code to run B's side of the selected tensor (its
-  aligned partner's creation stack and line) and back.
+  aligned partner's creation stack and line) and back. On either side the lines are those
+  `diff` prints for the pair the tensor is shown as (`core.compare.lines.place`): the line
+  constructing a loss, schedule, optimizer or layer, with the stack applying or calling it.
 A live run A is compared again after each update that brings records (in the indexing
 worker, `LogdirFollower.run(after_change=…)`): rows arriving get their chip then.
 """
@@ -23,10 +25,11 @@ import numpy as np
 from rich.text import Text
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
-from reader.index.frames import Frame, user_frame_index, wrapper_frames
+from reader.index.frames import Frame, program_frames, user_frame_index
 from tfdbg_tui.core.compare import (
     DIFFERENT,
     EQUAL,
+    QUANTITIES,
     REASON_NAMES,
     SKIPPED,
     UNMATCHED,
@@ -34,7 +37,7 @@ from tfdbg_tui.core.compare import (
     Tolerance,
     compare,
 )
-from tfdbg_tui.core.compare.lines import created_pair, side_lines
+from tfdbg_tui.core.compare.lines import CREATED, SideLines, pair_of_rows, place
 from tfdbg_tui.core.compare.series import LossSeries, loss_series
 from tfdbg_tui.core.textutil import lit
 
@@ -50,9 +53,9 @@ class CompareView:
     def __init__(self, comparison: Comparison, series: LossSeries | None = None) -> None:
         self.c = comparison
         self.series = series  # each step's loss on both sides (the plot under the header)
-        # (pair, side) → its CreatedLines: finding a creating line searches the captured
-        # sources, done once per pair, not on every cursor rest
-        self.created: dict[tuple[int, str], CreatedLines] = {}
+        # pair → both sides' lines (`lines.place`): finding a creating line searches the
+        # captured sources, done once per pair, not on every cursor rest
+        self.placed: dict[int, tuple[SideLines, SideLines]] = {}
         self.status = comparison.row_status("a", GRAPH)
         self.pair = comparison.partner_pair("a", GRAPH)
         self.exec_status = _execution_status(comparison)
@@ -220,46 +223,40 @@ class OtherSide:
     logdir: DebugLogdir
 
 
+def _rows(c: Comparison, kind: int, index: int) -> np.ndarray:
+    """Run A's rows of graph trace `index` (kind GRAPH) or of eager execution `index`."""
+    return np.array([index] if kind == GRAPH else list(c.a.output_rows(index)), np.int64)
+
+
 def other_side(view: CompareView, kind: int, index: int) -> OtherSide | str:
-    """B's stack for graph trace `index` (kind GRAPH) or eager execution `index` (EAGER);
-    a sentence when the tensor has no partner in B."""
+    """B's stack for graph trace `index` (kind GRAPH) or eager execution `index` (EAGER): of
+    the partner in the pair the tensor is shown as (`lines.pair_of_rows`: the first
+    divergence when it is one); a sentence when the tensor has no partner in B."""
     c, b = view.c, view.c.b
-    if kind == GRAPH:
-        p = int(view.pair[index]) if index < len(view.pair) else -1
-        if p < 0:
-            return "this tensor has no partner in run B"
-        row = int(c.pairs.b_row[p])
-        if int(c.pairs.kind_b[p]) == EAGER:  # a TF1 graph tensor against a TF2 eager op
-            execution = int(b.outputs.execution[row])
-            record = b.read_execution(execution)
-            return OtherSide(b.stack(record.stack_frame_ids), f"B: ran {record.op_type}", b)
-        op = b.op_of_trace(row)
-        return OtherSide(b.op_stack(op) if op is not None else [],
-                         f"B: created {b.trace_name(row)}", b)
-    rows = c.a.output_rows(index)
-    pairs = c.partner_pair("a", EAGER)
-    found = [int(pairs[r]) for r in rows if r < len(pairs) and pairs[r] >= 0]
-    if not found:
-        return "this execution has no partner in run B"
-    p = found[0]
-    if int(c.pairs.kind_b[p]) == GRAPH:  # an eager op against a TF1 graph tensor
-        row = int(c.pairs.b_row[p])
-        op = b.op_of_trace(row)
-        return OtherSide(b.op_stack(op) if op is not None else [],
-                         f"B: created {b.trace_name(row)}", b)
-    execution = int(b.outputs.execution[int(c.pairs.b_row[p])])
-    record = b.read_execution(execution)
-    return OtherSide(b.stack(record.stack_frame_ids), f"B: ran {record.op_type}", b)
+    p = pair_of_rows(c, kind, _rows(c, kind, index))
+    if p is None:
+        return ("this tensor has no partner in run B" if kind == GRAPH
+                else "this execution has no partner in run B")
+    row = int(c.pairs.b_row[p])
+    if int(c.pairs.kind_b[p]) == EAGER:  # an eager op (perhaps against a TF1 graph tensor)
+        execution = int(b.outputs.execution[row])
+        record = b.read_execution(execution)
+        return OtherSide(b.stack(record.stack_frame_ids), f"B: ran {record.op_type}", b)
+    op = b.op_of_trace(row)
+    return OtherSide(b.op_stack(op) if op is not None else [],
+                     f"B: created {b.trace_name(row)}", b)
 
 
 @dataclass(frozen=True)
-class CreatedLines:
-    """A learning rate's or an update's lines on one side: the stack applying the schedule or
-    optimizer (`frames`), the line creating it (`created`, None when unknown), the Stack
-    Trace's title naming both, and what Source Code's line is (`why`)."""
+class PlacedLines:
+    """One side's lines for a selected tensor as `diff` prints them (`lines.place`): the
+    stack to show (its user line ▶: the line applying or calling what made the tensor),
+    the line Source Code shows (`source`; None: the stack's own), the Stack Trace's title
+    naming both, and what Source Code's line is (`why`). Strings are raw (the panes'
+    status lines sanitize them)."""
 
     frames: list[Frame]
-    created: Frame | None
+    source: Frame | None
     title: str
     why: str
 
@@ -268,36 +265,49 @@ def _at(f: Frame) -> str:
     return f"{os.path.basename(f.file) or f.file}:{f.line}"
 
 
-def created_lines(view: CompareView, side: str, kind: int, index: int) -> CreatedLines | None:
-    """The lines `diff` prints for the learning rate or update that run A's tensor (graph
-    trace `index`, or eager execution `index`) is compared as, on `side`; None when it is
-    no such quantity. Strings are raw (the panes' status lines sanitize them)."""
+def placed_lines(view: CompareView, side: str, kind: int, index: int) -> PlacedLines | None:
+    """The lines `diff` prints, on `side`, for the pair run A's tensor (graph trace `index`,
+    or eager execution `index`) is shown as; None when they are the tensor's own stack and
+    user line (or it has no partner): the panes' ordinary display then says the same."""
     c = view.c
-    rows = np.array([index] if kind == GRAPH else list(c.a.output_rows(index)), np.int64)
-    p = created_pair(c, "a", kind, rows)
+    p = pair_of_rows(c, kind, _rows(c, kind, index))
     if p is None:
         return None
-    got = view.created.get((p, side))
-    if got is None:
-        got = view.created[(p, side)] = _created_lines(c, p, side)
-    return got
+    both = view.placed.get(p)
+    if both is None:
+        both = view.placed[p] = place(c, p)
+    s = both[0 if side == "a" else 1]
+    return _placed_lines(s, int(c.pairs.quantity[p])) if s.placed else None
 
 
-def _created_lines(c: Comparison, p: int, side: str) -> CreatedLines:
-    lines = side_lines(c, p, side)
-    shown = lines.frames[wrapper_frames(lines.frames):]
+def _placed_lines(s: SideLines, q: int) -> PlacedLines:
+    shown = program_frames(s.frames)[0]  # as Stack Trace shows it
     k = user_frame_index(shown)
-    applied = shown[k] if k is not None else None
-    cr = lines.creation
-    if cr is None or cr.frame is None:
-        owner = f"the {cr.owner}" if cr is not None else "it"
-        where = f"applied at {_at(applied)}" if applied is not None else "applied"
-        return CreatedLines(lines.frames, None, f"{where} (the line creating {owner}: "
-                            f"{'unknown' if cr is not None else 'not on the stack'})",
-                            cr.why if cr is not None else "")
-    if applied is None or (applied.file, applied.line) == (cr.frame.file, cr.frame.line):
-        return CreatedLines(lines.frames, cr.frame, f"{cr.owner} created and applied at "
-                            f"{_at(cr.frame)}", f"creates and applies the {cr.owner}")
-    return CreatedLines(lines.frames, cr.frame,
-                        f"{cr.owner} created at {_at(cr.frame)}, applied at {_at(applied)} (▶)",
-                        f"creates the {cr.owner}; applied at {_at(applied)} (▶ in Stack Trace)")
+    line = s.line.frame if s.line is not None else (shown[k] if k is not None else None)
+    here = _at(line) if line is not None else "?"
+    owner = s.created_by
+    if owner is None:  # the line standing for the tensor: a loss's call, an update's op
+        if q in CREATED:
+            return PlacedLines(s.frames, line, f"applied at {here} (the line creating it: "
+                               "not on the stack)", "")
+        return PlacedLines(s.frames, line, f"{QUANTITIES[q].replace('_', ' ')} at {here}", "")
+    if s.creation_unknown is not None:
+        return PlacedLines(s.frames, line, f"applied at {here} (the line creating the "
+                           f"{owner}: unknown)", s.creation_unknown)
+    if s.applied_at is not None:  # the line moved from the applying one to the creating one
+        applied = _at(s.applied_at.frame)
+        return PlacedLines(s.frames, line, f"{owner} created at {here}, applied at {applied} "
+                           "(▶)", f"creates the {owner}; applied at {applied} (▶ in Stack "
+                           "Trace)")
+    if s.created_at is None:  # created where it is applied (or no applying line at all)
+        if s.applied_nowhere:
+            return PlacedLines(s.frames, line, f"{owner} created at {here}",
+                               f"creates the {owner}")
+        return PlacedLines(s.frames, line, f"{owner} created and applied at {here}",
+                           f"creates and applies the {owner}")
+    created = s.created_at.frame
+    title = f"{owner} created at {_at(created)}, applied at {here} (▶)"
+    if q in CREATED:  # a schedule or an optimizer: Source Code shows where it is created
+        return PlacedLines(s.frames, created, title, f"creates the {owner}; applied at "
+                           f"{here} (▶ in Stack Trace)")
+    return PlacedLines(s.frames, line, title, f"applies the {owner} created at {_at(created)}")
