@@ -147,6 +147,7 @@ def find_incidents(logdir: DebugLogdir, steps: TrainingSteps | None = None,
             codes = _kind_codes(logdir, np.asarray(alerts.kind[lo:hi]),
                                 np.asarray(alerts.index[lo:hi]))
             per_kind += np.bincount(codes, minlength=len(types))
+            logdir.release_pages()  # (the kinds of a million alerts' rows: all pages)
         per_type = np.bincount(types + 1, weights=per_kind)
         for u in np.flatnonzero(per_type).tolist():
             inc.op_types[logdir.strings[u - 1] if u > 0 else "?"] += int(per_type[u])

@@ -60,14 +60,16 @@ class DiagIndex:
         L = self.L
         if len(L.traces) != self._n_traces:
             self._n_traces = len(L.traces)
-            self._tensor_rows.build(L.traces)
+            self._tensor_rows.build(L.traces, L.release_pages)
             self._walls_sorted = (L.traces.ordered_rows >= len(L.traces)  # (as merged)
                                   or nondecreasing(L.traces.col("wall_time")))
+            L.release_pages()  # (passes over whole columns: their pages let go)
         if len(L.outputs) != self._n_outputs:
             self._n_outputs = len(L.outputs)
             tids = L.outputs.col("tensor_id")
             self._tid_order = _argsort(tids)
-            self._tid_sorted = tids[self._tid_order]
+            self._tid_sorted = _narrow(tids[self._tid_order])
+            L.release_pages()
         graphs_key = (len(L.graphs.graphs), L.graphs.num_ops)
         if graphs_key != self._n_graphs:  # names arrive with ops in a live logdir
             self._n_graphs = graphs_key
@@ -79,6 +81,7 @@ class DiagIndex:
             self._n_exec = len(L.executions)
             self._exec_by_graph = {}
             self._exec_graph = self._resolve_exec_graphs()
+            L.release_pages()
 
     # ------------------------------------------------------------------ traces
     def trace_rows(self, graph_id: str, op_name: str, slot: int) -> np.ndarray:
@@ -161,8 +164,13 @@ class DiagIndex:
     # ------------------------------------------------------------------ eager
     def eager_producer(self, tensor_id: int, before_exec: int) -> Ref | None:
         """The eager output with this tensor id produced latest before execution `before_exec`."""
-        lo = int(np.searchsorted(self._tid_sorted, tensor_id, "left"))
-        hi = int(np.searchsorted(self._tid_sorted, tensor_id, "right"))
+        tids = self._tid_sorted
+        info = np.iinfo(tids.dtype) if len(tids) else None
+        if info is None or not info.min <= tensor_id <= info.max:
+            return None
+        key = tids.dtype.type(tensor_id)  # (a Python int key: the whole array converted)
+        lo = int(np.searchsorted(tids, key, "left"))
+        hi = int(np.searchsorted(tids, key, "right"))
         if lo == hi:
             return None
         rows = np.sort(self._tid_order[lo:hi])
@@ -208,7 +216,7 @@ class DiagIndex:
                 first = int(np.flatnonzero(np.isin(kind, np.flatnonzero(these)))[0])
                 gid = self._traced_during(first, cands)
             graph_of_kind[these] = self._local(gid)
-        return graph_of_kind[kind]
+        return _narrow(graph_of_kind)[kind]
 
     def _local(self, graph_id: str) -> int:
         k = self._gid_index.get(graph_id)
@@ -332,6 +340,20 @@ def _argsort(a: np.ndarray) -> np.ndarray:
     """Stable argsort as int32 when the rows fit (half the memory of numpy's int64 result)."""
     order = np.argsort(a, kind="stable")
     return order.astype(np.int32) if len(a) < np.iinfo(np.int32).max else order
+
+
+def _narrow(a: np.ndarray) -> np.ndarray:
+    """`a` (ints) in the narrowest of int8, int16, int32 that holds its values, when one
+    does: tensor ids and graph numbers are small, and these arrays have a value per eager
+    output or execution (10 MB each at 2.5M, where they need 2.5 or 5)."""
+    if not len(a) or a.dtype.kind != "i":
+        return a
+    lo, hi = int(a.min()), int(a.max())
+    for t in (np.int8, np.int16, np.int32):
+        info = np.iinfo(t)
+        if info.min <= lo and hi <= info.max:
+            return a.astype(t) if np.dtype(t).itemsize < a.itemsize else a
+    return a
 
 
 def _search(rows: np.ndarray, value: int) -> int:

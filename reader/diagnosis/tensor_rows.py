@@ -14,6 +14,8 @@ million traces, where a whole-table key + argsort held ~270 MB).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from reader.index.schema import TraceTable
@@ -21,6 +23,7 @@ from reader.index.schema import TraceTable
 CHUNK = 1 << 18  # rows per step of the `nondecreasing` check
 SORT_CHUNK = 1 << 16  # rows per counting-sort step: bounds the build's temporaries (~2 MB),
 # which land at the end of a run, where the process's peak memory is
+RELEASE_CHUNKS = 64  # chunks between two `release` calls: 16 MB of kinds
 _NO_ROWS = np.empty(0, np.int64)
 
 
@@ -32,8 +35,10 @@ class TensorRows:
         self._order: np.ndarray = np.empty(0, np.int32)
         self._bounds: np.ndarray = np.zeros(1, np.int64)
 
-    def build(self, table: TraceTable) -> None:
-        """Group the table's rows by tensor (called again when the table grew)."""
+    def build(self, table: TraceTable, release: Callable[[], None] | None = None) -> None:
+        """Group the table's rows by tensor (called again when the table grew). `release`,
+        called every few chunks, lets go of the pages of mapped columns read so far
+        (`DebugLogdir.release_pages`: the kinds of 10M traces are 40 MB of them)."""
         self._ids, self._order = {}, np.empty(0, np.int32)  # free the old grouping first
         kinds = table.kinds
         if kinds is None:
@@ -52,6 +57,7 @@ class TensorRows:
         counts = np.zeros(m, np.int64)
         for a in range(0, n, SORT_CHUNK):
             counts += np.bincount(tensor_of_kind[kind[a:a + SORT_CHUNK]], minlength=m)
+            _every(a, release)
         bounds = np.zeros(m + 1, np.int64)
         np.cumsum(counts, out=bounds[1:])
         del counts
@@ -71,6 +77,7 @@ class TensorRows:
             local += a
             order[place] = local
             cursor += per
+            _every(a, release)
         self._order, self._bounds = order, bounds
         self._ids = {(g, o, s): i for i, (g, o, s) in enumerate(tensors.tolist())}
 
@@ -80,6 +87,12 @@ class TensorRows:
         if k is None:
             return _NO_ROWS
         return self._order[int(self._bounds[k]):int(self._bounds[k + 1])]
+
+
+def _every(a: int, release: Callable[[], None] | None) -> None:
+    """`release()` once every RELEASE_CHUNKS chunks (of SORT_CHUNK rows from row `a`)."""
+    if release is not None and (a // SORT_CHUNK) % RELEASE_CHUNKS == RELEASE_CHUNKS - 1:
+        release()
 
 
 def nondecreasing(values: np.ndarray) -> bool:

@@ -199,7 +199,7 @@ def spool_tables(logdir: DebugLogdir, rows: dict[str, int]) -> bool:
     if any(len(t) for t in tables.values()):
         return False
     cache = logdir._cache
-    logdir.spool = ColumnSpool.create(
+    logdir.spool = logdir.mapped = ColumnSpool.create(
         cache.scratch() if cache is not None else None,
         {n: ({c: t.column_dtype(c) for c in t.columns}, rows[n]) for n, t in tables.items()})
     return logdir.spool is not None

@@ -60,8 +60,9 @@ class Table:
     simply do not see new rows).
     """
 
-    def __init__(self, spec: dict[str, str]) -> None:
+    def __init__(self, spec: dict[str, str], growth: float = 2.0) -> None:
         self._spec = {k: np.dtype(v) for k, v in spec.items()}
+        self.growth = growth  # the capacity's factor when a batch does not fit
         self._cap = 0
         self._n = 0
         self.rows_added_last = 0
@@ -105,7 +106,7 @@ class Table:
                 raise ValueError(f"column {k} has {len(a)} rows in a batch of {m}")
         need = self._n + m
         if need > self._cap:
-            self._grow(max(need, self._cap * 2, 1024))
+            self._grow(max(need, int(self._cap * self.growth), 1024))
         for k, a in arrays.items():
             self._data[k][self._n : need] = a
         self._n = need

@@ -230,6 +230,7 @@ def _merge_windows(logdir: DebugLogdir, hosts: list[_Host], streamed: bool, thre
         logdir._alerts.detect(NewRows(logdir.traces, logdir.executions, logdir.outputs,
                                       range(n0, len(logdir.traces)),
                                       range(o0, len(logdir.outputs))))
+        logdir._alerts.settle()  # (before its rows' pages are let go below)
         graph_found = graph_found or len(logdir._alerts) > before
         held = earliest_eager is not None and not graph_found and earliest_eager >= until
         if progress is not None and not held and total:

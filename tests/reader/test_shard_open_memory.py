@@ -72,6 +72,29 @@ def test_an_open_from_shards_keeps_no_merged_pages_resident(
     assert _resident_kb(folder) >= len(bad) // 1024 - 4
 
 
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="needs /proc")
+def test_the_diagnosis_and_incidents_let_go_of_the_columns_they_pass_over(
+        indexed: Path) -> None:  # noqa: F811
+    """The diagnosis' tables (every trace's kind, every output's tensor id) and the
+    incidents' counts (the kind of every alert's row) pass over whole mapped columns; their
+    pages are let go after each pass (`DebugLogdir.release_pages`), not kept resident."""
+    from reader.diagnosis import diagnose
+    from reader.diagnosis.incidents import find_incidents
+    from reader.diagnosis.steps import training_steps
+
+    logdir = DebugLogdir(str(indexed))
+    logdir.update()
+    assert logdir.mapped is not None
+    folder = str(logdir.mapped.folder)
+    alerts = logdir.alerts()
+    found = find_incidents(logdir, training_steps(logdir), 10)
+    assert sum(i.alerts for i in found.items) == len(alerts)
+    d = diagnose(logdir, int(alerts.kind[-1]), int(alerts.index[-1]), int(alerts.slot[-1]))
+    assert d is not None
+    kinds = len(logdir.traces) * 4 // 1024  # KB of the traces' kind column alone
+    assert _resident_kb(folder) < kinds // 4
+
+
 def test_the_alert_log_keeps_each_alert_once(tmp_path: Path) -> None:
     """Sorted, the alerts are 5 bytes each (kind, row) and a flag: the rows found are not
     kept again per kind (36 MB for 5.55M alerts)."""
