@@ -24,6 +24,7 @@ from tfdbg_tui.core.compare.contract import (
     Q_UPDATE,
     Q_VARIABLE,
 )
+from tfdbg_tui.core.compare.lines import loss_weighting
 from tfdbg_tui.core.compare.pairs import (
     HOW_NAMES,
     R_COUNTS,
@@ -177,20 +178,6 @@ def fix_hint(c: Comparison, p: int) -> str | None:
     if _restored(c, p):
         return RESTORE_HINT
     return SEED_HINT
-
-
-def loss_weighting(c: Comparison, p: int) -> tuple[bool, bool] | None:
-    """(A weights its examples, B does) at pair `p`'s step when exactly one run does (the
-    mistake is then at the loss's call, not in its constructor); None otherwise or unknown."""
-    from tfdbg_tui.core.compare.contract.weighting import weights_examples
-
-    step = int(c.pairs.step[p])
-    if step < 0:
-        return None
-    wa, wb = weights_examples(c.training.a, step), weights_examples(c.training.b, step)
-    if wa is None or wb is None or wa == wb:
-        return None
-    return wa, wb
 
 
 def _restored(c: Comparison, p: int) -> bool:

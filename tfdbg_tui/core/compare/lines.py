@@ -153,8 +153,6 @@ def place(c: Comparison, p: int) -> tuple[SideLines, SideLines]:
         for s, side in ((a, "a"), (b, "b")):
             _where(c, p, side, s)
     if q in _MADE_BY_OBJECT:
-        from tfdbg_tui.core.compare.explain import loss_weighting
-
         call = q == Q_LOSS and loss_weighting(c, p) is not None
         _created(a, c.a, move=False)
         _created(b, c.b, move=not call)
@@ -169,6 +167,20 @@ def place(c: Comparison, p: int) -> tuple[SideLines, SideLines]:
     elif q == Q_STATE and b.created_by is None:
         _layer(b, c.b, always=True)  # from a user's `call`: the building line beside
     return a, b
+
+
+def loss_weighting(c: Comparison, p: int) -> tuple[bool, bool] | None:
+    """(A weights its examples, B does) at pair `p`'s step when exactly one run does (the
+    mistake is then at the loss's call, not in its constructor); None otherwise or unknown."""
+    from tfdbg_tui.core.compare.contract.weighting import weights_examples
+
+    step = int(c.pairs.step[p])
+    if step < 0:
+        return None
+    wa, wb = weights_examples(c.training.a, step), weights_examples(c.training.b, step)
+    if wa is None or wb is None or wa == wb:
+        return None
+    return wa, wb
 
 
 def _own(c: Comparison, p: int, side: str) -> SideLines:
@@ -280,5 +292,5 @@ def _layer(s: SideLines, logdir: DebugLogdir, always: bool = False,
     s.applied_at, s.applied_nowhere, s.line = uf, uf is None, created
 
 
-__all__ = ["CREATED", "EAGER", "GRAPH", "Line", "SideLines", "created_pair", "pair_of_rows",
-           "place", "step_offset", "where_frames"]
+__all__ = ["CREATED", "EAGER", "GRAPH", "Line", "SideLines", "created_pair", "loss_weighting",
+           "pair_of_rows", "place", "step_offset", "where_frames"]
