@@ -56,20 +56,11 @@ class DiagIndex:
 
     # ------------------------------------------------------------------ freshness
     def refresh(self) -> None:
-        """Rebuild whatever the logdir outgrew since the last query (live logdirs)."""
+        """Note what the logdir outgrew since the last query (live logdirs): each table is
+        (re)built when a query first needs it (`_traces`, `_outputs`, `_executions`), so a
+        diagnosis that never asks for one (an eager walk: no trace grouped by tensor, 40 MB
+        and a quarter of a second for 10M traces) never builds it."""
         L = self.L
-        if len(L.traces) != self._n_traces:
-            self._n_traces = len(L.traces)
-            self._tensor_rows.build(L.traces, L.release_pages)
-            self._walls_sorted = (L.traces.ordered_rows >= len(L.traces)  # (as merged)
-                                  or nondecreasing(L.traces.col("wall_time")))
-            L.release_pages()  # (passes over whole columns: their pages let go)
-        if len(L.outputs) != self._n_outputs:
-            self._n_outputs = len(L.outputs)
-            tids = L.outputs.col("tensor_id")
-            self._tid_order = _argsort(tids)
-            self._tid_sorted = _narrow(tids[self._tid_order])
-            L.release_pages()
         graphs_key = (len(L.graphs.graphs), L.graphs.num_ops)
         if graphs_key != self._n_graphs:  # names arrive with ops in a live logdir
             self._n_graphs = graphs_key
@@ -77,6 +68,34 @@ class DiagIndex:
             for gid, g in list(L.graphs.graphs.items()):
                 self._by_name.setdefault(g.name, []).append(gid)
             self._n_exec = -1  # calls may now resolve to graphs recorded since
+
+    def warm(self) -> None:
+        """Build every table now (a worker thread, so that the screen's thread never does)."""
+        with self.lock:
+            self._traces()
+            self._outputs_by_tid()
+            self._executions()
+
+    def _traces(self) -> None:
+        L = self.L
+        if len(L.traces) != self._n_traces:
+            self._n_traces = len(L.traces)
+            self._tensor_rows.build(L.traces, L.release_pages)
+            self._walls_sorted = (L.traces.ordered_rows >= len(L.traces)  # (as merged)
+                                  or nondecreasing(L.traces.col("wall_time")))
+            L.release_pages()  # (passes over whole columns: their pages let go)
+
+    def _outputs_by_tid(self) -> None:
+        L = self.L
+        if len(L.outputs) != self._n_outputs:
+            self._n_outputs = len(L.outputs)
+            tids = L.outputs.col("tensor_id")
+            self._tid_order = _argsort(tids)
+            self._tid_sorted = _narrow(tids[self._tid_order])
+            L.release_pages()
+
+    def _executions(self) -> None:
+        L = self.L
         if len(L.executions) != self._n_exec:
             self._n_exec = len(L.executions)
             self._exec_by_graph = {}
@@ -86,6 +105,7 @@ class DiagIndex:
     # ------------------------------------------------------------------ traces
     def trace_rows(self, graph_id: str, op_name: str, slot: int) -> np.ndarray:
         """Rows of every trace of one tensor, in file order."""
+        self._traces()
         S = self.L.strings
         g, o = S.lookup(graph_id), S.lookup(op_name)
         if g < 0 or o < 0:
@@ -164,6 +184,7 @@ class DiagIndex:
     # ------------------------------------------------------------------ eager
     def eager_producer(self, tensor_id: int, before_exec: int) -> Ref | None:
         """The eager output with this tensor id produced latest before execution `before_exec`."""
+        self._outputs_by_tid()
         tids = self._tid_sorted
         info = np.iinfo(tids.dtype) if len(tids) else None
         if info is None or not info.min <= tensor_id <= info.max:
@@ -242,6 +263,7 @@ class DiagIndex:
 
     def exec_graph(self, i: int) -> str | None:
         """The graph id execution `i` ran (a tf.function call), or None for a primitive op."""
+        self._executions()
         if not 0 <= i < len(self._exec_graph):
             return None
         k = int(self._exec_graph[i])
@@ -249,10 +271,12 @@ class DiagIndex:
 
     def calls_between(self, lo: int, hi: int) -> np.ndarray:
         """Per execution in [lo, hi): True for tf.function calls."""
+        self._executions()
         return self._exec_graph[lo:hi] >= 0
 
     def executions_of_graph(self, graph_id: str) -> np.ndarray:
         """Indices of the eager executions that called this graph (tf.function calls)."""
+        self._executions()
         gid = self._gid_index.get(graph_id, -1)
         if gid < 0:
             return np.empty(0, np.int64)

@@ -4,7 +4,7 @@ whole merge's (every column, kept health, alerts) and its report a direct read's
 alerts must be there before the last windows are merged, and the first alert shown the
 run's earliest even when an eager alert is known before the graph traces that precede it.
 
-Three hosts of 150,000 graph traces each (four row groups a shard) whose wall times
+Three hosts of 150,000 graph traces each (ten row groups a shard) whose wall times
 interleave at different rates, tie across hosts, and end in NaN on one host; FULL_TENSOR
 traces (their health is kept per row) spread in time but written last; 70,000 eager calls
 of two outputs on one host interleaved with another's few, whose NaN is earlier than the
@@ -69,7 +69,7 @@ def write_run(d: Path, in_order: bool) -> None:
                 tensor = np.full(4, np.nan if j == 33 and k == 1 else float(j), np.float32)
                 w.add_graph_trace("g", "exp", 0, "FULL_TENSOR", tensor,
                                   wall_time=T0 + j * 3.7 + k * 1e-4)
-            if k == 0:  # eager: 70,000 calls of two outputs (two row groups of each)
+            if k == 0:  # eager: 70,000 calls of two outputs (several row groups of each)
                 ok = [1, 1, 1, 1, 4, 0, 0, 0, 0, 0, 4]
                 nan = [1, 1, 1, 1, 4, 0, 0, 1, 0, 0, 3]
                 for j in range(EAGER_CALLS):

@@ -154,7 +154,7 @@ class GraphStructurePane(ListPane):
     @work(thread=True, exclusive=True, group="structure", exit_on_error=False)
     def _resolve_when_ready(self, trace: int) -> None:
         try:
-            diag_index(self.state.logdir)
+            diag_index(self.state.logdir).warm()  # (its tables are built when first asked)
         except Exception:  # only a warm-up: show_trace reports what fails, in this thread
             pass
         if not get_current_worker().is_cancelled:
