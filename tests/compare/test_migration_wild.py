@@ -39,12 +39,6 @@ CORPUS = UserCorpus(WILD, "migration-wild", PAIRS, programs, CONTRACT)
 # strict xfail)
 KNOWN_FAILING: dict[str, str] = {
     # equivalent pairs
-    "mlp_bn_fit": "exit 0 'equivalent' with a note, but A's hand-written batch-norm mul "
-                  "(tf1_mlp_bn.py:34) is still paired as a layer output with Keras' "
-                  "batchnorm/mul_1 (they differ by 2), which this harness counts (first "
-                  "run: exit 1, step 0 layer_output)",
-    "mlp_bn_ckpt_fn": "exit 0 'equivalent' with a note, the same batch-norm mispairing "
-                      "counted by this harness (first run: exit 1, step 0 layer_output)",
     # buggy pairs
 }
 

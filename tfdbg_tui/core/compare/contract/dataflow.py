@@ -19,6 +19,7 @@ fetched again to log it) fall outside the steps or are overridden by the step's 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -138,6 +139,9 @@ class Flow:
     state: set[str] = field(default_factory=set)  # non-trainable state (`state_handles`)
     # node → the variables whose handles a loop or call node is given (`loops.passed_handles`)
     passes: dict[int, frozenset[str]] = field(default_factory=dict)
+    # lines that call a library's layer (`model(x)`, `self.bn(h)`, `model.fit`: Keras' own
+    # code between the user's line and the ops), not a statement of ops the user wrote
+    library_lines: set[int] = field(default_factory=set)
 
     def __len__(self) -> int:
         return len(self.op_type)
@@ -165,6 +169,12 @@ class Training:
     step_of_execution: np.ndarray | None = None
 
 
+# a layer library's code on a stack: Keras' layers and models (keras/src/layers,
+# keras/src/models, tf_keras, TF1's legacy tf.compat.v1.layers)
+_LAYER_CODE = re.compile(r"[\\/](keras|tf_keras)[\\/](src[\\/])?(layers|models|engine|"
+                         r"legacy_tf_layers)[\\/]")
+
+
 class Frames:
     """Phase per stack (frame ids tuple), resolved once per distinct stack."""
 
@@ -173,6 +183,7 @@ class Frames:
         self.cache: dict[tuple[str, ...], int] = {}
         self.lines: dict[tuple[str, ...], int] = {}
         self.line_ids: dict[tuple[str, int], int] = {}
+        self.library: set[int] = set()  # line numbers whose ops a library layer made
 
     def line(self, ids: tuple[str, ...]) -> int:
         """A number for the user's line a node was made or run at (-1: none): the nodes of
@@ -183,10 +194,12 @@ class Frames:
                 frames = self.logdir.stack(ids)
                 uf = self.logdir.user_frame(frames)
             except (ReaderError, KeyError, ValueError):
-                uf = None
+                frames, uf = [], None
             key = (uf.file, uf.line) if uf is not None else None
             got = -1 if key is None else self.line_ids.setdefault(key, len(self.line_ids))
             self.lines[ids] = got
+            if got >= 0 and any(_LAYER_CODE.search(f.file) for f in frames):
+                self.library.add(got)
         return got
 
     def phase(self, ids: tuple[str, ...]) -> int:

@@ -68,6 +68,8 @@ def find_training(logdir: DebugLogdir, ops: OpTable) -> Training:
         flows += eager_flows
         trained |= eager_trained
         n += len(eager_flows)
+    for f in flows:
+        f.library_lines = frames.library
     if any(f.truncated for f in flows):
         notes.append(f"only the first {n} training steps were modelled (compared by what "
                      "each tensor is); later ones pair op by op")

@@ -26,7 +26,6 @@ found in `update_roles`; the loss is split into its data term and penalties here
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,6 +41,13 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     Flow,
     training_update,
 )
+from tfdbg_tui.core.compare.contract.layer_groups import (
+    LAYER_OPS,
+    before_bias,
+    layer_key_of,
+    leaving,
+    unit_outputs,
+)
 from tfdbg_tui.core.compare.contract.loops import feeding, loop_results
 from tfdbg_tui.core.compare.contract.reads import GATHER, rows_read, value_uses
 from tfdbg_tui.core.compare.contract.tape_anchors import anchored_gradients
@@ -53,13 +59,6 @@ from tfdbg_tui.core.compare.contract.update_roles import (
     unlinked_applied,
     walk,
 )
-
-LAYER_OPS = frozenset({"MatMul", "BatchMatMulV2", "BatchMatMulV3", "BiasAdd", "AddV2", "Add",
-                       "Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softplus",
-                       "LeakyRelu", "Gelu", "Conv2D", "Conv1D", "Conv3D",
-                       "DepthwiseConv2dNative", "MaxPool", "AvgPool", "FusedBatchNormV3",
-                       "FusedBatchNorm", "Erf", "Mul", "Reshape", "Transpose", "SelectV2",
-                       "Select"})
 
 
 @dataclass
@@ -217,9 +216,9 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     # state, is not its output); the deepest of all where none is seen leaving
     limit = best[0] if best is not None else 1 << 30
     groups: dict[tuple[frozenset[str], int, str], tuple[bool, int, int]] = {}
-    layer_key = _layer_key(flow, deps)
+    layer_key = layer_key_of(flow, deps)
     looped = loop_results(flow, deps, consumers)  # what leaves a recurrent layer's loop
-    leaves = _leaving(flow, layer_key, consumers, looped)
+    leaves = leaving(flow, layer_key, consumers, looped)
     alive = feeding(flow, best[1]) if best is not None and flow.kind == GRAPH else None
     # a loss written in the user's code with TensorFlow's loss functions: the ops inside
     # their name scope (`logistic_loss/…`, `softmax_cross_entropy_with_logits/Reshape`) are
@@ -234,12 +233,13 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         s = sig((k, 0))
         if s[1] < 2 or s[0] not in FLOATS:
             continue
-        if _before_bias(flow, k, deps, consumers):
+        if before_bias(flow, k, deps, consumers):
             continue
         gkey = layer_key(k)
         got = groups.get(gkey)
         if got is None or (leaves(k), int(depth[k]), k) > got:
             groups[gkey] = (leaves(k), int(depth[k]), k)
+    groups = unit_outputs(flow, groups, layer_key, consumers)
     ordered = sorted(groups.items(), key=lambda x: x[1][1:])
     roles.layers = [(g, (k, 0)) for (g, _, _), (_, _, k) in ordered]
     roles.layer_sigs = [sig_class(sig((k, 0))) for _, (_, _, k) in ordered]
@@ -259,70 +259,6 @@ _LOSS_SCOPE = re.compile(r"(^|/)(logistic_loss|softmax_cross_entropy_with_logits
                          r"softmax_cross_entropy_loss|huber_loss|mean_squared_error|"
                          r"absolute_difference|log_loss|hinge_loss|cosine_distance_loss)"
                          r"(_\d+)?(/|$)")
-
-
-LayerKey = tuple[frozenset[str], int, str]
-
-
-def _layer_key(flow: Flow, deps: list[frozenset[str]]) -> Callable[[int], LayerKey]:
-    """A forward node's layer: the variables it depends on and its user line — and, where
-    every layer op has one line (a Sequential or functional model trained by `fit`, whose
-    ops all carry the `fit` call), the op's name scope (`sequential/pool/AvgPool`), so a
-    pooling or flatten layer between two weighted ones stays a layer of its own."""
-    lines = {flow.line[k] for k in range(len(flow)) if k < len(flow.line)
-             and flow.phase[k] == FWD and flow.op_type[k] in LAYER_OPS and deps[k]}
-    by_scope = flow.kind == GRAPH and len(lines) == 1
-
-    def key(k: int) -> LayerKey:
-        line = flow.line[k] if k < len(flow.line) else -1
-        name = flow.name[k] if by_scope and k < len(flow.name) else ""
-        return deps[k], line, name.rsplit("/", 1)[0] if "/" in name else ""
-
-    return key
-
-
-def _leaving(flow: Flow, group: Callable[[int], LayerKey], consumers: list[list[int]],
-             looped: set[int]) -> Callable[[int], bool]:
-    """`leaves(k)`: whether forward node k's value reaches an op outside its layer group
-    (another set of variables or another line, or the loss), directly or through ops of its
-    group that are no layer (an Identity, a cast, a slice)."""
-    memo: dict[int, bool] = {}
-
-    def leaves(k: int) -> bool:
-        if k in memo:
-            return memo[k]
-        memo[k] = False  # a cycle never leaves
-        todo, seen, out = [k], {k}, False
-        while todo and not out:
-            j = todo.pop()
-            for c in consumers[j]:
-                if flow.phase[c] not in FORWARD or flow.op_type[c] in SHAPE_ONLY or c in seen:
-                    continue
-                if flow.phase[c] != FWD or group(c) != group(k):
-                    out = True
-                    break
-                if flow.op_type[c] not in LAYER_OPS and c not in looped:
-                    seen.add(c)
-                    todo.append(c)
-        memo[k] = out
-        return out
-
-    return leaves
-
-
-def _before_bias(flow: Flow, k: int, deps: list[frozenset[str]],
-                 consumers: list[list[int]]) -> bool:
-    """Whether node k is a layer's product before its bias: consumed by an add whose other
-    input is (a cast of) a variable's read — not yet the layer's output."""
-    for c in consumers[k]:
-        if flow.op_type[c] not in ("BiasAdd", "AddV2", "Add") or not deps[c] > deps[k]:
-            continue
-        for j, _ in flow.inputs[c]:
-            while j >= 0 and flow.op_type[j] == "Cast" and flow.inputs[j]:
-                j = flow.inputs[j][0][0]
-            if j >= 0 and j != k and flow.op_type[j] in READS:
-                return True
-    return False
 
 
 _ADDITIVE = frozenset({"AddV2", "Add", "AddN"})

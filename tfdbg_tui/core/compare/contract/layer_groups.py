@@ -1,0 +1,123 @@
+"""Which forward tensors are layer outputs: the groups a node falls in (the variables it
+depends on, its user line, its name scope under `fit`), whether a group's output leaves it,
+a statement's inner steps, and a product before its bias. Why apart: `roles.analyse` picks
+one output per group from these; they are the layer half of the role analysis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from reader import GRAPH
+from tfdbg_tui.core.compare.contract.dataflow import FORWARD, FWD, READS, Flow
+from tfdbg_tui.core.compare.contract.tensors import SHAPE_ONLY
+
+LAYER_OPS = frozenset({"MatMul", "BatchMatMulV2", "BatchMatMulV3", "BiasAdd", "AddV2", "Add",
+                       "Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softplus",
+                       "LeakyRelu", "Gelu", "Conv2D", "Conv1D", "Conv3D",
+                       "DepthwiseConv2dNative", "MaxPool", "AvgPool", "FusedBatchNormV3",
+                       "FusedBatchNorm", "Erf", "Mul", "Reshape", "Transpose", "SelectV2",
+                       "Select"})
+
+
+LayerKey = tuple[frozenset[str], int, str]
+
+
+def layer_key_of(flow: Flow, deps: list[frozenset[str]]) -> Callable[[int], LayerKey]:
+    """A forward node's layer: the variables it depends on and its user line — and, where
+    every layer op has one line (a Sequential or functional model trained by `fit`, whose
+    ops all carry the `fit` call), the op's name scope (`sequential/pool/AvgPool`), so a
+    pooling or flatten layer between two weighted ones stays a layer of its own."""
+    lines = {flow.line[k] for k in range(len(flow)) if k < len(flow.line)
+             and flow.phase[k] == FWD and flow.op_type[k] in LAYER_OPS and deps[k]}
+    by_scope = flow.kind == GRAPH and len(lines) == 1
+
+    def key(k: int) -> LayerKey:
+        line = flow.line[k] if k < len(flow.line) else -1
+        name = flow.name[k] if by_scope and k < len(flow.name) else ""
+        return deps[k], line, name.rsplit("/", 1)[0] if "/" in name else ""
+
+    return key
+
+
+def leaving(flow: Flow, group: Callable[[int], LayerKey], consumers: list[list[int]],
+             looped: set[int]) -> Callable[[int], bool]:
+    """`leaves(k)`: whether forward node k's value reaches an op outside its layer group
+    (another set of variables or another line, or the loss), directly or through ops of its
+    group that are no layer (an Identity, a cast, a slice)."""
+    memo: dict[int, bool] = {}
+
+    def leaves(k: int) -> bool:
+        if k in memo:
+            return memo[k]
+        memo[k] = False  # a cycle never leaves
+        todo, seen, out = [k], {k}, False
+        while todo and not out:
+            j = todo.pop()
+            for c in consumers[j]:
+                if flow.phase[c] not in FORWARD or flow.op_type[c] in SHAPE_ONLY or c in seen:
+                    continue
+                if flow.phase[c] != FWD or group(c) != group(k):
+                    out = True
+                    break
+                if flow.op_type[c] not in LAYER_OPS and c not in looped:
+                    seen.add(c)
+                    todo.append(c)
+        memo[k] = out
+        return out
+
+    return leaves
+
+
+Groups = dict[LayerKey, tuple[bool, int, int]]
+
+
+def unit_outputs(flow: Flow, groups: Groups, layer_key: Callable[[int], LayerKey],
+                  consumers: list[list[int]]) -> Groups:
+    """A statement the user wrote (`bn = gamma * (h - mean) * rsqrt(v + eps) + beta`: one
+    line, no layer library under it) is one layer: of its variable groups, those whose
+    output never leaves the line are steps inside it (`gamma * (h - mean)`), not outputs,
+    when another group's output does leave. A line calling a library's layers (`model(x)`)
+    holds many layers, and a layer's name scope under `fit` keeps its groups (a group norm's
+    normalized tensor there is what a TF1 program's own `normalized = ...` line pairs with)."""
+    def unit(k: int) -> object:
+        if layer_key(k)[2]:
+            return None
+        line = flow.line[k] if k < len(flow.line) else -1
+        return None if line < 0 or line in flow.library_lines else line
+
+    def leaves_unit(k: int) -> bool:
+        u = unit(k)
+        return any(flow.phase[c] in FORWARD and flow.op_type[c] not in SHAPE_ONLY
+                   and (flow.phase[c] != FWD or unit(c) != u) for c in consumers[k])
+
+    by_unit: dict[object, list[LayerKey]] = {}
+    for gkey, (_, _, k) in groups.items():
+        u = unit(k)
+        if u is not None:
+            by_unit.setdefault(u, []).append(gkey)
+    out = dict(groups)
+    for keys in by_unit.values():
+        if len(keys) < 2:
+            continue
+        leaving = {g: leaves_unit(groups[g][2]) for g in keys}
+        if any(leaving.values()):
+            for g in keys:
+                if not leaving[g]:
+                    del out[g]
+    return out
+
+
+def before_bias(flow: Flow, k: int, deps: list[frozenset[str]],
+                 consumers: list[list[int]]) -> bool:
+    """Whether node k is a layer's product before its bias: consumed by an add whose other
+    input is (a cast of) a variable's read — not yet the layer's output."""
+    for c in consumers[k]:
+        if flow.op_type[c] not in ("BiasAdd", "AddV2", "Add") or not deps[c] > deps[k]:
+            continue
+        for j, _ in flow.inputs[c]:
+            while j >= 0 and flow.op_type[j] == "Cast" and flow.inputs[j]:
+                j = flow.inputs[j][0][0]
+            if j >= 0 and j != k and flow.op_type[j] in READS:
+                return True
+    return False
