@@ -229,12 +229,15 @@ class AlertLog:
         self._graph_kinds = np.zeros(0, np.int64) if rows == 0 else None
         self._sorted = None
 
-    def settle(self) -> None:
-        """Sort the alerts found since the last time (an open from shards, after each
-        window: the rows they point at were just read, and the work stays a window's)."""
-        if self._n_pending:
-            self._merge()
-            self._sorted = None
+    def settle(self, at_least: int = 1) -> bool:
+        """Sort the alerts found since the last time, if there are `at_least` of them (an
+        open from shards, after a window: the rows they point at were just read, and the
+        work and its temporaries stay a few windows'). True when it did."""
+        if self._n_pending < max(1, at_least):
+            return False
+        self._merge()
+        self._sorted = None
+        return True
 
     def sorted(self) -> Alerts:
         """Every alert, earliest wall time first (ties keep file order, graph before eager)."""

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 Columns = dict[str, np.ndarray]
 LENS = "_lens"  # a column the executions carry while merged: their outputs' count
+SETTLE = 1 << 19  # alerts found before they are sorted and the pages looked at let go
 
 
 class _Rows:
@@ -65,9 +66,11 @@ class _Rows:
         """Read the next batch onto the rows not yet taken (and start reading the one
         after it, when there is a thread to read ahead)."""
         try:
-            batch = (next(self.batches, None) if self._next is None
-                     else self._next.result())
-            self._next = None
+            ahead, self._next = self._next, None
+            # a batch the thread has not started on (it reads other hosts' first) is
+            # read here rather than waited for
+            batch = (next(self.batches, None) if ahead is None or ahead.cancel()
+                     else ahead.result())
             fixed = self.fix(batch) if batch is not None else None
         except ShardError as exc:
             fixed, self.error = None, str(exc)
@@ -190,7 +193,7 @@ def merge_streaming(logdir: DebugLogdir, sources: list[LazyShard], threads: int,
             except ShardError as exc:
                 hosts[i] = h = _Host(fallback(i, str(exc)), logdir)
                 _whole_execs(h)
-    with ThreadPoolExecutor(1, "tfdbg-shard-read") as ahead:  # ends before shards close
+    with ThreadPoolExecutor(2, "tfdbg-shard-read") as ahead:  # ends before shards close
         _merge_windows(logdir, hosts, streamed, threads, progress, ahead)
     for r in (r for h in hosts for r in h.streams()):  # a host and its parts are a cycle
         r.buf, r._next = {}, None  # (its last batches, views of ~30 MB, freed now, not
@@ -230,18 +233,21 @@ def _merge_windows(logdir: DebugLogdir, hosts: list[_Host], streamed: bool, thre
         logdir._alerts.detect(NewRows(logdir.traces, logdir.executions, logdir.outputs,
                                       range(n0, len(logdir.traces)),
                                       range(o0, len(logdir.outputs))))
-        logdir._alerts.settle()  # (before its rows' pages are let go below)
+        settled = logdir._alerts.settle(SETTLE)  # (before their rows' pages are let go)
         graph_found = graph_found or len(logdir._alerts) > before
         held = earliest_eager is not None and not graph_found and earliest_eager >= until
         if progress is not None and not held and total:
             done = len(logdir.traces) + (len(logdir.executions) if streamed else 0)
             progress(done / total)
-        if logdir.spool is not None:  # what this window looked at of the merged columns
+            settled = True  # (a progress shows the alerts: sorted)
+        if logdir.spool is not None and settled:  # what was looked at of the merged columns
             logdir.spool.trim()
         for r in (r for h in hosts for r in h.streams() if r.ahead is None):
             r.ahead = ahead
+    logdir._alerts.settle()
     if logdir.spool is not None:
         logdir.spool.close()
+        logdir.spool.trim()
     _release_unused()
     for h in hosts:
         for r in h.streams():
