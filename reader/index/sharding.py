@@ -41,7 +41,7 @@ from reader.index.shards import (
 )
 from reader.index.spool import spool_dir, unspool
 from reader.io.discovery import FileSet
-from reader.io.lifeline import die_with_parent, worker_context
+from reader.io.lifeline import die_with_parent, worker_context, worker_pool
 
 if TYPE_CHECKING:
     from reader.index.logdir import DebugLogdir
@@ -120,15 +120,14 @@ class Sharding:
         """Index `pending` file sets with `procs` workers and this process; returns those
         lost to a worker that died, in queue order."""
         # imported here: a one-host report never pays for importing them
-        from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
         self._queue, self._head, self._tail = list(pending), 0, len(pending)
         self._results, self._running = [], 0
         self._idle.clear()
         ctx = worker_context(start_method())
-        with ProcessPoolExecutor(max_workers=procs, mp_context=ctx, initializer=die_with_parent,
-                                 initargs=(os.getpid(),)) as pool:
+        with worker_pool()(max_workers=procs, mp_context=ctx, initializer=die_with_parent,
+                           initargs=(os.getpid(),)) as pool:
 
             def feed() -> None:
                 """Hand a worker the next file set (called again as each one finishes)."""

@@ -11,7 +11,8 @@ for ever waiting for its next task on a pipe it holds both ends of, and the shar
   that started it ends (Linux's `PR_SET_PDEATHSIG`; the pools are made and shut down by one
   thread), and a child whose parent is already gone ends at once; a spawned child does so
   even before it reads its start data, and a parent killed while it writes them ends the
-  child without a traceback (`worker_context`, `reader.io.spawn_quiet`);
+  child without a traceback, and Ctrl-C ends a worker silently (`worker_context`,
+  `reader.io.quiet_workers`);
 - a folder in /dev/shm is guarded by a `Reaper`: a tiny `sh` in a session of its own (so a
   Ctrl-C or a closed terminal does not end it first) that waits for the end of a pipe only
   this process tree holds, then removes the folder. The pipe ends when this process and its
@@ -47,20 +48,30 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def worker_pool() -> Any:
+    """The class of a pool of workers: a `ProcessPoolExecutor` whose calls an interrupt never
+    cuts in half (`reader.io.quiet_workers.WorkerPool`)."""
+    from reader.io.quiet_workers import WorkerPool
+
+    return WorkerPool
+
+
 def worker_context(method: str) -> Any:
-    """The multiprocessing context a pool of workers starts with: `fork` as it is, `spawn`
-    through `reader.io.spawn_quiet` where this Python allows it (and its resource tracker
-    started by `spawn_quiet.tracker_running`)."""
+    """The multiprocessing context a pool of workers starts with (`fork` or `spawn`): its
+    workers end silently on Ctrl-C, and a spawned one whose parent is killed as it starts
+    ends without a traceback (`reader.io.quiet_workers`, where this Python allows it; spawn's
+    resource tracker started by `quiet_workers.tracker_running`)."""
     import multiprocessing
 
-    if method != "spawn":
-        return multiprocessing.get_context(method)
-    from reader.io import spawn_quiet
+    from reader.io import quiet_workers
 
-    spawn_quiet.tracker_running()
-    if spawn_quiet.usable():
-        return spawn_quiet.QuietSpawnContext()
-    return multiprocessing.get_context(method)
+    if method == "spawn":
+        quiet_workers.tracker_running()
+    if not quiet_workers.usable():
+        return multiprocessing.get_context(method)
+    if method == "spawn":
+        return quiet_workers.QuietSpawnContext()
+    return quiet_workers.QuietForkContext()
 
 
 class Reaper:

@@ -77,12 +77,12 @@ def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
     process has no other thread). A worker that dies breaks the pool: the tasks it lost are
     run again one by one, each in a pool of its own, so only the one a worker dies on is
     lost (said in its result)."""
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
     from concurrent.futures.process import BrokenProcessPool
 
     from reader.index.shard_task import index_task
     from reader.index.sharding import start_method
-    from reader.io.lifeline import die_with_parent, worker_context
+    from reader.io.lifeline import die_with_parent, worker_context, worker_pool
 
     if workers < 2:
         for job in jobs:
@@ -92,9 +92,10 @@ def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
                 yield _failed(job, exc)
         return
     ctx = worker_context(start_method())
+    pool_of = worker_pool()  # a ProcessPoolExecutor whose calls Ctrl-C never cuts in half
     broken = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=die_with_parent,
-                             initargs=(os.getpid(),)) as pool:
+    with pool_of(max_workers=workers, mp_context=ctx, initializer=die_with_parent,
+                 initargs=(os.getpid(),)) as pool:
         futures = {pool.submit(index_task, *job): job for job in jobs}
         for fut in as_completed(futures):
             try:
@@ -104,8 +105,8 @@ def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
             except Exception as exc:
                 yield _failed(futures[fut], exc)
     for job in broken:
-        with ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=die_with_parent,
-                                 initargs=(os.getpid(),)) as pool:
+        with pool_of(max_workers=1, mp_context=ctx, initializer=die_with_parent,
+                     initargs=(os.getpid(),)) as pool:
             try:
                 yield pool.submit(index_task, *job).result()
             except BrokenProcessPool:
