@@ -53,7 +53,9 @@ def _check_side(s: MainScreen, side: dict[str, Any], name: str) -> None:
     if side.get("applied_at"):  # the applying (calling) line: ▶ in Stack Trace, and named
         assert _stack_line(s) == _at(side["applied_at"]), (name, side["applied_at"])
         file, line = _at(side["applied_at"])
-        assert f"applied at {file}:{line}" in s.stack.what, s.stack.what  # its title, whole
+        # its title, whole; `line N` where it is the file of the line shown
+        where = f"line {line}" if file == _at(side["user_frame"])[0] else f"{file}:{line}"
+        assert f"applied at {where}" in s.stack.what, s.stack.what
 
 
 @pytest.mark.parametrize(("a", "b", "quantity", "moved"), [

@@ -219,7 +219,7 @@ class CompareActions:
             return False
         s = self._s
         name = "B" if side == "b" else "A"
-        frame = s.stack.show_frames(got.frames, f"{name}: {got.title}")
+        frame = s.stack.show_frames(got.frames, f"{name}: {got.title}", what_first=True)
         if got.source is not None:
             s.stack.select_frame(got.source)  # when the stack holds it (TF1: one line)
             s.hold_source_line()  # the Stack Trace's own request must not drop `why`

@@ -261,7 +261,11 @@ class PlacedLines:
     why: str
 
 
-def _at(f: Frame) -> str:
+def _at(f: Frame, beside: Frame | None = None) -> str:
+    """`file:line`; just `line N` when `beside` (named just before) is in the same file: a
+    title holding both lines fits Stack Trace's border at half a 160-column screen."""
+    if beside is not None and beside.file == f.file:
+        return f"line {f.line}"
     return f"{os.path.basename(f.file) or f.file}:{f.line}"
 
 
@@ -296,8 +300,9 @@ def _placed_lines(s: SideLines, q: int) -> PlacedLines:
                            f"{owner}: unknown)", s.creation_unknown)
     if s.applied_at is not None:  # the line moved from the applying one to the creating one
         applied = _at(s.applied_at.frame)
-        return PlacedLines(s.frames, line, f"{owner} created at {here}, applied at {applied} "
-                           "(▶)", f"creates the {owner}; applied at {applied} (▶ in Stack "
+        short = _at(s.applied_at.frame, line)
+        return PlacedLines(s.frames, line, f"{owner} created at {here}, applied at {short}",
+                           f"creates the {owner}; applied at {applied} (▶ in Stack "
                            "Trace)")
     if s.created_at is None:  # created where it is applied (or no applying line at all)
         if s.applied_nowhere:
@@ -306,7 +311,8 @@ def _placed_lines(s: SideLines, q: int) -> PlacedLines:
         return PlacedLines(s.frames, line, f"{owner} created and applied at {here}",
                            f"creates and applies the {owner}")
     created = s.created_at.frame
-    title = f"{owner} created at {_at(created)}, applied at {here} (▶)"
+    short = _at(line, created) if line is not None else here
+    title = f"{owner} created at {_at(created)}, applied at {short}"
     if q in CREATED:  # a schedule or an optimizer: Source Code shows where it is created
         return PlacedLines(s.frames, created, title, f"creates the {owner}; applied at "
                            f"{here} (▶ in Stack Trace)")

@@ -46,6 +46,7 @@ class StackPane(ListPane):
         self.user_index: int | None = None
         self.hide_framework = True
         self.what = ""
+        self.what_first = False
         self.omitted = 0  # frames of `tfdbg-tui run` itself left out of `frames`
         self._filtered = 0  # frames a filter leaves out
 
@@ -77,10 +78,14 @@ class StackPane(ListPane):
             return None
         return self.frames[self.rows[pos]]
 
-    def show_frames(self, frames: list[Frame], what: str) -> Frame | None:
-        """Show a stack and select its user frame; returns the frame to show in Source."""
+    def show_frames(self, frames: list[Frame], what: str, what_first: bool = False
+                    ) -> Frame | None:
+        """Show a stack and select its user frame; returns the frame to show in Source.
+        `what_first`: the title says what only this pane says (compare mode's "SGD created at
+        tf2.py:54, applied at line 59"), so the counts yield to it, not it to them."""
         self.frames, self.omitted = program_frames(frames)
         self.what = what
+        self.what_first = what_first
         self.user_index = user_frame_index(self.frames)
         self._layout()
         target = self.user_index if self.user_index is not None else len(self.frames) - 1
@@ -115,17 +120,21 @@ class StackPane(ListPane):
     def _show_status(self) -> None:
         """What the stack is, then its counts (collapsed rows say how many they hide). The
         counts are never cut: the tensor's name yields first (Graph Structure's first line
-        holds it whole) — at 160 columns a long op name cut "5 tfdbg-tui frames omitted"."""
+        holds it whole) — at 160 columns a long op name cut "5 tfdbg-tui frames omitted" —
+        except where the title says what only this pane says (`what_first`)."""
         counts = [f"{len(self.frames)} frames"]
         if self._filtered:  # left out by a filter
             counts.append(f"{self._filtered} filtered out")
+        what = lit(self.what)
+
+        def room(tail: str) -> int:
+            return self.size.width - 6 - cell_len(tail) - 3  # corners, padding and " · "
+
         if self.omitted:
             counts.append(f"{self.omitted} tfdbg-tui frames omitted")
         tail = " · ".join(counts)
-        what = lit(self.what)
-        room = self.size.width - 6 - cell_len(tail) - 3  # corners, padding and " · "
-        if self.size.width and cell_len(what) > room:
-            what = fit(what, max(8, room))
+        if self.size.width and cell_len(what) > room(tail) and not self.what_first:
+            what = fit(what, max(8, room(tail)))
         self.set_status(f"{what} · {tail}")
 
     def on_resize(self, event: events.Resize) -> None:
