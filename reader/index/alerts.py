@@ -351,6 +351,11 @@ class AlertLog:
             return out
 
         n = len(kind)
-        return Alerts(kind, LazyColumn(n, np.dtype(np.int64), index),
-                      LazyColumn(n, np.dtype(np.int32), slot),
-                      LazyColumn(n, np.dtype(np.float64), wall), self._graph_kinds)
+
+        def span(fetch: Callable[[Any], np.ndarray]) -> Callable[[int, int], np.ndarray]:
+            return lambda a, b: fetch(slice(a, b))  # (no index array of the positions)
+
+        return Alerts(kind, LazyColumn(n, np.dtype(np.int64), index, span(index)),
+                      LazyColumn(n, np.dtype(np.int32), slot, span(slot)),
+                      LazyColumn(n, np.dtype(np.float64), wall, span(wall)),
+                      self._graph_kinds)

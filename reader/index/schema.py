@@ -134,11 +134,13 @@ class RowTable(Table):
         n = len(self)
         if name in self._spec:
             data = super().col(name)
-            return LazyColumn(n, data.dtype, lambda rows: data[rows])
+            return LazyColumn(n, data.dtype, lambda rows: data[rows],
+                              lambda a, b: np.array(data[a:b]))  # (a copy, as a gather is)
         if self.kinds is not None and name in self.kinds.fields:
             kinds = super().col("kind")
             values = self.kinds.col(name)
-            return LazyColumn(n, values.dtype, lambda rows: values[kinds[rows]])
+            return LazyColumn(n, values.dtype, lambda rows: values[kinds[rows]],
+                              lambda a, b: values[kinds[a:b]])
         if name in HEALTH_COLUMNS:
             return LazyColumn(n, np.dtype(HEALTH_COLUMNS[name]),
                               lambda rows: self.health_columns(rows)[name])
