@@ -229,6 +229,11 @@ class AlertLog:
         self._graph_kinds = np.zeros(0, np.int64) if rows == 0 else None
         self._sorted = None
 
+    def reserve(self, alerts: int) -> None:
+        """Room for this many sorted alerts, made once: the pages are the process's only
+        as alerts are written to them, and no growth copies the millions found so far."""
+        self._table.reserve(alerts)
+
     def settle(self, at_least: int = 1) -> bool:
         """Sort the alerts found since the last time, if there are `at_least` of them (an
         open from shards, after a window: the rows they point at were just read, and the
@@ -270,7 +275,7 @@ class AlertLog:
             self._table.adopt({"kind": kind[order], "row": rows[order]}, len(order))
             return
         # Both files in time order (the usual case): merge in O(n), no n-sized sort keys.
-        if len(old) and self._after(old, g_new, e_new):
+        if not len(old) or self._after(old, g_new, e_new):  # (into the room reserved)
             old.extend(self._interleave(tw, ew, outputs, g_new, e_new))  # only the new
             return
         g = np.concatenate([self._sorted_rows(GRAPH), g_new]) if len(old) else g_new

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 Columns = dict[str, np.ndarray]
 LENS = "_lens"  # a column the executions carry while merged: their outputs' count
 SETTLE = 1 << 19  # alerts found before they are sorted and the pages looked at let go
+MAX_RESERVED = 1 << 28  # alerts room is made for up front (5 bytes each, of address space)
 
 
 class _Rows:
@@ -222,6 +223,10 @@ def _merge_windows(logdir: DebugLogdir, hosts: list[_Host], streamed: bool, thre
     if not spool_tables(logdir, rows):
         for n in names:  # grown once, not doubled as windows come
             getattr(logdir, n).reserve(rows[n])
+    if not len(logdir._alerts):  # as many as the rows, at most (pages used as written)
+        room = sum(h.lazy.rows["traces"] + h.lazy.rows["outputs"] for h in hosts)
+        if room <= MAX_RESERVED:
+            logdir._alerts.reserve(room)
     earliest_eager = _earliest_eager(logdir)
     graph_found = False
     for until in _windows([r for h in hosts for r in h.streams() if r is not h.outs]):
