@@ -190,8 +190,9 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
         from tfdbg_tui.core.compare.values import record_checks
 
         record_checks(a, b, pairs, todo, tol, notes.append)
-    if sp is not None and sp.lacking:  # a variable only one run has: a divergence
-        at = len(pairs) - len(sp.row_a) + np.asarray(sp.lacking, np.int64)
+    if sp is not None and (sp.lacking or sp.one_sided):  # a variable only one run has or
+        # trains: a divergence whatever the values
+        at = len(pairs) - len(sp.row_a) + np.asarray(sp.lacking + sp.one_sided, np.int64)
         pairs.status[at], pairs.reason[at] = DIFFERENT, R_MISSING
     formulation = _formulation(pairs, sp, notes) if sp is not None else None
     if sp is not None and formulation is None:

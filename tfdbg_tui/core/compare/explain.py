@@ -26,6 +26,8 @@ from tfdbg_tui.core.compare.contract import (
 )
 from tfdbg_tui.core.compare.lines import loss_weighting
 from tfdbg_tui.core.compare.pairs import (
+    DIFFERENT,
+    EQUAL,
     HOW_NAMES,
     R_COUNTS,
     R_DTYPE,
@@ -165,6 +167,16 @@ def fix_hint(c: Comparison, p: int) -> str | None:
             return (f"{one} weights each example's loss and {other} does not: pass the same "
                     "per-example weights to the loss call (`sample_weight=` in Keras, "
                     "`weights=` in TF1's losses, `sample_weight` in `fit`)")
+    if q == Q_GRADIENT and int(pairs.reason[p]) == R_MISSING:
+        return ("one run trains a variable the other keeps frozen: make it not trainable "
+                "where it should not learn (`trainable=False` on the layer, or leave it out "
+                "of the variables you differentiate), or trainable in both")
+    if q == Q_UPDATE and not _rate_compared(c, int(pairs.step[p])):
+        return ("gradients agree and the update does not; the learning rate was not "
+                "compared (a Python number in one run is no tensor to record): check the "
+                "rate each run applies at this step (a schedule's step counter, off by one?) "
+                "and the optimizer's other hyperparameters (momentum, nesterov, epsilon, "
+                "betas, rho, weight decay)")
     if q != Q_VARIABLE:
         return QUANTITY_HINTS.get(q)
     if int(pairs.step[p]) != 0 or int(pairs.reason[p]) != R_VALUES:
@@ -178,6 +190,13 @@ def fix_hint(c: Comparison, p: int) -> str | None:
     if _restored(c, p):
         return RESTORE_HINT
     return SEED_HINT
+
+
+def _rate_compared(c: Comparison, step: int) -> bool:
+    """Whether a learning rate of training step `step` was compared (equal or not)."""
+    p = c.pairs
+    at = (p.quantity == Q_LR) & (p.step == step)
+    return bool(np.any(at & ((p.status == EQUAL) | (p.status == DIFFERENT))))
 
 
 def _restored(c: Comparison, p: int) -> bool:
@@ -237,6 +256,9 @@ def _reason(c: Comparison, p: int, code: int, outcome: Outcome | None,
         return "op type differs (nothing else recorded to compare)"
     if code == R_UNREADABLE:
         return "a record could not be read"
+    if code == R_MISSING and int(c.pairs.quantity[p]) == Q_GRADIENT:
+        return ("only one run trains this variable: " + (c.pairs.label[p] or "?")
+                + "; the other reads it and never updates it")
     if code == R_MISSING:
         return ("a variable without a partner of the same dtype and shape: "
                 + (c.pairs.label[p] or "?") + "; shown beside its neighbour in the other run")

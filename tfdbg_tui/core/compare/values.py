@@ -29,6 +29,7 @@ from reader import GRAPH, DebugLogdir, ReaderError
 from reader.index.health import shape_from_vector
 from reader.io.tensors import FLOAT_DTYPES, TensorValue
 from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
+from tfdbg_tui.core.compare.contract.quantities import Q_LAYER
 from tfdbg_tui.core.compare.pairs import (
     DIFFERENT,
     EQUAL,
@@ -236,6 +237,15 @@ def record_checks(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, todo: np.ndarray
         except ReaderError as exc:
             pairs.status[p], pairs.reason[p] = SKIPPED, R_UNREADABLE
             warn(f"not compared: {exc}")
+            continue
+        if (got.reason == R_SHAPE and int(pairs.quantity[p]) == Q_LAYER and got.shapes
+                and sorted(got.shapes[0]) == sorted(got.shapes[1])):
+            # one layer's output laid out another way (heads split by reshape + transpose
+            # against an einsum's [batch, time, heads, depth]): a layout, not values; what
+            # it feeds is compared where the layouts meet
+            pairs.status[p] = SKIPPED
+            warn(f"{pairs.label[p] or 'a layer output'} not compared: laid out "
+                 f"{list(got.shapes[0])} in A and {list(got.shapes[1])} in B (a transpose)")
             continue
         pairs.max_abs[p], pairs.max_rel[p], pairs.worst[p] = got.max_abs, got.max_rel, got.worst
         if got.reason != R_NONE and pairs.reason[p] == R_NONE:

@@ -21,6 +21,7 @@ from difflib import SequenceMatcher
 
 from reader import GRAPH
 from tfdbg_tui.core.compare.contract.dataflow import Flow
+from tfdbg_tui.core.compare.contract.frozen_pairing import pair_trained_one_side
 from tfdbg_tui.core.compare.contract.model import RunModel
 from tfdbg_tui.core.compare.contract.penalty_pairing import pair_penalties
 from tfdbg_tui.core.compare.contract.quantities import (
@@ -78,6 +79,9 @@ class StepPairs:
     # pairs standing for a variable one run lacks (with its neighbour in the other run):
     # divergences whatever their values (`compare` marks them)
     lacking: list[int] = field(default_factory=list)
+    # pairs standing for a variable one run trains and the other keeps frozen: the gradient
+    # only one run takes (`frozen_pairing`), divergences at step 0 whatever their values
+    one_sided: list[int] = field(default_factory=list)
     # pair → (flow, node) whose stack holds the line to show, when it is not the tensor's
     # own (a loss: where the loss function is called; an update: the optimizer's update op)
     # (None, i): eager execution i (an assignment made before a graph flow's first step)
@@ -235,7 +239,12 @@ def pair_steps(ma: RunModel, mb: RunModel,
             out.unpaired_a = [ma.names.get(h, h) for h in ra.variables if h not in pa]
             out.unpaired_b = [mb.names.get(h, h) for h in rb.variables if h not in pb]
             fa, fb = ma.steps[0][0], mb.steps[0][0]
-            _lacking(out, ma, ra, fa, mb, rb, fb, vp)
+            trained_one_side = pair_trained_one_side(out, ma, ra, fa, mb, rb, fb, vp)
+            out.unpaired_a = [n for h, n in ((h, ma.names.get(h, h)) for h in ra.variables)
+                              if n in out.unpaired_a and h not in trained_one_side]
+            out.unpaired_b = [n for h, n in ((h, mb.names.get(h, h)) for h in rb.variables)
+                              if n in out.unpaired_b and h not in trained_one_side]
+            _lacking(out, ma, ra, fa, mb, rb, fb, vp, trained_one_side)
             for ha, hb in vp:
                 if ha in ra.summed or hb in rb.summed:
                     out.notes.append(
@@ -339,7 +348,7 @@ def _init_row(model: RunModel, roles: Roles, flow: Flow, h: str) -> tuple[int, i
 
 
 def _lacking(out: StepPairs, ma: RunModel, ra: Roles, fa: Flow, mb: RunModel, rb: Roles,
-             fb: Flow, vp: list[tuple[str, str]]) -> None:
+             fb: Flow, vp: list[tuple[str, str]], skip: set[str]) -> None:
     """A variable one run lacks (a dropped bias) is a step-0 `variable` divergence: its
     initial value against the initial value of the other run's variable next to where it
     would be (the same layer's kernel) — so both lines shown are those that create them."""
@@ -347,7 +356,7 @@ def _lacking(out: StepPairs, ma: RunModel, ra: Roles, fa: Flow, mb: RunModel, rb
     for side, order, partner, names in (("a", ra.variables, to_b, ma.names),
                                         ("b", rb.variables, to_a, mb.names)):
         for i, h in enumerate(order):
-            if h in partner:
+            if h in partner or h in skip:
                 continue
             near = [order[j] for j in range(i - 1, -1, -1) if order[j] in partner]
             near += [order[j] for j in range(i + 1, len(order)) if order[j] in partner]

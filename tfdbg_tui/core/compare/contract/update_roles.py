@@ -98,7 +98,7 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
                         and not _constant(flow, x[0])):
                     lr = _traced(flow, x, traced)
                     if (y[0] > floor and sig_class(sy) == want
-                            and not _reads(flow, y[0], flow.handle[update])):
+                            and not _reads_any(flow, y[0])):
                         applied = _traced(flow, y, traced)
                     break
         if typ == "IdentityN":  # output k is input k: the other inputs are other tensors
