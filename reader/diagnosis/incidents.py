@@ -29,7 +29,7 @@ from reader.index.logdir import DebugLogdir
 from reader.index.schema import GRAPH
 
 MAX_NEW_STARTS = 20  # extra alerts diagnosed where a clean step is followed by a bad one
-BLOCK = 1 << 20  # alerts whose kinds are counted at a time
+BLOCK = 1 << 18  # alerts whose kinds are counted at a time (their temporaries: ~8 MB)
 Key = tuple[object, ...]
 
 
