@@ -89,9 +89,9 @@ class DiagIndex:
         L = self.L
         if len(L.outputs) != self._n_outputs:
             self._n_outputs = len(L.outputs)
-            tids = L.outputs.col("tensor_id")
+            tids = _narrow(L.outputs.col("tensor_id"))  # (a radix sort when 16-bit)
             self._tid_order = _argsort(tids)
-            self._tid_sorted = _narrow(tids[self._tid_order])
+            self._tid_sorted = tids[self._tid_order]
             L.release_pages()
 
     def _executions(self) -> None:
@@ -194,7 +194,7 @@ class DiagIndex:
         hi = int(np.searchsorted(tids, key, "right"))
         if lo == hi:
             return None
-        rows = np.sort(self._tid_order[lo:hi])
+        rows = self._tid_order[lo:hi]  # ascending: the sort by tensor id is stable
         o = self.L.outputs
         ex = o.col("execution")[rows]
         keep = rows[ex < before_exec]
