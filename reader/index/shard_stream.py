@@ -358,7 +358,8 @@ def _append_traces(logdir: DebugLogdir, hosts: list[_Host], until: float) -> Non
     if not pieces:
         return
     window, order = _sorted(pieces)
-    details = _renumbered(kept, None if order is None else _inverse(order),
+    keeps = any(len(k["row"]) for k in kept)  # (no kept health: no row to move)
+    details = _renumbered(kept, _inverse(order) if keeps and order is not None else None,
                           len(logdir.traces))
     _put_ordered(logdir, "traces", window)
     logdir.traces.details.extend(details)
