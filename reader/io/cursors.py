@@ -69,6 +69,9 @@ class Cursor:
     stopped: bool = False  # broken framing, shrank, replaced or rewritten: never read again
     failed: bool = False  # could not be opened, or not a regular file
     need: int = 0  # a record longer than the chunk buffer ends here: wait until the file does
+    # the last read ended on an error (said then, and read again next time): what is left
+    # unread is not a record the file ends in before it is whole
+    interrupted: bool = False
     identity: tuple[int, int] | None = None  # (device, inode) of the file read so far
     head: tuple[int, int] = (0, 0)  # (n, masked CRC) of its first n bytes read so far
     # an object (reader.io.remote) is replaced whole as it grows: (n, masked CRC) of the n
@@ -257,11 +260,13 @@ class FileFollower:
                 if self._changed(cur, st, name) or self._rewritten(cur, f, name):
                     return
                 cur.identity = (st.st_dev, st.st_ino)
+                cur.interrupted = False
                 if isinstance(f, RemoteFile):
                     cur.version = f.st.version
                 yield from self._chunks(cur, f, name, st.st_size - cur.offset, consume)
                 self._remember_head(cur, f)
         except OSError as exc:  # an object deleted mid-read, the network gone, an I/O error
+            cur.interrupted = True
             where = path if isinstance(f, RemoteFile) else name
             self.problems.warn(f"{where}: reading stopped at byte {cur.offset} "
                                f"({exc.strerror or exc}); what was read before is kept")

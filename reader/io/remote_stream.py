@@ -16,6 +16,10 @@ each response is checked too (a server or proxy that ignores `If-Match` would ot
 over the replacement's bytes). Other fsspec backends are read with plain ranges of `RANGE`
 bytes, read ahead the same way.
 
+**Whole answers.** An answer must be the range asked for, as long as its Content-Length
+says (`remote_errors.answer_end`), and its body must bring all of it: an answer cut short is
+a failed read of the object, never taken for an object that ends there.
+
 **Bounded time.** A body must bring `PROGRESS` bytes (or its end) within every
 `remote.timeout()` seconds: a server that stalls mid-body, or trickles a byte at a time
 (which a socket's read timeout never catches), ends the read with one line naming the URL.
@@ -37,7 +41,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from reader.io.remote_errors import error_for, timeout
+from reader.io.remote_errors import CutShort, answer_end, error_for, timeout
 
 SPAN = 256 << 20  # bytes asked for in one streaming GET (TFDBG_TUI_REMOTE_SPAN overrides)
 BLOCK = 4 << 20  # bytes handed over at once
@@ -147,11 +151,16 @@ def fetch(fs: Any, path: str, url: str, version: str, start: int, stop: int) -> 
                                  Range=f"bytes={start}-{stop - 1}")
         try:
             _check_version(resp, version)
+            end = answer_end(resp, start, stop)
             limit = timeout() * (1 + (stop - start) // PROGRESS)  # `PROGRESS` per timeout
             try:
-                return bytes(await asyncio.wait_for(resp["Body"].read(), limit))
+                data = bytes(await asyncio.wait_for(resp["Body"].read(), limit))
             except asyncio.TimeoutError:
                 raise Stalled(f"less than {PROGRESS >> 10} KiB in {timeout():g} s") from None
+            if len(data) < end - start:
+                raise CutShort(f"ended after {len(data)} of the {end - start} bytes it "
+                               "announced")
+            return data
         finally:
             resp["Body"].close()
 
@@ -228,14 +237,20 @@ def _s3_spans(fs: Any, path: str, version: str, start: int, stop: int
         try:
             if match:
                 _check_version(resp, version)
+            end = answer_end(resp, a, b)
             pos = a
             while pos < b:
                 want = min(BLOCK, span, b - pos)
                 parts = sync(fs.loop, fill, body, want, want == b - pos)
-                if not parts:
-                    return  # shorter than listed: the caller sees the end
-                yield parts
-                pos += sum(map(len, parts))
+                got = sum(map(len, parts))
+                if parts:
+                    yield parts
+                    pos += got
+                if got < want:  # the body ended
+                    if pos < end:  # before the length it announced: a failed read
+                        raise CutShort(f"ended after {pos - a} of the {end - a} bytes it "
+                                       "announced")
+                    return  # the object is shorter than listed: the caller sees its end
         finally:
             body.close()
 

@@ -20,10 +20,14 @@ the answers to GETs of objects are changed as `mode` says:
 - `corrupt`: every byte of an object's answer changed (same length, same ETag), as a disk
   or a proxy corrupting it would (botocore finds its checksum does not match);
 - `short`: an object's answer claims (Content-Length) 1,000 bytes more than it sends, then
-  the connection closes, as a server dying mid-answer or a proxy cutting it does.
+  the connection closes, as a server dying mid-answer or a proxy cutting it does;
+- `short-held`: the same, but the connection stays open after the bytes sent (a client
+  reading only as far as it asked never sees the close: a slow close, deterministically);
+- `cut`: an object's answer claims its true length and sends all but its last 1,000
+  bytes, then the connection closes.
 
-With `only`, the objects misbehaved on are those whose key ends with it (the others are
-forwarded as they are).
+With `only` (a suffix, or a tuple of them), the objects misbehaved on are those whose key
+ends with it (the others are forwarded as they are).
 
 `close()` ends every connection it holds.
 """
@@ -43,7 +47,8 @@ _HOP = {"connection", "keep-alive", "transfer-encoding", "content-length"}
 
 
 class Proxy:
-    def __init__(self, s3: S3Server, mode: str = "forward", only: str = "") -> None:
+    def __init__(self, s3: S3Server, mode: str = "forward",
+                 only: str | tuple[str, ...] = "") -> None:
         self.s3, self.mode, self.only = s3, mode, only
         self.page, self.pages = b"", 0  # (endless-listing)
         self.stop = threading.Event()
@@ -129,14 +134,16 @@ class Proxy:
         h.send_response(status)
         for k, v in headers:
             h.send_header(k, v)
-        short = is_object and status < 300 and self.mode == "short"
+        short = is_object and status < 300 and self.mode in ("short", "short-held")
         h.send_header("Content-Length", str(len(data) + 1000 * short))
         h.end_headers()
         if method == "HEAD":
             return
-        if short:
-            h.wfile.write(data)
+        if short or (is_object and status < 300 and self.mode == "cut"):
+            h.wfile.write(data if short else data[:-1000])
             h.wfile.flush()
+            if self.mode == "short-held":
+                self.stop.wait()
             h.close_connection = True
             return
         if is_object and status < 300 and self.mode == "stall":

@@ -70,8 +70,8 @@ def incomplete_tails(logdir: DebugLogdir, then: str = NOT_READ) -> list[str]:
             if suffix == "metadata":
                 continue
             cur = logdir.file_cursor(fsi, suffix)
-            if cur.stopped or cur.failed:
-                continue  # (said when it stopped)
+            if cur.stopped or cur.failed or cur.interrupted:
+                continue  # (said when it stopped: not a record cut short in the file)
             try:
                 size = check_regular(fs.path(suffix)).st_size
             except (OSError, ValueError):
