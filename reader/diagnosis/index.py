@@ -17,6 +17,7 @@ import numpy as np
 
 from reader.diagnosis.functions import called_graph_name
 from reader.diagnosis.health import Health, Ref, health_from_value, opt
+from reader.diagnosis.sorting import argsort32, narrow, search_key
 from reader.diagnosis.tensor_rows import CHUNK, TensorRows, nondecreasing
 from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
@@ -89,8 +90,8 @@ class DiagIndex:
         L = self.L
         if len(L.outputs) != self._n_outputs:
             self._n_outputs = len(L.outputs)
-            tids = _narrow(L.outputs.col("tensor_id"))  # (a radix sort when 16-bit)
-            self._tid_order = _argsort(tids)
+            tids = narrow(L.outputs.col("tensor_id"))  # (a radix sort when 16-bit)
+            self._tid_order = argsort32(tids)
             self._tid_sorted = tids[self._tid_order]
             L.release_pages()
 
@@ -117,11 +118,11 @@ class DiagIndex:
         """The latest trace of a tensor before a row (file order) and/or at or before a time."""
         rows = self.trace_rows(graph_id, op_name, slot)
         if before_row is not None:
-            rows = rows[: _search(rows, before_row)]
+            rows = rows[: search_key(rows, before_row)]
         if at_or_before_wall is not None and len(rows):
             if self._walls_sorted and at_or_before_wall == at_or_before_wall:  # not NaN
                 # the rows with a wall time ≤ t are a prefix of the table
-                rows = rows[: _search(rows, self._row_after(at_or_before_wall))]
+                rows = rows[: search_key(rows, self._row_after(at_or_before_wall))]
             else:
                 walls = self.L.traces.col("wall_time")[rows]
                 rows = rows[walls <= at_or_before_wall]
@@ -136,7 +137,7 @@ class DiagIndex:
         if self._walls_sorted and window[0] == window[0] and window[1] == window[1]:
             # a range of rows (NaN bounds take the general path): two binary searches
             lo, hi = self._row_after(window[0]), self._row_after(window[1])
-            return rows[_search(rows, lo):_search(rows, hi)]
+            return rows[search_key(rows, lo):search_key(rows, hi)]
         walls = self.L.traces.col("wall_time")[rows]
         return rows[(walls > window[0]) & (walls <= window[1])]
 
@@ -164,7 +165,7 @@ class DiagIndex:
             prows = self._in_window(prows, window)
         if not len(crows) or len(crows) != len(prows):
             return None
-        k = _search(crows, row)
+        k = search_key(crows, row)
         return int(prows[k]) if k < len(crows) and int(crows[k]) == row else None
 
     def trace_in_window(self, graph_id: str, op_name: str, slot: int, row: int,
@@ -237,7 +238,7 @@ class DiagIndex:
                 first = int(np.flatnonzero(np.isin(kind, np.flatnonzero(these)))[0])
                 gid = self._traced_during(first, cands)
             graph_of_kind[these] = self._local(gid)
-        return _narrow(graph_of_kind)[kind]
+        return narrow(graph_of_kind)[kind]
 
     def _local(self, graph_id: str) -> int:
         k = self._gid_index.get(graph_id)
@@ -358,34 +359,6 @@ class DiagIndex:
     def wall(self, ref: Ref) -> float:
         t = self.L.traces if ref.kind == GRAPH else self.L.executions
         return float(t.col("wall_time")[ref.index])
-
-
-def _argsort(a: np.ndarray) -> np.ndarray:
-    """Stable argsort as int32 when the rows fit (half the memory of numpy's int64 result)."""
-    order = np.argsort(a, kind="stable")
-    return order.astype(np.int32) if len(a) < np.iinfo(np.int32).max else order
-
-
-def _narrow(a: np.ndarray) -> np.ndarray:
-    """`a` (ints) in the narrowest of int8, int16, int32 that holds its values, when one
-    does: tensor ids and graph numbers are small, and these arrays have a value per eager
-    output or execution (10 MB each at 2.5M, where they need 2.5 or 5)."""
-    if not len(a) or a.dtype.kind != "i":
-        return a
-    lo, hi = int(a.min()), int(a.max())
-    for t in (np.int8, np.int16, np.int32):
-        info = np.iinfo(t)
-        if info.min <= lo and hi <= info.max:
-            return a.astype(t) if np.dtype(t).itemsize < a.itemsize else a
-    return a
-
-
-def _search(rows: np.ndarray, value: int) -> int:
-    """`np.searchsorted(rows, value, "left")` with the key in the rows' own dtype: a Python
-    int key against int32 rows makes numpy convert the whole array on every call."""
-    info = np.iinfo(rows.dtype)
-    key = rows.dtype.type(min(max(value, int(info.min)), int(info.max)))
-    return int(np.searchsorted(rows, key, "left"))
 
 
 def _slot(tensors: tuple[TensorValue | None, ...], slot: int) -> TensorValue | None:
