@@ -22,7 +22,7 @@ import numpy as np
 
 from reader.diagnosis import diagnose
 from reader.diagnosis.result import Diagnosis
-from reader.diagnosis.steps import TrainingSteps
+from reader.diagnosis.step_model import TrainingSteps
 from reader.errors import ReaderError
 from reader.index.alerts import Alerts
 from reader.index.logdir import DebugLogdir

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reader.diagnosis.steps import EAGER_STEP, GRADIENT_MARKS, TrainingSteps, backprop_frames
+from reader.diagnosis.step_model import EAGER_STEP, TrainingSteps
+from reader.diagnosis.steps import GRADIENT_MARKS, backprop_frames
 from reader.errors import ReaderError
 from reader.index.logdir import DebugLogdir
 from reader.index.schema import EAGER, GRAPH

@@ -15,7 +15,8 @@ import pytest
 from support.step_runs import RUNS, step_logdir
 
 from reader import open_logdir
-from reader.diagnosis.steps import FIT, FORM_NAMES, alerts_per_step, training_steps
+from reader.diagnosis.step_model import FIT, FORM_NAMES, alerts_per_step
+from reader.diagnosis.steps import training_steps
 from reader.index.schema import EAGER
 
 FORMS = {"eager": "eager", "function": "function", "fit": FIT, "session": "session_run"}

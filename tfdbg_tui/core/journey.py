@@ -15,7 +15,8 @@ import numpy as np
 from reader import Alerts, DebugLogdir
 from reader.diagnosis.incidents import Incidents, find_incidents
 from reader.diagnosis.losses import StepLosses, step_losses
-from reader.diagnosis.steps import TrainingSteps, training_steps
+from reader.diagnosis.step_model import TrainingSteps
+from reader.diagnosis.steps import training_steps
 from tfdbg_tui.core.alert_groups import AlertGroups
 from tfdbg_tui.core.steps_strip import loss_cells, loss_note, strip_lines
 
