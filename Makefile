@@ -17,8 +17,10 @@ install: $(STAMP)
 # Two workers (CI has two cores), a test file per worker at a time: files with their own
 # TensorFlow fixtures build them once; shared fixtures are built once per run (tests/support/shared.py).
 # pytest exits 5 when it collected no tests; that is not a failure of the suite.
+# A worker that crashes is not replaced: the run stops, red, naming the test. A replaced one
+# can leave the loadfile scheduler waiting forever (pytest-dev/pytest-xdist#1378).
 test: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile tests; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --max-worker-restart=0 tests; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

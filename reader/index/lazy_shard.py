@@ -13,6 +13,7 @@ The layout is `reader.index.parquet_shards`'s; what is trusted of it, and why, i
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,6 +70,11 @@ class LazyShard:
     held: dict[str, Columns] = field(default_factory=dict)  # `of`'s parts
     source: Any = None  # the file it is read from, when it is one (closed by its owner)
     primed: dict[str, Iterator[Columns]] = field(default_factory=dict)
+    # Arrow's Parquet file reader is not thread-safe: two row groups read at once through
+    # one `pf` fail ("ReadRangeCache did not find matching cache entry") or abort the
+    # process. The merge reads a host's parts ahead in threads: one read of a shard at a
+    # time (other hosts' shards still read beside it).
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def prime(self) -> None:
         """Read the first row group of each part now: ShardError if one is not right (the
@@ -111,7 +117,8 @@ class LazyShard:
             have += self.pf.metadata.row_group(g).num_rows
 
         def read(g: int) -> Any:
-            return self.pf.read_row_group(g, columns=names, use_threads=False)
+            with self.lock:
+                return self.pf.read_row_group(g, columns=names, use_threads=False)
 
         for g in groups:
             try:

@@ -349,3 +349,65 @@ def test_the_merge_keeps_none_of_its_batches(
         assert [r for r in seen if r() is not None] == []
     finally:
         gc.enable()
+
+
+class _Overlaps:
+    """A Parquet file reader standing in front of Arrow's own, noting whether two row group
+    reads were ever inside it at once (Arrow's reader is not thread-safe)."""
+
+    def __init__(self, pf: Any) -> None:
+        import threading
+
+        self.pf, self.inside, self.overlapped = pf, 0, False
+        self.metadata = pf.metadata
+        self._count = threading.Lock()
+
+    def read_row_group(self, *args: Any, **kwargs: Any) -> Any:
+        with self._count:
+            self.inside += 1
+            self.overlapped = self.overlapped or self.inside > 1
+        try:
+            return self.pf.read_row_group(*args, **kwargs)
+        finally:
+            with self._count:
+                self.inside -= 1
+
+
+def test_a_shards_parts_read_from_threads_at_once_are_read_one_at_a_time(
+        indexed: Path) -> None:
+    """The merge reads a host's traces, executions and outputs ahead in two threads; one
+    shard's row groups must never be read at once (Arrow's reader then fails or aborts the
+    process: seen as 'Fatal Python error: Aborted' in a CI run). Each part read from its own
+    thread gives what a read in one thread gives."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from reader.index.lazy_shard import PARTS
+    from reader.index.shard_store import close, find
+
+    logdir = DebugLogdir(str(indexed))
+    stored = find(logdir.path, logdir.run_id, list(logdir.filesets))
+    try:
+        lazy = stored.shards[0]
+        assert lazy.pf is not None
+        seen = _Overlaps(lazy.pf)
+        lazy.pf = seen
+
+        def part(p: str) -> dict[str, np.ndarray]:
+            got = list(lazy.batches(p))
+            return {c: np.concatenate([b[c] for b in got]) for c in got[0]}
+
+        with ThreadPoolExecutor(len(PARTS)) as pool:
+            parts = dict(zip(PARTS, pool.map(part, PARTS), strict=True))
+    finally:
+        for s in stored.shards.values():
+            close(s)
+    assert not seen.overlapped
+    again = find(logdir.path, logdir.run_id, list(logdir.filesets))
+    try:
+        for p in PARTS:
+            one = list(again.shards[0].batches(p))
+            for c, a in parts[p].items():
+                assert np.array_equal(a, np.concatenate([b[c] for b in one]), equal_nan=True)
+    finally:
+        for s in again.shards.values():
+            close(s)
