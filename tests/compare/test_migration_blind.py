@@ -46,10 +46,6 @@ KNOWN_FAILING: dict[str, str] = {
               "a gelu step against the ffn's BiasAdd): they differ while the loss agrees, "
               "which this harness counts (first run: exit 1, step 0 applied_gradient, Keras "
               "Adadelta's delta taken for the applied gradient)",
-    "accum_eager": "exit 1, step 0 layer_output (A Relu tf1_accum.py:26, B Relu "
-                   "tf2_accum_eager.py:34): A's 6 Session.runs that take gradients counted as 6 "
-                   "training steps, B's 3 apply_gradients as 3 ('the first 3 are compared'): "
-                   "A's first micro-batch paired with B's second",
     "accum_fit": "exit 1 with no training step (step None, 'other'): fit with "
                  "gradient_accumulation_steps=2 (the update inside a cond) gets no step model; "
                  "the structural fallback pairs TF1's gradients/Mean_grad/Tile (1.0) with Keras' "

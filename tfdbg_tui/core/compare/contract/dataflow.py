@@ -244,7 +244,47 @@ def trained_handles(flow: Flow, dtype_of: dict[int, int]) -> set[str]:
     for k, hs in flow.passes.items():  # a forward loop or call given the handle reads it
         if flow.phase[k] in FORWARD:
             out |= hs & updated
-    return {h for h in out if h is not None}
+    found = {h for h in out if h is not None}
+    return found - optimizer_state(flow, found, consumers, dtype_of)
+
+
+_STATE_REACH = 4096  # nodes walked from one variable's reads
+
+
+def optimizer_state(flow: Flow, candidates: set[str], consumers: dict[int, list[int]],
+                    dtype_of: dict[int, int]) -> set[str]:
+    """Candidates that are the optimizer's state, not trained variables: what their reads
+    compute reaches another variable's training update and never the backward pass. A
+    gradient accumulator (summed over micro-batches, applied once) and a hand-written
+    momentum are updated from the gradients and read in the user's code like a weight, but
+    the loss is not computed from them — the gradient of a trained variable's read is."""
+    reads: dict[str, list[int]] = {}
+    for k, t in enumerate(flow.op_type):
+        h = flow.handle[k]
+        if t in READS and h in candidates:
+            reads.setdefault(h, []).append(k)
+    out = set()
+    for h, seeds in reads.items():
+        todo = [c for k in seeds for c in consumers.get(k, [])]
+        seen: set[int] = set()
+        feeds_update = backward = False
+        while todo and len(seen) < _STATE_REACH:
+            k = todo.pop()
+            if k in seen:
+                continue
+            seen.add(k)
+            if flow.phase[k] == BWD:
+                backward = True
+                break
+            if flow.op_type[k] in UPDATES:
+                other = flow.handle[k]
+                feeds_update |= (other in candidates and other != h
+                                 and training_update(flow, k, dtype_of))
+                continue
+            todo.extend(consumers.get(k, []))
+        if feeds_update and not backward and len(seen) < _STATE_REACH:
+            out.add(h)
+    return out
 
 
 def training_update(flow: Flow, k: int, dtype_of: dict[int, int]) -> bool:
@@ -268,14 +308,20 @@ def training_update(flow: Flow, k: int, dtype_of: dict[int, int]) -> bool:
 def state_handles(flow: Flow, dtype_of: dict[int, int], trained: set[str]) -> set[str]:
     """Non-trainable state a step updates: variables assigned a float value in forward code
     (not from the gradients, not a metric's) and read by the forward pass — batch
-    normalization's moving mean and variance."""
-    assigned = {flow.handle[k] for k in range(len(flow))
-                if flow.handle[k] and flow.handle[k] not in trained
-                and flow.op_type[k] in ASSIGNS and flow.phase[k] in FORWARD
-                and _float_value(flow, k, dtype_of) and not training_update(flow, k, dtype_of)}
+    normalization's moving mean and variance. Not a variable the gradients are added to
+    (a gradient accumulator, zeroed in forward code): that is the optimizer's."""
+    assigned, from_gradients = set(), set()
+    for k in range(len(flow)):
+        h = flow.handle[k]
+        if not h or h in trained or flow.op_type[k] not in ASSIGNS:
+            continue
+        if training_update(flow, k, dtype_of):
+            from_gradients.add(h)
+        elif flow.phase[k] in FORWARD and _float_value(flow, k, dtype_of):
+            assigned.add(h)
     read = {flow.handle[k] for k in range(len(flow))
             if flow.op_type[k] in READS and flow.phase[k] in FORWARD}
-    return {h for h in assigned & read if h is not None}
+    return {h for h in (assigned - from_gradients) & read if h is not None}
 
 
 def _from_gradient(flow: Flow, k: int) -> bool:

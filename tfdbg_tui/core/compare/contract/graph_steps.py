@@ -78,13 +78,14 @@ def graph_training(logdir: DebugLogdir, ops: OpTable, frames: Frames
     return found
 
 
-def _ancestors(flow: Flow, seeds: list[int]) -> np.ndarray:
-    """Nodes the seeds depend on, through data edges and through variables: a read depends
-    on the earlier assignments to its variable (an optimizer's slot: written, then read)."""
+def _ancestors(flow: Flow, seeds: list[int], through_variables: bool = True) -> np.ndarray:
+    """Nodes the seeds depend on, through data edges and (`through_variables`) through
+    variables: a read depends on the earlier assignments to its variable (an optimizer's
+    slot, a gradient accumulator: written, then read)."""
     writes: dict[str, list[int]] = {}
     for k, t in enumerate(flow.op_type):
         h = flow.handle[k]
-        if t in UPDATES and h:
+        if t in UPDATES and h and through_variables:
             writes.setdefault(h, []).append(k)
     mask = np.zeros(len(flow), bool)
     todo = list(seeds)
@@ -98,6 +99,24 @@ def _ancestors(flow: Flow, seeds: list[int]) -> np.ndarray:
         if flow.op_type[k] in READS and h:
             todo.extend(w for w in writes.get(h, []) if w < k)
     return mask
+
+
+def _fold_gradient_runs(rows: np.ndarray, node: np.ndarray, counts: np.ndarray,
+                        gradient_runs: np.ndarray, step_ops: np.ndarray, starts: np.ndarray,
+                        ends: np.ndarray) -> np.ndarray:
+    """Each step's start moved back to the first gradient run since the previous step's
+    update: the micro-batches' forward and backward passes (the ops run as often as the
+    backward ones) belong to the step whose update follows them."""
+    values, freq = np.unique(counts[gradient_runs], return_counts=True)
+    per_run = step_ops & (counts == int(values[np.argmax(freq)]))
+    run_rows = rows[per_run[node]]
+    out = starts.copy()
+    after = np.asarray(np.searchsorted(run_rows, np.r_[-1, ends[:-1]], "right"))
+    upto = np.asarray(np.searchsorted(run_rows, ends, "right"))
+    for k in range(len(ends)):
+        if upto[k] > after[k]:
+            out[k] = min(int(out[k]), int(run_rows[after[k]]))
+    return out
 
 
 def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
@@ -121,6 +140,7 @@ def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
     updates = [k for k, typ in enumerate(flow.op_type) if typ in UPDATES
                and flow.handle[k] in trained]
     step_ops = _ancestors(flow, updates)
+    applied = _ancestors(flow, updates, through_variables=False)  # what the update run runs
     counts = np.bincount(node, minlength=len(flow)) if len(node) else np.zeros(len(flow), int)
     eligible = step_ops & (counts > 0)
     first = np.full(len(flow), -1, np.int64)
@@ -129,8 +149,18 @@ def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
     if not eligible.any():
         return np.zeros(0, np.int64), np.zeros((0, len(flow), 1), np.int64), first
     backward = np.asarray(flow.phase) == BWD
-    if (eligible & backward).any():  # only a training run computes gradients
-        eligible = eligible & backward
+    gradient_runs = eligible & backward
+    applied &= counts > 0
+    # a step is an update of the trained variables. Where the gradients reach the updates
+    # only through a variable (accumulated over micro-batches, applied by a run of its own),
+    # the runs that update are the steps, and the gradient runs before each are folded into
+    # it; else only a training run computes gradients: the backward ops count the steps
+    accumulated = bool(applied.any() and gradient_runs.any()
+                       and not (applied & backward).any())
+    if accumulated:
+        eligible = applied
+    elif gradient_runs.any():
+        eligible = gradient_runs
     # the count most of them share (an op run once, before the steps — an initial value
     # reached through a control or resource edge — must not set the step count)
     values, freq = np.unique(counts[eligible], return_counts=True)
@@ -162,6 +192,8 @@ def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
     n = min(n, cap)
     starts = np.minimum.accumulate(starts[::-1])[::-1][:n]
     ends = np.maximum.accumulate(ends)[:n]
+    if accumulated:
+        starts = _fold_gradient_runs(rows, node, counts, gradient_runs, step_ops, starts, ends)
     ok = (slot >= 0) & (slot < MAX_SLOTS)
     rows, node, slot = rows[ok], node[ok], slot[ok]
     k = np.searchsorted(starts, rows, side="right") - 1  # the last step started
@@ -170,7 +202,11 @@ def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
     before = ~inside & (k + 1 < n)
     width = int(slot.max(initial=0)) + 1
     tables = []
-    for mask, step, pick in ((inside, k, np.minimum), (before, k + 1, np.maximum),
+    # a step's tensor is its first row in the span; of an accumulated step's micro-batches,
+    # the last one's (its gradient is the one added last, like Keras' `fit` applies with
+    # the update; and an eager step's loss is its last micro-batch's)
+    first_or_last = np.maximum if accumulated else np.minimum
+    for mask, step, pick in ((inside, k, first_or_last), (before, k + 1, np.maximum),
                              (after, k, np.minimum)):
         table = np.full((n, len(flow), width), -1 if pick is np.maximum else big, np.int64)
         pick.at(table, (step[mask], node[mask], slot[mask]), rows[mask])

@@ -49,7 +49,8 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
         gi, li = APPLY[t]
         applied = _traced(flow, ins[gi], traced) if gi < len(ins) else None
         lr = _traced(flow, ins[li], traced) if li < len(ins) else None
-        raw = _raw(flow, ins[gi], want, sig_f, traced) if gi < len(ins) else None
+        raw = (_raw(flow, ins[gi], want, sig_f, traced, last_assign) if gi < len(ins)
+               else None)
         return raw, lr, applied
     v = value_input(t)
     if len(ins) <= v:
@@ -68,11 +69,9 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
         seen.add((j, slot))
         typ = flow.op_type[j]
         if typ in READS:
-            earlier = [a for a in last_assign.get(flow.handle[j] or "", []) if a < j]
-            if earlier:
-                e = earlier[-1]
-                if len(flow.inputs[e]) > value_input(flow.op_type[e]):
-                    queue.append((flow.inputs[e][value_input(flow.op_type[e])], hops + 1))
+            before = _assigned_before(flow, j, last_assign)
+            if before is not None:
+                queue.append((before, hops + 1))
             continue
         s = sig_class(sig_f((j, slot)))  # type: ignore[operator]
         if flow.phase[j] == BWD and s == want:
@@ -179,23 +178,6 @@ def _reads_any(flow: Flow, k: int) -> bool:
     return False
 
 
-def _reads(flow: Flow, k: int, handle: str | None) -> bool:
-    """Whether node k is computed from a read of `handle` outside the backward pass: the
-    variable times a factor is a weight decay's term, never a gradient."""
-    todo, seen = [k], set[int]()
-    while todo and len(seen) < 64:
-        j = todo.pop()
-        if j < 0 or j in seen or flow.phase[j] == BWD:
-            continue
-        seen.add(j)
-        if flow.op_type[j] in READS:
-            if flow.handle[j] == handle:
-                return True
-            continue
-        todo.extend(i for i, _ in flow.inputs[j])
-    return False
-
-
 def _backward_start(flow: Flow) -> int:
     """The first backward-pass node of a flow (-1: none; everything may be consumed)."""
     for k, phase in enumerate(flow.phase):
@@ -233,10 +215,20 @@ def _constant(flow: Flow, k: int, depth: int = 0) -> bool:
     return all(_constant(flow, j, depth + 1) for j in ins)
 
 
-def _raw(flow: Flow, t: Tensor, want: Sig, sig_f: object, traced: np.ndarray
-         ) -> Tensor | None:
+def _assigned_before(flow: Flow, read: int, last_assign: dict[str, list[int]]
+                     ) -> Tensor | None:
+    """The value last assigned to the variable a read reads, before it (None: none)."""
+    earlier = [a for a in last_assign.get(flow.handle[read] or "", []) if a < read]
+    if not earlier or len(flow.inputs[earlier[-1]]) <= value_input(flow.op_type[earlier[-1]]):
+        return None
+    return flow.inputs[earlier[-1]][value_input(flow.op_type[earlier[-1]])]
+
+
+def _raw(flow: Flow, t: Tensor, want: Sig, sig_f: object, traced: np.ndarray,
+         last_assign: dict[str, list[int]]) -> Tensor | None:
     """The first backward-pass tensor shaped like the variable up `t`'s chain (`t` itself
-    when it is one): what the gradient was before clipping or scaling."""
+    when it is one): what the gradient was before clipping or scaling. A variable read on
+    the way (a gradient accumulator) holds what was last assigned to it before."""
     queue: deque[Tensor] = deque([t])
     seen: set[Tensor] = set()
     while queue and len(seen) < 96:
@@ -245,6 +237,9 @@ def _raw(flow: Flow, t: Tensor, want: Sig, sig_f: object, traced: np.ndarray
             continue
         seen.add((j, slot))
         if flow.op_type[j] in READS:
+            before = _assigned_before(flow, j, last_assign)
+            if before is not None:
+                queue.append(before)
             continue
         if flow.phase[j] == BWD and sig_class(sig_f((j, slot))) == want:  # type: ignore[operator]
             return _traced(flow, (j, slot), traced)
