@@ -118,9 +118,12 @@ def copy_text(app: App[Any], text: str, what: str) -> None:
 
 @dataclass
 class DiagnosisReady(Message):
-    """The Alerts pane finished diagnosing alert `position` (the selected one)."""
+    """The Alerts pane finished diagnosing alert `position` (the selected one), tensor
+    `alert` (kind, index, slot): an earlier alert arriving late moves the alerts after it,
+    and a result still queued for the one that was at `position` must not be taken for it."""
 
     position: int
+    alert: tuple[int, int, int]
     diagnosis: Diagnosis | None
 
 
@@ -152,7 +155,7 @@ class FixActions:
 
     def on_diagnosis_ready(self, message: DiagnosisReady) -> None:
         if (self._fix_for is not None and message.position == self._fix_for[0]
-                and message.diagnosis is not None):
+                and message.alert[:2] == self._fix_for[1:] and message.diagnosis is not None):
             self._s.show_fix(message.diagnosis)
 
     def show_fix(self, diagnosis: Diagnosis) -> None:

@@ -159,6 +159,7 @@ class Following:
             self._s.notify("no more alerts" if delta > 0 else "this is the first alert",
                            markup=False)
             return
+        alerts.hold_selection()  # the user's choice from now on
         vl._set_cursor_position(pos)
         if vl.cursor_index is not None:
             self.follow_alert(vl.cursor_index)

@@ -4,7 +4,8 @@ The panes come from the registry (`panes.registry`): their layout areas, focus k
 line and help sections are built from it. Panes post requests (`ShowTrace`,
 `ShowExecution`, `ShowFrame`, `FollowAlert`); the `Following` mixin (`following.py`)
 turns each into the full "follow"; this module lays the panes out, keeps the header and
-tab line current, and follows the first alert at launch.
+tab line current, and tells the `FirstAlert` mixin (`first_alert.py`) of new alerts: it
+follows the first alert at launch, and again while the user has not moved.
 """
 
 from __future__ import annotations
@@ -18,13 +19,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.dom import DOMNode
-from textual.events import Resize
+from textual.events import DescendantFocus, Resize
 from textual.screen import Screen
 from textual.widgets import ProgressBar, Static
 from textual.worker import get_current_worker
 
 from reader import EAGER, GRAPH, Alerts, ReaderError
-from tfdbg_tui.core import model
 from tfdbg_tui.core.journey import Journey, compute_journey
 from tfdbg_tui.core.model import AppState
 from tfdbg_tui.core.textutil import lit
@@ -32,6 +32,7 @@ from tfdbg_tui.ui.bindings import ACTION_KEYS, NAV_KEYS, KeySpec, to_bindings
 from tfdbg_tui.ui.compare.actions import CompareActions
 from tfdbg_tui.ui.compare.status import compare_status
 from tfdbg_tui.ui.dialogs import HelpScreen, PromptBar, TextScreen
+from tfdbg_tui.ui.first_alert import FirstAlert
 from tfdbg_tui.ui.fix_actions import FixActions
 from tfdbg_tui.ui.following import Following
 from tfdbg_tui.ui.footer import TfdbgFooter
@@ -58,7 +59,7 @@ SCREEN_KEYS: tuple[KeySpec, ...] = (*NAV_KEYS, *focus_keys(PANES), *ACTION_KEYS)
 P = TypeVar("P", bound=Pane)
 
 
-class MainScreen(Following, FixActions, CompareActions, Screen[None]):
+class MainScreen(FirstAlert, Following, FixActions, CompareActions, Screen[None]):
     """Alerts, Timeline over Graph Structure, Graph Executions; Source Code and Stack Trace."""
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
@@ -72,8 +73,6 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
         self.zoomed = False
         self._pending = None  # a debounced follow (see Following)
         self._timer = None
-        self._launch_followed = False  # the first alert is followed once, at launch
-        self._launch_alert: tuple[int, int, int] | None = None  # ...while still indexing
         self.panes: list[Pane] = [spec.widget(state, id=spec.dom_id) for spec in PANES]
         self._journey_for: object = None  # the alert list the journey was asked for
         self._journey_busy = False  # a finding is running (one at a time: `_ask_journey`)
@@ -143,20 +142,19 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
     def on_data(self, final: bool) -> None:
         """A new snapshot was published by the indexing/follow worker."""
         first_alerts = not len(self.alerts.alerts) and len(self.state.snapshot.alerts)
+        self.before_new_alerts()
         for pane in self.panes:
             pane.on_data()
+        self.after_new_alerts()  # an earlier alert arrived: followed while the user has not moved
         if final:  # op types resolved late may change rows already drawn
             for pane in self.panes:
                 pane.on_indexed()
-            self._earlier_alert_found()
+            self.earlier_alert_found()
         if not self.state.snapshot.indexing and self._journey_for is not (
                 self.state.snapshot.alerts):
             self._ask_journey()
-        if first_alerts and not self._launch_followed:
-            self._launch_followed = True
-            if self.alerts.selected is None:
-                self.alerts.vlist.select_index(0)
-            self.call_after_refresh(self._follow_at_launch)
+        if first_alerts:
+            self.first_alerts_arrived()
         self._update_header()
 
     def _ask_journey(self) -> None:
@@ -203,32 +201,6 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
         snap = self.state.snapshot
         if not snap.indexing and found.alerts is not snap.alerts:
             self._ask_journey()
-
-    def _follow_at_launch(self) -> None:
-        """The first view is a full one (tensor, op, stack, line), as TensorBoard's Debugger
-        V2 opens on the first alert — unless the user has already gone elsewhere."""
-        if self.focused in (None, self.alerts.vlist) and self.alerts.selected in (None, 0):
-            self.alerts.vlist.select_index(0)
-            self.follow_alert(0)
-            if self.state.snapshot.indexing:  # the earliest so far: checked at the end
-                self._launch_alert = self.alerts.selected_alert()
-
-    def _earlier_alert_found(self) -> None:
-        """Indexing ended: if an alert earlier than the one followed at launch appeared,
-        say so and how to go there — the user's selection is never moved by itself."""
-        launch, self._launch_alert = self._launch_alert, None
-        if launch is None or self.alerts.selected_alert() != launch:
-            return  # not followed while indexing, or the user has moved on
-        logdir = self.state.logdir
-        table = logdir.traces if launch[0] == GRAPH else logdir.executions
-        pos = model.alert_position(self.alerts.alerts, launch[0], launch[1],
-                                   wall=float(table.wall_time[launch[1]]))
-        if not pos:
-            return  # still the earliest: what "earliest so far" promised
-        what = "an earlier alert" if pos == 1 else f"{pos:,} earlier alerts"
-        self.notify(f"Indexing found {what} than the one selected at launch. In Alerts, "
-                    "Home then Enter follows the earliest (your selection stays).",
-                    title="earlier alert", timeout=30, markup=False)
 
     def _update_header(self) -> None:
         logdir, snap = self.state.logdir, self.state.snapshot
@@ -311,8 +283,9 @@ class MainScreen(Following, FixActions, CompareActions, Screen[None]):
             self._apply_zoom()
             self._update_header()
 
-    def on_descendant_focus(self, event: object) -> None:
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
         self._update_tabs()
+        self.focus_moved(event.widget)
 
     # ------------------------------------------------------------------ actions
     def action_show_details(self) -> None:

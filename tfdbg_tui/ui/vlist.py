@@ -89,6 +89,9 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
         self._scroll_pending: bool | None = None  # a scroll asked while hidden: center it?
         self._epoch = 0  # bumped when row content may have changed
         self.empty_text = empty
+        # the cursor moves (and Enters) the user made, with keys or the mouse: the moves the
+        # app makes (a follow, rows arriving) leave it, so a pane can tell who chose a row
+        self.user_moves = 0
 
     # ------------------------------------------------------------------ data
     @property
@@ -265,30 +268,38 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
 
     # ------------------------------------------------------------------ actions
     def action_cursor_up(self) -> None:
+        self.user_moves += 1
         self.move(-1)
 
     def action_cursor_down(self) -> None:
+        self.user_moves += 1
         self.move(1)
 
     def action_page_up(self) -> None:
+        self.user_moves += 1
         self.move(-max(1, self.scrollable_content_region.height - 1))
 
     def action_page_down(self) -> None:
+        self.user_moves += 1
         self.move(max(1, self.scrollable_content_region.height - 1))
 
     def action_first(self) -> None:
+        self.user_moves += 1
         self._set_cursor_position(0)
 
     def action_last(self) -> None:
+        self.user_moves += 1
         self._set_cursor_position(self.row_count - 1)
 
     def action_select(self) -> None:
+        self.user_moves += 1  # Enter (or `g`, which ends in it): the user's choice
         if self._cursor_index is not None:
             self.post_message(self.Selected(self, self._cursor_index))
 
     async def _on_click(self, event: events.Click) -> None:
         pos = int(self.scroll_offset.y) + event.y
         if 0 <= pos < self.row_count:
+            self.user_moves += 1
             again = pos == self._cursor
             self._set_cursor_position(pos, scroll=False)
             if again or event.chain > 1:

@@ -43,6 +43,7 @@ class AlertRows:
     # alert p's position in `_jfor` (-1: found since). None: the journey is the list's own
     _jfor: Alerts | None = None
     _jmap: np.ndarray | None = None
+    _held = False  # the selection is the user's (`chosen`)
 
     @property
     def _p(self) -> AlertsPane:
@@ -166,6 +167,24 @@ class AlertRows:
             return None
         return row
 
+    @property
+    def chosen(self) -> bool:
+        """The selection is the user's: moved with a key or a click in the list, `n`/`N`, a
+        fold, `g`, or held by the screen once the user moved elsewhere (`hold_selection`).
+        Until then it is the app's, kept on the run's first alert as alerts arrive."""
+        return self._held or self._p.vlist.user_moves > 0
+
+    def hold_selection(self) -> None:
+        """From now on the selected alert stays selected (by identity) as alerts arrive."""
+        self._held = True
+
+    def first_shown(self) -> int | None:
+        """The app's selection: the first alert in time the filter shows (None: none)."""
+        p = self._p
+        if p.filter_view is None:
+            return 0 if len(p.alerts) else None
+        return int(p.filter_view[0]) if len(p.filter_view) else None
+
     def selected_incident(self) -> int | None:
         """The incident (0-based) whose header is under the cursor."""
         row, g = self.selected_row(), self._groups
@@ -211,6 +230,7 @@ class AlertRows:
         row, g = self.selected_row(), self._groups
         if row is None or g is None:
             return
+        self.hold_selection()
         k = g.incident_at(row)
         if k not in self._collapsed:
             self._collapsed = self._collapsed | {k}
@@ -221,6 +241,7 @@ class AlertRows:
         """→: unfold the incident whose header is selected."""
         k = self.selected_incident()
         if k is not None and k in self._collapsed:
+            self.hold_selection()
             self._collapsed = self._collapsed - {k}
             self.lay_out()
 

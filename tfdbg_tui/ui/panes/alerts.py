@@ -9,6 +9,10 @@ input "not recorded" that is only not read yet. So it is shown as provisional an
 again once indexing ends (what stays on screen is what the finished index says). The
 diagnosis and the warnings wrap into the room there is; when that is not enough they end in
 "… i: all", and `i` shows them whole (`ClampedText`).
+
+Until the user chooses (`chosen`), the selection is the app's: the run's first alert, also
+when an earlier one arrives late (a file read later; the screen follows it: `ui.first_alert`).
+Once chosen, the user's alert is kept, by identity, as rows arrive before it.
 """
 
 from __future__ import annotations
@@ -158,7 +162,7 @@ class AlertsPane(AlertRows, ListPane):
         if new is self._alerts:
             self._summary()
             return
-        before, pos = self.selected_alert(), self.selected
+        before, pos, row = self.selected_alert(), self.selected, self.selected_row()
         wall = float(self._alerts.wall_time[pos]) if before is not None and pos is not None \
             else None
         vl = self.vlist
@@ -181,10 +185,16 @@ class AlertsPane(AlertRows, ListPane):
         if before is not None:  # where it was, or among the alerts of its time: no O(n)
             keep = model.alert_position(new, before[0], before[1], hint=pos, wall=wall)
         self.lay_out(appended=not grouped)  # redrawn below if need be
-        if keep is not None:  # same alert, wherever it sorts now
+        first = None if self.chosen else self.first_shown()
+        if first is not None and vl.select_index(first, center=False):
+            pass  # the app's selection: the run's first alert, even if it arrived late
+        elif keep is not None:  # same alert, wherever it sorts now
             vl.select_index(keep, center=False)
         elif kept and k is not None and self._groups is not None:  # the same header
             vl.select_index(self._groups.header(k), center=False, announce=False)
+        if before is not None and self.selected_row() == row and self.selected_alert() != (
+                before):
+            self._diagnose()  # another alert on the same row: no Highlighted says so
         if not kept and self._shown_alerts() == shown_before and self.t0 == t0:
             vl.forget_hidden()  # the rows on screen are the same alerts: no redraw
         else:
@@ -297,6 +307,7 @@ class AlertsPane(AlertRows, ListPane):
         """`g`: alert `index`, its incident unfolded."""
         if not 0 <= index < len(self._alerts):
             return False
+        self.hold_selection()
         self.reveal(index)
         return super().goto(index)
 
@@ -346,11 +357,11 @@ class AlertsPane(AlertRows, ListPane):
             # the original exception propagates and the worker fails, as the tests want)
             result, message = None, f"diagnosis failed: {exc}"
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._show_diagnosis, position, result, message,
+            self.app.call_from_thread(self._show_diagnosis, position, alert, result, message,
                                       generation)
 
-    def _show_diagnosis(self, position: int | None, result: Diagnosis | None,
-                        message: str, generation: int) -> None:
+    def _show_diagnosis(self, position: int | None, alert: tuple[int, int, int],
+                        result: Diagnosis | None, message: str, generation: int) -> None:
         if position != self.selected or generation != self._generation:
             return  # the selection moved on; its own diagnosis is on the way
         if self.provisional and not self.state.snapshot.indexing:
@@ -360,7 +371,7 @@ class AlertsPane(AlertRows, ListPane):
         self._message = message
         self._draw_diagnosis()
         if position is not None:
-            self.post_message(DiagnosisReady(position, result))
+            self.post_message(DiagnosisReady(position, alert, result))
 
     def _draw_diagnosis(self) -> None:
         """The diagnosis line: the alert's training step first, when the run has steps, and
