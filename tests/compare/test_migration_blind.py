@@ -46,10 +46,6 @@ KNOWN_FAILING: dict[str, str] = {
               "a gelu step against the ffn's BiasAdd): they differ while the loss agrees, "
               "which this harness counts (first run: exit 1, step 0 applied_gradient, Keras "
               "Adadelta's delta taken for the applied gradient)",
-    "accum_fit": "exit 1 with no training step (step None, 'other'): fit with "
-                 "gradient_accumulation_steps=2 (the update inside a cond) gets no step model; "
-                 "the structural fallback pairs TF1's gradients/Mean_grad/Tile (1.0) with Keras' "
-                 "compile_loss/.../Tile (0.25) at tf1_accum.py:35 / the model.fit line",
     # buggy pairs
     "mha_gelu_fit": "exit 1, step 0 layer_output, but of the wrong layer: A's scores "
                     "(q k^T / sqrt(d), tf1_mha.py:47) against Keras' query scaling Mul (the "
@@ -61,10 +57,6 @@ KNOWN_FAILING: dict[str, str] = {
                              "assign_sub :41), but quantity update: B's rate is a Python float "
                              "(no tensor), so no learning rate is compared (the hint now says "
                              "so; it said 'gradients and learning rate agree')",
-    "accum_reset_fn": "exit 1 with no training step (step None, 'other'; A "
-                      "gradients/Mean_grad/Reshape tf1_accum.py:35, B :34): B's update in its "
-                      "own tf.function and A's accumulator runs give no step model; the "
-                      "structural fallback pairs loss-gradient intermediates (1.0 vs 0.25)",
     "leaky_key_fit": "step 0 variable and A's line (Saver, :32) right; B's line is :17, "
                      "'model = tf.keras.Sequential([', the call that builds the variables (the "
                      "model has an Input): the corpus marks the Dense lines as CALL:build, "

@@ -45,7 +45,8 @@ class _Resolver:
     def __init__(self, logdir: DebugLogdir, ops: OpTable, flow: Flow) -> None:
         self.logdir, self.ops, self.flow = logdir, ops, flow
         self.graphs: dict[str, Graph] = logdir.graphs.graphs
-        self.local = {name: k for k, name in enumerate(flow.name)}
+        self.local = {(flow.node_graph.get(k, flow.gid), name): k
+                      for k, name in enumerate(flow.name)}
         self.by_id: dict[int, Where] = {}
         for gid, graph in self.graphs.items():
             for op in graph.ops.values():
@@ -78,10 +79,11 @@ class _Resolver:
         if op.op_type in _PASS and op.input_names:
             up = self.root(gid, op.input_names[0])
             return self.row(up, step, span, depth + 1) if up is not None else -1
-        if gid == self.flow.gid and name in self.local:
+        k = self.local.get((gid, name))
+        if k is not None:
             rows = self.flow.rows
-            if slot < rows.shape[2] and rows[step, self.local[name], slot] >= 0:
-                return int(rows[step, self.local[name], slot])
+            if slot < rows.shape[2] and rows[step, k, slot] >= 0:
+                return int(rows[step, k, slot])
         i = self.ops.index.get((gid, name))
         if i is None:
             return -1
@@ -149,9 +151,7 @@ def resolve_conditionals(logdir: DebugLogdir, ops: OpTable, flow: Flow) -> None:
     wanted = _feeding_updates(flow)
     if not wanted or not flow.rows.size:
         return
-    graph = logdir.graphs.graphs.get(flow.gid)
-    if graph is None:
-        return
+    graphs = logdir.graphs.graphs
     resolver = _Resolver(logdir, ops, flow)
     for s in range(flow.rows.shape[0]):
         valid = flow.rows[s][flow.rows[s] >= 0]
@@ -159,9 +159,10 @@ def resolve_conditionals(logdir: DebugLogdir, ops: OpTable, flow: Flow) -> None:
             continue
         span = (int(valid.min()), int(valid.max()))
         for k in wanted:
-            op = graph.ops.get(flow.name[k])
+            gid = flow.node_graph.get(k, flow.gid)
+            op = graphs[gid].ops.get(flow.name[k]) if gid in graphs else None
             if op is not None:
-                r = resolver._returned(flow.gid, op, s, span, 0)
+                r = resolver._returned(gid, op, s, span, 0)
                 if r >= 0:
                     flow.rows[s, k, 0] = r
 

@@ -128,6 +128,10 @@ class Flow:
     steps: list[int] = field(default_factory=list)  # global step numbers this flow covers
     rows: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 1), np.int64))
     gid: str = ""  # a graph flow's graph id
+    op_ids: list[int] = field(default_factory=list)  # a graph flow's `OpTable` op per node
+    # node → its graph where not `gid`: a conditional's branch, a function training with
+    # another (`graph_flow`)
+    node_graph: dict[int, str] = field(default_factory=dict)
     index: list[int] = field(default_factory=list)  # an eager flow's execution per node
     # handle → (kind, row) of the value assigned to it before its first read
     init: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -257,14 +261,16 @@ def optimizer_state(flow: Flow, candidates: set[str], consumers: dict[int, list[
     compute reaches another variable's training update and never the backward pass. A
     gradient accumulator (summed over micro-batches, applied once) and a hand-written
     momentum are updated from the gradients and read in the user's code like a weight, but
-    the loss is not computed from them — the gradient of a trained variable's read is."""
-    reads: dict[str, list[int]] = {}
+    the loss is not computed from them — the gradient of a trained variable's read is. The
+    walk goes on through the variables it assigns that are not candidates (Keras' momentum:
+    the accumulated gradient makes the slot, the slot the update)."""
+    reads: dict[str | None, list[int]] = {}
     for k, t in enumerate(flow.op_type):
-        h = flow.handle[k]
-        if t in READS and h in candidates:
-            reads.setdefault(h, []).append(k)
+        if t in READS:
+            reads.setdefault(flow.handle[k], []).append(k)
     out = set()
-    for h, seeds in reads.items():
+    for h in candidates:
+        seeds = reads.get(h, [])
         todo = [c for k in seeds for c in consumers.get(k, [])]
         seen: set[int] = set()
         feeds_update = backward = False
@@ -280,6 +286,8 @@ def optimizer_state(flow: Flow, candidates: set[str], consumers: dict[int, list[
                 other = flow.handle[k]
                 feeds_update |= (other in candidates and other != h
                                  and training_update(flow, k, dtype_of))
+                if other and other not in candidates:
+                    todo.extend(reads.get(other, []))
                 continue
             todo.extend(consumers.get(k, []))
         if feeds_update and not backward and len(seen) < _STATE_REACH:
@@ -343,7 +351,7 @@ def node_frames(logdir: DebugLogdir, flow: Flow, node: int) -> list[Frame]:
     """Where node `node` of a flow was created (graph op) or run (eager execution)."""
     try:
         if flow.kind == GRAPH:
-            graph = logdir.graphs.graphs.get(flow.gid)
+            graph = logdir.graphs.graphs.get(flow.node_graph.get(node, flow.gid))
             op = graph.ops.get(flow.name[node]) if graph is not None else None
             return logdir.op_stack(op) if op is not None else []
         if 0 <= node < len(flow.index):

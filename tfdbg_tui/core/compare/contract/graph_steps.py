@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from reader import GRAPH, DebugLogdir
-from reader.index.graphs import parse_tensor_name
+from reader import DebugLogdir
 from tfdbg_tui.core.compare.contract.dataflow import (
     BWD,
-    FWD,
     MAX_SLOTS,
     MAX_STEPS,
     READS,
@@ -20,61 +18,36 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     state_handles,
     trained_handles,
 )
-from tfdbg_tui.core.compare.contract.loops import passed_handles
+from tfdbg_tui.core.compare.contract.graph_flow import dtypes, graph_flow, join_functions
 from tfdbg_tui.core.compare.graphs import OpTable
-
-_VAR_SOURCES = frozenset({"VarHandleOp", "VariableV2", "Variable", "Placeholder", "_Arg"})
-
+from tfdbg_tui.core.compare.keys import occurrence
 
 _CELLS = 1 << 21  # (step, node, slot) cells of a graph's row table
 
 
 # ---------------------------------------------------------------------- graphs
-def _graph_flow(logdir: DebugLogdir, ops: OpTable, gid: str, frames: Frames) -> Flow:
-    graph = logdir.graphs.graphs[gid]
-    ids = ops.by_graph.get(gid, [])
-    local = {ops.keys[i][1]: k for k, i in enumerate(ids)}
-    flow = Flow(GRAPH, gid=gid)
-    for i in ids:
-        name = ops.keys[i][1]
-        op = graph.ops.get(name)
-        ins: list[tuple[int, int]] = []
-        if op is not None:
-            for tname in op.input_names:
-                parsed = parse_tensor_name(tname)
-                if parsed is not None:
-                    ins.append((local.get(parsed[0], -1), parsed[1]))
-        phase = frames.phase(op.stack_frame_ids) if op is not None else FWD
-        line = frames.line(op.stack_frame_ids) if op is not None else -1
-        flow.add(ops.types[i], name, ins, None, phase, line)
-    for k, t in enumerate(flow.op_type):  # the variable a resource op reads or writes
-        if (t in READS or t in UPDATES) and flow.inputs[k]:
-            src = flow.inputs[k][0][0]
-            hops = 0
-            while (src >= 0 and flow.op_type[src] == "Identity" and flow.inputs[src]
-                   and hops < 8):
-                src, hops = flow.inputs[src][0][0], hops + 1
-            if src >= 0 and flow.op_type[src] in _VAR_SOURCES:
-                flow.handle[k] = f"{gid}/{flow.name[src]}"
-    passed_handles(flow, _VAR_SOURCES)
-    return flow
-
-
 def graph_training(logdir: DebugLogdir, ops: OpTable, frames: Frames
                     ) -> list[tuple[Flow, set[str]]]:
-    """The graphs holding training updates, as flows, with their trained variables."""
-    found = []
+    """The graphs holding training updates (themselves or in a conditional's branch), as
+    flows, with their trained variables; functions that train only together, joined."""
+    found, alone = [], []
     update_types = set(UPDATES)
-    for gid in logdir.graphs.graphs:
-        ids = ops.by_graph.get(gid, [])
-        if not any(ops.types[i] in update_types for i in ids):
+    graphs = logdir.graphs.graphs
+    for gid, graph in graphs.items():
+        if not any(ops.types[i] in update_types for g in [gid, *graph.inner_ids]
+                   for i in ops.by_graph.get(g, [])):
             continue
-        flow = _graph_flow(logdir, ops, gid, frames)
-        dtype_of = {k: ops.shape[i][0] for k, i in enumerate(ids)}
-        trained = trained_handles(flow, dtype_of)
+        flow = graph_flow(logdir, ops, gid, frames)
+        trained = trained_handles(flow, dtypes(ops, flow))
         if trained:
-            flow.state = state_handles(flow, dtype_of, trained)
             found.append((flow, trained))
+        elif any(t in update_types for t in flow.op_type):
+            alone.append(flow)
+    joined = join_functions(logdir, ops, alone, frames)
+    if joined is not None:
+        found.append(joined)
+    for flow, trained in found:
+        flow.state = state_handles(flow, dtypes(ops, flow), trained)
     return found
 
 
@@ -101,22 +74,39 @@ def _ancestors(flow: Flow, seeds: list[int], through_variables: bool = True) -> 
     return mask
 
 
-def _fold_gradient_runs(rows: np.ndarray, node: np.ndarray, counts: np.ndarray,
-                        gradient_runs: np.ndarray, step_ops: np.ndarray, starts: np.ndarray,
-                        ends: np.ndarray) -> np.ndarray:
-    """Each step's start moved back to the first gradient run since the previous step's
-    update: the micro-batches' forward and backward passes (the ops run as often as the
-    backward ones) belong to the step whose update follows them."""
-    values, freq = np.unique(counts[gradient_runs], return_counts=True)
-    per_run = step_ops & (counts == int(values[np.argmax(freq)]))
-    run_rows = rows[per_run[node]]
-    out = starts.copy()
-    after = np.asarray(np.searchsorted(run_rows, np.r_[-1, ends[:-1]], "right"))
-    upto = np.asarray(np.searchsorted(run_rows, ends, "right"))
+def _mode(values: np.ndarray) -> int:
+    """The most common value (the smallest of the most common)."""
+    uniq, freq = np.unique(values, return_counts=True)
+    return int(uniq[np.argmax(freq)])
+
+
+def _fold_gradient_runs(rows: np.ndarray, node: np.ndarray, slot: np.ndarray,
+                        per_run: np.ndarray, starts: np.ndarray, ends: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """Steps' spans widened to the gradient runs they hold: the micro-batches' forward and
+    backward passes (`per_run`: the ops run as often as the backward ones; run j is their
+    j-th rows) since the previous step's update belong to the step whose update follows
+    them, and a step ends no earlier than the run its update is in (a function's ops run in
+    parallel: its update's reads may be traced before its loss)."""
+    sel = per_run[node] & (slot == 0)
+    occ = occurrence(node[sel])
+    n_runs = int(occ.max(initial=-1)) + 1
+    if not n_runs:
+        return starts, ends
+    big = np.iinfo(np.int64).max
+    run_start = np.full(n_runs, big, np.int64)
+    run_end = np.full(n_runs, -1, np.int64)
+    np.minimum.at(run_start, occ, rows[sel])
+    np.maximum.at(run_end, occ, rows[sel])
+    starts, ends = starts.copy(), ends.copy()
+    prev = -1  # the last run of the previous step
     for k in range(len(ends)):
-        if upto[k] > after[k]:
-            out[k] = min(int(out[k]), int(run_rows[after[k]]))
-    return out
+        j = int(np.searchsorted(run_start, ends[k], "right")) - 1  # the run the update is in
+        if j > prev:
+            starts[k] = min(int(starts[k]), int(run_start[prev + 1]))
+            ends[k] = max(int(ends[k]), int(run_end[j]))
+            prev = j
+    return starts, ends
 
 
 def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
@@ -130,7 +120,7 @@ def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
     that trains: an op that ran exactly once per step has its k-th row in step k; else, for
     an op the updates depend on (the forward pass, the learning rate), its last row before
     the span; for any other (a loss fetched beside the train op), the row nearest to it."""
-    ids = np.asarray(ops.by_graph.get(gid, []), np.int64)
+    ids = np.asarray(flow.op_ids, np.int64)
     lut = np.full(len(ops.keys), -1, np.int64)
     lut[ids] = np.arange(len(ids))
     t = logdir.traces
@@ -151,20 +141,20 @@ def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
     backward = np.asarray(flow.phase) == BWD
     gradient_runs = eligible & backward
     applied &= counts > 0
-    # a step is an update of the trained variables. Where the gradients reach the updates
-    # only through a variable (accumulated over micro-batches, applied by a run of its own),
-    # the runs that update are the steps, and the gradient runs before each are folded into
-    # it; else only a training run computes gradients: the backward ops count the steps
+    # a step is an update of the trained variables. Where the updates run less often than
+    # the gradients (accumulated over micro-batches, applied by a run of their own, or in a
+    # conditional's branch every n-th call), the runs that update are the steps, and the
+    # gradient runs before each are folded into it; else only a training run computes
+    # gradients: the backward ops count the steps
     accumulated = bool(applied.any() and gradient_runs.any()
-                       and not (applied & backward).any())
+                       and _mode(counts[applied]) < _mode(counts[gradient_runs]))
     if accumulated:
         eligible = applied
     elif gradient_runs.any():
         eligible = gradient_runs
     # the count most of them share (an op run once, before the steps — an initial value
     # reached through a control or resource edge — must not set the step count)
-    values, freq = np.unique(counts[eligible], return_counts=True)
-    n = int(values[np.argmax(freq)])
+    n = _mode(counts[eligible])
     n_all = n  # the step count over the rows looked at
     exact = eligible & (counts == n)
     # steps modelled: at most MAX_STEPS, and fewer for a big graph (the step × op × slot
@@ -180,8 +170,6 @@ def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
         n = n_all = cap + 1
         exact = exact & (np.bincount(node, minlength=len(flow)) == n)
     sel = exact[node]
-    from tfdbg_tui.core.compare.keys import occurrence
-
     occ = occurrence(node[sel])
     keep_occ = occ < n
     big = np.iinfo(np.int64).max
@@ -193,7 +181,8 @@ def graph_steps(logdir: DebugLogdir, ops: OpTable, gid: str, flow: Flow,
     starts = np.minimum.accumulate(starts[::-1])[::-1][:n]
     ends = np.maximum.accumulate(ends)[:n]
     if accumulated:
-        starts = _fold_gradient_runs(rows, node, counts, gradient_runs, step_ops, starts, ends)
+        per_run = step_ops & (counts == _mode(counts[gradient_runs]))
+        starts, ends = _fold_gradient_runs(rows, node, slot, per_run, starts, ends)
     ok = (slot >= 0) & (slot < MAX_SLOTS)
     rows, node, slot = rows[ok], node[ok], slot[ok]
     k = np.searchsorted(starts, rows, side="right") - 1  # the last step started

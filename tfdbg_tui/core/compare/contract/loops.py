@@ -61,7 +61,7 @@ def passed_handles(flow: Flow, var_sources: frozenset[str]) -> None:
                    and hops < 8):
                 src, hops = flow.inputs[src][0][0], hops + 1
             if src >= 0 and flow.op_type[src] in var_sources:
-                found.add(f"{flow.gid}/{flow.name[src]}")
+                found.add(f"{flow.node_graph.get(src, flow.gid)}/{flow.name[src]}")
         if found:
             flow.passes[k] = frozenset(found)
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from reader import EAGER
+from tfdbg_tui.core.compare.contract.accumulators import assigned_before, holds_gradients
 from tfdbg_tui.core.compare.contract.dataflow import (
     APPLY,
     BWD,
@@ -69,7 +70,7 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
         seen.add((j, slot))
         typ = flow.op_type[j]
         if typ in READS:
-            before = _assigned_before(flow, j, last_assign)
+            before = assigned_before(flow, j, last_assign)
             if before is not None:
                 queue.append((before, hops + 1))
             continue
@@ -78,7 +79,8 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
             grad = _traced(flow, (j, slot), traced)
             # the applied gradient only when it is computed from this one (a tensor
             # without a recorded producer proves nothing)
-            if applied is None or grad is None or not _depends(flow, applied, grad[0]):
+            if (applied is None or grad is None
+                    or not _depends(flow, applied, grad[0], last_assign)):
                 applied = grad
             return grad, lr, applied
         # a scalar product is a schedule's own arithmetic (0.01 * decay ** p, with the
@@ -97,7 +99,7 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
                         and not _constant(flow, x[0])):
                     lr = _traced(flow, x, traced)
                     if (y[0] > floor and sig_class(sy) == want
-                            and not _reads_any(flow, y[0])):
+                            and not _reads_any(flow, y[0], last_assign)):
                         applied = _traced(flow, y, traced)
                     break
         if typ == "IdentityN":  # output k is input k: the other inputs are other tensors
@@ -163,9 +165,11 @@ def applied_after(flow: Flow, raw: Tensor, update: int, want: Sig, sig: object,
     return None
 
 
-def _reads_any(flow: Flow, k: int) -> bool:
+def _reads_any(flow: Flow, k: int, last_assign: dict[str, list[int]] | None = None) -> bool:
     """Whether node k is computed from a read of any variable outside the backward pass (a
-    rate, a slot, the variable itself): then it is not the gradient alone."""
+    rate, a slot, the variable itself): then it is not the gradient alone. A variable the
+    backward pass's tensors are assigned or added to (a gradient accumulator) holds
+    gradients."""
     todo, seen = [k], set[int]()
     while todo and len(seen) < 64:
         j = todo.pop()
@@ -173,7 +177,9 @@ def _reads_any(flow: Flow, k: int) -> bool:
             continue
         seen.add(j)
         if flow.op_type[j] in READS:
-            return True
+            if last_assign is None or not holds_gradients(flow, flow.handle[j], last_assign):
+                return True
+            continue
         todo.extend(i for i, _ in flow.inputs[j])
     return False
 
@@ -186,8 +192,9 @@ def _backward_start(flow: Flow) -> int:
     return -1
 
 
-def _depends(flow: Flow, t: Tensor, k: int) -> bool:
-    """Whether tensor `t` is computed from node `k` (within a few dozen ops)."""
+def _depends(flow: Flow, t: Tensor, k: int, last_assign: dict[str, list[int]]) -> bool:
+    """Whether tensor `t` is computed from node `k` (within a few dozen ops; a read holds
+    what was last assigned to its variable before)."""
     todo: deque[Tensor] = deque([t])
     seen: set[int] = set()
     while todo and len(seen) < 256:
@@ -195,6 +202,12 @@ def _depends(flow: Flow, t: Tensor, k: int) -> bool:
         if j == k:
             return True
         if j < 0 or j in seen:
+            continue
+        if flow.op_type[j] in READS:
+            seen.add(j)
+            held = assigned_before(flow, j, last_assign)
+            if held is not None:
+                todo.append(held)
             continue
         if flow.op_type[j] == "IdentityN":  # output k is input k (Keras' clipped gradients)
             if slot < len(flow.inputs[j]):
@@ -215,15 +228,6 @@ def _constant(flow: Flow, k: int, depth: int = 0) -> bool:
     return all(_constant(flow, j, depth + 1) for j in ins)
 
 
-def _assigned_before(flow: Flow, read: int, last_assign: dict[str, list[int]]
-                     ) -> Tensor | None:
-    """The value last assigned to the variable a read reads, before it (None: none)."""
-    earlier = [a for a in last_assign.get(flow.handle[read] or "", []) if a < read]
-    if not earlier or len(flow.inputs[earlier[-1]]) <= value_input(flow.op_type[earlier[-1]]):
-        return None
-    return flow.inputs[earlier[-1]][value_input(flow.op_type[earlier[-1]])]
-
-
 def _raw(flow: Flow, t: Tensor, want: Sig, sig_f: object, traced: np.ndarray,
          last_assign: dict[str, list[int]]) -> Tensor | None:
     """The first backward-pass tensor shaped like the variable up `t`'s chain (`t` itself
@@ -237,7 +241,7 @@ def _raw(flow: Flow, t: Tensor, want: Sig, sig_f: object, traced: np.ndarray,
             continue
         seen.add((j, slot))
         if flow.op_type[j] in READS:
-            before = _assigned_before(flow, j, last_assign)
+            before = assigned_before(flow, j, last_assign)
             if before is not None:
                 queue.append(before)
             continue
