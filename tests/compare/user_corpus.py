@@ -193,6 +193,9 @@ class UserCorpus:
         code, r = diffs[name]
         said = _summary(code, r)
         assert (code, r["equivalent"], r["different"]) == (0, True, 0), said
+        # nothing is shown as where the runs part, and no note is said twice
+        assert r["divergent_tensors"] == [], (r["divergent_tensors"], said)
+        assert len(r["notes"]) == len(set(r["notes"])), r["notes"]
         steps = r["steps"]
         assert [s["step"] for s in steps] == list(range(pair.steps)), said
         for s in steps:

@@ -201,6 +201,9 @@ def build_result(c: Comparison, limit: int) -> dict[str, Any]:
         "divergences": [_divergence(c, p, False) for p in later],
         "divergent_tensors": [{**_group(c, "a", g), "compared": g.total}
                               for g in c.divergent_tensors(limit)],
+        # tensors that differ where the loss, gradients and updates agree (see "notes")
+        "differing_deciding_nothing": [{**_group(c, "a", g), "compared": g.total}
+                                       for g in c.divergent_tensors(limit, deciding=False)],
         "aligned_by_structure": [{"a": _brief(c.a, g.kind, g.row),
                                   "b": _brief(c.b, g.kind, g.partner_row), "rows": g.count}
                                  for g in c.structure_tensors(limit)],

@@ -120,9 +120,13 @@ def render_result(r: dict[str, Any]) -> list[Any]:
             line.append(_names(d["a"]), style="bold")
             line.append(f" ≠ {_names(d['b'])}: {literal(d['reason'])}")
             out.append(line)
-    if r["divergent_tensors"]:
-        out.append(Text("\nWhere differences start (tensors of A, earliest first):", style="bold"))
-        for t in r["divergent_tensors"]:
+    for key, title in (("divergent_tensors", "Where differences start (tensors of A, "
+                                             "earliest first):"),
+                       ("differing_deciding_nothing", "Differ, but decide nothing (tensors of "
+                                                      "A, earliest first; the notes say why):")):
+        if r.get(key):
+            out.append(Text(f"\n{title}", style="bold"))
+        for t in r.get(key, []):
             where = f"graph trace #{t['index']}" if t["kind"] == "graph" else \
                 f"eager execution #{t['index']}"
             out.append(Text(f"  {_names(t)} {literal(t['op_type'])}: from {where}, "
@@ -145,8 +149,9 @@ def render_result(r: dict[str, Any]) -> list[Any]:
             out.append(Text(f"warning ({side.upper()}): " + literal(w), style="yellow"))
     tol = r["tolerances"]["text"]
     if r["verdict"] == "equivalent":
-        out.append(Text(f"\nEquivalent within {tol}: no compared tensor differs.",
-                        style="bold green"))
+        out.append(Text(f"\nEquivalent within {tol}: " + (
+            "what differs decides nothing (notes above)." if r.get("differing_deciding_nothing")
+            else "no compared tensor differs."), style="bold green"))
         out.append(Text(literal(r["verdict_text"]), style="green"))
     elif r["verdict"] == "incomparable":
         out.append(Text("\nToo little could be compared (exit status 3):", style="bold yellow"))

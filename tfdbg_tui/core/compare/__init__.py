@@ -44,6 +44,7 @@ from tfdbg_tui.core.compare.contract import (
     step_order,
 )
 from tfdbg_tui.core.compare.contract import Training as RunTraining
+from tfdbg_tui.core.compare.contract.rates import infer_rates, judge_rates, rate_pairs
 from tfdbg_tui.core.compare.explain import Detail, explain
 from tfdbg_tui.core.compare.graphs import GraphPair, OpTable, Tokens, op_table, pair_graphs
 from tfdbg_tui.core.compare.opmatch import pair_ops
@@ -167,6 +168,7 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
     how = np.concatenate([ghow, ehow]).astype(np.int8)
     sp = pair_steps(ma, mb, mapping) if ma.n_steps and mb.n_steps else None
     if sp is not None:
+        infer_rates(sp, a, b, ma, mb)  # a Python number's rate: its update ÷ its gradient
         # integer and boolean tensors (shape, index and axis operands: a reshape's [-1, 36]
         # against Flatten's [8, 36]) never decide a verdict on their own when the runs
         # train: what they shape is compared where it has a role
@@ -184,12 +186,18 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
     else:
         pairs = Pairs.build(kind, a_row, b_row, how, order=_timeline_order(a, a_row, len(ga)))
     need = judge(a, b, pairs, tol.rtol)
+    if sp is not None and sp.rates:  # judged on their two scalars, not on their rows
+        need[rate_pairs(pairs, sp)] = False
     notes = list(dict.fromkeys(budget.notes + ma.training.notes + mb.training.notes))
     todo = pairs.order[need[pairs.order]] if need.any() else np.zeros(0, np.int64)
     if len(todo):
         from tfdbg_tui.core.compare.values import record_checks
 
-        record_checks(a, b, pairs, todo, tol, notes.append)
+        said: list[str] = []
+        record_checks(a, b, pairs, todo, tol, said.append)
+        notes += _once(said)
+    if sp is not None and sp.rates:
+        judge_rates(pairs, sp, tol)
     if sp is not None and (sp.lacking or sp.one_sided):  # a variable only one run has or
         # trains: a divergence whatever the values
         at = len(pairs) - len(sp.row_a) + np.asarray(sp.lacking + sp.one_sided, np.int64)
@@ -202,6 +210,15 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
     if formulation is not None:
         out.formulation = formulation
     return out
+
+
+def _once(said: list[str]) -> list[str]:
+    """The values' notes, each once, in order: one layer laid out another way is said for
+    every step it was not compared in (how many times, not the line again)."""
+    from collections import Counter
+
+    times = Counter(said)
+    return [n if times[n] == 1 else f"{n} ({times[n]} times)" for n in times]
 
 
 def _washed_out(pairs: Pairs, notes: list[str]) -> np.ndarray | None:

@@ -197,13 +197,17 @@ class Comparison:
         op_type = logdir.executions.op_type[o.execution[rows]].astype(np.int64)
         return op_type * 65536 + o.slot[rows].astype(np.int64)
 
-    def divergent_tensors(self, limit: int) -> list[TensorGroup]:
+    def divergent_tensors(self, limit: int, deciding: bool = True) -> list[TensorGroup]:
         """The tensors of run A where differences start: first differing row, how many of
-        its compared rows differ."""
+        its compared rows differ. `deciding=False`: instead those whose differences decide
+        nothing (`formulation`: listed apart, never as where the runs part)."""
         out: list[TensorGroup] = []
         for kind in (GRAPH, EAGER):
             sel, rows = self._rows("a", kind)
             bad = self.pairs.status[sel] == DIFFERENT
+            if len(self.formulation) or not deciding:
+                aside = np.isin(sel, self.formulation)
+                bad &= ~aside if deciding else aside
             if not bad.any():  # no group (two equal runs: skip numbering a million rows)
                 continue
             tensors = self.tensor_of("a", kind, rows)
