@@ -53,10 +53,6 @@ KNOWN_FAILING: dict[str, str] = {
                     "gelu output (A mul_3 vs B ffn_1/Gelu/mul_2) comes later (first run: A's "
                     "head split [4, 2, 3, 2] against Keras' [4, 3, 2, 2], a layout, now "
                     "not compared)",
-    "frozen_offbyone_eager": "exit 1, step 0, both lines right (tf1_frozen.py:36, "
-                             "assign_sub :41), but quantity update: B's rate is a Python float "
-                             "(no tensor), so no learning rate is compared (the hint now says "
-                             "so; it said 'gradients and learning rate agree')",
     "leaky_key_fit": "step 0 variable and A's line (Saver, :32) right; B's line is :17, "
                      "'model = tf.keras.Sequential([', the call that builds the variables (the "
                      "model has an Input): the corpus marks the Dense lines as CALL:build, "

@@ -24,6 +24,7 @@ from tfdbg_tui.core.compare.contract import (
     Q_UPDATE,
     Q_VARIABLE,
 )
+from tfdbg_tui.core.compare.contract.rates import RatePair, describe
 from tfdbg_tui.core.compare.lines import loss_weighting
 from tfdbg_tui.core.compare.pairs import (
     DIFFERENT,
@@ -92,6 +93,12 @@ def explain(c: Comparison, p: int) -> Detail:
     a_index, a_slot = _where(c, "a", kind, row_a)
     b_index, b_slot = _where(c, "b", kind_b, row_b)
     code = int(pairs.reason[p])
+    rate = inferred_rate(c, p)
+    if rate is not None:  # two scalars, one inferred from its update: no element to show
+        return Detail(p, kind, a_index, a_slot, b_index, b_slot, HOW_NAMES[int(pairs.how[p])],
+                      REASON_NAMES[code], describe(rate), _number(float(pairs.max_abs[p])),
+                      _number(float(pairs.max_rel[p])), None, _occurrence(c, kind, row_a),
+                      kind_b)
     outcome: Outcome | None = None
     try:
         outcome = compare_records(RecordReader(c.a), RecordReader(c.b), kind, row_a, row_b,
@@ -171,12 +178,19 @@ def fix_hint(c: Comparison, p: int) -> str | None:
         return ("one run trains a variable the other keeps frozen: make it not trainable "
                 "where it should not learn (`trainable=False` on the layer, or leave it out "
                 "of the variables you differentiate), or trainable in both")
+    if q == Q_LR and inferred_rate(c, p) is not None:
+        return ("the learning rate applied differs (a rate with no tensor — a Python number — "
+                "is inferred from its update ÷ its gradient): compare the rate each run "
+                "computes for this step — a schedule's arguments and its step counter (off "
+                "by one?), the initial rate")
     if q == Q_UPDATE and not _rate_compared(c, int(pairs.step[p])):
-        return ("gradients agree and the update does not; the learning rate was not "
-                "compared (a Python number in one run is no tensor to record): check the "
-                "rate each run applies at this step (a schedule's step counter, off by one?) "
-                "and the optimizer's other hyperparameters (momentum, nesterov, epsilon, "
-                "betas, rho, weight decay)")
+        sp = c.training.sp
+        why = sp.rate_unknown.get(int(pairs.step[p])) if sp is not None else None
+        return ("gradients agree and the update does not, and the learning rate was not "
+                "compared: " + (why or "a Python number in one run is no tensor to record")
+                + ". Check the rate each run applies at this step (a schedule's step "
+                "counter, off by one?) and the optimizer's other hyperparameters (momentum, "
+                "nesterov, epsilon, betas, rho, weight decay)")
     if q != Q_VARIABLE:
         return QUANTITY_HINTS.get(q)
     if int(pairs.step[p]) != 0 or int(pairs.reason[p]) != R_VALUES:
@@ -190,6 +204,14 @@ def fix_hint(c: Comparison, p: int) -> str | None:
     if _restored(c, p):
         return RESTORE_HINT
     return SEED_HINT
+
+
+def inferred_rate(c: Comparison, p: int) -> RatePair | None:
+    """Pair `p`'s learning rates when one was inferred from its update (`contract.rates`)."""
+    sp = c.training.sp
+    if sp is None or not sp.rates:
+        return None
+    return sp.rates.get(p - (len(c.pairs) - len(sp.row_a)))
 
 
 def _rate_compared(c: Comparison, step: int) -> bool:

@@ -70,6 +70,9 @@ def merge(a: DebugLogdir, b: DebugLogdir, kind: np.ndarray, a_row: np.ndarray,
           ) -> Pairs:
     """Op pairs filtered as the module docstring says, then the step pairs; with steps set."""
     ra, rb = role_rows(ma), role_rows(mb)
+    for i in sp.rates:  # a product a rate was inferred from has that role
+        for rows, k, r in ((ra, sp.kind_a[i], sp.row_a[i]), (rb, sp.kind_b[i], sp.row_b[i])):
+            rows[k] = np.union1d(rows[k], [r])
     keep = np.ones(len(kind), bool)
     step_a = np.full(len(kind), -1, np.int64)
     for k in (GRAPH, EAGER):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from typing import TYPE_CHECKING
 
 from reader import GRAPH
 from tfdbg_tui.core.compare.contract.dataflow import Flow
@@ -36,6 +37,9 @@ from tfdbg_tui.core.compare.contract.quantities import (
 from tfdbg_tui.core.compare.contract.roles import Roles
 from tfdbg_tui.core.compare.contract.state_pairing import pair_state
 from tfdbg_tui.core.compare.contract.tensors import Sig, Tensor, sig_class
+
+if TYPE_CHECKING:
+    from tfdbg_tui.core.compare.contract.rates import RatePair
 
 Mapping = list[tuple[re.Pattern[str], re.Pattern[str]]]  # --map: A pattern → B pattern
 
@@ -88,6 +92,12 @@ class StepPairs:
     where_a: dict[int, tuple[Flow | None, int]] = field(default_factory=dict)
     where_b: dict[int, tuple[Flow | None, int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # per step, its variable pairs (A's handle, B's); learning rates inferred from updates
+    # ÷ gradients where no rate tensor was compared (`rates`: pair id → `RatePair`), and
+    # per step why a run's rate could not be inferred
+    var_pairs: list[list[tuple[str, str]]] = field(default_factory=list)
+    rates: dict[int, RatePair] = field(default_factory=dict)
+    rate_unknown: dict[int, str] = field(default_factory=dict)
     _seen: dict[tuple[int, int, int, int], int] = field(default_factory=dict, repr=False)
 
     def add(self, a: tuple[int, int] | None, b: tuple[int, int] | None, step: int, q: int,
@@ -231,6 +241,7 @@ def pair_steps(ma: RunModel, mb: RunModel,
         _, _, ra = ma.steps[k]
         _, _, rb = mb.steps[k]
         vp = _pair_variables(ma, ra, mb, rb, mapping or [])
+        out.var_pairs.append(vp)
         req: list[int] = []
         if k == 0:
             out.variables = [(ma.names.get(a, a), mb.names.get(b, b)) for a, b in vp]
