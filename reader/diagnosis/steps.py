@@ -44,6 +44,7 @@ from reader.diagnosis.step_model import (
 )
 from reader.errors import ReaderError
 from reader.index.logdir import DebugLogdir
+from reader.index.queries import TraceKinds
 
 MAX_EAGER = 20_000  # eager execution records read to find an eager run's steps
 GRADIENT_MARKS = ("gradient_tape/", "gradients/")
@@ -200,6 +201,7 @@ def _session_steps(logdir: DebugLogdir, training: set[str]) -> TrainingSteps | N
     if not len(mark_counts):
         return None
     n = Counter(mark_counts.tolist()).most_common(1)[0][0]
+    n = min(n, _accumulated_updates(logdir, training, kinds, counts) or n)
     exact = in_graph & (counts == n)
     rows = np.flatnonzero(exact[of_row])
     k = of_row[rows]
@@ -218,6 +220,51 @@ def _session_steps(logdir: DebugLogdir, training: set[str]) -> TrainingSteps | N
     trace_step[all_rows > last_end] = -1
     return TrainingSteps(SESSION, int(n), trace_step,
                          np.full(len(logdir.executions), -1, np.int64))
+
+
+_APPLY_PREFIXES = ("ResourceApply", "Apply", "ResourceSparseApply")
+_WALK = 256  # graph ops walked up from one optimizer apply op
+
+
+def _accumulated_updates(logdir: DebugLogdir, training: set[str], kinds: TraceKinds,
+                         counts: np.ndarray) -> int | None:
+    """How many `Session.run`s applied the gradients, when they were accumulated: every
+    optimizer apply op's inputs come from a variable's read (the accumulator its gradient
+    runs add into), never from a gradient op. A step is an update of the trained variables:
+    the gradient runs before it are its micro-batches. None when not accumulated."""
+    ran: dict[tuple[str, str], int] = {}
+    for k, c in enumerate(counts.tolist()):
+        if c:
+            key = (logdir.strings[int(kinds.graph_id[k])], logdir.strings[int(kinds.op_name[k])])
+            ran[key] = max(ran.get(key, 0), c)
+    found: list[int] = []
+    for gid in training:
+        graph = logdir.graphs.graphs.get(gid)
+        if graph is None:
+            continue
+        for op in graph.ops.values():
+            if not op.op_type.startswith(_APPLY_PREFIXES):
+                continue
+            direct = [name for name, _ in op.inputs]
+            todo, seen, reads = list(direct), set[str](), False
+            while todo and len(seen) < _WALK:
+                name = todo.pop()
+                if name in seen:
+                    continue
+                seen.add(name)
+                if any(m in name for m in GRADIENT_MARKS):
+                    return None  # the gradients reach this update directly
+                up = graph.ops.get(name)
+                if up is None:
+                    continue
+                if up.op_type == "ReadVariableOp":
+                    reads = True
+                    continue
+                todo.extend(n for n, _ in up.inputs)
+            if not reads or len(seen) >= _WALK:
+                return None
+            found += [ran[(gid, name)] for name in direct if (gid, name) in ran]
+    return Counter(found).most_common(1)[0][0] if found else None
 
 
 def _eager_steps(logdir: DebugLogdir) -> TrainingSteps | None:
