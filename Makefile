@@ -6,10 +6,12 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: install test lint bench demo proto clean
 
-$(STAMP): pyproject.toml setup.py $(wildcard reader/_native/*.c reader/_native/*.h)
+# constraints.txt: the exact versions tested (pip's resolver alone took 30+ minutes without
+# them on a fresh machine, backtracking over botocore's pins).
+$(STAMP): pyproject.toml setup.py constraints.txt $(wildcard reader/_native/*.c reader/_native/*.h)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[tf,dev]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[tf,dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
