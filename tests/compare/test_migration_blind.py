@@ -53,10 +53,6 @@ KNOWN_FAILING: dict[str, str] = {
                     "gelu output (A mul_3 vs B ffn_1/Gelu/mul_2) comes later (first run: A's "
                     "head split [4, 2, 3, 2] against Keras' [4, 3, 2, 2], a layout, now "
                     "not compared)",
-    "leaky_key_fit": "step 0 variable and A's line (Saver, :32) right; B's line is :17, "
-                     "'model = tf.keras.Sequential([', the call that builds the variables (the "
-                     "model has an Input): the corpus marks the Dense lines as CALL:build, "
-                     "which no stack can show - arguably the blind expectation's marks, kept",
 }
 
 
@@ -86,3 +82,21 @@ def test_buggy_pair(blind_diffs: Diffs, name: str) -> None:
 
 def test_marks_and_pairs_are_consistent() -> None:
     CORPUS.check_marks()
+
+
+def test_a_restore_that_reached_nothing_is_said(blind_diffs: Diffs) -> None:
+    """leaky_key_fit: A restores its weights (Saver), B's restore matches no key, so B's
+    step 0 reads what each Dense's `build` drew when `Sequential([Input, ...])` built it. B's
+    line is that layer's constructor (`Dense(4, name="out")`, where its initializer is
+    chosen), the Sequential statement beside it, and the hint says B's restore reached
+    nothing rather than "check what each program restores"."""
+    code, r = blind_diffs["leaky_key_fit"]
+    fd = r["first_divergence"]
+    assert code == 1 and fd is not None and fd["quantity"] == "variable", r["verdict_text"]
+    b = fd["b"]
+    layer = "out" if "out/" in fd["what"] else "hidden"  # the variable shown first
+    assert b["created_by"] == "Dense", b
+    assert f'name="{layer}"' in b["user_frame"]["code"], b["user_frame"]
+    assert "tf.keras.Sequential(" in b["applied_at"]["code"], b.get("applied_at")
+    assert "B's are the initial draw of the layer building them" in fd["hint"], fd["hint"]
+    assert "tf.train.Checkpoint" in fd["hint"] and "assert_consumed" in fd["hint"]

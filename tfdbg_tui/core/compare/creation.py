@@ -153,6 +153,36 @@ def find_creation(logdir: DebugLogdir, frames: list[Frame]) -> Creation | None:
     return None
 
 
+def statement_lines(lines: list[str], line: int) -> tuple[int, int] | None:
+    """The first and last line (1-based) of the statement holding `line`, read from the
+    source's tokens (a call spread over lines is one statement); None when the source is
+    too big or cannot be tokenized, or `line` holds no statement."""
+    import io
+    import tokenize
+
+    text = "\n".join(lines) + "\n"
+    if len(text) > _MAX_SOURCE:
+        return None
+    skip = (tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT)
+    start: int | None = None
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in skip:
+                continue
+            if tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                if start is not None and start <= line <= tok.start[0]:
+                    return start, tok.start[0]
+                if start is not None and start > line:
+                    return None
+                start = None
+                continue
+            if start is None:
+                start = tok.start[0]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+    return None
+
+
 def _calls(lines: list[str], names: set[str]) -> list[int]:
     """1-based lines where one of `names` is called (`Name(`, `mod.Name(`), read from the
     source's tokens: a name in a string, a docstring or a comment is no construction. A
@@ -209,6 +239,12 @@ def _search(logdir: DebugLogdir, owner: str) -> Creation:
 # --------------------------------------------------------------- layers in `fit`
 _DRIVERS = re.compile(r"\.(fit|train_on_batch|evaluate|predict|test_on_batch)\s*\(")
 _LAYER_PATH = re.compile(r"[/\\]layers[/\\]")
+
+
+def layer_build(frames: list[Frame]) -> bool:
+    """Whether a stack runs a Keras layer's `build`: a variable it assigns is being created,
+    its value the initializer's draw."""
+    return any(f.function == "build" and _LAYER_PATH.search(f.file) for f in frames)
 _AUTO_NAME = re.compile(r"^(.*?)(?:_(\d+))?$")
 
 
@@ -218,7 +254,8 @@ def drives_keras(code: str) -> bool:
 
 
 def find_layer_creation(logdir: DebugLogdir, frames: list[Frame], op_name: str | None,
-                        op_names: list[str] | None = None) -> Creation | None:
+                        op_names: list[str] | None = None, method: str = "call"
+                        ) -> Creation | None:
     """The line constructing the Keras layer whose `call` made an op that only carries the
     `model.fit` line (a functional or Sequential model: no user `call`). The layer's class
     comes from the innermost `call` method in a layers file on the stack; which of that
@@ -227,10 +264,11 @@ def find_layer_creation(logdir: DebugLogdir, frames: list[Frame], op_name: str |
     among the class's layers in the graph (`op_names`, in creation order: the order the
     model calls them) matched to the class's constructions in source order. None when
     nothing says (no such method on the stack); a Creation without a frame when it stays
-    ambiguous."""
+    ambiguous. `method="build"`: the layer whose `build` created a variable (its
+    initializer's draw, from a model built at construction or at its first call)."""
     owner = None
     for f in reversed(frames):
-        if not f.resolved or not _LAYER_PATH.search(f.file) or f.function != "call":
+        if not f.resolved or not _LAYER_PATH.search(f.file) or f.function != method:
             continue
         lines = logdir.source_lines(f.host, f.file)
         if lines and 1 <= f.line <= len(lines):

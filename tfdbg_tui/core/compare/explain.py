@@ -25,6 +25,7 @@ from tfdbg_tui.core.compare.contract import (
     Q_VARIABLE,
 )
 from tfdbg_tui.core.compare.contract.rates import RatePair, describe
+from tfdbg_tui.core.compare.creation import layer_build
 from tfdbg_tui.core.compare.lines import loss_weighting
 from tfdbg_tui.core.compare.pairs import (
     DIFFERENT,
@@ -130,6 +131,14 @@ RESTORE_HINT = (
     "`set_weights`, `load_weights`, checkpoint restore or `assign`, the line shown): check "
     "what each program restores — the same file, every layer, in the same order and layout "
     "(a TF1 kernel is (in, out), as Keras'; a conv kernel HWIO in both)")
+UNRESTORED_HINT = (
+    "{one}'s weights were assigned before the first step (a restore, `set_weights`, "
+    "`load_weights` or `assign`: its line) and {other}'s are the initial draw of the layer "
+    "building them (its line): whatever {other} restores does not reach them. Check "
+    "{other}'s restore: the path, that it runs once the model is built, and its keys — an "
+    "object checkpoint matches the names given to `tf.train.Checkpoint(...)` (`model=` "
+    "against a checkpoint written with `net=` restores nothing, silently); "
+    "`checkpoint.restore(path).assert_consumed()` raises when nothing matches")
 # how to fix a first divergence, by the quantity of the step contract it is in
 QUANTITY_HINTS = {
     Q_LAYER: "this layer computes something else from equal inputs and weights: compare its "
@@ -201,7 +210,11 @@ def fix_hint(c: Comparison, p: int) -> str | None:
         return (f"the initial values differ in dtype ({dtype_name(da)} vs {dtype_name(db)}): "
                 "the same weights rounded differently — make the variable's dtype the same "
                 "(a layer's `dtype=`, the mixed-precision policy), not its seed")
-    if _restored(c, p):
+    restored = [_restored(c, p, side) for side in ("a", "b")]
+    if restored[0] != restored[1] and _drawn(c, p, "b" if restored[0] else "a"):
+        one, other = ("A", "B") if restored[0] else ("B", "A")
+        return UNRESTORED_HINT.format(one=one, other=other)
+    if any(restored):
         return RESTORE_HINT
     return SEED_HINT
 
@@ -221,20 +234,24 @@ def _rate_compared(c: Comparison, step: int) -> bool:
     return bool(np.any(at & ((p.status == EQUAL) | (p.status == DIFFERENT))))
 
 
-def _restored(c: Comparison, p: int) -> bool:
-    """Whether either side's step-0 value came from a restoring assignment (its line)."""
+def _restored(c: Comparison, p: int, side: str) -> bool:
+    """Whether `side`'s step-0 value came from a restoring assignment (its line)."""
     from tfdbg_tui.core.compare.lines import where_frames
 
-    for side in ("a", "b"):
-        logdir = c.a if side == "a" else c.b
-        frames = where_frames(c, p, side) or []
-        uf = logdir.user_frame(frames)
-        code = (logdir.code_line(uf) or "") if uf is not None else ""
-        names = " ".join(f.function for f in frames)
-        if any(w in code or w in names for w in ("set_weights", "load_weights", "restore",
-                                                 ".assign(", "load_variable")):
-            return True
-    return False
+    logdir = c.a if side == "a" else c.b
+    frames = where_frames(c, p, side) or []
+    uf = logdir.user_frame(frames)
+    code = (logdir.code_line(uf) or "") if uf is not None else ""
+    names = " ".join(f.function for f in frames)
+    return any(w in code or w in names for w in ("set_weights", "load_weights", "restore",
+                                                 ".assign(", "load_variable"))
+
+
+def _drawn(c: Comparison, p: int, side: str) -> bool:
+    """Whether `side`'s step-0 value is the draw of the Keras layer building the variable."""
+    from tfdbg_tui.core.compare.lines import where_frames
+
+    return layer_build(where_frames(c, p, side) or [])
 
 
 def _health(c: Comparison, side: str, kind: int, row: int) -> dict[str, int]:

@@ -28,9 +28,16 @@ from tfdbg_tui.core.compare.contract import (
     Q_REG,
     Q_STATE,
     Q_UPDATE,
+    Q_VARIABLE,
     node_frames,
 )
-from tfdbg_tui.core.compare.creation import drives_keras, find_creation, find_layer_creation
+from tfdbg_tui.core.compare.creation import (
+    drives_keras,
+    find_creation,
+    find_layer_creation,
+    layer_build,
+    statement_lines,
+)
 from tfdbg_tui.core.compare.pairs import DIFFERENT
 from tfdbg_tui.core.compare.result import Comparison
 from tfdbg_tui.core.compare.verdict import step_offset
@@ -166,6 +173,9 @@ def place(c: Comparison, p: int) -> tuple[SideLines, SideLines]:
                 _layer(s, logdir, where=(s.stack, name))
     elif q == Q_STATE and b.created_by is None:
         _layer(b, c.b, always=True)  # from a user's `call`: the building line beside
+    elif q == Q_VARIABLE:
+        _built(a, c.a)
+        _built(b, c.b)
     return a, b
 
 
@@ -272,15 +282,8 @@ def _layer(s: SideLines, logdir: DebugLogdir, always: bool = False,
     in_call = uf is not None and uf.frame.function == "call" and not drives_keras(uf.code)
     if in_call and not always:
         return
-    names: list[str] = []
-    if s.kind == GRAPH:
-        try:
-            graph = logdir.graph(logdir.graph_of_trace(s.index))
-            names = list(graph.ops) if graph is not None else []
-        except (ReaderError, KeyError, ValueError, IndexError):
-            names = []
     frames, op_name = where or (s.own, s.op_name)
-    found = find_layer_creation(logdir, frames, op_name, names)
+    found = find_layer_creation(logdir, frames, op_name, _op_names(s, logdir))
     if found is None or found.frame is None:
         return
     s.created_by = found.owner
@@ -290,6 +293,41 @@ def _layer(s: SideLines, logdir: DebugLogdir, always: bool = False,
             s.created_at = created
         return
     s.applied_at, s.applied_nowhere, s.line = uf, uf is None, created
+
+
+def _op_names(s: SideLines, logdir: DebugLogdir) -> list[str]:
+    """The ops of the graph holding `s`'s tensor, in creation order ([] for an eager one)."""
+    if s.kind != GRAPH:
+        return []
+    try:
+        graph = logdir.graph(logdir.graph_of_trace(s.index))
+        return list(graph.ops) if graph is not None else []
+    except (ReaderError, KeyError, ValueError, IndexError):
+        return []
+
+
+def _built(s: SideLines, logdir: DebugLogdir) -> None:
+    """A Keras weight whose step-0 value is the draw of the layer building it, built by a
+    statement that constructs that layer too (`Sequential([Input(...), Dense(...), ...])`
+    builds its layers as it is made): the line the stack shows is the statement's first;
+    the layer's constructor within it (`Dense(4, name="out")`, where its initializer is
+    chosen) becomes the line, found from the creating stack (the layer's `build`) and the
+    variable's name, the statement's first line beside it (`applied_at`). A layer built
+    by another statement (`layer.build(shape)`, a model's first call) keeps that line."""
+    uf = s.line
+    if uf is None or s.stack is None or not layer_build(s.stack):
+        return
+    found = find_layer_creation(logdir, s.stack, s.op_name, _op_names(s, logdir), "build")
+    if found is None or found.frame is None or (found.frame.file, found.frame.host) != (
+            uf.frame.file, uf.frame.host):
+        return
+    span = statement_lines(logdir.source_lines(uf.frame.host, uf.frame.file) or [],
+                           uf.frame.line)
+    if span is None or not span[0] <= found.frame.line <= span[1] \
+            or found.frame.line == uf.frame.line:
+        return
+    s.created_by = found.owner
+    s.applied_at, s.line = uf, Line(found.frame, found.code)
 
 
 __all__ = ["CREATED", "EAGER", "GRAPH", "Line", "SideLines", "created_pair", "loss_weighting",
