@@ -1,0 +1,63 @@
+"""Keras 3 training runs, one per optimizer and form, whose first NaN/∞ is in a step known by
+construction (tests/programs/optimizer_step_program.py: one bad batch fed at a chosen step),
+recorded once per test run.
+
+Each is a child forked from a process that imported TensorFlow already (support.tf_fork); a
+2-layer model of 21 weights and a handful of steps, so a run takes a second or two.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from support.paths import PROGRAMS
+from support.shared import build_once, shared_root
+from support.tf_fork import run_program
+
+
+@dataclass(frozen=True)
+class Run:
+    optimizer: str
+    form: str  # eager | function | fit_accum | two_functions
+    bad: int  # the bad batch (a micro-batch in the accumulating forms)
+    steps: int  # training steps (updates of the weights)
+
+    @property
+    def name(self) -> str:
+        return f"{self.optimizer}-{self.form}"
+
+    @property
+    def step(self) -> int:
+        """The step of the first NaN/∞: the bad batch's, 2 micro-batches a step when
+        accumulating (the update that applies the bad gradients is that step's)."""
+        return self.bad // 2 if self.form in ("fit_accum", "two_functions") else self.bad
+
+
+# the bad step differs between runs, so no fixed step number passes them all
+EAGER = [Run(o, "eager", bad, 5) for o, bad in (
+    ("sgd", 1), ("sgd_momentum", 2), ("sgd_nesterov", 3), ("adam", 2), ("adamw", 3),
+    ("rmsprop", 1), ("adagrad", 2), ("adamax", 3), ("nadam", 2), ("lion", 1), ("ftrl", 3),
+    ("adadelta", 2), ("lso", 2))]
+FUNCTION = [Run(o, "function", bad, 5) for o, bad in (
+    ("sgd_momentum", 3), ("adamw", 2), ("ftrl", 1), ("lso", 3))]
+ACCUMULATED = [Run("sgd_momentum", "fit_accum", 3, 3), Run("adam", "two_functions", 4, 3)]
+RUNS = {r.name: r for r in EAGER + FUNCTION + ACCUMULATED}
+
+
+def optimizer_logdir(tmp_path_factory: pytest.TempPathFactory, run: Run) -> str:
+    """Path of `run`'s logdir, written once per test run."""
+    pytest.importorskip("tensorflow")
+
+    def build(d: Path) -> str:
+        status, output = run_program([PROGRAMS / "optimizer_step_program.py", d,
+                                      run.optimizer, run.form, str(run.bad),
+                                      "--steps", str(run.steps)])
+        if status != 0:
+            pytest.fail(f"optimizer_step_program {run.name} failed (status {status}):\n"
+                        f"{output[-3000:]}")
+        return str(d)
+
+    return build_once(shared_root(tmp_path_factory), f"optimizer-steps-{run.name}", build)
