@@ -1,5 +1,6 @@
 """A learning rate with no tensor (a Python float) is inferred from its update ÷ its gradient
-(contract/rates.py), and never claimed where the update is no multiple of the gradient.
+(tfdbg_tui/core/compare/rates.py), and never claimed where the update is no multiple of the
+gradient.
 
 `ratio` is checked on updates computed with float32 arithmetic as TensorFlow does it (the
 product a `var.assign_sub(lr * g)` records; the variable before and after a fused
@@ -22,7 +23,7 @@ from support.paths import PROGRAMS
 from support.shared import build_once, shared_root
 from support.tf_fork import run_forked
 
-from tfdbg_tui.core.compare.contract.rates import Rate, ratio
+from tfdbg_tui.core.compare.rates import Rate, ratio
 
 EPS32 = 2.0 ** -23
 RATE32 = float(np.float32(1 / 3))  # the Python float 1/3 as the float32 tensor it becomes

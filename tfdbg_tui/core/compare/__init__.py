@@ -44,7 +44,6 @@ from tfdbg_tui.core.compare.contract import (
     step_order,
 )
 from tfdbg_tui.core.compare.contract import Training as RunTraining
-from tfdbg_tui.core.compare.contract.rates import infer_rates, judge_rates, rate_pairs
 from tfdbg_tui.core.compare.explain import Detail, explain
 from tfdbg_tui.core.compare.graphs import GraphPair, OpTable, Tokens, op_table, pair_graphs
 from tfdbg_tui.core.compare.opmatch import pair_ops
@@ -59,6 +58,7 @@ from tfdbg_tui.core.compare.pairs import (
     UNMATCHED,
     Pairs,
 )
+from tfdbg_tui.core.compare.rates import infer_rates, judge_rates, rate_pairs
 from tfdbg_tui.core.compare.result import Comparison, TensorGroup, Training
 from tfdbg_tui.core.compare.rows import eager_rows, graph_rows
 from tfdbg_tui.core.compare.seqalign import DEFAULT_BUDGET, Budget

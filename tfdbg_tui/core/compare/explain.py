@@ -24,7 +24,6 @@ from tfdbg_tui.core.compare.contract import (
     Q_UPDATE,
     Q_VARIABLE,
 )
-from tfdbg_tui.core.compare.contract.rates import RatePair, describe
 from tfdbg_tui.core.compare.creation import layer_build
 from tfdbg_tui.core.compare.lines import loss_weighting
 from tfdbg_tui.core.compare.pairs import (
@@ -42,6 +41,7 @@ from tfdbg_tui.core.compare.pairs import (
     R_VALUES,
     REASON_NAMES,
 )
+from tfdbg_tui.core.compare.rates import RatePair, describe
 from tfdbg_tui.core.compare.result import Comparison
 from tfdbg_tui.core.compare.values import Outcome, RecordReader, compare_records
 
@@ -220,7 +220,7 @@ def fix_hint(c: Comparison, p: int) -> str | None:
 
 
 def inferred_rate(c: Comparison, p: int) -> RatePair | None:
-    """Pair `p`'s learning rates when one was inferred from its update (`contract.rates`)."""
+    """Pair `p`'s learning rates when one was inferred from its update (`compare.rates`)."""
     sp = c.training.sp
     if sp is None or not sp.rates:
         return None

@@ -1,11 +1,12 @@
-"""Stage 3b: the learning rate a plain gradient-descent update applied where no tensor holds
-it. A hand-written `variable.assign_sub(learning_rate * grad)` with a Python float for the
-rate records the product and the gradient, never the rate (a Python number is no op), so the
-learning-rate quantity of that step had nothing to compare and a wrong rate showed only as a
-different update. For the updates that are `var -= rate * gradient` (`ApplyGradientDescent`,
-an `AssignSub` of a product with the gradient as applied, an `Assign` of `var - product`),
-the rate is what the recorded values say: the update's delta divided by the gradient, when
-that ratio is one scalar across the tensor within the rounding of the values it comes from.
+"""Beside stage 3 of the step contract (`contract.pairing`): the learning rate a plain
+gradient-descent update applied where no tensor holds it. A hand-written
+`variable.assign_sub(learning_rate * grad)` with a Python float for the rate records the
+product and the gradient, never the rate (a Python number is no op), so the learning-rate
+quantity of that step had nothing to compare and a wrong rate showed only as a different
+update. For the updates that are `var -= rate * gradient` (`ApplyGradientDescent`, an
+`AssignSub` of a product with the gradient as applied, an `Assign` of `var - product`), the
+rate is what the recorded values say: the update's delta divided by the gradient, when that
+ratio is one scalar across the tensor within the rounding of the values it comes from.
 Where the ratio is not one scalar (momentum, Adam, a weight decay: the update is not the
 gradient times a number) no rate is claimed, and what is unknown is kept for the verdict.
 
