@@ -210,9 +210,9 @@ def infer_rates(sp: StepPairs, a: DebugLogdir, b: DebugLogdir, ma: RunModel, mb:
             if isinstance(got_a, str) or isinstance(got_b, str):
                 side, text = ("A", got_a) if isinstance(got_a, str) else ("B", got_b)
                 sp.rate_unknown.setdefault(
-                    k, f"{side}'s learning rate is not among its recorded tensors (a Python "
-                       f"number never is), and none can be inferred from {name}'s update: "
-                       f"{text}")
+                    k, f"no recorded tensor of {side} was found to be its learning rate (a "
+                       f"Python number is none), and none can be inferred from {name}'s "
+                       f"update: {text}")
                 continue
             (ra, row_a, ua), (rb, row_b, ub) = got_a, got_b
             if not (ra.inferred or rb.inferred):
