@@ -4,19 +4,16 @@ A user hunting a NaN thinks in training steps, not in row numbers; the logdir re
 counter, so the steps are found from the shape of the run, in whichever form it trained:
 - **a `tf.function` step, or Keras `fit`**: every eager call of a graph that trains (it holds
   gradient ops — `gradient_tape/…`, `gradients/…` — and variable updates, itself or in a
-  graph it calls) is one step. A graph trace belongs to the call recorded next (TensorFlow
-  writes a call's execution record when it returns, after its traces); an eager op to the
-  next call (the batch a step is fed is made before it), under `fit` to the call before (it
-  reads its batch inside the call; after it come its logs). For `fit`, an epoch starts where
-  Keras resets its metrics (or makes a new dataset iterator) between two calls.
+  graph it calls) is one step; an update is any op that writes a variable (an assignment, a
+  fused optimizer update, a sparse write: `writes_variable`). A graph trace belongs to the
+  call recorded next (TensorFlow writes a call's execution record when it returns, after its
+  traces); an eager op to the next call (the batch a step is fed is made before it), under
+  `fit` to the call before (it reads its batch inside the call; after it come its logs).
+  For `fit`, an epoch starts where Keras resets its metrics (or makes a new dataset
+  iterator) between two calls. Calls that only accumulate gradients are no steps of their
+  own (`reader.diagnosis.step_calls`).
 - **an eager `train_step`** (no `tf.function`): a step ends with the k-th update of every
-  trained variable (`ResourceApply…`, `AssignSubVariableOp`), variables told apart by the
-  handle tensor each update consumes (read from the execution records, at most
-  `MAX_EAGER` of them: a longer eager run is said to be too long, not guessed). A step
-  whose update was skipped — a mixed-precision `LossScaleOptimizer` skips a step whose
-  gradients are not finite, the very step a NaN hunt is after — has no update to end it:
-  a span holding two backward passes (ops run by `tape.gradient`) is two steps
-  (`_split_skipped`).
+  trained variable, whichever op writes it (`reader.diagnosis.eager_steps`).
 - **TF1 `Session.run`**: the traces of the training graph; its gradient ops run once per
   step, so step k starts at the first row of their k-th runs. Rows before step 0 (the
   initializer's run) belong to no step.
@@ -30,12 +27,13 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import Counter
-from itertools import pairwise
 
 import numpy as np
 
+from reader.diagnosis.eager_steps import backprop_frames as backprop_frames
+from reader.diagnosis.eager_steps import eager_steps, writes_variable
+from reader.diagnosis.step_calls import periodic_updates, update_calls
 from reader.diagnosis.step_model import (
-    EAGER_STEP,
     FIT,
     FUNCTION,
     SESSION,
@@ -48,19 +46,6 @@ from reader.index.queries import TraceKinds
 
 MAX_EAGER = 20_000  # eager execution records read to find an eager run's steps
 GRADIENT_MARKS = ("gradient_tape/", "gradients/")
-BACKPROP_FILES = ("tensorflow/python/eager/backprop.py",
-                  "tensorflow/python/eager/imperative_grad.py")
-_TRAIN_UPDATES = frozenset({"AssignSubVariableOp", "AssignAddVariableOp", "AssignSub",
-                            "AssignAdd", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam",
-                            "ResourceApplyGradientDescent", "ResourceApplyMomentum",
-                            "ResourceApplyKerasMomentum", "ResourceApplyAdam",
-                            "ResourceApplyAdamWithAmsgrad", "ResourceApplyRMSProp",
-                            "ResourceApplyCenteredRMSProp", "ResourceApplyAdagrad",
-                            "ResourceApplyAdagradV2", "ResourceApplyAdadelta",
-                            "ResourceApplyFtrl", "ResourceApplyFtrlV2",
-                            "ResourceApplyAdaMax", "ResourceApplyProximalAdagrad"})
-_EAGER_UPDATES = frozenset(t for t in _TRAIN_UPDATES if t.startswith(("ResourceApply", "Apply"))
-                           ) | {"AssignSubVariableOp"}
 # eager ops Keras runs between two epochs of `fit` and never between two of its batches:
 # the metrics reset (an assignment each) and, for data it re-reads, a new iterator
 _EPOCH_OPS = frozenset({"AnonymousIteratorV3", "AnonymousIteratorV2", "AnonymousIterator",
@@ -100,7 +85,7 @@ def _find(logdir: DebugLogdir) -> TrainingSteps:
         session = _session_steps(logdir, training)
         if session is not None:
             return session
-    return _eager_steps(logdir) or no_steps(logdir)
+    return eager_steps(logdir, MAX_EAGER) or no_steps(logdir)
 
 
 def _training_graphs(logdir: DebugLogdir) -> set[str]:
@@ -110,7 +95,7 @@ def _training_graphs(logdir: DebugLogdir) -> set[str]:
     own: dict[str, tuple[bool, bool]] = {}
     for gid, g in graphs.items():
         grads = any(m in name for name in g.ops for m in GRADIENT_MARKS)
-        updates = any(op.op_type in _TRAIN_UPDATES for op in g.ops.values())
+        updates = any(writes_variable(op.op_type) for op in g.ops.values())
         own[gid] = (grads, updates)
     out: set[str] = set()
     for gid in graphs:
@@ -133,35 +118,50 @@ def _called_steps(logdir: DebugLogdir, training: set[str]) -> TrainingSteps | No
     e = logdir.executions
     if not len(e):
         return None
-    sids = [logdir.strings.lookup(g) for g in training]
+    sids = [s for s in (logdir.strings.lookup(g) for g in training) if s >= 0]
     graph_col = np.asarray(e.graph_id[np.arange(len(e))])
-    calls = np.flatnonzero(np.isin(graph_col, [s for s in sids if s >= 0]))
+    applies = [logdir.strings.lookup(g) for g in update_calls(logdir, training, graph_col)]
+    calls = np.flatnonzero(np.isin(graph_col, sids + applies))
     if not len(calls):
         return None
+    # the calls that update the trained variables: every one, unless they accumulate
+    # (`step_calls`): a step is an update, the calls before it are its micro-batches
+    ends: np.ndarray | None = (np.flatnonzero(np.isin(graph_col[calls], applies)) if applies
+                               else periodic_updates(logdir, training, calls))
+    if ends is None:
+        ends = np.arange(len(calls))
+    if not len(ends):
+        return None
+    call_step = np.searchsorted(ends, np.arange(len(calls)), "left").astype(np.int64)
+    call_step[call_step >= len(ends)] = -1  # micro-batches no update followed
     n_exec = len(e)
     idx = np.arange(n_exec)
     names = [logdir.graphs.graphs[g].name for g in training if g in logdir.graphs.graphs]
     fit = any(n.startswith(_FIT_NAMES) or n.endswith(_FIT_NAMES) for n in names if n)
     if fit:
         # Keras reads its batch inside the call: what runs eagerly after one (its logs out of
-        # their Optional, the metrics) is that step's, not the next one's
-        exec_step = (np.searchsorted(calls, idx, "right") - 1).astype(np.int64)
+        # their Optional, the metrics) is that call's step, not the next one's
+        before = np.searchsorted(calls, idx, "right") - 1
+        exec_step = np.where(before >= 0, call_step[np.maximum(before, 0)], -1)
     else:
         at = np.searchsorted(calls, idx, "left")  # the call made next (or this one)
-        exec_step = np.where(at < len(calls), at, -1).astype(np.int64)
+        exec_step = np.where(at < len(calls), call_step[np.minimum(at, len(calls) - 1)], -1)
+    exec_step = exec_step.astype(np.int64)
     trace_step = np.full(len(logdir.traces), -1, np.int64)
     if len(logdir.traces):
         # a trace belongs to the execution recorded next (a call's record follows its traces)
         enclosing = np.searchsorted(e.wall_time, logdir.traces.wall_time, "left")
         inside = enclosing < n_exec
         trace_step[inside] = exec_step[enclosing[inside]]
-    called = logdir.graph_of_execution(int(calls[0]))
+    step_calls = calls[ends]
+    called = logdir.graph_of_execution(int(step_calls[0]))
     g0 = logdir.graphs.graphs.get(called or "")
     function = g0.name if g0 is not None and g0.name else None
     if fit:
-        return TrainingSteps(FIT, len(calls), trace_step, exec_step, function,
-                             _epoch_starts(logdir, calls), calls=calls)
-    return TrainingSteps(FUNCTION, len(calls), trace_step, exec_step, function, calls=calls)
+        return TrainingSteps(FIT, len(ends), trace_step, exec_step, function,
+                             _epoch_starts(logdir, step_calls), calls=step_calls)
+    return TrainingSteps(FUNCTION, len(ends), trace_step, exec_step, function,
+                         calls=step_calls)
 
 
 def _epoch_starts(logdir: DebugLogdir, calls: np.ndarray) -> tuple[int, ...]:
@@ -265,103 +265,3 @@ def _accumulated_updates(logdir: DebugLogdir, training: set[str], kinds: TraceKi
                 return None
             found += [ran[(gid, name)] for name in direct if (gid, name) in ran]
     return Counter(found).most_common(1)[0][0] if found else None
-
-
-def _eager_steps(logdir: DebugLogdir) -> TrainingSteps | None:
-    """Eager steps: step k ends with the k-th update of every trained variable."""
-    e = logdir.executions
-    n = len(e)
-    if not n:
-        return None
-    upd_ids = [s for s in (logdir.strings.lookup(t) for t in _EAGER_UPDATES) if s >= 0]
-    if e.kinds is None:
-        return None
-    # the updates found through the kinds: an op type per execution is 2.5M lookups and
-    # ~50 MB of temporaries for a long run, which is said to be too long just below
-    upd_kinds = np.flatnonzero(np.isin(e.kinds.col("op_type"), upd_ids))
-    if not len(upd_kinds) or not np.isin(e.col("kind"), upd_kinds).any():
-        return None
-    if n > MAX_EAGER:
-        return no_steps(logdir, (f"{n:,} eager executions: too many to find training steps "
-                                 f"in (at most {MAX_EAGER:,} are read)",))
-    types = np.asarray(e.op_type[np.arange(n)])
-    updates = np.flatnonzero(np.isin(types, upd_ids))
-    per: dict[int, list[int]] = {}
-    for i in updates.tolist():
-        rec = logdir.read_execution(i)
-        if rec.input_tensor_ids:
-            per.setdefault(int(rec.input_tensor_ids[0]), []).append(i)
-    if not per:
-        return None
-    m = Counter(len(v) for v in per.values()).most_common(1)[0][0]
-    trained = [v for v in per.values() if len(v) == m]
-    ends = _split_skipped(logdir, types,
-                          np.array([max(v[s] for v in trained) for s in range(m)], np.int64))
-    m = len(ends)
-    exec_step = np.searchsorted(ends, np.arange(n), "left").astype(np.int64)
-    exec_step[exec_step >= m] = -1
-    function = None
-    try:
-        frames = logdir.stack(logdir.read_execution(int(trained[0][0])).stack_frame_ids)
-        uf = logdir.user_frame(frames)
-        function = uf.function if uf is not None and uf.function != "<module>" else None
-    except (ReaderError, KeyError, ValueError):
-        pass
-    return TrainingSteps(EAGER_STEP, m, np.full(len(logdir.traces), -1, np.int64),
-                         exec_step, function)
-
-
-def backprop_frames(logdir: DebugLogdir) -> frozenset[str]:
-    """Ids of the stack frames in TensorFlow's backprop code (`tape.gradient`)."""
-    ids = set()
-    for fid, _host, file, _line, _func, _col in logdir.sources.frame_rows():
-        if file.replace("\\", "/").endswith(BACKPROP_FILES):
-            ids.add(fid)
-    return frozenset(ids)
-
-
-def _split_skipped(logdir: DebugLogdir, types: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """`ends` (each step's last update) with the end of every skipped step added: a span
-    between two ends at least 1.5 times a step's usual length, holding two backward passes,
-    is two steps. The second begins where the ops before its backward pass stop being those
-    before a whole step's (the same forward pass; the skipped step's check and skip differ
-    from an applied update's bookkeeping). Only long spans' records are read."""
-    if len(ends) < 3:
-        return ends
-    starts = np.concatenate([[0], ends[:-1] + 1])
-    lengths = ends - starts + 1
-    usual = float(np.median(lengths[1:]))  # step 0 holds the set-up (variables made)
-    long = np.flatnonzero(lengths >= 1.5 * usual)
-    backprop = backprop_frames(logdir) if len(long) else frozenset()
-    if not backprop:
-        return ends
-
-    def backward(i: int) -> bool:
-        try:
-            return any(f in backprop for f in logdir.read_execution(i).stack_frame_ids)
-        except ReaderError:
-            return False
-
-    k = next((k for k in range(1, len(ends)) if lengths[k] < 1.5 * usual), None)
-    if k is None:
-        return ends
-    lo = int(starts[k])
-    whole = next((i for i in range(lo, int(ends[k]) + 1) if backward(i)), None)
-    if whole is None:
-        return ends
-    out = []
-    for k in range(len(ends)):
-        if lengths[k] >= 1.5 * usual:
-            a, b = int(starts[k]), int(ends[k])
-            flags = [backward(i) for i in range(a, b + 1)]
-            runs = [(a + j, a + j + next((n for n, f in enumerate(flags[j:]) if not f),
-                                         len(flags) - j))
-                    for j in range(len(flags)) if flags[j] and (j == 0 or not flags[j - 1])]
-            for (_, after_first), (second, _) in pairwise(runs):
-                j = 0  # ops just before this backward that match those before a whole one's
-                while (second - j - 1 >= after_first and whole - j - 1 >= lo
-                       and types[second - j - 1] == types[whole - j - 1]):
-                    j += 1
-                out.append(second - j - 1)
-        out.append(int(ends[k]))
-    return np.array(out, np.int64)
