@@ -140,6 +140,9 @@ def diagnose(logdir: DebugLogdir, kind: int, index: int, slot: int = 0) -> Diagn
         frames = _frames(logdir, origin)
         uf = logdir.user_frame(frames)
         ins = [in_of(walker, lk, True) for lk in trail.links]
+        for text in trail.inferred:  # an unrecorded Identity crossed on the way: said so
+            verdict.explanation = verdict.explanation.rstrip() + " " + text
+            verdict.notes.append(text)
         for e, n in sorted(walker.unexamined.items()):
             verdict.explanation += (f" Eager #{e} lists {n:,} inputs: only the first "
                                     f"{MAX_EAGER_INPUTS:,} were examined.")

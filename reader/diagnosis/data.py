@@ -51,8 +51,8 @@ def data_origin(walker: Walker, ref: Ref, op_type: str,
         return (f"{produced(op_type, out)}: the data carries it — {op_type} only loads values "
                 f"from the {what} it reads, so the NaN/∞ is in that {what}{extra}"
                 ), place_of_ref(idx, ref)
-    if op_type in ITERATOR_OPS:
-        source = dataset_source(walker, ref)
+    if op_type in ITERATOR_OPS and not (ref.kind == EAGER and walker.returned_optional(ref)):
+        source = dataset_source(walker, ref)  # (not the values a tf.function returned)
         return _iterator_text(op_type, out, source), source
     if op_type in ("Placeholder", *PY_FUNCS) and ref.kind == GRAPH:
         g = idx.L.graph(idx.L.graph_of_trace(ref.index))

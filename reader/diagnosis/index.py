@@ -10,6 +10,7 @@ calls). The index is rebuilt when the logdir grew.
 
 from __future__ import annotations
 
+import re
 import threading
 import weakref
 
@@ -204,6 +205,11 @@ class DiagIndex:
         r = int(keep[-1])
         return Ref(EAGER, int(o.col("execution")[r]), int(o.col("slot")[r]))
 
+    def outputs_by_tid(self) -> tuple[np.ndarray, np.ndarray]:
+        """The eager outputs' tensor ids ascending, and the output row of each."""
+        self._outputs_by_tid()
+        return self._tid_sorted, self._tid_order
+
     def _resolve_exec_graphs(self) -> np.ndarray:
         """The graph each execution ran, as an index into `self._gids` (-1: a primitive op).
 
@@ -317,12 +323,15 @@ class DiagIndex:
         return hit
 
     def outputs(self, g: Graph) -> list[Op]:
-        """The function's outputs: Identity ops nothing inside consumes, in creation order."""
+        """The function's outputs: Identity ops nothing inside consumes, in creation order;
+        only those named as tf.function names its returns (`Identity_1`) when there are such
+        (a tf.custom_gradient's unused ones, as in Keras' `sgd/…`, are not outputs)."""
         key = (g.graph_id, len(g.ops))
         hit = self._outputs.get(key)
         if hit is None:
             hit = sorted((op for op in g.ops.values()
                           if op.op_type == "Identity" and not op.consumers), key=first_tid)
+            hit = [op for op in hit if _RETURN.fullmatch(op.op_name)] or hit
             self._outputs[key] = hit
         return hit
 
@@ -363,6 +372,9 @@ class DiagIndex:
 
 def _slot(tensors: tuple[TensorValue | None, ...], slot: int) -> TensorValue | None:
     return tensors[slot] if 0 <= slot < len(tensors) else None
+
+
+_RETURN = re.compile(r"Identity(_[0-9]+)?")  # a tf.function's return value, by name
 
 
 def first_tid(op: Op) -> int:

@@ -4,12 +4,15 @@ TensorFlow's dumping callback never records the call op of a tf.function called 
 another (`StatefulPartitionedCall` is skipped), so its output names an op the graph does not
 hold. The callee is one of the function graphs traced under the caller; the one whose
 creation stack shares the longest prefix of user frames with the consumer (the call line)
-wins, ties by the call op's number. A function traced elsewhere and reused ran just before.
+wins (one that ran: traced again, a function leaves graphs that never did), ties by the
+call op's number. A function traced elsewhere and reused ran just before.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+
+import numpy as np
 
 from reader.diagnosis.index import first_tid
 from reader.index.frames import Frame
@@ -25,6 +28,7 @@ class NestedCalls:
     def __init__(self, logdir: DebugLogdir) -> None:
         self.L = logdir
         self._frames: dict[str, tuple[tuple[str, int, str], ...]] = {}
+        self._traced_ids: tuple[int, set[int]] | None = None
 
     def lifted_capture(self, outer: Graph, callee: Graph | None, ph: Op,
                        placeholders: Callable[[Graph], list[Op]]) -> Op | None:
@@ -68,9 +72,21 @@ class NestedCalls:
             scores = [_common_prefix(mine, self._graph_chain(d)) for d in cands]
             top = max(scores)
             cands = [d for d, sc in zip(cands, scores, strict=True) if sc == top]
+        # a function traced again (Keras traces its step once more to build the optimizer's
+        # slots) leaves graphs that never ran: the call ran one that has traces
+        cands = [d for d in cands if self.traced(d)] or cands
         number = call_name.rsplit("_", 1)[-1]
         n = int(number) if "_" in call_name and number.isdigit() else 0
         return cands[min(n, len(cands) - 1)]
+
+    def traced(self, g: Graph) -> bool:
+        """True when some trace row ran in `g` (per the trace kinds: a few thousand)."""
+        kinds = self.L.traces.kinds
+        if kinds is None:
+            return True
+        if self._traced_ids is None or self._traced_ids[0] != len(kinds):
+            self._traced_ids = (len(kinds), set(np.unique(kinds.col("graph_id")).tolist()))
+        return self.L.strings.lookup(g.graph_id) in self._traced_ids[1]
 
     def _ran_just_before(self, g: Graph, row: int | None, window: int = 4096) -> Graph | None:
         """The function graph whose traces come last before `row` (its call ran just then)."""

@@ -8,6 +8,9 @@ Rules of the walk, each for a reason:
 - an eager tf.function call is never an origin while its own traces show where inside it
   the NaN/∞ appeared: the earliest bad trace of that call is followed instead (a call is not
   a primitive op, see `reader.diagnosis.calls`);
+- an eager op whose NaN/∞ came through an input no recorded op made is not the origin when
+  that input is, by the tensor ids, an unrecorded Identity of a recorded bad tensor: the
+  walk goes on from that tensor and says so (`reader.diagnosis.unrecorded`);
 - an ∞ that a constant holds on purpose (a −∞ mask) is not a bug: when NaN first appears at
   an op whose only bad inputs hold such deliberate ∞ (0 × −∞, ∞ − ∞, softmax of a row of
   −∞), the walk stops there and the constants are named as where the ∞ came from.
@@ -22,6 +25,7 @@ import numpy as np
 from reader.diagnosis.calls import call_graph, first_bad_trace
 from reader.diagnosis.explain import In, explain_step
 from reader.diagnosis.index import Ref
+from reader.diagnosis.unrecorded import unrecorded_identity
 from reader.diagnosis.walk import Link, Walker
 from reader.index.schema import GRAPH
 
@@ -44,6 +48,7 @@ class Trail:
     note: str = ""
     infinities: list[Ref] = field(default_factory=list)  # deliberate ±∞ sources of the NaN
     entered_call: Ref | None = None  # the eager tf.function call the walk went into
+    inferred: list[str] = field(default_factory=list)  # unrecorded Identities crossed, why
 
 
 def op_type(walker: Walker, ref: Ref) -> str:
@@ -100,6 +105,11 @@ def find_origin(walker: Walker, start: Ref, deliberate_check: bool = True) -> Tr
         bad = [(lk, lk.ref) for lk in links if lk.ref is not None and lk.ref not in seen
                and idx.is_bad(lk.ref) == 1]
         if not bad:
+            same = unrecorded_identity(walker, cur, links)
+            if same is not None and same.ref not in seen:
+                trail.inferred.append(same.text)
+                go(same.ref, same.via)
+                continue
             trail.origin, trail.links = cur, links
             return trail
         if deliberate_check:

@@ -18,6 +18,7 @@ import numpy as np
 
 from reader.diagnosis.explain.common import produced
 from reader.diagnosis.index import DiagIndex, Health, Ref
+from reader.diagnosis.nested import CONTROL_FLOW_PREFIXES, NestedCalls
 from reader.diagnosis.places import Place, place_of_op, place_of_ref
 from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
@@ -27,6 +28,7 @@ READ_OPS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd"})
 WRITE_OPS = frozenset({"AssignVariableOp", "AssignSubVariableOp", "AssignAddVariableOp"})
 APPLY_PREFIX = "ResourceApply"  # fused optimizer updates (TF1 optimizers): the value is computed
 MAX_SCAN = 4096  # executions looked at backwards for an eager write
+MAX_NESTING = 8  # functions called within functions, looked into for a write
 
 
 @dataclass(frozen=True)
@@ -46,8 +48,10 @@ def is_write(op_type: str) -> bool:
     return op_type in WRITE_OPS or op_type.startswith(APPLY_PREFIX)
 
 
-def last_write(idx: DiagIndex, ref: Ref, tid: int | None) -> Write | None:
-    """The last write before read `ref` to the variable whose eager handle is tensor `tid`.
+def last_write(idx: DiagIndex, ref: Ref, tid: int | None,
+               nested: NestedCalls | None = None) -> Write | None:
+    """The last write before read `ref` to the variable whose eager handle is tensor `tid`
+    (`nested`: to look for it inside the functions a called one calls too).
 
     Without an eager handle (TF1: one graph, no executions) the graph's own last write op on
     the same handle op is the answer.
@@ -69,7 +73,7 @@ def last_write(idx: DiagIndex, ref: Ref, tid: int | None) -> Write | None:
     calls = idx.calls_between(lo, before)
     cand = np.flatnonzero(np.isin(window, write_ids) | calls)[::-1] + lo
     for e in cand:
-        w = _write_in(idx, int(e), tid)
+        w = _write_in(idx, int(e), tid, nested)
         if w is not None:
             return w
     return None
@@ -86,7 +90,7 @@ def _read_execution(idx: DiagIndex, ref: Ref) -> int | None:
     return idx.calling_execution(top, float(L.traces.col("wall_time")[ref.index]))
 
 
-def _write_in(idx: DiagIndex, e: int, tid: int) -> Write | None:
+def _write_in(idx: DiagIndex, e: int, tid: int, nested: NestedCalls | None) -> Write | None:
     """A write to handle `tid` done by execution `e` (an eager write, or inside its call)."""
     L = idx.L
     try:
@@ -109,7 +113,30 @@ def _write_in(idx: DiagIndex, e: int, tid: int) -> Write | None:
     k = ins.index(tid)
     if k >= len(phs):
         return None
-    return _same_graph_write(g, phs[k].op_name, e)
+    return _same_graph_write(g, phs[k].op_name, e) or (
+        _nested_write(idx, nested, g, phs[k].op_name, e) if nested is not None else None)
+
+
+def _nested_write(idx: DiagIndex, nested: NestedCalls, g: Graph, handle: str, call: int,
+                  depth: int = 0) -> Write | None:
+    """A write, inside a function that `g` calls, to the variable `g` holds as `handle`:
+    the callee captured it, and TensorFlow lifted that capture to a Placeholder of `g`
+    (`NestedCalls.lifted_capture`). Keras' fit: multi_step_on_iterator gets the metrics'
+    variables, one_step_on_data adds to them. Callees that ran are looked at first."""
+    if depth > MAX_NESTING:
+        return None
+    callees = [c for c in (idx.L.graph(gid) for gid in g.inner_ids) if c is not None
+               and not c.name.startswith(CONTROL_FLOW_PREFIXES)]
+    for callee in sorted(callees, key=lambda c: not nested.traced(c)):
+        for ph in idx.placeholders(callee):
+            outer = nested.lifted_capture(g, callee, ph, idx.placeholders)
+            if outer is None or outer.op_name != handle:
+                continue
+            w = _same_graph_write(callee, ph.op_name, call) or _nested_write(
+                idx, nested, callee, ph.op_name, call, depth + 1)
+            if w is not None:
+                return w
+    return None
 
 
 def _same_graph_write(g: Graph, handle: str, call: int | None = None) -> Write | None:

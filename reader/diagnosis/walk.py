@@ -102,7 +102,7 @@ class Walker:
         if ref.kind == EAGER:
             gid = self.idx.exec_graph(ref.index)
             if gid is None:
-                return None
+                return self._returned_optional(ref)
             g = L.graph(gid)
             if g is None:
                 return Link(self.name(ref), None, (), "the called graph was not recorded")
@@ -113,6 +113,44 @@ class Walker:
             return None
         wall = float(L.traces.col("wall_time")[ref.index])
         return feeder(self, op, ref.index, wall, 0, (), self.name(ref))
+
+    def returned_optional(self, ref: Ref) -> tuple[Graph, Op, float] | None:
+        """For an eager OptionalGetValue of an Optional a tf.function returned: (that graph,
+        the OptionalFromValue that made it, the call's wall time). Keras 3's fit returns each
+        step's logs so (the loss among them): they carry the function's values, not data."""
+        L = self.L
+        if L.op_type_of_execution(ref.index) != "OptionalGetValue":
+            return None
+        try:
+            tids = L.read_execution(ref.index).input_tensor_ids
+        except ReaderError:
+            return None
+        call = self.idx.eager_producer(int(tids[0]), ref.index) if tids else None
+        gid = self.idx.exec_graph(call.index) if call is not None else None
+        g = L.graph(gid) if gid is not None else None
+        outs = self.idx.outputs(g) if g is not None and call is not None else []
+        if g is None or call is None or call.slot >= len(outs):
+            return None
+        op: Op | None = outs[call.slot]
+        for _ in range(MAX_HOPS):  # the output's Identity, and any other, looked through
+            if op is None or op.op_type not in LOOK_THROUGH or not op.inputs:
+                break
+            op = g.ops.get(op.inputs[0][0])
+        if op is None or op.op_type != "OptionalFromValue":
+            return None
+        return g, op, float(L.executions.col("wall_time")[call.index])
+
+    def _returned_optional(self, ref: Ref) -> Link | None:
+        """The value an OptionalGetValue output carries (see `returned_optional`)."""
+        found = self.returned_optional(ref)
+        if found is None:
+            return None
+        g, op, wall = found
+        if ref.slot >= len(op.inputs):
+            return Link(self.name(ref), None, (), f"{op.op_name} holds no value {ref.slot}")
+        n, s = op.inputs[ref.slot]
+        here = f"{op.op_name}:{ref.slot} ({self.graph_name(g.graph_id)})"
+        return self._resolve(g.graph_id, n, s, None, wall, op, 1, (here,), self.name(ref))
 
     def _assignments(self, read: Op, row: int, wall: float) -> list[Link]:
         """The last value an Assign*VariableOp of the same graph wrote to the variable read.
@@ -154,7 +192,7 @@ class Walker:
                 link = self._resolve(op.graph_id, n, s, ref.index, wall, op, 0, (), n)
                 tid = link.tid if link.tid is not None else (
                     self._output_tid(link.ref) if link.ref is not None else None)
-        w = self._writes[ref] = last_write(self.idx, ref, tid)
+        w = self._writes[ref] = last_write(self.idx, ref, tid, self.nested)
         return w
 
     def _output_tid(self, ref: Ref) -> int | None:
@@ -208,7 +246,7 @@ class Walker:
             if ref is None:
                 out.append(Link(f"tensor #{tid}", None, (),
                                 "made outside any recorded op (e.g. tf.constant or numpy)",
-                                outside=True))
+                                tid=int(tid), outside=True))
             else:
                 out.append(Link(self.name(ref), ref))
         return out

@@ -147,6 +147,7 @@ def test_incidents_read_the_alert_index_a_block_at_a_time(tmp_path, monkeypatch)
     counts: every alert counted, each op type's."""
     from dumper.writer import LogdirWriter
     from reader import Alerts
+    from reader.diagnosis import incident_picks
     from reader.diagnosis import incidents as incidents_module
     from reader.diagnosis.incidents import find_incidents
     from reader.index.kinds import LazyColumn
@@ -174,7 +175,8 @@ def test_incidents_read_the_alert_index_a_block_at_a_time(tmp_path, monkeypatch)
     watched = Alerts(alerts.kind, LazyColumn(len(alerts), np.dtype(np.int64), fetch),
                      alerts.slot, alerts.wall_time, alerts.graph_kinds)
     monkeypatch.setattr(incidents_module, "BLOCK", 4096)
-    found = find_incidents(logdir, training_steps(logdir), 10, alerts=watched)
+    monkeypatch.setattr(incident_picks, "BLOCK", 4096)
+    found = find_incidents(logdir, training_steps(logdir), alerts=watched)
     assert asked and max(asked) <= 4096
     assert sum(i.alerts for i in found.items) == n // 2
     assert sum((i.op_types for i in found.items), start=Counter()) == Counter(

@@ -87,7 +87,7 @@ def test_the_diagnosis_and_incidents_let_go_of_the_columns_they_pass_over(
     assert logdir.mapped is not None
     folder = str(logdir.mapped.folder)
     alerts = logdir.alerts()
-    found = find_incidents(logdir, training_steps(logdir), 10)
+    found = find_incidents(logdir, training_steps(logdir))
     assert sum(i.alerts for i in found.items) == len(alerts)
     d = diagnose(logdir, int(alerts.kind[-1]), int(alerts.index[-1]), int(alerts.slot[-1]))
     assert d is not None

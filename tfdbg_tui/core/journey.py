@@ -85,13 +85,13 @@ def enclosing_call(logdir: DebugLogdir, n_executions: int, trace: int) -> int | 
     return k if k < n_executions else None
 
 
-def compute_journey(logdir: DebugLogdir, alerts: Alerts, limit: int = 10) -> Journey:
+def compute_journey(logdir: DebugLogdir, alerts: Alerts) -> Journey:
     """The journey for `alerts` (call it on a finished read: see `training_steps`)."""
     steps = training_steps(logdir)
     alert_steps = steps.steps_of(alerts.kind, alerts.index)  # (its index made if needed)
     per_step = (np.bincount(alert_steps[alert_steps >= 0], minlength=steps.count)[:steps.count]
                 if steps.count else np.zeros(0, np.int64))
     losses = step_losses(logdir, steps) if steps.count else None
-    incidents = find_incidents(logdir, steps, limit, alerts=alerts)  # (a live run grows)
+    incidents = find_incidents(logdir, steps, alerts=alerts)  # (a live run grows)
     return Journey(alerts, steps, alert_steps, per_step, losses, incidents,
                    AlertGroups.of(incidents, len(alerts)))

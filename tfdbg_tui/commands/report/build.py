@@ -87,7 +87,7 @@ def build_report(logdir: DebugLogdir, limit: int = 10,
     options = options or argparse.Namespace(values=False)
     first = alert_details(logdir, max(0, limit))
     journey: dict[str, Any] = {}
-    add_journey(logdir, journey, first, limit)
+    add_journey(logdir, journey, first)
     for entry in first:
         for section in SECTIONS:
             section.enrich(logdir, entry, options)

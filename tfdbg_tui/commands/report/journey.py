@@ -21,18 +21,18 @@ from typing import Any
 
 import numpy as np
 
-from reader import DebugLogdir
+from reader import DebugLogdir, ReaderError
+from reader.diagnosis import diagnose
 from reader.diagnosis.incidents import Incident, find_incidents
 from reader.diagnosis.losses import step_losses
 from reader.diagnosis.steps import training_steps
 
 PER_STEP_JSON = 10_000  # steps listed one by one in `steps.per_step`
-INCIDENT_DIAGNOSES = 10  # first alerts always diagnosed to find incidents
 KNOWN = "_diagnosis"  # entry key the diagnosis section takes a finished diagnosis from
 
 
-def add_journey(logdir: DebugLogdir, report: dict[str, Any], first: list[dict[str, Any]],
-                limit: int) -> None:
+def add_journey(logdir: DebugLogdir, report: dict[str, Any],
+                first: list[dict[str, Any]]) -> None:
     """Set the steps and incidents of `report` and the step of each entry of `first`."""
     steps = training_steps(logdir)
     alerts = logdir.alerts()
@@ -55,15 +55,25 @@ def add_journey(logdir: DebugLogdir, report: dict[str, Any], first: list[dict[st
                   "note": losses.note or None} if losses is not None else None),
         "notes": list(steps.notes),
     }
-    # the same incidents whatever --limit asks to detail (10 diagnosed at least)
-    incidents = find_incidents(logdir, steps, max(limit, INCIDENT_DIAGNOSES))
+    # the same incidents whatever --limit asks to detail: which alerts they diagnose does
+    # not depend on it (reader.diagnosis.incidents)
+    incidents = find_incidents(logdir, steps, alerts=alerts)
     for k, entry in enumerate(first):
         s = int(alert_steps[k]) if k < len(alert_steps) and alert_steps[k] >= 0 else None
         entry["step"] = s
         entry["step_form"] = steps.form_of(s) if s is not None else None
         if k in incidents.diagnoses:
-            entry[KNOWN] = incidents.diagnoses[k]
-            entry["incident"] = incidents.of_alert[k]
+            d = incidents.diagnoses[k]
+        else:  # a detailed alert the incidents did not walk: its own diagnosis, here once
+            try:
+                d = diagnose(logdir, int(alerts.kind[k]), int(alerts.index[k]),
+                             int(alerts.slot[k]))
+            except ReaderError:
+                continue  # the diagnosis section tries again and says why it failed
+        entry[KNOWN] = d
+        number = incidents.of_alert.get(k) or (incidents.number_of(d) if d else None)
+        if number is not None:
+            entry["incident"] = number
     report["incidents"] = [_incident_json(i, steps.form_of(i.step) if i.step is not None
                                           else None) for i in incidents.items]
 
