@@ -189,6 +189,8 @@ class LogdirCache:
     def _save(self, logdir: DebugLogdir) -> None:
         if self._saved or not self._started:
             return
+        if logdir.problems.failed_reads:  # (a server's answer cut short, the network gone):
+            return  # what was read is not the files; an entry would say the failure again
         covered = sum(logdir.file_cursor(fsi, s).offset for fsi in range(len(logdir.filesets))
                       for s in BIG)
         least = min_bytes()

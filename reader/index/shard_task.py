@@ -120,6 +120,10 @@ def _index_task(path: str, run_id: str, fs: FileSet, where: str, expected_source
         if any(portable(before[s]) != portable(after[s]) for s in ALL_FILES):
             return TaskResult(fs.name, "failed", "its files changed while it was indexed "
                               "(run index again once the run is written)")
+        if shard.failed_read:  # a shard of what a failed read gave would pass for the files'
+            return TaskResult(fs.name, "failed", f"a file could not be read whole "
+                              f"({shard.failed_read}); run index again",
+                              seconds=time.monotonic() - t0, warnings=list(shard.warnings))
         about = {"run": run_id, "fileset": fs.name, "prefix": fs.name, "source": src,
                  "code": _code(), "files": after, "written": time.time(),
                  IN_ORDER_KEY: executions_in_order(shard.columns)}

@@ -70,6 +70,7 @@ class Shard:
     corrupt: int
     cursors: dict[str, Cursor] = field(default_factory=dict)
     spooled: Spooled | None = None  # the columns, while in shared memory (`spool`)
+    failed_read: str = ""  # the warning of a read that failed, if one did: never written
 
 
 def index_fileset(cls: type[DebugLogdir], path: str, run_id: str, fileset: FileSet,
@@ -95,7 +96,7 @@ def index_fileset(cls: type[DebugLogdir], path: str, run_id: str, fileset: FileS
     return Shard(fileset.prefix, logdir.strings.all(), columns,
                  sorted(set(logdir._trace_keys.values())), sorted(logdir.modes),
                  list(p.warnings), p.suppressed, p.corrupt_records,
-                 {s: logdir.file_cursor(0, s) for s in BIG}, spooled)
+                 {s: logdir.file_cursor(0, s) for s in BIG}, spooled, p.first_failed_read)
 
 
 def _remap_kinds(kinds: dict[str, np.ndarray], strings: np.ndarray, names: tuple[str, ...],

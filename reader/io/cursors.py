@@ -251,7 +251,7 @@ class FileFollower:
             cur.failed = True
             return
         except OSError as exc:
-            self.problems.warn(f"{name}: cannot read ({exc.strerror or exc})")
+            self.problems.read_failed(f"{name}: cannot read ({exc.strerror or exc})")
             cur.failed = True
             return
         try:
@@ -268,8 +268,8 @@ class FileFollower:
         except OSError as exc:  # an object deleted mid-read, the network gone, an I/O error
             cur.interrupted = True
             where = path if isinstance(f, RemoteFile) else name
-            self.problems.warn(f"{where}: reading stopped at byte {cur.offset} "
-                               f"({exc.strerror or exc}); what was read before is kept")
+            self.problems.read_failed(f"{where}: reading stopped at byte {cur.offset} "
+                                      f"({exc.strerror or exc}); what was read before is kept")
 
     def _chunks(self, cur: Cursor, f: Readable, name: str, remaining: int,
                 consume: Consumer) -> Iterator[ChunkRead]:

@@ -16,6 +16,12 @@ class ProblemLog:
     def __init__(self, limit: int = MAX_WARNINGS) -> None:
         self.warnings: list[str] = []
         self.corrupt_records = 0
+        # reads that failed (a file not opened, reading stopped by an error: the network, a
+        # server's answer cut short), and the first one's warning: what was read is not all
+        # the files hold, so no index cache entry or shard is made of it (it would say the
+        # failure again on every open, as if it were the files')
+        self.failed_reads = 0
+        self.first_failed_read = ""
         self.suppressed = 0
         self._limit = limit
         self._seen: set[str] = set()
@@ -29,6 +35,12 @@ class ProblemLog:
             self.warnings.append(message)
         else:
             self.suppressed += 1
+
+    def read_failed(self, message: str) -> None:
+        """Warn of a read that failed (see `failed_reads`)."""
+        self.warn(message)
+        self.failed_reads += 1
+        self.first_failed_read = self.first_failed_read or message
 
     def skip_record(self, name: str, offset: int, why: str) -> None:
         """Count a record that is skipped, and say which file and byte offset."""

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import logging
 import os
 import re
 import stat
@@ -180,6 +181,11 @@ def _bounded(protocol: str) -> dict[str, Any]:
     if EXTRAS.get(protocol) == "gcs":
         from aiohttp import ClientTimeout  # gcsfs's HTTP client
 
+        # gcsfs logs a request out of retries with its traceback: with no logging set up,
+        # Python's last-resort handler printed it on stderr above our one line (the error
+        # itself reaches the user, as one line, from `error_for`)
+        logging.getLogger("gcsfs").addHandler(_QUIET)
+
         t = timeout()  # to connect, and for each read of a body (not the whole body)
         anon = {"token": "anon"} if _emulator() else {}
         return {"requests_timeout": ClientTimeout(sock_connect=t, sock_read=t), **anon}
@@ -189,6 +195,9 @@ def _bounded(protocol: str) -> dict[str, Any]:
     return {"config_kwargs": {
         "connect_timeout": t, "read_timeout": t,
         "retries": {"total_max_attempts": ATTEMPTS, "mode": "standard"}}}
+
+
+_QUIET = logging.NullHandler()  # (one handler, however many clients are made)
 
 
 def _missing(url: str, protocol: str) -> RemoteError:

@@ -8,12 +8,12 @@ bytes of the listed version already read are never asked for again.
 
 from __future__ import annotations
 
-import errno
 from typing import Any
 
 from reader.io.remote import SMALL, RemoteStat, filesystem, stat_file
-from reader.io.remote_errors import RemoteError, error_for
-from reader.io.remote_stream import EDGE, Key, Stream, adopt, fetch, verifiable, warm
+from reader.io.remote_answers import checked
+from reader.io.remote_errors import error_for
+from reader.io.remote_stream import EDGE, Key, Stream, adopt, fetch, short_of, verifiable, warm
 from reader.io.remote_stream import blocks as _blocks
 from reader.io.remote_stream import seen as _seen
 
@@ -27,6 +27,7 @@ class RemoteFile:
         self.st = st
         self._fs, self._path = filesystem(url)
         self._verified = verifiable(self._fs, st.version)
+        self._checked = checked(self._fs, self._path)  # S3, GCS: answers checked
         self._pos = 0
         self.read_ahead = 0  # pread fetches this much at once (for many reads by offset)
         self._block: tuple[int, bytes] = (0, b"")
@@ -53,14 +54,12 @@ class RemoteFile:
         if stop <= start:
             return b""
         try:
-            if self._verified:  # of the listed version, or Replaced
+            if self._checked:  # its answer checked (S3: of the listed version, or Replaced)
                 return fetch(self._fs, self._path, self.url, self.st.version, start, stop)
             data = self._fs.cat_file(self._path, start=start, end=stop)
+            return bytes(short_of(data, start, stop, self.st.st_size))
         except Exception as exc:
             raise error_for(self.url, exc) from None
-        if not isinstance(data, bytes | bytearray):
-            raise RemoteError(errno.EIO, "the server returned no bytes", self.url)
-        return bytes(data[: stop - start])  # never more than asked, whatever was sent
 
     def seek(self, offset: int, whence: int = 0) -> int:
         self._pos = offset if whence == 0 else (self._pos + offset if whence == 1

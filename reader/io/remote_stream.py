@@ -13,12 +13,15 @@ waits when the queue is full). Nothing is downloaded before the first bytes are 
 listed with: a span fetched after the object was replaced fails (HTTP 412) instead of mixing
 two versions' bytes, and the read stops there with a one-line error saying so. The ETag of
 each response is checked too (a server or proxy that ignores `If-Match` would otherwise hand
-over the replacement's bytes). Other fsspec backends are read with plain ranges of `RANGE`
-bytes, read ahead the same way.
+over the replacement's bytes). GCS objects are streamed the same way (no version asked
+for: `reader.io.remote_answers`); other fsspec backends are read with plain ranges of
+`RANGE` bytes, read ahead the same way.
 
 **Whole answers.** An answer must be the range asked for, as long as its Content-Length
-says (`remote_errors.answer_end`), and its body must bring all of it: an answer cut short is
-a failed read of the object, never taken for an object that ends there.
+says (`remote_errors.answer_end`, checked in `reader.io.remote_answers` for S3 and GCS), and
+its body must bring all of it: an answer cut short is a failed read of the object, never
+taken for an object that ends there. Another backend's range must bring every byte the
+listing says the object has there (`short_of`).
 
 **Bounded time.** A body must bring `PROGRESS` bytes (or its end) within every
 `remote.timeout()` seconds: a server that stalls mid-body, or trickles a byte at a time
@@ -41,7 +44,8 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from reader.io.remote_errors import CutShort, answer_end, error_for, timeout
+from reader.io.remote_answers import Answer, OtherVersion, checked, is_s3, open_answer
+from reader.io.remote_errors import CutShort, error_for, timeout
 
 SPAN = 256 << 20  # bytes asked for in one streaming GET (TFDBG_TUI_REMOTE_SPAN overrides)
 BLOCK = 4 << 20  # bytes handed over at once
@@ -53,10 +57,6 @@ BLOCKS = 16  # read-ahead blocks remembered (of `RemoteFile.read_ahead` bytes ea
 PROGRESS = 64 << 10  # bytes a body must bring in every timeout (else: stalled)
 
 _END = object()  # the queue's last item after the last block
-
-
-class _OtherVersion(Exception):
-    """A response's ETag is not the one asked for (If-Match ignored on the way)."""
 
 
 class Stalled(TimeoutError):
@@ -136,33 +136,31 @@ blocks = _Blocks()
 
 def verifiable(fs: Any, version: str) -> bool:
     """Can every GET of this object be made conditional on its version (S3, an ETag)?"""
-    return hasattr(fs, "_call_s3") and version.startswith('"')
+    return is_s3(fs) and version.startswith('"')
 
 
 def fetch(fs: Any, path: str, url: str, version: str, start: int, stop: int) -> bytes:
-    """The bytes [start, stop) of the object's listed `version` in one GET (If-Match);
-    `Replaced` when the object is another version now."""
+    """The bytes [start, stop) of the object in one GET whose answer is checked
+    (`reader.io.remote_answers`: S3 or GCS's JSON API): fewer only where the object ends,
+    else a failed read. Of S3's listed `version` (If-Match): `Replaced` when the object is
+    another version now."""
     from fsspec.asyn import sync
 
-    bucket, key, _ = fs.split_path(path)
-
     async def get() -> bytes:
-        resp = await fs._call_s3("get_object", Bucket=bucket, Key=key, IfMatch=version,
-                                 Range=f"bytes={start}-{stop - 1}")
+        answer = await open_answer(fs, path, version, start, stop)
         try:
-            _check_version(resp, version)
-            end = answer_end(resp, start, stop)
+            end = answer.end
             limit = timeout() * (1 + (stop - start) // PROGRESS)  # `PROGRESS` per timeout
             try:
-                data = bytes(await asyncio.wait_for(resp["Body"].read(), limit))
+                data = await asyncio.wait_for(answer.read_all(), limit)
             except asyncio.TimeoutError:
                 raise Stalled(f"less than {PROGRESS >> 10} KiB in {timeout():g} s") from None
             if len(data) < end - start:
                 raise CutShort(f"ended after {len(data)} of the {end - start} bytes it "
                                "announced")
-            return data
+            return data[: end - start]
         finally:
-            resp["Body"].close()
+            answer.close()
 
     try:
         return sync(fs.loop, get)  # type: ignore[no-any-return]
@@ -174,15 +172,6 @@ def fetch(fs: Any, path: str, url: str, version: str, start: int, stop: int) -> 
         raise
 
 
-def _check_version(resp: dict[str, Any], version: str) -> None:
-    """`_OtherVersion` if the response says it holds another version than `version`."""
-    etag = resp.get("ETag")
-    if version.startswith('"') and not (isinstance(etag, str) and etag):
-        raise _OtherVersion("")  # no ETag: which version the bytes are cannot be told
-    if version.startswith('"') and etag != version:
-        raise _OtherVersion(etag)
-
-
 def span_bytes() -> int:
     """Bytes of one GET: `SPAN`, or `TFDBG_TUI_REMOTE_SPAN` (at least 64 KB) if set."""
     try:
@@ -191,57 +180,46 @@ def span_bytes() -> int:
         return SPAN
 
 
-def _s3_spans(fs: Any, path: str, version: str, start: int, stop: int
-              ) -> Iterator[list[bytes]]:
-    """Blocks of [start, stop) of an S3 object, each as the socket's pieces: one streaming
-    GET per SPAN (If-Match)."""
+async def _fill(answer: Answer, n: int, last: bool, limit: float) -> list[bytes]:
+    """The pieces the socket gave, about `n` bytes (exactly, at most, when `last`: the
+    span's end, past which nothing is the object's), not joined: copied once, later; `limit`
+    seconds for each `PROGRESS` bytes."""
+    parts, got = [], 0
+    loop = asyncio.get_running_loop()
+    window, brought = loop.time(), 0  # `PROGRESS` bytes due by `window` + `limit`
+    while got < n:
+        try:
+            data = await asyncio.wait_for(answer.read(n - got),
+                                          max(0.0, window + limit - loop.time()))
+        except asyncio.TimeoutError:
+            raise Stalled(f"less than {PROGRESS >> 10} KiB in {limit:g} s") from None
+        if not data:
+            break
+        brought += len(data)
+        if brought >= PROGRESS:
+            window, brought = loop.time(), 0
+        if last and got + len(data) > n:
+            data = data[: n - got]
+        parts.append(data)
+        got += len(data)
+    return parts
+
+
+def _spans(fs: Any, path: str, version: str, start: int, stop: int
+           ) -> Iterator[list[bytes]]:
+    """Blocks of [start, stop) of an object whose answers are checked (S3, GCS's JSON API),
+    each as the socket's pieces: one streaming GET per span (S3: If-Match)."""
     from fsspec.asyn import sync
-
-    bucket, key, _ = fs.split_path(path)
-    match = {"IfMatch": version} if version.startswith('"') else {}
-
-    async def fill(body: Any, n: int, last: bool) -> list[bytes]:
-        """The pieces the socket gave, about `n` bytes (exactly, at most, when `last`: the
-        span's end, past which nothing is the object's), not joined: copied once, later.
-        From aiohttp's stream under the body when it is there: `readany` hands over the
-        pieces as received, where `read(n)` first joins what is buffered (a copy of every
-        byte, ~0.1 s of a 400 MB logdir)."""
-        raw = getattr(getattr(getattr(body, "_raw_stream", None), "content", None),
-                      "readany", None)
-        parts, got = [], 0
-        loop = asyncio.get_running_loop()
-        window, brought = loop.time(), 0  # `PROGRESS` bytes due by `window` + `limit`
-        while got < n:
-            try:
-                data = await asyncio.wait_for(raw() if raw is not None else body.read(n - got),
-                                              max(0.0, window + limit - loop.time()))
-            except asyncio.TimeoutError:
-                raise Stalled(f"less than {PROGRESS >> 10} KiB in {limit:g} s") from None
-            if not data:
-                break
-            brought += len(data)
-            if brought >= PROGRESS:
-                window, brought = loop.time(), 0
-            if last and got + len(data) > n:
-                data = data[: n - got]
-            parts.append(data)
-            got += len(data)
-        return parts
 
     span, limit = span_bytes(), timeout()
     for a in range(start, stop, span):
         b = min(stop, a + span)
-        resp = sync(fs.loop, fs._call_s3, "get_object", Bucket=bucket, Key=key,
-                    Range=f"bytes={a}-{b - 1}", **match)
-        body = resp["Body"]
+        answer = sync(fs.loop, open_answer, fs, path, version, a, b)
         try:
-            if match:
-                _check_version(resp, version)
-            end = answer_end(resp, a, b)
-            pos = a
+            end, pos = answer.end, a
             while pos < b:
                 want = min(BLOCK, span, b - pos)
-                parts = sync(fs.loop, fill, body, want, want == b - pos)
+                parts = sync(fs.loop, _fill, answer, want, want == b - pos, limit)
                 got = sum(map(len, parts))
                 if parts:
                     yield parts
@@ -252,21 +230,34 @@ def _s3_spans(fs: Any, path: str, version: str, start: int, stop: int
                                        "announced")
                     return  # the object is shorter than listed: the caller sees its end
         finally:
-            body.close()
+            answer.close()
 
 
 def _ranges(fs: Any, path: str, start: int, stop: int) -> Iterator[list[bytes]]:
-    """Blocks of [start, stop) by plain ranged reads of `RANGE` bytes (any fsspec backend:
-    no streaming body in its API; one range fetched ahead of the one being read)."""
+    """Blocks of [start, stop) by plain ranged reads of `RANGE` bytes (any other fsspec
+    backend: no answer to check in its API; one range fetched ahead of the one being read).
+    A range brings all its bytes — `stop` is the listed size — or the read fails: a short
+    one is never taken for the object's end, nor followed by the next range's bytes."""
     for a in range(start, stop, RANGE):
-        data = fs.cat_file(path, start=a, end=min(stop, a + RANGE))
-        if not isinstance(data, bytes | bytearray) or not data:
-            return
-        yield [bytes(data[: min(stop, a + RANGE) - a])]
+        b = min(stop, a + RANGE)
+        data = fs.cat_file(path, start=a, end=b)
+        yield [bytes(short_of(data, a, b, stop))]
+
+
+def short_of(data: Any, a: int, b: int, size: int) -> bytes | bytearray:
+    """`data`, the answer for bytes [a, b) of an object listed with `size` bytes, unless it
+    holds fewer (`CutShort`: cut short, or the object replaced by a shorter one)."""
+    if not isinstance(data, bytes | bytearray):
+        raise CutShort("brought no bytes")
+    if len(data) < b - a:
+        raise CutShort(f"brought {len(data)} of the {b - a} bytes asked for (bytes "
+                       f"{a}-{b - 1} of an object listed with {size}): cut short, or the "
+                       "object was replaced by a shorter one")
+    return data[: b - a]  # never more than asked, whatever was sent
 
 
 def _replaced(url: str, exc: BaseException | None = None) -> Replaced:
-    if isinstance(exc, _OtherVersion) and not exc.args[0]:  # S3 always sends one
+    if isinstance(exc, OtherVersion) and not exc.args[0]:  # S3 always sends one
         return Replaced(errno.ESTALE, "the server's answer carries no ETag, so the version "
                         "of its bytes cannot be checked (a proxy in between?)", url)
     return Replaced(errno.ESTALE, "replaced by a new version while it was being read (its "
@@ -274,7 +265,7 @@ def _replaced(url: str, exc: BaseException | None = None) -> Replaced:
 
 
 def _is_replaced(exc: BaseException) -> bool:
-    if isinstance(exc, _OtherVersion):
+    if isinstance(exc, OtherVersion):
         return True
     cause = exc.__cause__ or exc.__context__
     response = getattr(cause, "response", None) or getattr(exc, "response", None)
@@ -297,7 +288,7 @@ class Stream:
         self._parts: deque[bytes] = deque()  # the rest of the block taken last
         # every byte is of the listed version (else the read fails): S3 with an ETag
         self.verified = verifiable(fs, version)
-        blocks = (_s3_spans(fs, path, version, start, stop) if hasattr(fs, "_call_s3")
+        blocks = (_spans(fs, path, version, start, stop) if checked(fs, path)
                   else _ranges(fs, path, start, stop))
         self._thread = threading.Thread(target=self._run, args=(blocks,), daemon=True,
                                         name="tfdbg-stream")

@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,23 +23,12 @@ pytest.importorskip("gcsfs")
 pytest.importorskip("gcp_storage_emulator")
 pytest.importorskip("pyarrow")
 
-from support.gcs import GCSServer, start
+from support.gcs import GCSServer
 
 from reader import DebugLogdir, one_pass
 from reader.io.remote import filesystem
 
 BIG = (".graph_execution_traces", ".execution")
-
-@pytest.fixture(scope="module")
-def gcs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GCSServer]:
-    home = tmp_path_factory.mktemp("gcs")
-    for server in start(home):
-        with pytest.MonkeyPatch.context() as mp:
-            for name, value in server.settings().items():
-                mp.setenv(name, value)
-            mp.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
-            mp.delenv("TFDBG_TUI_SHARDS", raising=False)
-            yield server
 
 
 def cli(gcs: GCSServer, *args: str, shards: str | None = None

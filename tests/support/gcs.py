@@ -40,6 +40,10 @@ class GCSServer:
     host: str  # http://127.0.0.1:PORT
     log: Path
 
+    @property
+    def endpoint(self) -> str:  # (where `support.gcs_proxy` forwards to)
+        return self.host
+
     def settings(self) -> dict[str, str]:
         return {"STORAGE_EMULATOR_HOST": self.host}
 

@@ -24,10 +24,15 @@ the answers to GETs of objects are changed as `mode` says:
 - `short-held`: the same, but the connection stays open after the bytes sent (a client
   reading only as far as it asked never sees the close: a slow close, deterministically);
 - `cut`: an object's answer claims its true length and sends all but its last 1,000
-  bytes, then the connection closes.
+  bytes, then the connection closes;
+- `ignore-range`: a GET of an object is forwarded without its `Range`: the answer is the
+  whole object (200, no Content-Range), whatever range was asked for.
 
 With `only` (a suffix, or a tuple of them), the objects misbehaved on are those whose key
 ends with it (the others are forwarded as they are).
+
+What is an object's GET is S3's here (`is_object`); `support.gcs_proxy` says it for GCS's
+JSON API, the rest being the same.
 
 `close()` ends every connection it holds.
 """
@@ -38,7 +43,7 @@ import http.client
 import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from support.s3 import S3Server
@@ -46,8 +51,15 @@ from support.s3 import S3Server
 _HOP = {"connection", "keep-alive", "transfer-encoding", "content-length"}
 
 
+class Upstream(Protocol):
+    """The server a proxy forwards to (`S3Server`; `support.gcs.GCSServer` too)."""
+
+    @property
+    def endpoint(self) -> str: ...
+
+
 class Proxy:
-    def __init__(self, s3: S3Server, mode: str = "forward",
+    def __init__(self, s3: S3Server | Upstream, mode: str = "forward",
                  only: str | tuple[str, ...] = "") -> None:
         self.s3, self.mode, self.only = s3, mode, only
         self.page, self.pages = b"", 0  # (endless-listing)
@@ -104,8 +116,10 @@ class Proxy:
             return
         conn = http.client.HTTPConnection(*self.upstream, timeout=120)
         conn.putrequest(method, h.path, skip_host=True, skip_accept_encoding=True)
+        is_object = self.is_object(method, h.path)
         for k, v in h.headers.items():
-            conn.putheader(k, v)
+            if not (is_object and self.mode == "ignore-range" and k.lower() == "range"):
+                conn.putheader(k, v)
         conn.endheaders(body)
         resp = conn.getresponse()
         data = resp.read()
@@ -113,9 +127,6 @@ class Proxy:
         headers = [(k, v) for k, v in resp.getheaders() if k.lower() not in _HOP]
         conn.close()
         query = urlsplit(h.path).query
-        key = urlsplit(h.path).path.strip("/")
-        is_object = (method == "GET" and "list-type" not in query and "location" not in query
-                     and key.count("/") >= 1 and key.endswith(self.only))
         if self.mode == "endless-listing" and method == "GET" and "list-type" in query:
             data = self.page = data.replace(
                 b"<IsTruncated>false</IsTruncated>",
@@ -162,6 +173,14 @@ class Proxy:
             return
         h.wfile.write(data)
 
+    def is_object(self, method: str, path: str) -> bool:
+        """Is this request a GET of an object's bytes (one `only` names)? S3's form:
+        `/bucket/key`, not a listing."""
+        query = urlsplit(path).query
+        key = urlsplit(path).path.strip("/")
+        return (method == "GET" and "list-type" not in query and "location" not in query
+                and key.count("/") >= 1 and key.endswith(self.only))
+
     def _tib(self, m: re.Match[bytes]) -> bytes:
         if not m.group(1).decode().endswith(self.only):
             return m.group(0)
@@ -170,6 +189,7 @@ class Proxy:
     def _current(self, h: BaseHTTPRequestHandler) -> tuple[int, list[tuple[str, str]], bytes]:
         """What a server ignoring If-Match answers: the asked range of the current version."""
         path = urlsplit(h.path).path.lstrip("/")
+        assert isinstance(self.s3, S3Server)  # (ignoring If-Match: an S3 server's)
         fs = self.s3.fs()
         size = int(fs.info(path)["size"])
         etag = str(fs.info(path)["ETag"])
