@@ -7,9 +7,12 @@ count, a loss scale) in variables written once a step too. An eager `train_step`
 and momentum had no steps at all; AdamW (weight decay, then the update: two writes a step)
 had twice its steps. Gradients accumulated over micro-batches (Keras' fit with
 `gradient_accumulation_steps`, two tf.functions accumulate/apply) made a step of every call,
-not of every update. tests/programs/optimizer_step_program.py feeds one bad batch at a
-chosen step (its loss overflows; the program checks every loss before it is finite), so
-`report --json` must name that step for the first alert, and count the run's steps.
+not of every update. Writes that are no update — a variable's initial value, weights set
+again before the first step (a restore) — must not count as steps, and variables made
+before dumping started (no initial value recorded) must still give their steps.
+tests/programs/optimizer_step_program.py feeds one bad batch at a chosen step (its loss
+overflows; the program checks every loss before it is finite), so `report --json` must name
+that step for the first alert, and count the run's steps.
 """
 
 from __future__ import annotations
@@ -19,7 +22,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from support.optimizer_runs import ACCUMULATED, EAGER, FUNCTION, RUNS, Run, optimizer_logdir
+from support.optimizer_runs import (
+    ACCUMULATED,
+    EAGER,
+    FUNCTION,
+    RUNS,
+    SETUPS,
+    Run,
+    optimizer_logdir,
+)
 
 from reader import open_logdir
 from reader.diagnosis.step_model import EAGER_STEP, FIT, alerts_per_step
@@ -36,7 +47,8 @@ def run_json(path: str, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     return out
 
 
-@pytest.mark.parametrize("run", [*EAGER, *FUNCTION, *ACCUMULATED], ids=lambda r: r.name)
+@pytest.mark.parametrize("run", [*EAGER, *FUNCTION, *ACCUMULATED, *SETUPS],
+                         ids=lambda r: r.name)
 def test_report_names_the_bad_step(tmp_path_factory: pytest.TempPathFactory,
                                    capsys: pytest.CaptureFixture[str], run: Run) -> None:
     path = optimizer_logdir(tmp_path_factory, run)

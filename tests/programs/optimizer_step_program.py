@@ -2,6 +2,7 @@
 step chosen by construction.
 
 Usage: python optimizer_step_program.py LOGDIR OPTIMIZER FORM BAD [--steps N] [--mode MODE]
+                                        [--setup fresh|made_before|restored]
 OPTIMIZER: one of OPTIMIZERS (`lso`: mixed_float16 and a LossScaleOptimizer around SGD with
 momentum). FORM:
 - eager: a `train_step` run eagerly (no tf.function), the optimizer's `apply_gradients`;
@@ -9,6 +10,9 @@ momentum). FORM:
 - fit_accum: `model.fit` with the optimizer's `gradient_accumulation_steps=2`;
 - two_functions: a `tf.function` adding a micro-batch's gradients into accumulators and
   another applying their mean, 2 micro-batches a step.
+SETUP (eager and function forms): fresh (everything made while dumping), made_before (the
+model and optimizer made before dumping starts: no initial value recorded) or restored (the
+model built by a first call, then its weights set again, while dumping).
 Every batch is small and finite except batch BAD (0-based; counted in micro-batches for the
 accumulating forms), whose inputs are 1e20: the target (their sum) is 3e20, so the squared
 error overflows float32 to +∞ whatever the model predicts (under mixed_float16 the inputs
@@ -87,9 +91,14 @@ def check(losses: list[float], bad: int) -> None:
         sys.exit(f"losses {losses}: the bad batch {bad} is not the first non-finite one")
 
 
-def custom(name: str, n: int, bad: int, compiled: bool) -> None:
-    net, opt = model(), optimizer(name)
+def custom(name: str, n: int, bad: int, compiled: bool,
+           made: tuple[tf.keras.Model, tf.keras.optimizers.Optimizer] | None,
+           restored: bool) -> None:
+    net, opt = made or (model(), optimizer(name))
     scaled = name == "lso"
+    if restored:  # built by a first call, then given its weights (a checkpoint's, say)
+        net(tf.zeros((1, 3)))
+        net.set_weights([w * 1.0 for w in net.get_weights()])
 
     def train_step(x: tf.Tensor, y: tf.Tensor) -> tf.Tensor:
         with tf.GradientTape() as tape:
@@ -160,13 +169,18 @@ def main() -> None:
     p.add_argument("bad", type=int)
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--mode", default="FULL_HEALTH")
+    p.add_argument("--setup", choices=["fresh", "made_before", "restored"], default="fresh")
     a = p.parse_args()
     if a.optimizer == "lso":
         tf.keras.mixed_precision.set_global_policy("mixed_float16")
+    # made_before: the model and optimizer made before dumping starts (their variables'
+    # values unrecorded); restored: weights set again after a first call, while dumping
+    made = (model(), optimizer(a.optimizer)) if a.setup == "made_before" else None
     tf.debugging.experimental.enable_dump_debug_info(
         a.logdir, tensor_debug_mode=a.mode, circular_buffer_size=-1)
     if a.form in ("eager", "function"):
-        custom(a.optimizer, a.steps, a.bad, a.form == "function")
+        custom(a.optimizer, a.steps, a.bad, a.form == "function", made,
+               a.setup == "restored")
     elif a.form == "fit_accum":
         fit_accum(a.optimizer, a.steps, a.bad)
     else:

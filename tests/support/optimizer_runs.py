@@ -24,10 +24,12 @@ class Run:
     form: str  # eager | function | fit_accum | two_functions
     bad: int  # the bad batch (a micro-batch in the accumulating forms)
     steps: int  # training steps (updates of the weights)
+    setup: str = "fresh"  # fresh | made_before | restored (see the program's docstring)
 
     @property
     def name(self) -> str:
-        return f"{self.optimizer}-{self.form}"
+        tail = "" if self.setup == "fresh" else f"-{self.setup}"
+        return f"{self.optimizer}-{self.form}{tail}"
 
     @property
     def step(self) -> int:
@@ -44,7 +46,11 @@ EAGER = [Run(o, "eager", bad, 5) for o, bad in (
 FUNCTION = [Run(o, "function", bad, 5) for o, bad in (
     ("sgd_momentum", 3), ("adamw", 2), ("ftrl", 1), ("lso", 3))]
 ACCUMULATED = [Run("sgd_momentum", "fit_accum", 3, 3), Run("adam", "two_functions", 4, 3)]
-RUNS = {r.name: r for r in EAGER + FUNCTION + ACCUMULATED}
+# variables whose values were not recorded (made before dumping), or set again before the
+# first step (a restore: writes that are no step's)
+SETUPS = [Run("sgd", "eager", 2, 5, "made_before"), Run("ftrl", "eager", 1, 5, "made_before"),
+          Run("sgd", "eager", 3, 5, "restored"), Run("adamw", "function", 2, 5, "restored")]
+RUNS = {r.name: r for r in EAGER + FUNCTION + ACCUMULATED + SETUPS}
 
 
 def optimizer_logdir(tmp_path_factory: pytest.TempPathFactory, run: Run) -> str:
@@ -54,7 +60,7 @@ def optimizer_logdir(tmp_path_factory: pytest.TempPathFactory, run: Run) -> str:
     def build(d: Path) -> str:
         status, output = run_program([PROGRAMS / "optimizer_step_program.py", d,
                                       run.optimizer, run.form, str(run.bad),
-                                      "--steps", str(run.steps)])
+                                      "--steps", str(run.steps), "--setup", run.setup])
         if status != 0:
             pytest.fail(f"optimizer_step_program {run.name} failed (status {status}):\n"
                         f"{output[-3000:]}")
