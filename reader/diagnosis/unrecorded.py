@@ -34,6 +34,7 @@ from reader.errors import ReaderError
 from reader.index.schema import EAGER
 
 MAX_GAP = 64  # executions from O's to C, and after C, looked at for other uses
+HOP = "not recorded: taken to be an Identity of"  # in the path, where the walk inferred
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,7 @@ def unrecorded_identity(walker: Walker, cur: Ref, links: list[Link]) -> Inferred
             "passed through an Identity — inferred from the tensor ids, not recorded (had "
             f"#{tid} been made in Python, a constant or a numpy array, the NaN/∞ would have come "
             "with it).")
-    return Inferred(o_ref, (f"tensor #{tid} (not recorded: taken to be an Identity of "
-                            f"{o_name})",), text)
+    return Inferred(o_ref, (f"tensor #{tid} ({HOP} {o_name})",), text)
 
 
 def _made_before(walker: Walker, tid: int, before_exec: int) -> tuple[int, Ref] | None:

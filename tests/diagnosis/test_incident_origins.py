@@ -15,6 +15,7 @@ that blames the data.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -137,3 +138,18 @@ def test_fit_metric_reads_follow_the_write_inside_the_nested_step(
     for e in reads:
         d = diagnose(logdir, EAGER, e)
         assert d.cause != "variable" and d.origin_kind != EAGER, (e, d.explanation)
+
+
+def test_human_report_says_an_alert_joined_its_incident_by_inference(
+        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    """An alert counted with an incident through an inferred Identity says so where the
+    report points to the incident instead of repeating its diagnosis."""
+    from tfdbg_tui.commands import report
+
+    report.main([step_logdir(tmp_path_factory, "eager"), "--limit", "10"])
+    out = capsys.readouterr().out
+    blocks = re.split(r"\n  (?=\d+\. )", out)  # one block per detailed alert
+    mul = next(b for b in blocks if b.lstrip().split()[1:2] == ["Mul"])
+    assert "incident 2 (above): MatMul" in mul and "inferred" in mul, mul
+    matmul = next(b for b in blocks if b.lstrip().split()[1:2] == ["MatMul"])
+    assert "incident 2 (above): MatMul" in matmul and "inferred" not in matmul, matmul

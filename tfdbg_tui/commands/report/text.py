@@ -16,6 +16,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from reader.diagnosis.unrecorded import HOP
 from tfdbg_tui.commands import output
 from tfdbg_tui.commands.report.sections import SECTIONS
 from tfdbg_tui.core.sanitize import literal
@@ -152,8 +153,11 @@ def _extras(entry: dict[str, Any]) -> list[str]:
     lines: list[str] = []
     for section in SECTIONS:
         if section.name == "diagnosis" and entry.get("incident") and entry.get("diagnosis"):
+            inferred = any(HOP in step for step in entry["diagnosis"].get("path", []))
             lines.append(f"incident {entry['incident']} (above): "
-                         + literal(_origin_name(entry["diagnosis"]["origin"])))
+                         + literal(_origin_name(entry["diagnosis"]["origin"]))
+                         + (" — reached through a tensor TensorFlow did not record, "
+                            "inferred (--json: its explanation)" if inferred else ""))
             continue
         lines.extend(literal(s) for s in section.human_lines(entry))
     return lines
