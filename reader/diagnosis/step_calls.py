@@ -6,10 +6,10 @@ forms every call of the training function computes gradients and updates them; t
 accumulation do not (`steps` numbers the other calls into the step whose update follows):
 - **two functions**: one computes a micro-batch's gradients and adds them into accumulators
   (variables its forward pass does not read), another, with no gradient of its own, applies
-  them to the variables the first one's forward pass reads, after it ran. The calls of the
-  second are the steps. Variables are told apart by the eager handle each call is given (a
-  function's placeholders are its arguments, then what it captured: the call record's
-  inputs, in order); one record is read per function.
+  them to the variables the first one's forward pass reads, each call after it ran. The
+  calls of the second are the steps. Variables are told apart by the eager handle each call
+  is given (a function's placeholders are its arguments, then what it captured: the call
+  record's inputs, in order); one record is read per function.
 - **a conditional update** (Keras' `gradient_accumulation_steps`): every call computes
   gradients; a branch that takes them (ops named for the gradients) and writes variables
   runs at every k-th call only (k ≥ 2: calls k-1, 2k-1, …; the k-1 calls before each are its
@@ -61,6 +61,14 @@ def _handle_of(g: Graph, op_name: str, handles: dict[str, int]) -> int | None:
     return handles.get(parsed[0]) if parsed is not None else None
 
 
+def _applies(calls: np.ndarray, grads: np.ndarray) -> bool:
+    """Whether every call applies gradients computed since the one before: a gradient call
+    before each (not a variables' initializer called once before the first step, nor an
+    evaluation's metric updates, many in a row)."""
+    seen = np.searchsorted(grads, calls, "left")  # gradient calls before each call
+    return bool(len(calls)) and bool(seen[0] > 0) and bool((np.diff(seen) > 0).all())
+
+
 def update_calls(logdir: DebugLogdir, training: set[str], graph_col: np.ndarray
                  ) -> set[str]:
     """Ids of the graphs called eagerly that apply accumulated gradients (the two-function
@@ -72,11 +80,10 @@ def update_calls(logdir: DebugLogdir, training: set[str], graph_col: np.ndarray
     calls_of = {g: np.flatnonzero(graph_col == logdir.strings.lookup(g))
                 for g in called if g in graphs}
     first_call = {g: int(c[0]) for g, c in calls_of.items()}
-    gradients = min((first_call[g] for g in first_call if g in training), default=None)
-    # an update follows the gradients it applies (not a variables' initializer called once
-    # before the first step)
+    grads = np.sort(np.concatenate([c for g, c in calls_of.items() if g in training]
+                                   or [np.zeros(0, np.int64)]))
     appliers = [g for g in first_call if g not in training and _writes(graphs[g])
-                and gradients is not None and calls_of[g][-1] > gradients
+                and _applies(calls_of[g], grads)
                 and not any(_gradient(name) for name in graphs[g].ops)]
     if not appliers:
         return set()
