@@ -28,6 +28,7 @@ import numpy as np
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
+from tfdbg_tui.core.compare.alike import same_at_step0
 from tfdbg_tui.core.compare.checks import judge, take
 from tfdbg_tui.core.compare.contract import (
     Q_LAYER,
@@ -166,7 +167,8 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
     kind = np.concatenate([np.full(len(ga), GRAPH), np.full(len(ea), EAGER)]).astype(np.int8)
     a_row, b_row = np.concatenate([ga, ea]), np.concatenate([gb, eb])
     how = np.concatenate([ghow, ehow]).astype(np.int8)
-    sp = pair_steps(ma, mb, mapping) if ma.n_steps and mb.n_steps else None
+    sp = (pair_steps(ma, mb, mapping, same_at_step0(a, b, ma, mb, tol))
+          if ma.n_steps and mb.n_steps else None)
     if sp is not None:
         infer_rates(sp, a, b, ma, mb)  # a Python number's rate: its update ÷ its gradient
         # integer and boolean tensors (shape, index and axis operands: a reshape's [-1, 36]

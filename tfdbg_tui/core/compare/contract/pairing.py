@@ -37,6 +37,7 @@ from tfdbg_tui.core.compare.contract.quantities import (
 from tfdbg_tui.core.compare.contract.roles import Roles
 from tfdbg_tui.core.compare.contract.state_pairing import pair_state
 from tfdbg_tui.core.compare.contract.tensors import Sig, Tensor, sig_class
+from tfdbg_tui.core.compare.contract.variable_order import Features, SameValue, untangle
 
 if TYPE_CHECKING:
     from tfdbg_tui.core.compare.rates import RatePair
@@ -228,10 +229,19 @@ def _layer_sig(roles: Roles, k: int) -> tuple[int, int, int]:
 
 
 def pair_steps(ma: RunModel, mb: RunModel,
-               mapping: list[tuple[re.Pattern[str], re.Pattern[str]]] | None = None
-               ) -> StepPairs:
-    """Pair the steps of two modelled runs (see the module docstring)."""
+               mapping: list[tuple[re.Pattern[str], re.Pattern[str]]] | None = None,
+               same: SameValue | None = None) -> StepPairs:
+    """Pair the steps of two modelled runs (see the module docstring; `same` tells whether
+    two variables hold equal values at step 0, for variables of one shape that what their
+    values feed cannot tell apart: `variable_order`)."""
     out = StepPairs()
+    features: dict[int, Features] = {}  # a graph's steps share their roles
+
+    def feats(flow: Flow, roles: Roles) -> Features:
+        if id(roles) not in features:
+            features[id(roles)] = Features(flow, roles)
+        return features[id(roles)]
+
     n = min(ma.n_steps, mb.n_steps)
     out.n_steps = n
     if ma.n_steps != mb.n_steps:
@@ -241,6 +251,8 @@ def pair_steps(ma: RunModel, mb: RunModel,
         _, _, ra = ma.steps[k]
         _, _, rb = mb.steps[k]
         vp = _pair_variables(ma, ra, mb, rb, mapping or [])
+        vp = untangle(vp, feats(ma.steps[k][0], ra), ra, feats(mb.steps[k][0], rb), rb, same,
+                      ma.names, out.notes if k == 0 else [])
         out.var_pairs.append(vp)
         req: list[int] = []
         if k == 0:
@@ -323,9 +335,12 @@ def pair_steps(ma: RunModel, mb: RunModel,
                               f"gradient of {ma.names.get(ha, ha)} as applied",
                               ma.names.get(ha, ha))
                 # a gradient applied as the backward pass made it (nothing clipped it):
-                # its line is the optimizer's applying one, not the tape's
+                # its line is the optimizer's applying one, not the tape's — unless the pair
+                # is the raw gradient's too (both runs apply it unclipped): that one is the
+                # tape's, where a gradient only one run sums (a tied weight) is made
                 for where, model, r, h in ((out.where_a, ma, ra, ha), (out.where_b, mb, rb, hb)):
-                    if got >= 0 and r.applied.get(h) == r.grad.get(h) and h in r.update:
+                    if got >= 0 and out.quantity[got] == Q_APPLIED \
+                            and r.applied.get(h) == r.grad.get(h) and h in r.update:
                         where[got] = (model.steps[k][0], r.update[h])
         out.required.append([r for r in req if r >= 0])
     if n:

@@ -53,3 +53,23 @@ def rows_read(flow: Flow, k: int, consumers: list[list[int]], sig: Callable[[Ten
     if min(out[1], ids[1]) < 0 or out[1] < ids[1]:
         return None
     return (g, 0), (out[0], out[1] - ids[1] + 1, out[2])
+
+
+def whole_reads(flow: Flow, gathered: dict[str, Tensor], consumers: list[list[int]],
+                sig: Callable[[Tensor], Sig], traced: Callable[[int], bool]) -> dict[str, Sig]:
+    """Per embedding (a variable whose first read is the rows it gathers, `gathered`) that the
+    forward pass also reads whole — a tied output projection, `matmul(h, E, transpose_b=True)`
+    — the signature of the whole table. Its gradient is then the sum of both uses (the
+    gather's IndexedSlices made dense plus the matmul's dense part, an `AddN`), shaped like
+    the table and not like the rows: what the update consumes is looked for by that shape."""
+    out: dict[str, Sig] = {}
+    for k, h in enumerate(flow.handle):
+        if (h is None or h not in gathered or h in out or flow.op_type[k] != "ReadVariableOp"
+                or flow.phase[k] not in FORWARD or not traced(k)):
+            continue
+        if rows_read(flow, k, consumers, sig) is not None or not value_uses(flow, k, consumers):
+            continue  # only gathered from, or only measured
+        s = sig((k, 0))
+        if s[1] >= 0 and s != sig(gathered[h]):
+            out[h] = s
+    return out

@@ -49,7 +49,7 @@ from tfdbg_tui.core.compare.contract.layer_groups import (
     unit_outputs,
 )
 from tfdbg_tui.core.compare.contract.loops import feeding, loop_results
-from tfdbg_tui.core.compare.contract.reads import GATHER, rows_read, value_uses
+from tfdbg_tui.core.compare.contract.reads import GATHER, rows_read, value_uses, whole_reads
 from tfdbg_tui.core.compare.contract.tape_anchors import anchored_gradients
 from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor, sig_class
 from tfdbg_tui.core.compare.contract.update_roles import (
@@ -168,15 +168,19 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         if flow.op_type[k] in UPDATES and flow.handle[k]:
             last_assign.setdefault(flow.handle[k] or "", []).append(k)
     lr_votes: list[Tensor] = []
+    # a tied embedding's gradient is shaped like its whole table, not like the rows gathered
+    grad_sig = roles.sig | whole_reads(flow, {h: t for h, t in roles.read.items()
+                                              if flow.op_type[t[0]] in GATHER | {"ResourceGather"}},
+                                       consumers, sig, lambda k: bool(traced[k, 0]))
     for k in range(n):
         h = flow.handle[k]
         if flow.op_type[k] not in UPDATES or h not in roles.read or flow.phase[k] == METRIC:
             continue
         if training_update(flow, k, {}):
             roles.update.setdefault(h, k)
-        grad, lr, applied = walk(flow, k, roles.sig[h], sig, last_assign, traced)
+        grad, lr, applied = walk(flow, k, grad_sig[h], sig, last_assign, traced)
         if grad is not None and applied == grad and flow.kind == GRAPH:  # clipped inside?
-            applied = applied_after(flow, grad, k, sig_class(roles.sig[h]), sig, traced,
+            applied = applied_after(flow, grad, k, sig_class(grad_sig[h]), sig, traced,
                                     consumers) or applied
         if grad is not None and h not in roles.grad:
             roles.grad[h] = grad
