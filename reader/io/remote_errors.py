@@ -78,6 +78,8 @@ def error_for(url: str, exc: BaseException) -> OSError:
     """The one-line OSError for a failed remote call (FileNotFoundError stays one)."""
     if isinstance(exc, RemoteError):
         return exc
+    if isinstance(exc, TimeoutError) and not str(exc) and exc.__cause__ is not None:
+        exc = exc.__cause__  # fsspec's sync raises a bare FSTimeoutError from the real one
     if isinstance(exc, FileNotFoundError):
         text = _one_line(exc.strerror or (exc.args[0] if exc.args else "not found"))
         return FileNotFoundError(errno.ENOENT, f"not found ({text})", url)

@@ -174,3 +174,24 @@ def test_a_gs_server_ignoring_range_gives_no_byte_from_the_wrong_offset(
     got = report_json(proxy.endpoint, url)
     refused = [w for w in got["warnings"] if "the server's answer has no Content-Range" in w]
     assert refused and all(url in w for w in refused), got["warnings"]
+
+
+@pytest.mark.parametrize("mode", ["stall", "trickle", "error"])
+def test_a_gs_server_that_does_not_deliver_is_one_line(gcs: GCSServer, proxy: GCSProxy,
+                                                       reference_logdir: str,
+                                                       mode: str) -> None:
+    """Answers that stall mid-body, trickle a byte every 50 ms, or are all 500: `report`
+    ends with one line naming the URL (and, for the first two, the time limit), having
+    asked for each object at most twice a read. Before: a trickle kept gcsfs reading (its socket
+    timeout never fires while bytes come), a stall or a 500 was tried six times with
+    backoff, each try's traceback on stderr."""
+    url = gcs.upload(reference_logdir, f"gs://hostile/{mode}")
+    proxy.mode = mode
+    since = gcs.mark()
+    proc = run(proxy.endpoint, "report", url)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    (line,) = proc.stderr.strip().splitlines()
+    assert url in line, line
+    assert ("TFDBG_TUI_REMOTE_TIMEOUT" in line) == (mode != "error"), line
+    asked = downloads(gcs, since)
+    assert max(asked.values()) <= 4, asked  # (2 tries of each of 2 reads; gcsfs: 6 tries)
