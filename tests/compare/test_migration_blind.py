@@ -39,21 +39,7 @@ CORPUS = UserCorpus(BLIND, "migration-blind", PAIRS, programs, CONTRACT)
 
 # pair → what the tool says instead (first run: tree of eb2b5fd, 2026-11-28 ~12:05, the same
 # with and without the uncommitted compare work then in the tree; each is a strict xfail)
-KNOWN_FAILING: dict[str, str] = {
-    # equivalent pairs
-    "mha_fn": "exit 0 'equivalent' with a note, but two layer outputs of the attention block "
-              "are other intermediates of each run (A's scores against Keras' query scaling, "
-              "a gelu step against the ffn's BiasAdd): they differ while the loss agrees, "
-              "which this harness counts (first run: exit 1, step 0 applied_gradient, Keras "
-              "Adadelta's delta taken for the applied gradient)",
-    # buggy pairs
-    "mha_gelu_fit": "exit 1, step 0 layer_output, but of the wrong layer: A's scores "
-                    "(q k^T / sqrt(d), tf1_mha.py:47) against Keras' query scaling Mul (the "
-                    "MultiHeadAttention line :18), another intermediate of attention; the "
-                    "gelu output (A mul_3 vs B ffn_1/Gelu/mul_2) comes later (first run: A's "
-                    "head split [4, 2, 3, 2] against Keras' [4, 3, 2, 2], a layout, now "
-                    "not compared)",
-}
+KNOWN_FAILING: dict[str, str] = {}
 
 
 def _trained(program: str) -> int:
@@ -100,3 +86,30 @@ def test_a_restore_that_reached_nothing_is_said(blind_diffs: Diffs) -> None:
     assert "tf.keras.Sequential(" in b["applied_at"]["code"], b.get("applied_at")
     assert "B's are the initial draw of the layer building them" in fd["hint"], fd["hint"]
     assert "tf.train.Checkpoint" in fd["hint"] and "assert_consumed" in fd["hint"]
+
+
+def test_attention_pairs_projections_not_block_intermediates(blind_diffs: Diffs) -> None:
+    """mha_fn: hand-written heads (scores divided by sqrt(d)) against Keras'
+    MultiHeadAttention (scores scaled by a Mul): the blocks share no intermediate, so their
+    projections (q, k, v: [4, 3, 4] against Keras' [4, 3, 2, 2], a regrouping), the
+    residual, the feed-forward and its gelu are compared — all equal at every step — and a
+    note names the scores and contexts not compared (they were paired, and 'differed')."""
+    code, r = blind_diffs["mha_fn"]
+    assert code == 0, r["verdict_text"]
+    for step in r["steps"]:
+        layers = step["quantities"]["layer_output"]
+        assert layers["different"] == 0 and layers["compared"] >= 7, (step["step"], layers)
+    note = [n for n in r["training"]["notes"] if "intermediates of a block" in n]
+    assert len(note) == 1 and "A's MatMul, Reshape_3" in note[0], r["training"]["notes"]
+    assert "multi_head_attention_1/Mul" in note[0], note
+
+
+def test_a_gelu_is_compared_at_its_value(blind_diffs: Diffs) -> None:
+    """mha_gelu_fit: the first divergence is the feed-forward's gelu (A's `x * cdf` in its
+    helper, Keras' exact Gelu), its pre-activation compared equal before it — not the
+    attention scores, nor the helper's inner `cdf` against Keras' BiasAdd."""
+    code, r = blind_diffs["mha_gelu_fit"]
+    fd = r["first_divergence"]
+    assert code == 1 and fd["quantity"] == "layer_output", r["verdict_text"]
+    assert fd["a"]["op_name"] == "mul_3" and fd["b"]["op_name"].endswith("Gelu/mul_2"), fd
+    assert r["steps"][0]["quantities"]["layer_output"]["equal"] >= 6, r["steps"][0]

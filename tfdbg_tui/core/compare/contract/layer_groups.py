@@ -108,6 +108,41 @@ def unit_outputs(flow: Flow, groups: Groups, layer_key: Callable[[int], LayerKey
     return out
 
 
+def inner_steps(flow: Flow, groups: Groups, deps: list[frozenset[str]],
+                consumers: list[list[int]]) -> Groups:
+    """Drop a group's output that is a step inside a function of a layer's output: every
+    use of it combines it with a tensor of the same variables that it was computed from.
+    BERT's gelu, `cdf = 0.5 * (1 + tanh(...(x)))` then `return x * cdf` (two lines of a
+    helper): cdf's only use is `x * cdf`, and x is where cdf comes from, so the function's
+    value — the layer's activation — is the output, not cdf (a residual `x + f(x)` keeps
+    f(x): x carries none of f's variables)."""
+    out = dict(groups)
+    for gkey, (_, _, k) in groups.items():
+        uses = [c for c in consumers[k] if flow.phase[c] in FORWARD
+                and flow.op_type[c] not in SHAPE_ONLY]
+        if uses and all(_rejoins(flow, c, k, deps) for c in uses):
+            del out[gkey]
+    return out
+
+
+def _rejoins(flow: Flow, c: int, k: int, deps: list[frozenset[str]]) -> bool:
+    """Whether op c combines k only with tensors of k's variables that k was computed from
+    (and constants)."""
+    if deps[c] != deps[k]:
+        return False
+    others = [j for j, _ in flow.inputs[c] if 0 <= j != k and deps[j]]
+    if not others or any(deps[j] != deps[k] for j in others):
+        return False
+    # k's ancestors of the same variables (a bounded walk: a function of one tensor is short)
+    seen, todo = {k}, [k]
+    while todo and len(seen) < 256:
+        for j, _ in flow.inputs[todo.pop()]:
+            if 0 <= j and j not in seen and deps[j] == deps[k]:
+                seen.add(j)
+                todo.append(j)
+    return all(j in seen for j in others)
+
+
 def before_bias(flow: Flow, k: int, deps: list[frozenset[str]],
                  consumers: list[list[int]]) -> bool:
     """Whether node k is a layer's product before its bias: consumed by an add whose other

@@ -9,8 +9,9 @@ step k of A pairs with step k of B, and within it:
   before its first read, when recorded — its line is the one that initialises it — else its
   first read); step k's `update` quantity is the variable read at step k + 1, i.e. its value
   after step k's update (the last step's update is seen only if the run reads it again);
-- layer outputs pair by the set of paired variables they depend on; the loss, the learning
-  rate and each paired variable's gradient pair with theirs.
+- layer outputs pair by the set of paired variables they depend on, then by what each is
+  (`layer_pairing`); the loss, the learning rate and each paired variable's gradient pair
+  with theirs.
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ from typing import TYPE_CHECKING
 from reader import GRAPH
 from tfdbg_tui.core.compare.contract.dataflow import Flow
 from tfdbg_tui.core.compare.contract.frozen_pairing import pair_trained_one_side
+from tfdbg_tui.core.compare.contract.layer_pairing import pair_layer_outputs
 from tfdbg_tui.core.compare.contract.model import RunModel
 from tfdbg_tui.core.compare.contract.penalty_pairing import pair_penalties
 from tfdbg_tui.core.compare.contract.quantities import (
     Q_APPLIED,
     Q_GRADIENT,
-    Q_LAYER,
     Q_LOSS,
     Q_LR,
     Q_UPDATE,
@@ -185,49 +186,6 @@ def _words(name: str) -> set[str]:
     return {re.sub(r"_\d+$", "", w) for w in re.split(r"[/:]", name.lower()) if w} - {""}
 
 
-def _layers(ra: Roles, rb: Roles, vp: list[tuple[str, str]]
-            ) -> list[tuple[int, Tensor, Tensor]]:
-    """Layer outputs paired by the set of paired variables they depend on, and within one set
-    (a conv, its batch norm, its activation and a flatten depend on the same weights) in
-    forward order by dtype class, rank and size (`difflib`: a layer one run does in more
-    ops, or with no line of its own — `fit` — stays unpaired without shifting the rest)."""
-    to_b = dict(vp)
-    paired_b = set(to_b.values())
-    by_set_a: dict[frozenset[str], list[int]] = {}
-    by_set_b: dict[frozenset[str], list[int]] = {}
-    for k, (ga, _) in enumerate(ra.layers):
-        want = frozenset(to_b[h] for h in ga if h in to_b)
-        if want:
-            by_set_a.setdefault(want, []).append(k)
-    for j, (gb, _) in enumerate(rb.layers):
-        by_set_b.setdefault(frozenset(gb & paired_b), []).append(j)
-    out = []
-    for want, ks in by_set_a.items():
-        js = by_set_b.get(want, [])
-        if not js:
-            continue
-        # the deepest of a set with the deepest — what the next layer reads, so an
-        # activation one run adds is compared where it changes the values — then the rest;
-        # never two tensors of another rank or size (a layer written by hand in more ops:
-        # its last op is not the other run's)
-        if _layer_sig(ra, ks[-1]) == _layer_sig(rb, js[-1]):
-            out.append((ks[-1], ra.layers[ks[-1]][1], rb.layers[js[-1]][1]))
-            ks, js = ks[:-1], js[:-1]
-        sa = [_layer_sig(ra, k) for k in ks]
-        sb = [_layer_sig(rb, j) for j in js]
-        m = SequenceMatcher(None, sa, sb, autojunk=False)
-        for block in m.get_matching_blocks():
-            for i in range(block.size):
-                k, j = ks[block.a + i], js[block.b + i]
-                out.append((k, ra.layers[k][1], rb.layers[j][1]))
-    out.sort(key=lambda x: x[0])
-    return out
-
-
-def _layer_sig(roles: Roles, k: int) -> tuple[int, int, int]:
-    return roles.layer_sigs[k] if k < len(roles.layer_sigs) else (-1, -1, -1)
-
-
 def pair_steps(ma: RunModel, mb: RunModel,
                mapping: list[tuple[re.Pattern[str], re.Pattern[str]]] | None = None,
                same: SameValue | None = None) -> StepPairs:
@@ -307,8 +265,7 @@ def pair_steps(ma: RunModel, mb: RunModel,
                     out.where_b[got] = (mb.steps[k - 1][0], prb.update[hb])
         if k > 0:
             pair_state(out, k, ma, mb)
-        for j, ta, tb in _layers(ra, rb, vp):
-            out.add(ma.row(k, ta), mb.row(k, tb), k, Q_LAYER, f"layer {j + 1} output")
+        pair_layer_outputs(out, k, ma, ra, mb, rb, vp)
         got = out.add(ma.row(k, ra.loss), mb.row(k, rb.loss), k, Q_LOSS, "loss")
         if got < 0:
             out.missing.append(f"step {k}: the loss" + _which(ra.loss, rb.loss))

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from reader import GRAPH
+from tfdbg_tui.core.compare.contract.blocks import BLOCK, joined, kind_of, layout_of, recipe
 from tfdbg_tui.core.compare.contract.dataflow import (
     FORWARD,
     FWD,
@@ -43,7 +44,10 @@ from tfdbg_tui.core.compare.contract.dataflow import (
 )
 from tfdbg_tui.core.compare.contract.layer_groups import (
     LAYER_OPS,
+    Groups,
+    LayerKey,
     before_bias,
+    inner_steps,
     layer_key_of,
     leaving,
     unit_outputs,
@@ -73,6 +77,10 @@ class Roles:
     loss: Tensor | None = None
     layers: list[tuple[frozenset[str], Tensor]] = field(default_factory=list)  # depth order
     layer_sigs: list[Sig] = field(default_factory=list)
+    # per layer output: `blocks.VALUE`, `LAYOUT` or `BLOCK`, and for a block's intermediate
+    # how the block computes it (`blocks.recipe`; "" otherwise)
+    layer_kinds: list[int] = field(default_factory=list)
+    layer_recipes: list[str] = field(default_factory=list)
     update: dict[str, int] = field(default_factory=dict)  # the node updating each variable
     loss_entry: int | None = None  # the first op of the loss function (its line: the loss's)
     # the schedule's computation of the learning rate, in dataflow order (the rate itself
@@ -219,7 +227,8 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     # layer or the loss consumes: a recurrent layer's stacked sequence, computed after its last
     # state, is not its output); the deepest of all where none is seen leaving
     limit = best[0] if best is not None else 1 << 30
-    groups: dict[tuple[frozenset[str], int, str], tuple[bool, int, int]] = {}
+    groups: Groups = {}
+    ranks: dict[LayerKey, tuple[bool, bool, int, int]] = {}
     layer_key = layer_key_of(flow, deps)
     looped = loop_results(flow, deps, consumers)  # what leaves a recurrent layer's loop
     leaves = leaving(flow, layer_key, consumers, looped)
@@ -240,13 +249,22 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         if before_bias(flow, k, deps, consumers):
             continue
         gkey = layer_key(k)
-        got = groups.get(gkey)
-        if got is None or (leaves(k), int(depth[k]), k) > got:
-            groups[gkey] = (leaves(k), int(depth[k]), k)
+        # a group's own computation before what only reshapes another group's output for
+        # the next layer (a `dense` helper's tensordot reshape, after a residual line)
+        rank = (not layout_of(flow, k, layer_key), leaves(k), int(depth[k]), k)
+        if gkey not in groups or rank > ranks[gkey]:
+            groups[gkey], ranks[gkey] = (leaves(k), int(depth[k]), k), rank
     groups = unit_outputs(flow, groups, layer_key, consumers)
+    groups = inner_steps(flow, groups, deps, consumers)
     ordered = sorted(groups.items(), key=lambda x: x[1][1:])
     roles.layers = [(g, (k, 0)) for (g, _, _), (_, _, k) in ordered]
     roles.layer_sigs = [sig_class(sig((k, 0))) for _, (_, _, k) in ordered]
+    inside = joined(flow, deps)
+    memo: dict[int, str] = {}
+    roles.layer_kinds = [kind_of(flow, k, layer_key, inside) for _, (_, _, k) in ordered]
+    roles.layer_recipes = [recipe(flow, k, inside, memo) if kind == BLOCK else ""
+                           for (_, (_, _, k)), kind in zip(ordered, roles.layer_kinds,
+                                                           strict=True)]
     if roles.layers and roles.loss is not None:  # where the loss function starts
         last = roles.layers[-1][1][0]
         uses = [c for c in consumers[last] if flow.phase[c] in FORWARD

@@ -1,0 +1,159 @@
+"""Stage 3, the layer outputs: two runs' layer outputs of one step paired by the set of
+paired variables they depend on, then within one set by what each output is (`blocks`):
+
+- the deepest of a set with the deepest first (what the next layer reads, so an activation
+  one run adds is compared where it changes the values) when both are of a kind, else the
+  deepest values;
+- **values** (a layer's own output) in forward order by dtype class, rank and size;
+- **layouts** (heads split off, a flatten) with layouts;
+- the one value left of each, when one run keeps a head axis (`[4, 3, 4]` against
+  `[4, 3, 2, 2]`: the same size), compared as a regrouping of the same elements (not with
+  the other's heads split off: a projection's output is compared with a projection's);
+- what is left of both, then, in order (a flatten one run fuses into its conv's line);
+- **block intermediates** (attention's scores and context) only with one the other run
+  computes alike (the same `blocks.recipe`): where the blocks have no common
+  intermediate, the layers around them are compared and a note says what was not.
+
+`difflib` keeps the order: an output one run lacks stays unpaired without shifting the
+rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from difflib import SequenceMatcher
+from typing import TYPE_CHECKING
+
+from tfdbg_tui.core.compare.contract.blocks import BLOCK, LAYOUT, VALUE
+from tfdbg_tui.core.compare.contract.model import RunModel
+from tfdbg_tui.core.compare.contract.quantities import Q_LAYER
+from tfdbg_tui.core.compare.contract.roles import Roles
+from tfdbg_tui.core.compare.contract.tensors import Tensor
+
+if TYPE_CHECKING:
+    from tfdbg_tui.core.compare.contract.pairing import StepPairs
+
+LayerPair = tuple[int, Tensor, Tensor]  # A's layer index, A's tensor, B's
+
+
+def pair_layer_outputs(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunModel,
+                       rb: Roles, vp: list[tuple[str, str]]) -> None:
+    """Add step k's layer-output pairs to `out`; at step 0, a note naming the block
+    intermediates left unpaired."""
+    pairs, left_a, left_b = pair_layers(ra, rb, vp)
+    for j, ta, tb in pairs:
+        out.add(ma.row(k, ta), mb.row(k, tb), k, Q_LAYER, f"layer {j + 1} output")
+    if k == 0 and (left_a or left_b):
+        out.notes.append(_block_note(ma, ra, left_a, mb, rb, left_b))
+
+
+def pair_layers(ra: Roles, rb: Roles, vp: list[tuple[str, str]]
+                ) -> tuple[list[LayerPair], list[int], list[int]]:
+    """The layer pairs (see the module docstring), and the block intermediates of A and of
+    B left unpaired (indices into each run's `layers`) whose variables are all paired."""
+    to_b = dict(vp)
+    paired_b = set(to_b.values())
+    by_set_a: dict[frozenset[str], list[int]] = {}
+    by_set_b: dict[frozenset[str], list[int]] = {}
+    whole_a: set[int] = set()  # A's outputs whose variables all have partners
+    for i, (ga, _) in enumerate(ra.layers):
+        want = frozenset(to_b[h] for h in ga if h in to_b)
+        if want:
+            by_set_a.setdefault(want, []).append(i)
+        if ga and all(h in to_b for h in ga):
+            whole_a.add(i)
+    for j, (gb, _) in enumerate(rb.layers):
+        by_set_b.setdefault(frozenset(gb & paired_b), []).append(j)
+    out: list[LayerPair] = []
+    done_a: set[int] = set()
+    done_b: set[int] = set()
+    for want, ks in by_set_a.items():
+        js = by_set_b.get(want, [])
+        got: list[tuple[int, int]] = []
+        if js:
+            got = _pair_set(ra, ks, rb, js)
+        for i, j in got:
+            out.append((i, ra.layers[i][1], rb.layers[j][1]))
+            done_a.add(i)
+            done_b.add(j)
+    out.sort(key=lambda x: x[0])
+    left_a = [i for i in sorted(whole_a) if i not in done_a and _kind(ra, i) == BLOCK]
+    left_b = [j for j, (gb, _) in enumerate(rb.layers)
+              if j not in done_b and _kind(rb, j) == BLOCK and gb and gb <= paired_b]
+    return out, left_a, left_b
+
+
+def _pair_set(ra: Roles, ks: list[int], rb: Roles, js: list[int]) -> list[tuple[int, int]]:
+    """Pairs (A index, B index) of the outputs of one variable set, in forward order."""
+    got: list[tuple[int, int]] = []
+    va = [i for i in ks if _kind(ra, i) == VALUE]
+    vb = [j for j in js if _kind(rb, j) == VALUE]
+    rest_a = [i for i in ks if _kind(ra, i) != BLOCK]
+    rest_b = [j for j in js if _kind(rb, j) != BLOCK]
+    # the deepest with the deepest, when both are of a kind (a flatten with a flatten), else
+    # the deepest values (a residual with a residual, past a reshape one run adds)
+    for xa, xb in ((rest_a, rest_b), (va, vb)):
+        if xa and xb and _kind(ra, xa[-1]) == _kind(rb, xb[-1]) \
+                and _sig(ra, xa[-1]) == _sig(rb, xb[-1]):
+            got.append((xa[-1], xb[-1]))
+            break
+    got += _matched(ra, va, rb, vb, got, _sig)
+    la = [i for i in ks if _kind(ra, i) == LAYOUT]
+    lb = [j for j in js if _kind(rb, j) == LAYOUT]
+    got += _matched(ra, la, rb, lb, got, _sig)
+    used_a, used_b = {i for i, _ in got}, {j for _, j in got}
+    left_a, left_b = [i for i in va if i not in used_a], [j for j in vb if j not in used_b]
+    if len(left_a) == len(left_b) == 1 and _size(ra, left_a[0]) == _size(rb, left_b[0]):
+        got.append((left_a[0], left_b[0]))  # the one value left of each, regrouped
+    got += _matched(ra, rest_a, rb, rest_b, got, _sig)
+    ba = [i for i in ks if _kind(ra, i) == BLOCK]
+    bb = [j for j in js if _kind(rb, j) == BLOCK]
+    got += _matched(ra, ba, rb, bb, got, _sig_recipe)
+    return got
+
+
+def _matched(ra: Roles, ks: list[int], rb: Roles, js: list[int],
+             taken: list[tuple[int, int]], key: Callable[[Roles, int], Hashable]
+             ) -> list[tuple[int, int]]:
+    """`difflib` on `key` over the outputs not yet paired, in order."""
+    used_a = {i for i, _ in taken}
+    used_b = {j for _, j in taken}
+    ks = [i for i in ks if i not in used_a]
+    js = [j for j in js if j not in used_b]
+    m = SequenceMatcher(None, [key(ra, i) for i in ks], [key(rb, j) for j in js],
+                        autojunk=False)
+    return [(ks[b.a + n], js[b.b + n]) for b in m.get_matching_blocks() for n in range(b.size)]
+
+
+def _kind(roles: Roles, i: int) -> int:
+    return roles.layer_kinds[i] if i < len(roles.layer_kinds) else VALUE
+
+
+def _sig(roles: Roles, i: int) -> Hashable:
+    return roles.layer_sigs[i] if i < len(roles.layer_sigs) else (-1, -1, -1)
+
+
+def _size(roles: Roles, i: int) -> Hashable:
+    """dtype class and size, the rank left out (a head axis kept or merged)."""
+    s = roles.layer_sigs[i] if i < len(roles.layer_sigs) else (-1, -1, -1)
+    return (s[0], s[2]) if s[2] >= 0 else ("unknown", id(roles), i)  # pairs with nothing
+
+
+def _sig_recipe(roles: Roles, i: int) -> Hashable:
+    recipe = roles.layer_recipes[i] if i < len(roles.layer_recipes) else ""
+    return (_sig(roles, i), recipe or ("unknown", id(roles), i))
+
+
+def _block_note(ma: RunModel, ra: Roles, left_a: list[int], mb: RunModel, rb: Roles,
+                left_b: list[int]) -> str:
+    def names(model: RunModel, roles: Roles, idx: list[int]) -> str:
+        flow = model.steps[0][0]
+        got = [flow.name[n] or flow.op_type[n] for n in (roles.layers[i][1][0] for i in idx)]
+        return ", ".join(got[:4]) + (f" and {len(got) - 4} more" if len(got) > 4 else "")
+
+    sides = [f"{side}'s {names(m, r, idx)}" for side, m, r, idx in
+             (("A", ma, ra, left_a), ("B", mb, rb, left_b)) if idx]
+    return (f"not compared: {' and '.join(sides)}, intermediates of a block that combines "
+            "several layers' outputs (attention's scores and context), which the runs "
+            "compute in other ops; the layers around the block (its projections, its output) "
+            "are compared")
