@@ -29,7 +29,7 @@ from reader.diagnosis.links import (
     Link,
 )
 from reader.diagnosis.nested import NestedCalls
-from reader.diagnosis.variables import READ_OPS, Write, last_write
+from reader.diagnosis.variables import APPLY_PREFIX, READ_OPS, Write, last_write
 from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
 from reader.index.schema import EAGER, GRAPH
@@ -82,8 +82,11 @@ class Walker:
                      for n, s in op.inputs]
             if op.op_type in READ_OPS and op.inputs:
                 self._windowed = False
-                try:
-                    links.extend(self._assignments(op, row, wall) or self.write_links(ref))
+                try:  # (a fused update last: the graph's plain Assign is its initializer)
+                    w = self.variable_write(ref)
+                    fused = w is not None and w.op_type.startswith(APPLY_PREFIX)
+                    links.extend((not fused and self._assignments(op, row, wall))
+                                 or self.write_links(ref))
                 finally:
                     self._windowed = True
             return links

@@ -3,14 +3,14 @@ ones whatever form the training took.
 
 The runs are tests/programs/step_program.py's (tests/support/step_runs.py): batch BAD is 1e20,
 every other batch small, every batch finite (1e20 < float32's 3.4e38). By construction two
-ops overflow in that step, independently of each other:
-- the loss' Square: (pred − y)² with pred − y ≈ 4.5e20 → +∞;
-- the weight gradient's MatMul: xᵀ · dpred = 1e20 · (−7.5e19 / … ) summed over 4 rows → −∞
-  (it reads x and the loss' gradient, which is finite: d/dpred of mean((pred − y)²) is
-  2(pred − y)/4, ≈ 2e20, not ∞).
-Everything after them (the weights, the next steps) is downstream. So each form must give
-exactly two incidents, both in the bad step: Square, then the gradient MatMul — and nothing
-that blames the data.
+ops overflow in that step, independently of each other (x = 1e20, w = 0.5, y = Σx; fit's
+Dense starts from random weights of that order):
+- the loss' Square: (pred − y)² = (1.5e20 − 3e20)² = 2.25e40 → +∞;
+- the weight gradient's MatMul: xᵀ · dpred, dpred = 2(pred − y)/4 = −7.5e19 (finite), summed
+  over 4 rows: 4 · 1e20 · (−7.5e19) = −3e40 → −∞.
+Everything after them (the weights, the next steps) is downstream. So each form (eager,
+tf.function, fit, Session.run) must give exactly two incidents, both in the bad step:
+Square, then the gradient MatMul — and nothing that blames the data.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from reader.diagnosis import diagnose
 from reader.diagnosis.incidents import find_incidents
 from reader.diagnosis.steps import training_steps
 
-FORMS = ("eager", "function", "fit")
+FORMS = ("eager", "function", "fit", "session")
 
 
 def _report(path: str, capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
