@@ -7,7 +7,9 @@ two runs whatever form each took (a TF1 `Session.run`, an eager `train_step`, a
    applied, the learning rate as applied, the update, non-trainable state.
 1. find the steps — `find_steps.find_training`: a step is one forward pass, one backward
    pass and the optimizer's updates; graph forms in `graph_steps`, the eager form in
-   `eager_steps` (its dataflow rebuilt from tensor ids), on the model of `dataflow` (a
+   `eager_steps` (its dataflow rebuilt from tensor ids); `variable_kinds` tells trained
+   variables from the optimizer's own (moments, counters) and batch norm's statistics; on
+   the model of `dataflow` (a
    `Flow` per step; `handles` ties a function's placeholders to the eager variables and
    their last assignment before step 0; `branches` gives an untraced `If` — a `tf.cond`
    or `tf.case` — the row of what its taken branch returned).

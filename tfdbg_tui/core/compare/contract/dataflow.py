@@ -146,6 +146,9 @@ class Flow:
     # lines that call a library's layer (`model(x)`, `self.bn(h)`, `model.fit`: Keras' own
     # code between the user's line and the ops), not a statement of ops the user wrote
     library_lines: set[int] = field(default_factory=set)
+    # (nodes, consumers, handle → where its reads go: `reach`)
+    slot_memo: tuple[int, dict[int, list[int]], dict[str, Reach]] | None = field(
+        default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.op_type)
@@ -217,7 +220,7 @@ class Frames:
         return got
 
 
-def _float_value(flow: Flow, k: int, dtype_of: dict[int, int]) -> bool:
+def float_update(flow: Flow, k: int, dtype_of: dict[int, int]) -> bool:
     """Whether update node k writes a float value (unknown counts as float)."""
     if flow.op_type[k] in APPLY:
         return True
@@ -229,70 +232,7 @@ def _float_value(flow: Flow, k: int, dtype_of: dict[int, int]) -> bool:
     return d < 0 or d in _FLOATS
 
 
-def trained_handles(flow: Flow, dtype_of: dict[int, int]) -> set[str]:
-    """Variables read by the forward pass and updated with a float value in the flow."""
-    updated = {flow.handle[k] for k in range(len(flow))
-               if flow.handle[k] and training_update(flow, k, dtype_of)}
-    consumers: dict[int, list[int]] = {}
-    for k, ins in enumerate(flow.inputs):
-        for j, _ in ins:
-            if j >= 0:
-                consumers.setdefault(j, []).append(k)
-    out = set()
-    for k, t in enumerate(flow.op_type):
-        h = flow.handle[k]
-        if t in READS and h in updated:
-            if any(flow.phase[c] in FORWARD and flow.op_type[c] not in UPDATES
-                   and flow.op_type[c] not in READS for c in consumers.get(k, [])):
-                out.add(h)
-    for k, hs in flow.passes.items():  # a forward loop or call given the handle reads it
-        if flow.phase[k] in FORWARD:
-            out |= hs & updated
-    found = {h for h in out if h is not None}
-    return found - optimizer_state(flow, found, consumers, dtype_of)
-
-
-_STATE_REACH = 4096  # nodes walked from one variable's reads
-
-
-def optimizer_state(flow: Flow, candidates: set[str], consumers: dict[int, list[int]],
-                    dtype_of: dict[int, int]) -> set[str]:
-    """Candidates that are the optimizer's state, not trained variables: what their reads
-    compute reaches another variable's training update and never the backward pass. A
-    gradient accumulator (summed over micro-batches, applied once) and a hand-written
-    momentum are updated from the gradients and read in the user's code like a weight, but
-    the loss is not computed from them — the gradient of a trained variable's read is. The
-    walk goes on through the variables it assigns that are not candidates (Keras' momentum:
-    the accumulated gradient makes the slot, the slot the update)."""
-    reads: dict[str | None, list[int]] = {}
-    for k, t in enumerate(flow.op_type):
-        if t in READS:
-            reads.setdefault(flow.handle[k], []).append(k)
-    out = set()
-    for h in candidates:
-        seeds = reads.get(h, [])
-        todo = [c for k in seeds for c in consumers.get(k, [])]
-        seen: set[int] = set()
-        feeds_update = backward = False
-        while todo and len(seen) < _STATE_REACH:
-            k = todo.pop()
-            if k in seen:
-                continue
-            seen.add(k)
-            if flow.phase[k] == BWD:
-                backward = True
-                break
-            if flow.op_type[k] in UPDATES:
-                other = flow.handle[k]
-                feeds_update |= (other in candidates and other != h
-                                 and training_update(flow, k, dtype_of))
-                if other and other not in candidates:
-                    todo.extend(reads.get(other, []))
-                continue
-            todo.extend(consumers.get(k, []))
-        if feeds_update and not backward and len(seen) < _STATE_REACH:
-            out.add(h)
-    return out
+STATE_REACH = 4096  # nodes walked from one variable's reads
 
 
 def training_update(flow: Flow, k: int, dtype_of: dict[int, int]) -> bool:
@@ -300,7 +240,7 @@ def training_update(flow: Flow, k: int, dtype_of: dict[int, int]) -> bool:
     and not a plain assignment in forward code (a variable's initial value) unless its value
     comes from the backward pass."""
     t = flow.op_type[k]
-    if not (t in UPDATES and flow.phase[k] != METRIC and _float_value(flow, k, dtype_of)):
+    if not (t in UPDATES and flow.phase[k] != METRIC and float_update(flow, k, dtype_of)):
         return False
     if t in APPLY or flow.phase[k] not in FORWARD:
         return True
@@ -313,30 +253,13 @@ def training_update(flow: Flow, k: int, dtype_of: dict[int, int]) -> bool:
     return True
 
 
-def state_handles(flow: Flow, dtype_of: dict[int, int], trained: set[str]) -> set[str]:
-    """Non-trainable state a step updates: variables assigned a float value in forward code
-    (not from the gradients, not a metric's) and read by the forward pass — batch
-    normalization's moving mean and variance. Not a variable the gradients are added to
-    (a gradient accumulator, zeroed in forward code): that is the optimizer's."""
-    assigned, from_gradients = set(), set()
-    for k in range(len(flow)):
-        h = flow.handle[k]
-        if not h or h in trained or flow.op_type[k] not in ASSIGNS:
-            continue
-        if training_update(flow, k, dtype_of):
-            from_gradients.add(h)
-        elif flow.phase[k] in FORWARD and _float_value(flow, k, dtype_of):
-            assigned.add(h)
-    read = {flow.handle[k] for k in range(len(flow))
-            if flow.op_type[k] in READS and flow.phase[k] in FORWARD}
-    return {h for h in (assigned - from_gradients) & read if h is not None}
-
-
 def _from_gradient(flow: Flow, k: int) -> bool:
-    """Whether an assignment's value comes (within a few ops) from the backward pass."""
+    """Whether an assignment's value comes (within a few ops) from the backward pass. A read
+    of an optimizer's own variable stands for the values assigned to it: a hand-written
+    Adam's `p.assign_sub(lr * m_t / ...)` reads `m`, assigned `b1 * m + (1 - b1) * g`."""
     todo = [j for j, _ in flow.inputs[k][1:]]
     seen: set[int] = set()
-    while todo and len(seen) < 32:
+    while todo and len(seen) < 48:
         j = todo.pop()
         if j < 0 or j in seen:
             continue
@@ -344,7 +267,62 @@ def _from_gradient(flow: Flow, k: int) -> bool:
         if flow.phase[j] == BWD:
             return True
         todo.extend(i for i, _ in flow.inputs[j])
+        h = flow.handle[j]
+        if flow.op_type[j] in READS and h and h != flow.handle[k]:
+            got = reach(flow, h)
+            if got.optimizer_own:
+                todo.extend(got.assigned)
     return False
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Where a variable's value goes: whether its reads reach the backward pass (the loss is
+    computed from it), the variables whose updates they reach, what is assigned to it."""
+
+    backward: bool
+    updates: frozenset[str]
+    assigned: tuple[int, ...]
+
+    @property
+    def optimizer_own(self) -> bool:
+        """Optimizer state (a hand-written Adam's moments, its step counter): never read by
+        what the loss is computed from, read by another variable's update."""
+        return not self.backward and bool(self.updates)
+
+
+def reach(flow: Flow, h: str) -> Reach:
+    """Where variable `h`'s reads go, walking their consumers up to the updates (memoised on
+    the flow); a walk cut short counts as reaching the backward pass."""
+    if flow.slot_memo is None or flow.slot_memo[0] != len(flow):
+        consumers: dict[int, list[int]] = {}
+        for i, ins in enumerate(flow.inputs):
+            for j, _ in ins:
+                consumers.setdefault(j, []).append(i)
+        flow.slot_memo = (len(flow), consumers, {})
+    _, consumers, memo = flow.slot_memo
+    got = memo.get(h)
+    if got is None:
+        mine = [i for i in range(len(flow)) if flow.handle[i] == h]
+        todo = [c for i in mine if flow.op_type[i] in READS for c in consumers.get(i, [])]
+        seen: set[int] = set()
+        backward, updates = False, set()
+        while todo and not backward:
+            i = todo.pop()
+            if i in seen:
+                continue
+            seen.add(i)
+            backward = flow.phase[i] == BWD or len(seen) >= STATE_REACH
+            if flow.op_type[i] in UPDATES:
+                if flow.handle[i] and flow.handle[i] != h:
+                    updates.add(flow.handle[i] or "")
+            else:
+                todo.extend(consumers.get(i, []))
+        assigned = tuple(flow.inputs[i][value_input(flow.op_type[i])][0] for i in mine
+                         if flow.op_type[i] in ASSIGNS | SCATTERS
+                         and len(flow.inputs[i]) > value_input(flow.op_type[i]))
+        got = memo[h] = Reach(backward, frozenset(updates), assigned)
+    return got
 
 
 def node_frames(logdir: DebugLogdir, flow: Flow, node: int) -> list[Frame]:

@@ -24,10 +24,9 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     UPDATES,
     Flow,
     Frames,
-    state_handles,
-    trained_handles,
     training_update,
 )
+from tfdbg_tui.core.compare.contract.variable_kinds import state_handles, trained_handles
 
 
 def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str]

@@ -34,10 +34,10 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     UPDATES,
     Flow,
     Frames,
-    trained_handles,
 )
 from tfdbg_tui.core.compare.contract.handles import aliases
 from tfdbg_tui.core.compare.contract.loops import passed_handles
+from tfdbg_tui.core.compare.contract.variable_kinds import trained_handles
 from tfdbg_tui.core.compare.graphs import OpTable
 
 _VAR_SOURCES = frozenset({"VarHandleOp", "VariableV2", "Variable", "Placeholder", "_Arg"})

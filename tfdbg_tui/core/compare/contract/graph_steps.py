@@ -15,10 +15,9 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     UPDATES,
     Flow,
     Frames,
-    state_handles,
-    trained_handles,
 )
 from tfdbg_tui.core.compare.contract.graph_flow import dtypes, graph_flow, join_functions
+from tfdbg_tui.core.compare.contract.variable_kinds import state_handles, trained_handles
 from tfdbg_tui.core.compare.graphs import OpTable
 from tfdbg_tui.core.compare.keys import occurrence
 

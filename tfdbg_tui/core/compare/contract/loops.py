@@ -11,7 +11,7 @@ consume gradients nothing in that graph computed. Two facts restore the step:
 - **What a loop or call consumes.** An op running another graph (`While`, `If`, a
   `PartitionedCall`) that is given a variable's handle reads that variable: every output of
   it depends on the variable (`Flow.passes`, filled here; `roles` adds them to what each
-  tensor depends on, `dataflow.trained_handles` counts the forward ones as reads).
+  tensor depends on, `variable_kinds.trained_handles` counts the forward ones as reads).
 - **What a loop returned.** tfdbg records neither a `While`'s outputs nor the `Identity`
   after it; output k of a loop is output k of its body at the last iteration, and the body's
   loop-variable outputs are its `Identity` ops nothing in it consumes, in the order they

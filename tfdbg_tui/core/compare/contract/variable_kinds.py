@@ -1,0 +1,106 @@
+"""Stage 1's sorting of a step's variables by what their values are for: the *trained*
+variables (read by the forward pass, updated from the gradients), the optimizer's own state
+(moments, accumulators, step counters: updated, read only by other variables' updates), and
+non-trainable state the forward pass updates itself (batch norm's moving statistics). The
+loss is computed from the first kind only, so only it is a model variable.
+"""
+
+from __future__ import annotations
+
+from tfdbg_tui.core.compare.contract.dataflow import (
+    ASSIGNS,
+    BWD,
+    FORWARD,
+    READS,
+    STATE_REACH,
+    UPDATES,
+    Flow,
+    float_update,
+    reach,
+    training_update,
+)
+
+
+def trained_handles(flow: Flow, dtype_of: dict[int, int]) -> set[str]:
+    """Variables read by the forward pass and updated with a float value in the flow."""
+    updated = {flow.handle[k] for k in range(len(flow))
+               if flow.handle[k] and training_update(flow, k, dtype_of)}
+    consumers: dict[int, list[int]] = {}
+    for k, ins in enumerate(flow.inputs):
+        for j, _ in ins:
+            if j >= 0:
+                consumers.setdefault(j, []).append(k)
+    out = set()
+    for k, t in enumerate(flow.op_type):
+        h = flow.handle[k]
+        if t in READS and h in updated:
+            if any(flow.phase[c] in FORWARD and flow.op_type[c] not in UPDATES
+                   and flow.op_type[c] not in READS for c in consumers.get(k, [])):
+                out.add(h)
+    for k, hs in flow.passes.items():  # a forward loop or call given the handle reads it
+        if flow.phase[k] in FORWARD:
+            out |= hs & updated
+    found = {h for h in out if h is not None}
+    return found - optimizer_state(flow, found, consumers, dtype_of)
+
+
+def optimizer_state(flow: Flow, candidates: set[str], consumers: dict[int, list[int]],
+                    dtype_of: dict[int, int]) -> set[str]:
+    """Candidates that are the optimizer's state, not trained variables: what their reads
+    compute reaches another variable's training update and never the backward pass. A
+    gradient accumulator (summed over micro-batches, applied once) and a hand-written
+    momentum are updated from the gradients and read in the user's code like a weight, but
+    the loss is not computed from them — the gradient of a trained variable's read is. The
+    walk goes on through the variables it assigns that are not candidates (Keras' momentum:
+    the accumulated gradient makes the slot, the slot the update)."""
+    reads: dict[str | None, list[int]] = {}
+    for k, t in enumerate(flow.op_type):
+        if t in READS:
+            reads.setdefault(flow.handle[k], []).append(k)
+    out = set()
+    for h in candidates:
+        seeds = reads.get(h, [])
+        todo = [c for k in seeds for c in consumers.get(k, [])]
+        seen: set[int] = set()
+        feeds_update = backward = False
+        while todo and len(seen) < STATE_REACH:
+            k = todo.pop()
+            if k in seen:
+                continue
+            seen.add(k)
+            if flow.phase[k] == BWD:
+                backward = True
+                break
+            if flow.op_type[k] in UPDATES:
+                other = flow.handle[k]
+                feeds_update |= (other in candidates and other != h
+                                 and training_update(flow, k, dtype_of))
+                if other and other not in candidates:
+                    todo.extend(reads.get(other, []))
+                continue
+            todo.extend(consumers.get(k, []))
+        if feeds_update and not backward and len(seen) < STATE_REACH:
+            out.add(h)
+    return out
+
+
+def state_handles(flow: Flow, dtype_of: dict[int, int], trained: set[str]) -> set[str]:
+    """Non-trainable state a step updates: variables assigned a float value in forward code
+    (not from the gradients, not a metric's) and read by the forward pass — batch
+    normalization's moving mean and variance. Not a variable the gradients are added to
+    (a gradient accumulator, zeroed in forward code), nor one only trained variables'
+    updates read (a hand-written optimizer's step counter): those are the optimizer's."""
+    assigned, from_gradients = set(), set()
+    for k in range(len(flow)):
+        h = flow.handle[k]
+        if not h or h in trained or flow.op_type[k] not in ASSIGNS:
+            continue
+        if training_update(flow, k, dtype_of):
+            from_gradients.add(h)
+        elif flow.phase[k] in FORWARD and float_update(flow, k, dtype_of):
+            assigned.add(h)
+    read = {flow.handle[k] for k in range(len(flow))
+            if flow.op_type[k] in READS and flow.phase[k] in FORWARD}
+    return {h for h in (assigned - from_gradients) & read
+            if h is not None and not (reach(flow, h).optimizer_own
+                                      and reach(flow, h).updates <= trained)}
