@@ -126,9 +126,9 @@ def inner_steps(flow: Flow, groups: Groups, deps: list[frozenset[str]],
 
 
 def _rejoins(flow: Flow, c: int, k: int, deps: list[frozenset[str]]) -> bool:
-    """Whether op c combines k only with tensors of k's variables that k was computed from
-    (and constants)."""
-    if deps[c] != deps[k]:
+    """Whether op c, a layer op (a product, a sum: not a stack of an RNN's states), combines
+    k only with tensors of k's variables that k was computed from (and constants)."""
+    if deps[c] != deps[k] or flow.op_type[c] not in LAYER_OPS:
         return False
     others = [j for j, _ in flow.inputs[c] if 0 <= j != k and deps[j]]
     if not others or any(deps[j] != deps[k] for j in others):
