@@ -44,9 +44,6 @@ KNOWN_FAILING: dict[str, str] = {
                             "tanh steps, the reversed states, the concatenation) are no "
                             "layer output of A's roles, so the backward states are never "
                             "compared",
-    "distill_temperature_fn": "step 0 'other', not loss: A's teacher / T (the soft targets' "
-                              "RealDiv, :29) paired with B's logits / T (RealDiv, :35), an "
-                              "unroled intermediate deciding the verdict",
 }
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from reader import EAGER, GRAPH, DebugLogdir
-from tfdbg_tui.core.compare.contract import RunModel, StepPairs
+from tfdbg_tui.core.compare.contract import CONTRACT, Q_OTHER, RunModel, StepPairs
 from tfdbg_tui.core.compare.contract import Training as RunTraining
 from tfdbg_tui.core.compare.graphs import GraphPair, OpTable
 from tfdbg_tui.core.compare.pairs import (
@@ -28,6 +28,9 @@ from tfdbg_tui.core.compare.pairs import (
 from tfdbg_tui.core.compare.values import Tolerance
 
 _NO_RUN = RunModel(RunTraining([], 0, set()), [], {})
+
+
+_ROLED = np.array(CONTRACT, np.int8)  # the step contract's quantities (no metric, no other)
 
 
 @dataclass(frozen=True)
@@ -174,12 +177,18 @@ class Comparison:
 
     # ------------------------------------------------------------------ summaries
     def divergences(self, limit: int) -> list[int]:
-        """Pair ids of the first `limit` differing pairs, in run A's order."""
+        """Pair ids of the first `limit` differing pairs, in run A's order — but an unroled
+        quantity never outranks a roled one: where the first is an `other` pair (two
+        intermediates no role names, perhaps two different tensors paired by structure)
+        and a quantity of the step contract differs at its step or later, that quantity
+        comes first (the loss a forgotten factor changes, not a division paired with
+        another division ahead of it)."""
         order = self.pairs.order
         bad = self.pairs.status[order] == DIFFERENT
         if len(self.formulation):
             bad &= ~np.isin(order, self.formulation)
-        return order[bad][:max(0, limit)].tolist()
+        found = roled_first(order[bad], self.pairs.quantity, self.pairs.step)
+        return found[:max(0, limit)].tolist()
 
     @property
     def first_divergence(self) -> int | None:
@@ -248,6 +257,20 @@ class Comparison:
                                 partner_row=int(self.pairs.b_row[p]))
                     for p, c in zip(sel[first].tolist(), counts.tolist(), strict=True)]
         return _earliest(self.a, out, limit)
+
+
+def roled_first(found: np.ndarray, quantity: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """Differing pair ids `found` (in order) with the first quantity of the step contract
+    moved to the front when the first is an unroled `other` pair and that quantity is of
+    its step or a later one (`quantity`, `step`: per pair id; -1 outside every step)."""
+    if not len(found) or quantity[found[0]] != Q_OTHER:
+        return found
+    s = step[found]
+    roled = np.flatnonzero(np.isin(quantity[found], _ROLED) & ((s >= s[0]) | (s[0] < 0)))
+    if not len(roled):
+        return found
+    k = int(roled[0])
+    return np.concatenate([found[k:k + 1], found[:k], found[k + 1:]])
 
 
 def _groups(keys: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,0 +1,84 @@
+"""An unroled quantity never outranks a roled one (issue 29): a difference between two
+tensors no role of the step names (`other`: an intermediate, perhaps two different tensors
+paired by structure) is never the first divergence when a quantity of the step contract —
+the variables, a layer's output, the loss, a gradient, the rate, an update — differs at its
+step or a later one. It stays listed among the divergences.
+
+The rule (`result.roled_first`) on pair ids, then on real recordings of
+tests/programs/unroled/tf1_soft_targets.py: soft targets at a temperature of 2 against 4 —
+the targets' division (a forward op of no role: it depends on no variable) differs first
+in time, and so does the loss.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from compare.migration_fixtures import diff_json
+from support.paths import PROGRAMS
+from support.shared import build_once, shared_root
+from support.tf_fork import run_forked
+
+from tfdbg_tui.core.compare.contract import (
+    Q_GRADIENT,
+    Q_LAYER,
+    Q_LOSS,
+    Q_METRIC,
+    Q_OTHER,
+    Q_UPDATE,
+)
+from tfdbg_tui.core.compare.result import roled_first
+
+
+def _first(quantities: list[int], steps: list[int]) -> list[int]:
+    """`roled_first` on pairs 0..n-1 differing in that order."""
+    found = np.arange(len(quantities), dtype=np.int64)
+    return roled_first(found, np.array(quantities, np.int8), np.array(steps, np.int64)).tolist()
+
+
+def test_a_roled_quantity_of_the_same_step_comes_first() -> None:
+    assert _first([Q_OTHER, Q_OTHER, Q_LOSS, Q_GRADIENT], [0, 0, 0, 0]) == [2, 0, 1, 3]
+
+
+def test_a_roled_quantity_of_a_later_step_comes_first() -> None:
+    assert _first([Q_OTHER, Q_OTHER, Q_UPDATE], [0, 1, 2]) == [2, 0, 1]
+
+
+def test_an_unroled_difference_is_first_only_where_nothing_roled_differs() -> None:
+    assert _first([Q_OTHER, Q_OTHER], [0, 1]) == [0, 1]
+    assert _first([Q_OTHER, Q_METRIC], [0, 0]) == [0, 1]  # a metric is no step quantity
+    assert _first([Q_LAYER, Q_OTHER, Q_LOSS], [0, 0, 0]) == [0, 1, 2]  # roled already first
+
+
+@pytest.fixture(scope="session")
+def soft_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The soft targets at a temperature of 2 and of 4, recorded in FULL_TENSOR once."""
+    pytest.importorskip("tensorflow")
+
+    def build(root: Path) -> dict[str, str]:
+        out = {}
+        for t in ("2", "4"):
+            logdir = root / f"soft{t}"
+            done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode",
+                               "FULL_TENSOR", "--", str(PROGRAMS / "unroled" /
+                                                        "tf1_soft_targets.py"), t])
+            assert done.status == 0, done.err[-3000:]
+            out[t] = str(logdir)
+        return out
+
+    return build_once(shared_root(tmp_path_factory), "unroled-soft-targets", build)
+
+
+@pytest.mark.tf
+@pytest.mark.timeout(900)
+def test_the_loss_outranks_an_unroled_division(soft_runs: dict[str, str]) -> None:
+    code, r = diff_json(soft_runs["2"], soft_runs["4"], "--rtol", "1e-5", "--atol", "1e-6")
+    first = r["first_divergence"]
+    assert code == 1 and first is not None, r["verdict_text"]
+    assert (first["step"], first["quantity"]) == (0, "loss"), r["verdict_text"]
+    assert "diverge at step 0: loss" in r["verdict_text"]
+    # the targets' division still differs, listed after the loss
+    later = [(d["step"], d["quantity"], d["a"]["op_type"]) for d in r["divergences"]]
+    assert (0, "other", "RealDiv") in later, later
