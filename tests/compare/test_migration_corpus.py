@@ -5,7 +5,8 @@ with numpy by the corpus's verify.py before the tool was run on it.
 
 The expectations are the corpus's (corpus_pairs.py, reasons in EXPECTATIONS.md); nothing here
 is taken from the tool's output. Every program is recorded once (it enables tfdbg2 itself),
-two at a time, into a cache outside the checkout (~/.cache/tfdbg-tui-tests/migration-corpus,
+two at a time through two fork servers (tests/support/tf_fork.py: no TensorFlow import per
+program), into a cache outside the checkout (~/.cache/tfdbg-tui-tests/migration-corpus,
 or $TFDBG_TUI_TEST_CACHE), each recording keyed by a hash of its program, the shared module and
 the TensorFlow and Keras versions, so a run after the first costs only the diffs and an edited
 program re-records its own runs; the time of the last recording is written there
@@ -35,12 +36,13 @@ import pytest
 from filelock import FileLock
 from support.paths import PROGRAMS, ROOT, tf_env
 from support.shared import build_once, shared_root
+from support.tf_fork import ForkServer, two_servers
 
 CORPUS = PROGRAMS / "migration_corpus"
 sys.path.insert(0, str(CORPUS))
 from corpus_pairs import PAIRS, QUANTITIES, Pair, recording_name, recordings  # noqa: E402
 
-pytestmark = [pytest.mark.tf, pytest.mark.timeout(1800)]  # a fresh build is ~3 minutes of it
+pytestmark = [pytest.mark.tf, pytest.mark.timeout(1800)]  # a fresh build: ~5 min at load 10
 
 TOL = ("--rtol", "1e-5", "--atol", "1e-6")
 STEPS = 3
@@ -74,7 +76,7 @@ def _cache_key(name: str) -> str:
     """A recording's key: its program, the shared module and the library versions (editing
     one program re-records its own runs only)."""
     program, variant = recordings()[name]
-    h = hashlib.sha256(_versions() + b"\0" + variant.encode())
+    h = hashlib.sha256(_versions() + b"\0" + variant.encode() + b"\0forked")
     for file in ("corpus_common.py", program):
         h.update(b"\0" + file.encode() + b"\0" + (CORPUS / file).read_bytes())
     return h.hexdigest()[:16]
@@ -87,19 +89,18 @@ def _cache_root() -> Path:
     return root
 
 
-def _record(root: Path, name: str) -> str | None:
+def _record(server: ForkServer, root: Path, name: str) -> str | None:
     """Record one program into `root/NAME-KEY` (through a temporary folder renamed when
-    whole); its stderr tail if it failed, else None."""
+    whole) in a fork of `server`; its stderr tail if it failed, else None."""
     program, variant = recordings()[name]
     target = root / f"{name}-{_cache_key(name)}"
     fresh = root / f"{target.name}.building-{os.getpid()}"
     shutil.rmtree(fresh, ignore_errors=True)
-    proc = subprocess.run(
-        [sys.executable, str(CORPUS / program), str(fresh), "--variant", variant],
-        cwd=ROOT, env=tf_env(), capture_output=True, text=True, timeout=900)
-    if proc.returncode != 0:
+    done = server.run([str(CORPUS / program), str(fresh), "--variant", variant], cwd=ROOT,
+                      split=True)
+    if done.status != 0:
         shutil.rmtree(fresh, ignore_errors=True)
-        return f"{program} --variant {variant} ({proc.returncode}):\n{proc.stderr[-3000:]}"
+        return f"{program} --variant {variant} ({done.status}):\n{done.err[-3000:]}"
     os.replace(fresh, target)
     return None
 
@@ -115,15 +116,18 @@ def _build(root: Path) -> dict[str, str]:
     missing = sorted((n for n, d in wanted.items() if not d.is_dir()),
                      key=lambda n: ("fit" not in n, n))
     if missing:
-        t0, c0 = time.monotonic(), os.times()
+        t0 = time.monotonic()
+        servers, halves = two_servers(), [missing[0::2], missing[1::2]]
+
+        def work(i: int) -> list[str]:
+            return [e for e in (_record(servers[i], root, n) for n in halves[i]) if e]
+
         with ThreadPoolExecutor(2) as pool:
-            failed = [e for e in pool.map(lambda n: _record(root, n), missing) if e]
+            failed = [e for errors in pool.map(work, (0, 1)) for e in errors]
         if failed:
             pytest.fail("a migration-corpus program failed: " + failed[0])
-        c1 = os.times()
-        cpu = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
         (root / "last-build").write_text(f"{len(missing)} recordings: "
-                                         f"{time.monotonic() - t0:.1f} s wall, {cpu:.1f} s CPU\n")
+                                         f"{time.monotonic() - t0:.1f} s wall\n")
     return {name: str(d) for name, d in wanted.items()}
 
 

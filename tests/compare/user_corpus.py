@@ -13,7 +13,6 @@ consistent) live here too; each corpus's test file holds its pairs' KNOWN_FAILIN
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import os
 import re
@@ -32,20 +31,13 @@ from compare.test_migration_corpus import _quantity, _summary
 from filelock import FileLock
 from support.paths import ROOT
 from support.shared import build_once, shared_root
-from support.tf_fork import ForkServer
+from support.tf_fork import ForkServer, two_servers
 
 TOL = ("--rtol", "1e-5", "--atol", "1e-6", "--limit", "1000000")
 
-_SERVERS: list[ForkServer] = []
-
-
 def _servers() -> list[ForkServer]:
     """Two fork servers for every corpus of the process, started on first use."""
-    if not _SERVERS:
-        _SERVERS.extend([ForkServer(), ForkServer()])
-        for server in _SERVERS:
-            atexit.register(server.close)
-    return _SERVERS
+    return two_servers()
 
 
 def _versions() -> bytes:

@@ -102,6 +102,18 @@ class ForkServer:
 
 _SERVER = ForkServer()
 atexit.register(_SERVER.close)
+_PAIR: list[ForkServer] = []
+
+
+def two_servers() -> list[ForkServer]:
+    """Two more fork servers of the process, started on first use: a corpus records two
+    programs at a time (one per core), each without its own TensorFlow import (a program
+    run as `python PROGRAM` cost ~5x more on a busy machine: the import was most of it)."""
+    if not _PAIR:
+        _PAIR.extend([ForkServer(), ForkServer()])
+        for server in _PAIR:
+            atexit.register(server.close)
+    return _PAIR
 
 
 def run_program(argv: list[str | Path]) -> tuple[int, str]:
