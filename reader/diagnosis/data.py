@@ -19,6 +19,7 @@ from reader.diagnosis import optable
 from reader.diagnosis.explain.common import In, produced
 from reader.diagnosis.index import DiagIndex, Health, Ref
 from reader.diagnosis.places import Place, place_of_op, place_of_ref
+from reader.diagnosis.unrecorded import suspects
 from reader.diagnosis.walk import Link, Walker
 from reader.errors import ReaderError
 from reader.index.schema import EAGER, GRAPH
@@ -218,6 +219,9 @@ def argument_data(walker: Walker, op_type: str, out: Health, links: list[Link],
     if len(args) != 1 or any(x.health is None or x.health.bad != 0 for x in others):
         return None
     lk = args[0]
+    if lk.outside and here.index is not None and lk.tid is not None and \
+            suspects(walker, lk.tid, here.index):
+        return None  # it may as well be an unrecorded Identity of a bad tensor: not data
     if lk.outside:
         return (f"{produced(op_type, out)}: the data carries it — its input {lk.name} was "
                 "made outside any recorded op (a numpy array or a Python value passed to "

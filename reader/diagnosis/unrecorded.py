@@ -10,16 +10,16 @@ that none of its recorded inputs held, and the walk would stop there — a secon
 origin (the update's Mul instead of the gradient that overflowed).
 
 What the record does say: eager tensor ids come from one counter, in the order tensors are
-made. So an input whose id lies between two recorded outputs was made between those ops, by
-something unrecorded — an Identity of a tensor that existed then, or a constant made in
-Python. It is taken to be an Identity of the recorded output O just before it only when all
-of this holds (otherwise the input stays "not recorded"):
-- the op C that read it holds NaN/∞ and every other input of C was recorded finite;
-- it is the first tensor made after O that any recorded op used (a second Identity made
-  after the first, of another tensor, is not claimed);
-- O holds NaN/∞, has as many elements as C's output, and no recorded op used O (its only
-  reader was unrecorded), and C ran at most MAX_GAP executions after O's.
-The explanation says it is inferred and why, and what it would mean were it a constant.
+made, and an Identity copies its input whole (same element count, same NaN/∞). So the
+unrecorded input T of the op C is taken to be an Identity of the recorded output O only when
+all of this holds (otherwise it stays "not recorded", and is not called data either):
+- C holds NaN/∞ and every other input of C was recorded finite;
+- O is the only recorded tensor that was made before T, by one of the MAX_GAP executions
+  before C and after any other tensor from outside the record that a recorded op read (a
+  constant made in Python, an earlier step's Identity; not those made along with T), that
+  holds NaN/∞, has as many elements as C's output, and that no recorded op read (up to
+  MAX_GAP executions after C): its only reader was unrecorded.
+The explanation says it is inferred and why, and what a constant made in Python would mean.
 """
 
 from __future__ import annotations
@@ -58,61 +58,53 @@ def unrecorded_identity(walker: Walker, cur: Ref, links: list[Link]) -> Inferred
         return None
     if any(lk.ref is None or idx.is_bad(lk.ref) != 0 for lk in links if not lk.outside):
         return None
-    tid = outside[0].tid
-    found = _made_before(walker, tid, cur.index)
-    if found is None:
+    tid, size = outside[0].tid, idx.health(cur).size
+    same = [(t, r) for t, r in suspects(walker, tid, cur.index) if idx.health(r).size == size]
+    if size is None or len(same) != 1:
         return None
-    o_tid, o_ref = found
-    if o_ref.index < cur.index - MAX_GAP:
-        return None
-    o_health, c_health = idx.health(o_ref), idx.health(cur)
-    if o_health.bad != 1 or o_health.size is None or o_health.size != c_health.size:
-        return None
-    if not _only_unrecorded_use(walker, o_tid, tid, o_ref.index, cur.index):
-        return None
+    o_tid, o_ref = same[0]
     o_name, c_name = walker.name(o_ref), walker.name(cur)
     c_type = c_name.split(":")[0]
     text = (f"{c_name} read tensor #{tid}, which no recorded op made (TensorFlow never records "
             "an eager Identity; a tf.custom_gradient passes its results through one, and so "
-            "does Keras' apply_gradients with every gradient). Tensor ids count up as tensors "
-            f"are made: #{tid} is the first tensor made after {o_name}'s output #{o_tid} that a "
-            f"recorded op used; that output (with {_bad(o_health)}) has as many elements as "
-            f"{c_type}'s and no recorded op read it. So #{tid} is taken to be it, "
-            "passed through an Identity — inferred from the tensor ids, not recorded (had "
-            f"#{tid} been made in Python, a constant or a numpy array, the NaN/∞ would have come "
-            "with it).")
+            "does Keras' apply_gradients with every gradient). Of the recorded tensors made "
+            f"before #{tid} since the last tensor from outside the record that an op read, "
+            f"{o_name}'s output #{o_tid} "
+            f"(with {_bad(idx.health(o_ref))}) is the only one that holds NaN/∞, has as many "
+            f"elements as {c_type}'s output and was read by no recorded op. So #{tid} is taken "
+            "to be it, passed through an Identity — inferred, not recorded (had "
+            f"#{tid} been made in Python, a constant or a numpy array, the NaN/∞ would have "
+            "come with it).")
     return Inferred(o_ref, (f"tensor #{tid} ({HOP} {o_name})",), text)
 
 
-def _made_before(walker: Walker, tid: int, before_exec: int) -> tuple[int, Ref] | None:
-    """(tensor id, output) of the recorded eager output made latest before tensor `tid`,
-    by an execution before `before_exec` (ids count up; a later process may reuse them)."""
-    tids, rows = walker.idx.outputs_by_tid()
-    if not len(tids) or tid <= int(tids[0]):
-        return None
-    k = len(tids) if tid > int(np.iinfo(tids.dtype).max) else int(
-        np.searchsorted(tids, tids.dtype.type(tid), "left"))
-    o = walker.L.outputs
-    for j in range(k - 1, max(-1, k - 65), -1):
-        r = int(rows[j])
-        e = int(o.col("execution")[r])
-        if e < before_exec:
-            return int(tids[j]), Ref(EAGER, e, int(o.col("slot")[r]))
-    return None
-
-
-def _only_unrecorded_use(walker: Walker, o_tid: int, tid: int, made: int, read: int) -> bool:
-    """True when no recorded execution from `made` on (to MAX_GAP past `read`) used tensor
-    `o_tid` or any tensor made between it and `tid`."""
-    L = walker.L
-    for e in range(made + 1, min(len(L.executions), read + MAX_GAP + 1)):
+def suspects(walker: Walker, tid: int, read: int) -> list[tuple[int, Ref]]:
+    """(tensor id, output) of the recorded eager outputs an unrecorded tensor `tid`, read
+    by execution `read`, may copy: made before it by the MAX_GAP executions before `read`,
+    after any other tensor from outside the record that a recorded op read (a Python
+    constant, an earlier step's Identity) — but those made along with `tid`, between the same
+    two recorded ops (the Identities of one apply_gradients) —, holding NaN/∞, and read by
+    no recorded execution up to MAX_GAP after `read`."""
+    L, idx = walker.L, walker.idx
+    used: set[int] = set()
+    made: list[tuple[int, Ref]] = []
+    for e in range(max(0, read - MAX_GAP), min(len(L.executions), read + MAX_GAP + 1)):
         try:
-            ins = L.read_execution(e).input_tensor_ids
+            rec = L.read_execution(e)
         except ReaderError:
-            return False
-        if any(o_tid <= int(t) < tid for t in ins):
-            return False
-    return True
+            return []
+        used.update(int(t) for t in rec.input_tensor_ids or ())
+        if e < read:
+            made += [(int(t), Ref(EAGER, e, k))
+                     for k, t in enumerate(rec.output_tensor_ids or ()) if int(t) < tid]
+    tids, _ = idx.outputs_by_tid()
+    recorded = {t for t, _ in made}
+    gap = int(np.searchsorted(tids, tid))  # recorded outputs made before `tid`
+    outside = [u for u in used if u < tid and u not in recorded
+               and idx.eager_producer(u, read) is None and int(np.searchsorted(tids, u)) < gap]
+    after = max(outside, default=-1)
+    return [(t, r) for t, r in made
+            if t > after and t not in used and idx.is_bad(r) == 1]
 
 
 def _bad(h: Health) -> str:

@@ -27,6 +27,9 @@ from reader.index.schema import EAGER, GRAPH
 READ_OPS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd"})
 WRITE_OPS = frozenset({"AssignVariableOp", "AssignSubVariableOp", "AssignAddVariableOp"})
 APPLY_PREFIX = "ResourceApply"  # fused optimizer updates (TF1 optimizers): the value is computed
+# row updates (a gradient of a gather, as Keras' SGD applies it): (handle, indices, updates)
+SCATTER_OPS = frozenset(f"ResourceScatter{k}" for k in (
+    "Add", "Sub", "Mul", "Div", "Min", "Max", "Update", "NdAdd", "NdSub", "NdUpdate"))
 MAX_SCAN = 4096  # executions looked at backwards for an eager write
 MAX_NESTING = 8  # functions called within functions, looked into for a write
 
@@ -45,7 +48,7 @@ class Write:
 
 
 def is_write(op_type: str) -> bool:
-    return op_type in WRITE_OPS or op_type.startswith(APPLY_PREFIX)
+    return op_type in WRITE_OPS or op_type in SCATTER_OPS or op_type.startswith(APPLY_PREFIX)
 
 
 def last_write(idx: DiagIndex, ref: Ref, tid: int | None,
@@ -67,7 +70,7 @@ def last_write(idx: DiagIndex, ref: Ref, tid: int | None,
     if before is None:
         return None
     types = L.executions.col("op_type")
-    write_ids = [L.strings.lookup(t) for t in WRITE_OPS]
+    write_ids = [L.strings.lookup(t) for t in WRITE_OPS | SCATTER_OPS]
     lo = max(0, before - MAX_SCAN)
     window = types[lo:before]
     calls = idx.calls_between(lo, before)
@@ -103,8 +106,9 @@ def _write_in(idx: DiagIndex, e: int, tid: int, nested: NestedCalls | None) -> W
         return None
     gid = idx.exec_graph(e)
     if gid is None:
-        if rec.op_type in WRITE_OPS and ins and ins[0] == tid:
-            return Write(EAGER, e, rec.op_type, value_tid=ins[1] if len(ins) > 1 else None)
+        if (rec.op_type in WRITE_OPS or rec.op_type in SCATTER_OPS) and ins and ins[0] == tid:
+            k = 2 if rec.op_type in SCATTER_OPS else 1
+            return Write(EAGER, e, rec.op_type, value_tid=ins[k] if len(ins) > k else None)
         return None
     g = L.graph(gid)
     if g is None:
@@ -147,7 +151,9 @@ def _same_graph_write(g: Graph, handle: str, call: int | None = None) -> Write |
             best = op
     if best is None:
         return None
-    value = best.inputs[1] if len(best.inputs) > 1 and best.op_type in WRITE_OPS else None
+    k = 2 if best.op_type in SCATTER_OPS else 1
+    value = (best.inputs[k] if len(best.inputs) > k
+             and (best.op_type in WRITE_OPS or best.op_type in SCATTER_OPS) else None)
     return Write(GRAPH, call, best.op_type, g, best, value=value)
 
 

@@ -29,7 +29,7 @@ from reader.diagnosis.links import (
     Link,
 )
 from reader.diagnosis.nested import NestedCalls
-from reader.diagnosis.variables import APPLY_PREFIX, READ_OPS, Write, last_write
+from reader.diagnosis.variables import READ_OPS, Write, last_write
 from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
 from reader.index.schema import EAGER, GRAPH
@@ -82,9 +82,9 @@ class Walker:
                      for n, s in op.inputs]
             if op.op_type in READ_OPS and op.inputs:
                 self._windowed = False
-                try:  # (a fused update last: the graph's plain Assign is its initializer)
+                try:  # (an update op last: the graph's plain Assign is its initializer)
                     w = self.variable_write(ref)
-                    fused = w is not None and w.op_type.startswith(APPLY_PREFIX)
+                    fused = w is not None and w.op_type not in ASSIGN_OPS
                     links.extend((not fused and self._assignments(op, row, wall))
                                  or self.write_links(ref))
                 finally:

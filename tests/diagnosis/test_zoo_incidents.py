@@ -1,0 +1,55 @@
+"""Incidents of zoo programs whose origins are known by construction (tests/programs/zoo/,
+whose header says what goes NaN and why): no made-up origin beside the real one.
+
+Each case is a way the walk used to stop early and call what it stopped at a new origin:
+- an eager update reading a gradient through an Identity TensorFlow does not record (Keras'
+  apply_gradients) was said to carry NaN "from numpy data";
+- a variable updated row by row (Keras' SGD applies a gather's gradient with
+  ResourceScatterSub) was said to hold NaN "written by" its creation.
+Reports come from the session's zoo runs (conftest.py `zoo_runs`: only these programs are
+run when this file runs alone).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from zoo_support import ZooProgram, zoo_programs
+
+pytestmark = [pytest.mark.tf, pytest.mark.timeout(1800)]
+
+# program → (the op types of its incidents, in order; why, by construction)
+EXPECTED: dict[str, tuple[list[str], str]] = {
+    "c1_tutorial_rmse_gradient": (
+        ["__inference___backward_rmse_*", "__inference___backward___call___*"],
+        "sqrt's derivative at 0 in rmse's backward function; the model's backward function "
+        "receives it (untraced: its own incident); the updates read the gradients through "
+        "eager Identities"),
+    "c1_tutorial_separate_functions": (
+        ["Log", "__inference___backward_cross_entropy_*", "__inference___backward_model_*"],
+        "log(0) in cross_entropy, its backward function, the model's; the updates read the "
+        "gradients through eager Identities"),
+    "c3_grad_norm_zero_vector": (
+        ["SqrtGrad"],
+        "the norm of a zero vector's gradient; the next steps read the centers it updated "
+        "row by row (ResourceScatterSub)"),
+}
+
+
+@pytest.mark.parametrize("prog", [p for p in zoo_programs() if p.name in EXPECTED],
+                         ids=lambda p: p.name)
+def test_zoo_incidents_are_the_known_origins(zoo_runs: dict[str, Any],
+                                             prog: ZooProgram) -> None:
+    from fnmatch import fnmatchcase
+
+    run = zoo_runs[prog.name]
+    assert run.report is not None, run.report_error
+    incidents = run.report["incidents"]
+    want, why = EXPECTED[prog.name]
+    got = [(i["origin"] or {}).get("op_type") or "" for i in incidents]
+    assert len(got) == len(want) and all(
+        fnmatchcase(g, w) for g, w in zip(got, want, strict=True)), (got, why)
+    assert not [i for i in incidents if (i["origin"] or {}).get("cause") in ("data",
+                                                                             "variable")]
+    assert sum(i["alerts"] for i in incidents) == run.report["alerts"]["total"]
