@@ -12,7 +12,8 @@ origin (the update's Mul instead of the gradient that overflowed).
 What the record does say: eager tensor ids come from one counter, in the order tensors are
 made, and an Identity copies its input whole (same element count, same NaN/∞). So the
 unrecorded input T of the op C is taken to be an Identity of the recorded output O only when
-all of this holds (otherwise it stays "not recorded", and is not called data either):
+all of this holds (otherwise it stays "not recorded"; and while some recorded tensor fits
+all but the element count, T is not called data either):
 - C holds NaN/∞ and every other input of C was recorded finite;
 - O is the only recorded tensor that was made before T, by one of the MAX_GAP executions
   before C and after any other tensor from outside the record that a recorded op read (a
@@ -33,7 +34,7 @@ from reader.diagnosis.walk import Link, Walker
 from reader.errors import ReaderError
 from reader.index.schema import EAGER
 
-MAX_GAP = 64  # executions from O's to C, and after C, looked at for other uses
+MAX_GAP = 64  # executions before C (where O was made) and after it (where O was not read)
 HOP = "not recorded: taken to be an Identity of"  # in the path, where the walk inferred
 
 
