@@ -8,6 +8,11 @@ The rule (`result.roled_first`) on pair ids, then on real recordings of
 tests/programs/unroled/tf1_soft_targets.py: soft targets at a temperature of 2 against 4 —
 the targets' division (a forward op of no role: it depends on no variable) differs first
 in time, and so does the loss.
+
+And two different tensors are not paired as one: against tf2_soft_targets.py (the targets
+computed eagerly before training, the logits / T in a `tf.function` step) the structural
+pairing took B's only division for A's first (teacher / T); a forward op computed from the
+model's variables is no longer paired with one computed from the inputs alone (`merge`).
 """
 
 from __future__ import annotations
@@ -54,21 +59,21 @@ def test_an_unroled_difference_is_first_only_where_nothing_roled_differs() -> No
 
 @pytest.fixture(scope="session")
 def soft_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The soft targets at a temperature of 2 and of 4, recorded in FULL_TENSOR once."""
+    """The soft targets at a temperature of 2 and of 4 (and 4 in TF2), recorded once."""
     pytest.importorskip("tensorflow")
 
     def build(root: Path) -> dict[str, str]:
         out = {}
-        for t in ("2", "4"):
-            logdir = root / f"soft{t}"
+        for name, program, t in (("2", "tf1", "2"), ("4", "tf1", "4"), ("tf2_4", "tf2", "4")):
+            logdir = root / f"soft{name}"
             done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode",
                                "FULL_TENSOR", "--", str(PROGRAMS / "unroled" /
-                                                        "tf1_soft_targets.py"), t])
+                                                        f"{program}_soft_targets.py"), t])
             assert done.status == 0, done.err[-3000:]
-            out[t] = str(logdir)
+            out[name] = str(logdir)
         return out
 
-    return build_once(shared_root(tmp_path_factory), "unroled-soft-targets", build)
+    return build_once(shared_root(tmp_path_factory), "unroled-soft-targets-2", build)
 
 
 @pytest.mark.tf
@@ -82,3 +87,18 @@ def test_the_loss_outranks_an_unroled_division(soft_runs: dict[str, str]) -> Non
     # the targets' division still differs, listed after the loss
     later = [(d["step"], d["quantity"], d["a"]["op_type"]) for d in r["divergences"]]
     assert (0, "other", "RealDiv") in later, later
+
+
+@pytest.mark.tf
+@pytest.mark.timeout(900)
+def test_the_targets_division_is_not_paired_with_the_logits(soft_runs: dict[str, str]
+                                                            ) -> None:
+    code, r = diff_json(soft_runs["2"], soft_runs["tf2_4"], "--rtol", "1e-5", "--atol",
+                        "1e-6", "--limit", "100000")
+    first = r["first_divergence"]
+    assert code == 1 and first is not None, r["verdict_text"]
+    assert (first["step"], first["quantity"]) == (0, "loss"), r["verdict_text"]
+    crossed = [d for d in [first, *r["divergences"]]
+               if "teacher / T_SOFT" in (d["a"].get("user_frame") or {}).get("code", "")
+               and "logits / T" in (d["b"].get("user_frame") or {}).get("code", "")]
+    assert not crossed, crossed[0]

@@ -13,7 +13,16 @@ from __future__ import annotations
 import numpy as np
 
 from reader import EAGER, GRAPH, DebugLogdir
-from tfdbg_tui.core.compare.contract.dataflow import BWD, FWD, LOSS, METRIC, OPT, Training
+from tfdbg_tui.core.compare.contract.dataflow import (
+    BWD,
+    FWD,
+    LOSS,
+    METRIC,
+    OPT,
+    READS,
+    Flow,
+    Training,
+)
 from tfdbg_tui.core.compare.contract.model import RunModel
 from tfdbg_tui.core.compare.contract.pairing import StepPairs
 from tfdbg_tui.core.compare.contract.quantities import (
@@ -25,6 +34,7 @@ from tfdbg_tui.core.compare.contract.quantities import (
     Q_OTHER,
     Q_UPDATE,
 )
+from tfdbg_tui.core.compare.contract.tensors import SHAPE_ONLY
 from tfdbg_tui.core.compare.pairs import BY_NAME, BY_STEP, Pairs
 
 
@@ -88,9 +98,14 @@ def merge(a: DebugLogdir, b: DebugLogdir, kind: np.ndarray, a_row: np.ndarray,
         # inside a step, ops paired by structure only in the forward pass: the gradient code
         # and the optimizer differ between TF1 and TF2 by construction (their shape
         # constants, their fusions), and what matters of them — gradients, learning rate,
-        # updates — is paired by role; a pair by name (one program twice) stays
+        # updates — is paired by role; a pair by name (one program twice) stays. Nor a
+        # forward op computed from the model's variables with one computed from the inputs
+        # alone (A's teacher / T, the soft targets, against B's logits / T: two divisions)
+        va = _node_rows(ma, k, na, "weights")[a_row[sel]]
+        vb = _node_rows(mb, k, nb, "weights")[b_row[sel]]
         ok = (~_isin(a_row[sel], ra[k]) & ~_isin(b_row[sel], rb[k]) & (sa == sb)
-              & (~inside | (how[sel] == BY_NAME) | ((pa == FWD) & (pb == FWD))))
+              & (~inside | (how[sel] == BY_NAME)
+                 | ((pa == FWD) & (pb == FWD) & ((va == vb) | (va < 0) | (vb < 0)))))
         keep[sel] = ok
         step_a[sel] = sa
     n_old = int(np.count_nonzero(keep))
@@ -133,22 +148,42 @@ _PHASE_RANK = {FWD: _RANK[Q_LAYER], LOSS: _RANK[Q_LOSS], BWD: _RANK[Q_GRADIENT],
                OPT: _RANK[Q_UPDATE] + 1, METRIC: _RANK[Q_METRIC]}
 
 
+def _on_weights(flow: Flow, trained: set[str]) -> list[int]:
+    """Per node, 1 if its value is computed from a read of the model's variables (trained,
+    or state such as batch norm's statistics), 0 if from the inputs alone (as `roles` finds
+    what each tensor depends on: nodes in dataflow order, shapes carry none)."""
+    trained = trained | flow.state
+    on = [0] * len(flow)
+    for k in range(len(flow)):
+        if flow.op_type[k] in SHAPE_ONLY:
+            continue
+        on[k] = int((flow.op_type[k] in READS and flow.handle[k] in trained)
+                    or any(0 <= j < k and on[j] for j, _ in flow.inputs[k])
+                    or bool(flow.passes.get(k, frozenset()) & trained))
+    return on
+
+
 def _node_rows(model: RunModel, kind: int, n: int, what: str) -> np.ndarray:
-    """Per row of `kind`, the phase (`what="phase"`) or user line (`"line"`) of its node in
-    a training step (-1 outside); made once per run, kind and `what`, one small integer a
-    row (a run of millions of rows: int8 phases, int32 lines)."""
+    """Per row of `kind`, the phase (`what="phase"`), user line (`"line"`) or whether it is
+    computed from the model's variables (`"weights"`) of its node in a training step (-1
+    outside); made once per run, kind and `what`, one small integer a row (a run of
+    millions of rows: int8 phases, int32 lines)."""
     key = (what, kind)
     got = model.cache.get(key)
     if got is not None and len(got) == n:
         return got
-    dtype = np.int8 if what == "phase" else np.int32
+    dtype = np.int32 if what == "line" else np.int8
     out = np.full(n, -1, dtype)
     model.cache[key] = out
+    weights: dict[int, list[int]] = {}
     for flow, local, _ in model.steps:
         if flow.kind != kind:
             continue
         rows = flow.rows[local]
-        col = np.asarray(flow.phase if what == "phase" else flow.line, dtype)
+        if what == "weights" and id(flow) not in weights:
+            weights[id(flow)] = _on_weights(flow, model.training.trained)
+        col = np.asarray(flow.phase if what == "phase" else flow.line if what == "line"
+                         else weights[id(flow)], dtype)
         if len(col) < len(rows):
             col = np.concatenate([col, np.full(len(rows) - len(col), -1, dtype)])
         has = rows >= 0
