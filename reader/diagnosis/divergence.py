@@ -14,6 +14,8 @@ the shape of the story, and the explanation says it as such:
   gradient (an optimizer step).
 The line to change is where the learning rate is set: the optimizer multiplies the gradient by
 a variable (the learning rate) whose last eager write is the optimizer's creation line.
+One bad batch (inputs far larger than the earlier ones') tells the same story in a health
+mode, where no magnitude is recorded: when data reaches the op, the explanation says so.
 """
 
 from __future__ import annotations
@@ -74,15 +76,20 @@ def divergence(walker: Walker, origin: Ref, op_type: str, out: Health,
     if lr is not None and lr.user_frame is not None:
         where = (f" (set at {lr.user_frame.file.rsplit('/', 1)[-1]}:{lr.user_frame.line}, "
                  "where the learning rate is written)")
+    data = _data_inputs(g, op) if out.mode != FULL_TENSOR else []
+    story = (" The training diverged: each step made the weights larger until they "
+             "overflowed" + (
+                 f" — unless this step's {', '.join(data)} held values far larger than the "
+                 "earlier steps' (one bad batch): health modes record no magnitudes, so this "
+                 "record cannot tell the two apart (FULL_TENSOR can)." if data else "."))
     text = (f"{produced(op_type, out)}: its inputs were finite, so it overflowed {dt}"
             + (f" (largest finite ≈{limit:.3g})" if limit else "")
             + f" — yet it was finite in the {finite:,} earlier calls of {g.name or 'its graph'}, "
             f"and it depends on a variable that the same function updates with its gradient "
-            f"every step ({update.op_type} of {read}). The training diverged: each step made "
-            f"the weights larger until they overflowed. Lower the learning rate{where}, or "
-            "normalise the inputs"
+            f"every step ({update.op_type} of {read}).{story} Lower the learning rate{where}, "
+            "or normalise the inputs"
             # a FULL_TENSOR run has the magnitudes: saying it lacks them misled
-            + ("" if out.mode == FULL_TENSOR else
+            + ("" if out.mode == FULL_TENSOR or data else
                " (health modes record no magnitudes; FULL_TENSOR shows the growth)"))
     return Divergence(text, lr if lr is not None else weights, weights)
 
@@ -109,6 +116,28 @@ def _trained_update(g: Graph, op: Op) -> Op | None:
         if is_write(w.op_type) and w.inputs and w.inputs[0][0] in handles:
             return w
     return None
+
+
+def _data_inputs(g: Graph, op: Op, most: int = 3) -> list[str]:
+    """The data `op` depends on inside `g` (upstream, not through a variable read): the
+    function's arguments (Placeholders) and the batches an iterator hands out."""
+    found: list[str] = []
+    frontier, seen = [op.op_name], {op.op_name}
+    for _ in range(MAX_DEPTH):
+        nxt = []
+        for name in frontier:
+            cur = g.ops.get(name)
+            if cur is None or cur.op_type == "ReadVariableOp":
+                continue
+            if cur.op_type in ("Placeholder", "IteratorGetNext"):
+                found.append(cur.op_name)
+                continue
+            for n, _s in cur.inputs:
+                if n not in seen:
+                    seen.add(n)
+                    nxt.append(n)
+        frontier = nxt
+    return sorted(found)[:most]
 
 
 def _learning_rate(walker: Walker, g: Graph, update: Op, before: int) -> Place | None:

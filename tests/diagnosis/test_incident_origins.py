@@ -153,3 +153,18 @@ def test_human_report_says_an_alert_joined_its_incident_by_inference(
     assert "incident 2 (above): MatMul" in mul and "inferred" in mul, mul
     matmul = next(b for b in blocks if b.lstrip().split()[1:2] == ["MatMul"])
     assert "incident 2 (above): MatMul" in matmul and "inferred" not in matmul, matmul
+
+
+@pytest.mark.parametrize("form", ["function", "fit"])
+def test_an_overflow_called_divergence_names_the_bad_batch_too(
+        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
+        form: str) -> None:
+    """The traced forms' Square was 'the training diverged: each step made the weights
+    larger' — of one bad batch, with weights that had barely moved. A health mode records no
+    magnitudes, so the story must leave room for the batch it cannot see."""
+    rep = _report(step_logdir(tmp_path_factory, form), capsys)
+    square = rep["incidents"][0]
+    assert square["origin"]["op_type"] == "Square"
+    text = square["explanation"]
+    if square["origin"]["cause"] == "divergence":
+        assert "one bad batch" in text and "cannot tell the two apart" in text, text

@@ -30,5 +30,5 @@ async def test_a_note_joins_the_explanation_as_a_clause(
         assert d is not None and d.cause == "divergence" and d.notes
         line = alerts.diagnosis_box.plain
         note = d.notes[0]
-        assert f"growth); {note}." in line, line
+        assert f"inputs; {note}." in line, line  # (the explanation ends "…normalise the inputs")
         assert line.count(note) == 1
