@@ -7,7 +7,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from prepare_data import ARRAYS
+
+def _own_prepare_data() -> object:
+    """This corpus's prepare_data.py, loaded by its path: every corpus has one, and a pytest
+    process that imports two corpora would otherwise get the first one's for both."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "migration_blind_prepare_data", Path(__file__).with_name("prepare_data.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ARRAYS = _own_prepare_data().ARRAYS  # type: ignore[attr-defined]
 
 Arrays = dict[str, np.ndarray]
 BATCH_KEYS = ("x", "y")
