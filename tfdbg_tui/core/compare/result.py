@@ -21,6 +21,7 @@ from tfdbg_tui.core.compare.pairs import (
     BY_STEP,
     DIFFERENT,
     EQUAL,
+    R_NONFINITE,
     SKIPPED,
     UNMATCHED,
     Pairs,
@@ -182,12 +183,17 @@ class Comparison:
         intermediates no role names, perhaps two different tensors paired by structure)
         and a quantity of the step contract differs at its step or later, that quantity
         comes first (the loss a forgotten factor changes, not a division paired with
-        another division ahead of it)."""
+        another division ahead of it). An `other` pair aligned by name (the same op of the
+        same program), or one where a NaN/∞ appears in one run only (its birth, which the
+        quantities downstream carry), is no guess: it stays first."""
         order = self.pairs.order
         bad = self.pairs.status[order] == DIFFERENT
         if len(self.formulation):
             bad &= ~np.isin(order, self.formulation)
-        found = roled_first(order[bad], self.pairs.quantity, self.pairs.step)
+        # no guess: a pair aligned by name, or a NaN/∞ born on one side only (its origin
+        # is what the roled quantities downstream carry)
+        sure = (self.pairs.how == BY_NAME) | (self.pairs.reason == R_NONFINITE)
+        found = roled_first(order[bad], self.pairs.quantity, self.pairs.step, sure)
         return found[:max(0, limit)].tolist()
 
     @property
@@ -259,11 +265,17 @@ class Comparison:
         return _earliest(self.a, out, limit)
 
 
-def roled_first(found: np.ndarray, quantity: np.ndarray, step: np.ndarray) -> np.ndarray:
+def roled_first(found: np.ndarray, quantity: np.ndarray, step: np.ndarray,
+                named: np.ndarray | None = None) -> np.ndarray:
     """Differing pair ids `found` (in order) with the first quantity of the step contract
     moved to the front when the first is an unroled `other` pair and that quantity is of
-    its step or a later one (`quantity`, `step`: per pair id; -1 outside every step)."""
+    its step or a later one (`quantity`, `step`: per pair id; -1 outside every step).
+    `named`: per pair id, no guess (aligned by name, or a NaN/∞ in one run only) — such a
+    first pair is kept first (the op the user changed, or where a NaN was born, not the
+    loss it reaches; only a pair matched by structure may be two different tensors)."""
     if not len(found) or quantity[found[0]] != Q_OTHER:
+        return found
+    if named is not None and bool(named[found[0]]):
         return found
     s = step[found]
     roled = np.flatnonzero(np.isin(quantity[found], _ROLED) & ((s >= s[0]) | (s[0] < 0)))
