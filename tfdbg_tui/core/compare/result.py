@@ -186,15 +186,21 @@ class Comparison:
         another division ahead of it). An `other` pair aligned by name (the same op of the
         same program), or one where a NaN/∞ appears in one run only (its birth, which the
         quantities downstream carry), is no guess: it stays first."""
-        order = self.pairs.order
-        bad = self.pairs.status[order] == DIFFERENT
-        if len(self.formulation):
-            bad &= ~np.isin(order, self.formulation)
-        # no guess: a pair aligned by name, or a NaN/∞ born on one side only (its origin
-        # is what the roled quantities downstream carry)
-        sure = (self.pairs.how == BY_NAME) | (self.pairs.reason == R_NONFINITE)
-        found = roled_first(order[bad], self.pairs.quantity, self.pairs.step, sure)
-        return found[:max(0, limit)].tolist()
+        key = ("divergences", -1, "")
+        if key not in self._cache:  # once: the panes ask for the first on every jump
+            order = self.pairs.order
+            bad = self.pairs.status[order] == DIFFERENT
+            if len(self.formulation):
+                bad &= ~np.isin(order, self.formulation)
+            found = order[bad]
+            # no guess: a pair aligned by name, or a NaN/∞ born on one side only (its
+            # origin is what the roled quantities downstream carry)
+            sure = np.zeros(len(self.pairs), bool)
+            if len(found):
+                f = int(found[0])
+                sure[f] = (self.pairs.how[f] == BY_NAME) | (self.pairs.reason[f] == R_NONFINITE)
+            self._cache[key] = roled_first(found, self.pairs.quantity, self.pairs.step, sure)
+        return self._cache[key][:max(0, limit)].tolist()
 
     @property
     def first_divergence(self) -> int | None:
