@@ -21,6 +21,7 @@ from reader.diagnosis import data, optable, variables
 from reader.diagnosis.calls import call_graph, call_traces, singular_candidates
 from reader.diagnosis.ctc import unalignable
 from reader.diagnosis.divergence import divergence
+from reader.diagnosis.eager_divergence import eager_divergence
 from reader.diagnosis.explain import In, explain_gradient, explain_origin
 from reader.diagnosis.explain.cause import (
     deliberate_infinity,
@@ -189,7 +190,8 @@ def _argument(c: Case) -> Verdict | None:
 
 def _divergence(c: Case) -> Verdict | None:
     finite = bool(c.ins) and all(x.health is not None and x.health.bad == 0 for x in c.ins)
-    found = divergence(c.walker, c.origin, c.op_type, c.out, finite)
+    found = (divergence(c.walker, c.origin, c.op_type, c.out, finite)
+             or eager_divergence(c.walker, c.origin, c.op_type, c.out, finite))
     if found is None:
         return None
     uf = found.weights.user_frame

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from reader.diagnosis.explain.common import DTYPE_MAX, produced
 from reader.diagnosis.index import Health, Ref
 from reader.diagnosis.places import Place, place_of_op, place_of_ref
-from reader.diagnosis.variables import WRITE_OPS, is_write
+from reader.diagnosis.variables import APPLY_PREFIX, WRITE_OPS, is_write
 from reader.diagnosis.walk import Walker
 from reader.index.graphs import Graph, Op
 from reader.index.schema import EAGER, GRAPH
@@ -69,29 +69,38 @@ def divergence(walker: Walker, origin: Ref, op_type: str, out: Health,
         return None
     weights = place_of_op(idx, g, update)
     lr = _learning_rate(walker, g, update, origin.index)
+    read = update.inputs[0][0] if update.inputs else "a variable"
+    data = _data_inputs(g, op) if out.mode != FULL_TENSOR else []
+    text = story(op_type, out,
+                 f"it was finite in the {finite:,} earlier calls of {g.name or 'its graph'}",
+                 "it depends on a variable that the same function updates with its gradient "
+                 f"every step ({update.op_type} of {read})", ", ".join(data), lr)
+    return Divergence(text, lr if lr is not None else weights, weights)
+
+
+def story(op_type: str, out: Health, earlier: str, update: str, data: str,
+          lr: Place | None) -> str:
+    """The divergence explanation, one for every form the training took (`earlier`: why the
+    op was fine before; `update`: the variable it depends on; `data`: the inputs a bad batch
+    would come in by, named — empty in FULL_TENSOR, which records the magnitudes)."""
     limit = DTYPE_MAX.get(out.dtype or 0)
     dt = dtype_name(out.dtype) if out.dtype is not None else "its dtype"
-    read = update.inputs[0][0] if update.inputs else "a variable"
     where = ""
     if lr is not None and lr.user_frame is not None:
         where = (f" (set at {lr.user_frame.file.rsplit('/', 1)[-1]}:{lr.user_frame.line}, "
                  "where the learning rate is written)")
-    data = _data_inputs(g, op) if out.mode != FULL_TENSOR else []
-    story = (" The training diverged: each step made the weights larger until they "
-             "overflowed" + (
-                 f" — unless this step's {', '.join(data)} held values far larger than the "
-                 "earlier steps' (one bad batch): health modes record no magnitudes, so this "
-                 "record cannot tell the two apart (FULL_TENSOR can)." if data else "."))
-    text = (f"{produced(op_type, out)}: its inputs were finite, so it overflowed {dt}"
+    tail = (" The training diverged: each step made the weights larger until they "
+            "overflowed" + (
+                f" — unless this step's {data} held values far larger than the "
+                "earlier steps' (one bad batch): health modes record no magnitudes, so this "
+                "record cannot tell the two apart (FULL_TENSOR can)." if data else "."))
+    return (f"{produced(op_type, out)}: its inputs were finite, so it overflowed {dt}"
             + (f" (largest finite ≈{limit:.3g})" if limit else "")
-            + f" — yet it was finite in the {finite:,} earlier calls of {g.name or 'its graph'}, "
-            f"and it depends on a variable that the same function updates with its gradient "
-            f"every step ({update.op_type} of {read}).{story} Lower the learning rate{where}, "
+            + f" — yet {earlier}, and {update}.{tail} Lower the learning rate{where}, "
             "or normalise the inputs"
             # a FULL_TENSOR run has the magnitudes: saying it lacks them misled
             + ("" if out.mode == FULL_TENSOR or data else
                " (health modes record no magnitudes; FULL_TENSOR shows the growth)"))
-    return Divergence(text, lr if lr is not None else weights, weights)
 
 
 def _trained_update(g: Graph, op: Op) -> Op | None:
@@ -112,10 +121,13 @@ def _trained_update(g: Graph, op: Op) -> Op | None:
                     seen.add(n)
                     nxt.append(n)
         frontier = nxt
+    # the last created: a TF1 variable's first write is its initializer (a plain Assign),
+    # the optimizer's update (ResourceApply*) comes after it
+    found = None
     for w in g.ops.values():
         if is_write(w.op_type) and w.inputs and w.inputs[0][0] in handles:
-            return w
-    return None
+            found = w
+    return found
 
 
 def _data_inputs(g: Graph, op: Op, most: int = 3) -> list[str]:
@@ -142,6 +154,10 @@ def _data_inputs(g: Graph, op: Op, most: int = 3) -> list[str]:
 
 def _learning_rate(walker: Walker, g: Graph, update: Op, before: int) -> Place | None:
     """Where the learning rate the update multiplies the gradient by was last written."""
+    if update.op_type.startswith(APPLY_PREFIX):  # TF1's fused updates take it as an input
+        rate = next((g.ops[n] for n, _s in update.inputs
+                     if n.rsplit("/", 1)[-1] == "learning_rate" and n in g.ops), None)
+        return place_of_op(walker.idx, g, rate) if rate is not None else None
     if update.op_type not in WRITE_OPS or len(update.inputs) < 2:
         return None
     value = g.ops.get(update.inputs[1][0])

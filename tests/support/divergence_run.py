@@ -1,6 +1,7 @@
 """The zoo's learning-rate divergence (tests/programs/zoo/x_learning_rate_divergence.py)
 recorded in a chosen mode, once per test run: its first alert's diagnosis is the divergence
-story (the weights grew step after step until a Square overflowed)."""
+story (the weights grew step after step until a Square overflowed). `eager=True` records the
+same program with its step run eagerly (the @tf.function decorator taken off)."""
 
 from __future__ import annotations
 
@@ -15,16 +16,22 @@ from support.tf_fork import run_program
 ZOO = PROGRAMS / "zoo" / "x_learning_rate_divergence.py"
 
 
-def divergence_logdir(tmp_path_factory: pytest.TempPathFactory, mode: str) -> str:
+def divergence_logdir(tmp_path_factory: pytest.TempPathFactory, mode: str,
+                      eager: bool = False) -> str:
     """Path of the program's logdir recorded in `mode` (FULL_HEALTH, FULL_TENSOR…)."""
     pytest.importorskip("tensorflow")
 
     def build(d: Path) -> str:
         prog = d / "prog.py"
-        prog.write_text(ZOO.read_text().replace('"FULL_HEALTH"', f'"{mode}"'))
+        text = ZOO.read_text().replace('"FULL_HEALTH"', f'"{mode}"')
+        if eager:
+            assert "\n@tf.function\n" in text
+            text = text.replace("\n@tf.function\n", "\n")
+        prog.write_text(text)
         status, output = run_program([prog, d / "logdir"])
         if status != 0:
             pytest.fail(f"the divergence program failed (status {status}):\n{output[-3000:]}")
         return str(d / "logdir")
 
-    return build_once(shared_root(tmp_path_factory), f"divergence-{mode.lower()}", build)
+    key = f"divergence-{mode.lower()}" + ("-eager" if eager else "")
+    return build_once(shared_root(tmp_path_factory), key, build)
