@@ -12,15 +12,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from rich.text import Text
-from support.paths import ROOT
-from support.shared import build_once, shared_root
-from support.tf_fork import run_forked
 from support.tui import record_notifications, settle, sync, workers_done
 from textual.command import CommandPalette
 from textual.geometry import Region
@@ -33,23 +29,6 @@ from tfdbg_tui.ui.app import TfdbgApp
 from tfdbg_tui.ui.main_screen import MainScreen
 
 pytestmark = pytest.mark.tf
-
-
-@pytest.fixture(scope="session")
-def demo_logdir(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """What `tfdbg-tui demo` records: the shipped example run through `tfdbg-tui run`
-    (so its stacks hold the wrapper's frames, as a user's do), 5 steps; forked from one that
-    imported TensorFlow (support.tf_fork: the same stacks as a fresh process records)."""
-    pytest.importorskip("tensorflow")
-
-    def build(d: Path) -> str:
-        done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", d, "--overwrite",
-                           "--", "-m", "dumper.examples.nan_mlp", "--steps", "5"], cwd=ROOT)
-        if done.status != 0:
-            pytest.fail(f"recording the demo failed (status {done.status}):\n{done.err[-3000:]}")
-        return str(d)
-
-    return build_once(shared_root(tmp_path_factory), "demo-nan-mlp", build)
 
 
 def make_app(path: str, **kw: Any) -> TfdbgApp:

@@ -66,12 +66,14 @@ def health_chips(h: HealthRow, *, compact: bool = False) -> Text:
 
 
 HEALTH_NEED = 34  # cells of a compact health summary with a NaN chip and 4-digit counts
+MIN_NAME = 8  # the narrowest a name gets to leave a row's counts room ("gradi…:0")
 
 
 def columns(width: int, n_rows: int) -> tuple[int, int, int, int]:
     """(index, name, type, health) widths for a tensor row of `width` cells. The counts
     come before the name: a name is shortened in its middle and stays recognisable, a cut
-    count ("−:981 0:") says nothing (the first screen at 160×45 cut them)."""
+    count ("−:981 0:") says nothing (the first screen at 160×45 cut them). A row whose
+    counts need more than `HEALTH_NEED` narrows its own name further (`name_room`)."""
     idx_w = max(2, len(str(max(n_rows - 1, 0))))
     type_w = 14 if width >= 110 else (10 if width >= 70 else 0)
     rest = width - idx_w - type_w - 3
@@ -88,6 +90,10 @@ def trace_row(logdir: DebugLogdir, i: int, width: int, n_rows: int, marker: str 
     idx_w, name_w, type_w, _ = columns(width, n_rows)
     strings = logdir.strings
     bad = int(t.bad[i]) == 1
+    chips = health_chips(t.health(i), compact=width < 110)
+    after = f"  {lit(device)}" if device else ""
+    used = 1 + idx_w + 1 + 1 + (type_w + 1 if type_w else 0)  # marker, index, type, spaces
+    name_w = name_room(name_w, width - used - chips.cell_len - cell_len(after))
     row = Text(no_wrap=True, end="")
     row.append(marker, MARK_STYLE)
     row.append(f"{i:>{idx_w}} ", WARN if bad else DIM)
@@ -97,10 +103,16 @@ def trace_row(logdir: DebugLogdir, i: int, width: int, n_rows: int, marker: str 
     if type_w:
         row.append(pad(lit(strings[int(t.op_type[i])] or "?"), type_w), "cyan")
         row.append(" ")
-    row.append_text(health_chips(t.health(i), compact=width < 110))
-    if device:
-        row.append(f"  {lit(device)}", MARK_STYLE)
+    row.append_text(chips)
+    if after:
+        row.append(after, MARK_STYLE)
     return row
+
+
+def name_room(name_w: int, room: int) -> int:
+    """The width of a row's name: `name_w`, narrowed to `room` (what the row's counts leave)
+    but never below `MIN_NAME` nor above `name_w` (the column stays aligned when it fits)."""
+    return max(min(MIN_NAME, name_w), min(name_w, room))
 
 
 def execution_row(logdir: DebugLogdir, i: int, width: int, n_rows: int,
@@ -110,12 +122,7 @@ def execution_row(logdir: DebugLogdir, i: int, width: int, n_rows: int,
     ex = logdir.execution(i)
     idx_w = max(2, len(str(max(n_rows - 1, 0))))
     is_call = ex.graph_id is not None
-    row = Text(no_wrap=True, end="")
-    row.append(f" {i:>{idx_w}} ", WARN if bad else DIM)
-    name = lit(ex.op_type)
-    name_w = max(12, min(40, width - idx_w - 4 - 24))  # room for one output's counts
-    row.append(pad(name, name_w), "bold magenta" if is_call else ("bold" if bad else ""))
-    row.append(" ")
+    health = Text(no_wrap=True, end="")
     rows = logdir.output_rows(i)
     count = len(rows)
     shown = 0
@@ -123,20 +130,30 @@ def execution_row(logdir: DebugLogdir, i: int, width: int, n_rows: int,
         if k >= n_outputs:  # not in the snapshot yet
             break
         if shown:
-            row.append(" │ ", DIM)
+            health.append(" │ ", DIM)
         if count > 1:
-            row.append(f"{int(logdir.outputs.slot[k])}: ", DIM)
-        row.append_text(health_chips(logdir.outputs.health(k), compact=True))
+            health.append(f"{int(logdir.outputs.slot[k])}: ", DIM)
+        health.append_text(health_chips(logdir.outputs.health(k), compact=True))
         shown += 1
         if shown >= 3:
             if count > 3:
-                row.append(f" … +{count - 3} outputs", DIM)
+                health.append(f" … +{count - 3} outputs", DIM)
             break
     if not count:
         n_out = ex.num_outputs
-        row.append(f"{n_out} output{'s' if n_out != 1 else ''}" if n_out else "no outputs", DIM)
-    if host:
-        row.append(f"  {lit(host)}", MARK_STYLE)
+        health.append(f"{n_out} output{'s' if n_out != 1 else ''}" if n_out else "no outputs",
+                      DIM)
+    after = f"  {lit(host)}" if host else ""
+    name_w = max(12, min(40, width - idx_w - 4 - 24))  # room for one output's counts
+    name_w = name_room(name_w, width - idx_w - 3 - health.cell_len - cell_len(after))
+    row = Text(no_wrap=True, end="")
+    row.append(f" {i:>{idx_w}} ", WARN if bad else DIM)
+    row.append(pad(lit(ex.op_type), name_w),
+               "bold magenta" if is_call else ("bold" if bad else ""))
+    row.append(" ")
+    row.append_text(health)
+    if after:
+        row.append(after, MARK_STYLE)
     return row
 
 

@@ -19,6 +19,10 @@ from tfdbg_tui.ui.panes.registry import register_pane
 from tfdbg_tui.ui.render import execution_row
 from tfdbg_tui.ui.vlist import VirtualList
 
+# a list at least this wide shows compare mode's whole chip ('· A only'); a narrower one (the
+# Timeline at 160×45 is 40 cells) its first cell, the mark: the row's counts come first
+WIDE_CHIP = 60
+
 
 @register_pane(2, "timeline", "Python Execution Timeline", short="Timeline",
                area="top-middle")
@@ -45,6 +49,10 @@ class TimelinePane(TableListPane):
             return execution_row(logdir, i, width, snap.executions, snap.outputs, bad, host)
         chip, chip_width = self._chip
         row = chip(i)
+        if width < WIDE_CHIP:  # the mark alone ('=', '≠', '·' A only): the counts need the room
+            row.truncate(1)
+            row.append(" " * (2 - row.cell_len))
+            chip_width = 2
         row.append_text(execution_row(logdir, i, width - chip_width, snap.executions,
                                       snap.outputs, bad, host))
         return row
