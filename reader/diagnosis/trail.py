@@ -3,6 +3,8 @@
 Rules of the walk, each for a reason:
 - follow the earliest bad input (ties by file order) until an op whose inputs were all finite
   (or not recorded): that op made the NaN/∞;
+- a collective's output (an all-reduce of the replicas' gradients) has the other members'
+  inputs as inputs too, though no edge records them (`reader.diagnosis.collectives`);
 - a tensor that only carries another's value (a traced Placeholder, an eager tf.function
   call's output) is crossed to the tensor it carries;
 - an eager tf.function call is never an origin while its own traces show where inside it
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from reader.diagnosis.calls import call_graph, first_bad_trace
+from reader.diagnosis.collectives import peer_links
 from reader.diagnosis.explain import In, explain_step
 from reader.diagnosis.index import Ref
 from reader.diagnosis.unrecorded import unrecorded_identity
@@ -101,7 +104,7 @@ def find_origin(walker: Walker, start: Ref, deliberate_check: bool = True) -> Tr
             trail.note = hop.note or ("its feeder " + walker.name(hop.ref) + " held no NaN/∞"
                                       if hop.ref is not None else "")
             return trail
-        links = walker.inputs(cur)
+        links = walker.inputs(cur) + peer_links(walker, cur)
         bad = [(lk, lk.ref) for lk in links if lk.ref is not None and lk.ref not in seen
                and idx.is_bad(lk.ref) == 1]
         if not bad:

@@ -290,6 +290,11 @@ class Walker:
             return feeder(self, op, row, wall, depth + 1, (*via, here), shown)
         return Link(shown, None, via, "not a float tensor, or not instrumented")
 
+    def same_call_trace(self, graph_id: str, op_name: str, slot: int, row: int) -> int | None:
+        """The trace of `op_name:slot` made in the same invocation as trace `row` (a collective's
+        peer, `reader.diagnosis.collectives`), or None."""
+        return self._in_same_call(graph_id, op_name, slot, row)
+
     def _in_same_call(self, graph_id: str, op_name: str, slot: int, row: int | None
                       ) -> int | None:
         """The trace of a tensor made in the same invocation as the consumer trace `row`.

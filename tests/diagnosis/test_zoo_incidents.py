@@ -5,7 +5,9 @@ Each case is a way the walk used to stop early and call what it stopped at a new
 - an eager update reading a gradient through an Identity TensorFlow does not record (Keras'
   apply_gradients) was said to carry NaN "from numpy data";
 - a variable updated row by row (Keras' SGD applies a gather's gradient with
-  ResourceScatterSub) was said to hold NaN "written by" its creation.
+  ResourceScatterSub) was said to hold NaN "written by" its creation;
+- one replica's all-reduce member, whose ∞ came from another replica's gradient, was an
+  origin of its own whose inputs were "not known".
 Reports come from the session's zoo runs (conftest.py `zoo_runs`: only these programs are
 run when this file runs alone).
 """
@@ -30,6 +32,11 @@ EXPECTED: dict[str, tuple[list[str], str]] = {
         ["Log", "__inference___backward_cross_entropy_*", "__inference___backward_model_*"],
         "log(0) in cross_entropy, its backward function, the model's; the updates read the "
         "gradients through eager Identities"),
+    "c9_mirrored_two_cpus": (
+        ["Cosh", "Sinh"],
+        "cosh(200) overflows on replica 1, and so does its gradient's sinh(200), on its own; "
+        "replica 0's all-reduce member (CollectiveReduceV2) had a finite input of its own and "
+        "an ∞ from replica 1's gradient, which no graph edge records"),
     "c3_grad_norm_zero_vector": (
         ["SqrtGrad"],
         "the norm of a zero vector's gradient; the next steps read the centers it updated "
