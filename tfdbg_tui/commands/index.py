@@ -15,6 +15,7 @@ still land (exit status 1). Run again, only the file sets whose files changed ar
 from __future__ import annotations
 
 import errno
+import math
 import os
 import re
 import sys
@@ -142,7 +143,7 @@ def _dask(jobs: list[tuple[Any, ...]], address: str | None, workers: int,
         if address:
             try:
                 client = Client(address, timeout=_connect_timeout())
-            except (OSError, TimeoutError) as exc:
+            except (OSError, TimeoutError, ValueError) as exc:  # ValueError: not an address
                 raise ConnectionError(f"cannot reach the Dask scheduler at {address} "
                                       f"({' '.join(str(exc).split())[:200]})") from None
         else:
@@ -168,8 +169,22 @@ def _dask(jobs: list[tuple[Any, ...]], address: str | None, workers: int,
             cluster.close()
 
 
-def _connect_timeout() -> str:
-    return os.environ.get("TFDBG_TUI_DASK_TIMEOUT", "30s")
+def _connect_timeout() -> float:
+    """Seconds `$TFDBG_TUI_DASK_TIMEOUT` gives to connect to a scheduler (Dask's durations:
+    "30s", "2 minutes", 45); UsageError for anything else — Dask's own parser raised a
+    KeyError traceback for "abc", OverflowError for "1e400"."""
+    text = os.environ.get("TFDBG_TUI_DASK_TIMEOUT", "30s")
+    try:
+        from dask.utils import parse_timedelta
+    except ImportError:  # (the engine says what to install)
+        return 30.0
+    try:
+        value = float(parse_timedelta(text.strip() or "30s"))
+    except (KeyError, ValueError, TypeError, OverflowError):
+        value = math.nan
+    if not 0 < value < 1e6:
+        raise UsageError(f"$TFDBG_TUI_DASK_TIMEOUT is not a duration > 0: {text!r} (e.g. 30s)")
+    return value
 
 
 def index_logdir(path: str, run: str | None = None, engine: str = "local",
@@ -242,7 +257,9 @@ def main(argv: Sequence[str]) -> int:
         opts = _parser().parse_args(args)
         if opts.workers is not None and opts.workers < 1:
             raise UsageError("--workers must be ≥ 1")
-        _engine(opts.engine)  # (refused before the logdir is read)
+        kind, address = _engine(opts.engine)  # (refused before the logdir is read)
+        if kind == "dask" and address:
+            _connect_timeout()
     except UsageError as exc:
         return _usage_error(exc)
     apply_remote_timeout(opts.remote_timeout)
