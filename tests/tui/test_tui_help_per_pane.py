@@ -40,7 +40,8 @@ PANES = {
                           "Copy file:line"),
           (*LIST_KEYS, "Hide/show framework frames", "show its rows whole")),
     "6": ("Stack Trace", (*LIST_KEYS, "Hide/show framework frames",
-                          "Show the selected frame's line in Source Code"),
+                          "Show the selected frame's line in Source Code",
+                          "Filter Stack Trace (regex on file or function)"),
           (*SCROLL_KEYS, "show its rows whole")),
 }
 
@@ -110,6 +111,13 @@ async def test_what_help_says_a_key_does_there_is_what_it_does(ref: str) -> None
         await pilot.press("right", "left")
         await settle(app, pilot)
         assert (s.ge.vlist.cursor_index, s.ge.vlist.scroll_offset) == before
+        # Stack Trace: "/ Filter Stack Trace (regex on file or function)"
+        await pilot.press("6", "slash", *"cross_entropy", "enter")
+        await settle(app, pilot)
+        shown = [s.stack.frames[k] for k in s.stack.shown]
+        assert shown and all(f.function == "cross_entropy" for f in shown), shown
+        await pilot.press("slash", "enter")  # (empty: cleared)
+        await settle(app, pilot)
         # Source Code: "end" goes to the end of the file, "k" scrolls up
         await pilot.press("5", "end")
         await settle(app, pilot)

@@ -91,7 +91,7 @@ def describe(screen: MainScreen, pane: Pane | None, b: Binding) -> str | None:
         target = screen.list_target(action)
         other = target is not pane
         if action == "filter":
-            return f"Filter {target.TITLE} (regex on op name/type)" + (
+            return f"Filter {target.TITLE} (regex on {target.FILTER_WHAT})" + (
                 "; this pane has no filter" if other else "")
         if action == "goto":
             what = target.GOTO_WHAT

@@ -106,6 +106,8 @@ class ListPane(Pane):
 
     supports_only_bad = False
     supports_filter = True  # `/` filters its rows (else it filters Graph Executions)
+    FILTER_WHAT: ClassVar[str] = "op name/type"  # what `/`'s regex is searched in
+    FILTER_EXAMPLE: ClassVar[str] = "Log|Softmax"
     GOTO_WHAT: ClassVar[str] = "row index"  # what `g` asks for
     GOTO_FIRST: ClassVar[int] = 0  # the number the user types for the first row
 
@@ -170,8 +172,8 @@ class ListPane(Pane):
                 self.set_filter(value.strip())
                 self.focus_target.focus()
 
-        prompt.ask(f"/ Filter {self.TITLE} (regex on op name or type; empty clears)",
-                   self.pattern, "e.g. Log|Softmax", valid_regex, done)
+        prompt.ask(f"/ Filter {self.TITLE} (regex on {self.FILTER_WHAT}; empty clears)",
+                   self.pattern, f"e.g. {self.FILTER_EXAMPLE}", valid_regex, done)
 
     def ask_goto(self, prompt: PromptBar) -> None:
         """`g`: ask for a row (`GOTO_WHAT`, counted from `GOTO_FIRST`), then go there."""

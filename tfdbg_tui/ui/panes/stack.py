@@ -37,6 +37,8 @@ class StackPane(ListPane):
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
         *to_bindings(STACK_KEYS)]
+    FILTER_WHAT = "file or function"  # (`_matches`)
+    FILTER_EXAMPLE = "train|model.py"
 
     def __init__(self, state: AppState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
