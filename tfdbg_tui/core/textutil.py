@@ -8,6 +8,8 @@ characters.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.cells import cell_len
 
 from tfdbg_tui.core.sanitize import literal
@@ -85,3 +87,26 @@ def pad(s: str, width: int) -> str:
     """Fit and left-align `s` in exactly `width` cells."""
     s = fit(s, width)
     return s + " " * max(0, width - cell_len(s))
+
+
+def shorten_parts(text: str, fits: Callable[[str], bool]) -> str:
+    """`text` — parts joined by " · ", the last perhaps a list joined by ", " (the Alerts
+    summary: "2 incidents · 115 NaN/∞ events · … · Mul×30, MatMul×13, Sum×12") — shortened
+    from its end until `fits` accepts it: the list's last items first, then whole parts,
+    an "…" saying something was left out. The first part always stays. Why: a summary cut
+    at its box's edge ended in "Mul×30," — a list that looks whole, or a count half shown."""
+    if fits(text):
+        return text
+    parts = text.split(" · ")
+    while len(parts) > 1:
+        items = parts[-1].split(", ")
+        while len(items) > 1:
+            items.pop()
+            shorter = " · ".join([*parts[:-1], ", ".join(items) + " …"])
+            if fits(shorter):
+                return shorter
+        parts.pop()
+        shorter = " · ".join(parts) + " …"
+        if fits(shorter):
+            return shorter
+    return parts[0]

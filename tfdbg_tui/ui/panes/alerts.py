@@ -31,7 +31,7 @@ from reader import GRAPH, Alerts, ReaderError
 from reader.diagnosis import Diagnosis, diagnose
 from tfdbg_tui.core import model
 from tfdbg_tui.core.recorded import nothing_recorded
-from tfdbg_tui.core.textutil import lit
+from tfdbg_tui.core.textutil import lit, shorten_parts
 from tfdbg_tui.ui.bindings import ALERTS_KEYS, to_bindings
 from tfdbg_tui.ui.clamped import ClampedText
 from tfdbg_tui.ui.fix_actions import DiagnosisReady
@@ -270,11 +270,14 @@ class AlertsPane(AlertRows, ListPane):
         progress snapshot, and a layout re-renders every pane); judged by the height the
         box has, not the one asked for last: a layout made against another width left a
         two-line summary one line high (`SummaryLine` re-checks on every width change)."""
-        box = self.query_one("#alerts-summary", Static)
+        box, console = self.query_one("#alerts-summary", Static), self.app.console
         width = box.content_region.width
-        lines = min(2, len(text.wrap(self.app.console, width))) if width > 0 else 0
+        self._summary_text = text  # (whole: a wider box shows more of it)
+        if width > 0:  # what does not fit goes from the end, said by "…" (textutil)
+            text = Text(shorten_parts(text.plain, lambda t: len(Text(t).wrap(
+                console, width)) <= 2), style=text.style)
+        lines = min(2, len(text.wrap(console, width))) if width > 0 else 0
         box.update(text, layout=not lines or lines != box.size.height)
-        self._summary_text = text
 
     def summary_resized(self) -> None:
         """The summary box changed size: its text may need another number of lines."""
