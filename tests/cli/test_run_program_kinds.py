@@ -133,3 +133,26 @@ def test_a_script_without_py_is_run_and_recorded(tmp_path: Path) -> None:
     assert proc.returncode == 4, proc.stderr[-2000:]
     assert "ran ['--steps', '2'] 3.0" in proc.stdout, proc.stdout
     assert any(logdir.glob("tfdbg_events.*.execution"))
+
+
+def test_a_module_of_the_working_directory_runs_as_python_m_runs_it(tmp_path: Path) -> None:
+    """`tfdbg-tui run -- -m pkg.train` from the folder holding `pkg`, through the installed
+    console script, as a user types it (held-out check of issue 31): `python -m pkg.train`
+    finds it (the working directory is first on sys.path), `run` said "cannot find module
+    'pkg.train': No module named 'pkg'" — it looked before putting the working directory
+    there, where the console script's folder was."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "train.py").write_text("import sys\nimport tensorflow as tf\n"
+                                  "print('ran', __name__, sys.argv[1:], "
+                                  "float(tf.reduce_sum(tf.ones(2))))\n")
+    logdir = tmp_path / "ld"
+    script = Path(sys.executable).parent / "tfdbg-tui"
+    proc = subprocess.run([str(script), "run", "--logdir", str(logdir), "--", "-m",
+                           "pkg.train", "--steps", "1"],
+                          capture_output=True, text=True, cwd=tmp_path, env=child_env(),
+                          timeout=HANG_GUARD)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "ran __main__ ['--steps', '1'] 2.0" in proc.stdout, proc.stdout
+    assert any(logdir.glob("tfdbg_events.*.execution"))

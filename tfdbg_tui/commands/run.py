@@ -198,6 +198,9 @@ def _check_program(opts: Options) -> tuple[str | None, Script | None]:
         except ProgramError as exc:
             return str(exc), None
     assert opts.module is not None
+    # looked up where `python -m` looks (and `_run_program` runs it): from the working
+    # directory first — the console script's sys.path[0] is its own folder (.venv/bin)
+    sys.path[0] = os.getcwd()
     try:
         found = importlib.util.find_spec(opts.module)
     except (ImportError, ValueError) as exc:
