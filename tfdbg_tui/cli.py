@@ -35,7 +35,8 @@ usage: tfdbg-tui LOGDIR [--run ID]        open the terminal debugger on a tfdbg2
        tfdbg-tui cache [clear]            show (or clear) the index cache of big logdirs
 `--remote-timeout SECONDS` (LOGDIR, report, diff, export, index): how long a read from a
 bucket may wait for the network (default 30, or $TFDBG_TUI_REMOTE_TIMEOUT).
-`tfdbg-tui COMMAND --help` says what each option does.
+`tfdbg-tui COMMAND --help` says what each option does; `tfdbg-tui --version` (-V) the
+version and which reader core reads.
 """
 
 SUBCOMMANDS = ("report", "diff", "run", "demo", "open", "cache", "export", "index")

@@ -35,3 +35,12 @@ def test_top_level_help_lists_the_compare_options() -> None:
     line = next(x for x in top.splitlines() if "--compare" in x)
     for option in ("--run-b", "--rtol", "--atol"):
         assert option in line
+
+
+def test_top_level_help_lists_its_own_options() -> None:
+    """`--version` (-V) is an option of tfdbg-tui itself: the help said nothing of it."""
+    top = _help()
+    assert "--version" in top and "-V" in top
+    version = subprocess.run([sys.executable, "-m", "tfdbg_tui", "--version"],
+                             capture_output=True, text=True, timeout=guard(120))
+    assert version.returncode == 0 and version.stdout.startswith("tfdbg-tui "), version
