@@ -14,6 +14,9 @@ The cursors the shards carry let `update()` read on what was appended since.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -49,6 +52,8 @@ def open_from_shards(logdir: DebugLogdir,
     finally:
         for lazy in stored.shards.values():
             close(lazy)
+        if stored.shards:
+            give_back()
 
 
 def _open(logdir: DebugLogdir, filesets: list[FileSet], found: dict[int, LazyShard],
@@ -86,6 +91,24 @@ def _open(logdir: DebugLogdir, filesets: list[FileSet], found: dict[int, LazySha
 
     merge_streaming(logdir, [shards[i] for i in order], 2, fallback, merged)
     return sum(c.offset for s in shards.values() for c in s.shard.cursors.values())
+
+
+def give_back() -> None:
+    """Return to the system what the merge freed but the allocators keep: Arrow's pool (the
+    row groups decoded), and glibc's heaps (the shards' footers, the windows' temporaries
+    in the reading threads' arenas): ~60 MB of 12.5M records on 10 hosts, which stayed
+    resident under everything the app or the report does next. A no-op without glibc."""
+    try:
+        import pyarrow as pa
+
+        pa.default_memory_pool().release_unused()
+    except Exception:  # an allocator without it: nothing to give back
+        pass
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+            pass
 
 
 def _warn_dropped(logdir: DebugLogdir, dropped: list[str], where: str) -> None:

@@ -196,9 +196,10 @@ def merge_streaming(logdir: DebugLogdir, sources: list[LazyShard], threads: int,
                 _whole_execs(h)
     with ThreadPoolExecutor(2, "tfdbg-shard-read") as ahead:  # ends before shards close
         _merge_windows(logdir, hosts, streamed, threads, progress, ahead)
-    for r in (r for h in hosts for r in h.streams()):  # a host and its parts are a cycle
-        r.buf, r._next = {}, None  # (its last batches, views of ~30 MB, freed now, not
-        # when the cyclic collector runs: the TUI runs it rarely)
+    for r in (r for h in hosts for r in h.streams()):  # a host and its parts are a cycle:
+        r.buf, r._next = {}, None  # its last batches (~30 MB), the row group a reader's
+        getattr(r.batches, "close", lambda: None)()  # frame holds and the host's columns
+        r.fix = _as_is  # (`fix` is its method) freed now, not by the rare cyclic collector
 
 
 def _merge_windows(logdir: DebugLogdir, hosts: list[_Host], streamed: bool, threads: int,
@@ -260,6 +261,10 @@ def _merge_windows(logdir: DebugLogdir, hosts: list[_Host], streamed: bool, thre
                 logdir.warn(f"{h.name}.parquet: {r.error}; the rest of its rows are not "
                             "shown (`tfdbg-tui index --force` writes it anew)")
                 break
+
+
+def _as_is(batch: Columns) -> Columns:
+    return batch
 
 
 def _whole_execs(h: _Host) -> None:
