@@ -37,14 +37,7 @@ CORPUS = UserCorpus(BLIND2, "migration-blind2", PAIRS, programs, CONTRACT)
 # pair → what the tool says instead (first contact, 2026-11-28 ~16:40: the same 18 verdicts,
 # steps, quantities and lines from the engine of 40a868d/4d28914 as committed and from the
 # shared tree with the uncommitted compare work then in it; each is a strict xfail)
-KNOWN_FAILING: dict[str, str] = {
-    # buggy pairs
-    "tagger_reverse_eager": "step 0 layer_output as expected, but 'layer 1 output' is the "
-                            "logits (A :40, B :31): A's hand-written cells (the unrolled "
-                            "tanh steps, the reversed states, the concatenation) are no "
-                            "layer output of A's roles, so the backward states are never "
-                            "compared",
-}
+KNOWN_FAILING: dict[str, str] = {}
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from reader import GRAPH
 from tfdbg_tui.core.compare.contract.dataflow import FORWARD, FWD, READS, Flow
-from tfdbg_tui.core.compare.contract.tensors import SHAPE_ONLY
+from tfdbg_tui.core.compare.contract.tensors import SHAPE_ONLY, Tensor
 
 LAYER_OPS = frozenset({"MatMul", "BatchMatMulV2", "BatchMatMulV3", "BiasAdd", "AddV2", "Add",
                        "Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softplus",
@@ -70,6 +70,52 @@ def leaving(flow: Flow, group: Callable[[int], LayerKey], consumers: list[list[i
 
 
 Groups = dict[LayerKey, tuple[bool, int, int]]
+
+
+def assembled(flow: Flow, deps: list[frozenset[str]], consumers: list[list[int]],
+              size: Callable[[Tensor], int]) -> tuple[set[int], set[int]]:
+    """Forward tensors assembled from several tensors of one variable group, and what is
+    computed from them in that group: (the assembling nodes, those and their descendants of
+    the same variables). A recurrent cell written by hand (`h = tanh(x_t W + b + h U)` per
+    step, the states then stacked) has no op that computes its whole output: each state is
+    one part, and what leaves toward the next layer is a tensor holding as many elements as
+    the group's tensors it is made of together (a stack, a concatenation) — then perhaps
+    reordered (the states of a run over the reversed sentence reversed back). Told from the
+    sizes, not the op: a sum of two states (an `AddN`) holds as many elements as one."""
+    gathers: set[int] = set()
+    for c in range(len(flow)):
+        if (flow.phase[c] != FWD or not deps[c] or flow.op_type[c] in LAYER_OPS
+                or flow.op_type[c] in SHAPE_ONLY):
+            continue
+        parts = [t for t in flow.inputs[c] if t[0] >= 0 and deps[t[0]] == deps[c]]
+        if len(parts) < 2:
+            continue
+        sizes = [size(t) for t in parts]
+        if min(sizes) > 0 and sum(sizes) == size((c, 0)):
+            gathers.add(c)
+    out, todo = set(gathers), list(gathers)
+    while todo:
+        k = todo.pop()
+        for c in consumers[k]:
+            if (c not in out and flow.phase[c] == FWD and flow.op_type[c] not in SHAPE_ONLY
+                    and deps[c] == deps[k]):
+                out.add(c)
+                todo.append(c)
+    return gathers, out
+
+
+def parts_of(flow: Flow, groups: Groups, gathers: set[int], consumers: list[list[int]]
+             ) -> Groups:
+    """Drop a group's output that is only a part of an assembled output (see `assembled`):
+    every use of it is a stack or concatenation with other tensors of its variables — the
+    last state of an RNN written by hand is one row of the layer's output, not the output."""
+    out = dict(groups)
+    for gkey, (_, _, k) in groups.items():
+        uses = [c for c in consumers[k] if flow.phase[c] in FORWARD
+                and flow.op_type[c] not in SHAPE_ONLY]
+        if uses and all(c in gathers for c in uses):
+            del out[gkey]
+    return out
 
 
 def unit_outputs(flow: Flow, groups: Groups, layer_key: Callable[[int], LayerKey],

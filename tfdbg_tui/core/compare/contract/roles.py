@@ -46,10 +46,12 @@ from tfdbg_tui.core.compare.contract.layer_groups import (
     LAYER_OPS,
     Groups,
     LayerKey,
+    assembled,
     before_bias,
     inner_steps,
     layer_key_of,
     leaving,
+    parts_of,
     unit_outputs,
 )
 from tfdbg_tui.core.compare.contract.loops import feeding, loop_results
@@ -231,6 +233,9 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     ranks: dict[LayerKey, tuple[bool, bool, int, int]] = {}
     layer_key = layer_key_of(flow, deps)
     looped = loop_results(flow, deps, consumers)  # what leaves a recurrent layer's loop
+    # ... or a recurrent cell written by hand: its states stacked
+    gathers, stacked = assembled(flow, deps, consumers, lambda t: sig(t)[2])
+    looped |= stacked
     leaves = leaving(flow, layer_key, consumers, looped)
     alive = feeding(flow, best[1]) if best is not None and flow.kind == GRAPH else None
     # a loss written in the user's code with TensorFlow's loss functions: the ops inside
@@ -256,6 +261,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
             groups[gkey], ranks[gkey] = (leaves(k), int(depth[k]), k), rank
     groups = unit_outputs(flow, groups, layer_key, consumers)
     groups = inner_steps(flow, groups, deps, consumers)
+    groups = parts_of(flow, groups, gathers, consumers)
     ordered = sorted(groups.items(), key=lambda x: x[1][1:])
     roles.layers = [(g, (k, 0)) for (g, _, _), (_, _, k) in ordered]
     roles.layer_sigs = [sig_class(sig((k, 0))) for _, (_, _, k) in ordered]
