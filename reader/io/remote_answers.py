@@ -45,11 +45,13 @@ class OtherVersion(Exception):
 class Answer:
     """An answer whose headers were checked: its bytes are the range asked for up to `end`
     (before the range's end only where the object ends). `read(n)` gives its body's next
-    bytes as received (about `n`; b"" at the body's end); `read_all()` the whole body."""
+    bytes as received (about `n`; b"" at the body's end); `read_all(n)` the body up to its
+    end or until more than `n` bytes came — never more: a body without a length (chunked)
+    that never ends was read into memory until the time limit (gigabytes)."""
 
     end: int
     read: Callable[[int], Awaitable[bytes]]
-    read_all: Callable[[], Awaitable[bytes]]
+    read_all: Callable[[int], Awaitable[bytes]]
     close: Callable[[], None]
 
 
@@ -113,8 +115,12 @@ async def _s3(fs: Any, path: str, version: str, a: int, b: int) -> Answer:
     async def read(n: int) -> bytes:
         return bytes(await raw()) if raw is not None else bytes(await body.read(n))
 
-    async def read_all() -> bytes:
-        return bytes(await body.read())  # (botocore checks the bytes' checksum, if sent)
+    async def read_all(n: int) -> bytes:
+        parts, got = [], 0  # (botocore checks the bytes' checksum, if sent, at their end)
+        while got <= n and (chunk := await body.read(min(1 << 20, n + 1 - got))):
+            parts.append(bytes(chunk))
+            got += len(chunk)
+        return b"".join(parts)
 
     return Answer(end, read, read_all, body.close)
 
@@ -154,10 +160,11 @@ async def _gcs(fs: Any, path: str, a: int, b: int) -> Answer:
     async def read(_n: int) -> bytes:
         return await resp.content.readany()
 
-    async def read_all() -> bytes:
-        parts = []
-        while chunk := await resp.content.readany():
+    async def read_all(n: int) -> bytes:
+        parts, got = [], 0
+        while got <= n and (chunk := await resp.content.readany()):
             parts.append(chunk)
+            got += len(chunk)
         return b"".join(parts)
 
     return Answer(end, read, read_all, resp.close)

@@ -152,7 +152,7 @@ def fetch(fs: Any, path: str, url: str, version: str, start: int, stop: int) -> 
             end = answer.end
             limit = timeout() * (1 + (stop - start) // PROGRESS)  # `PROGRESS` per timeout
             try:
-                data = await asyncio.wait_for(answer.read_all(), limit)
+                data = await asyncio.wait_for(answer.read_all(end - start), limit)
             except asyncio.TimeoutError:
                 raise Stalled(f"less than {PROGRESS >> 10} KiB in {timeout():g} s") from None
             if len(data) < end - start:
