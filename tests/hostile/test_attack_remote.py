@@ -188,8 +188,7 @@ def gcs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     pytest.importorskip("gcp_storage_emulator")
     from support.gcs import start as start_gcs
 
-    for server in start_gcs(tmp_path_factory.mktemp("attack-gcs")):
-        yield server
+    yield from start_gcs(tmp_path_factory.mktemp("attack-gcs"))
 
 
 @pytest.fixture(scope="module")
