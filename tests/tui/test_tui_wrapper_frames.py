@@ -154,3 +154,28 @@ def test_only_a_trailing_run_from_the_recorders_callback_counts() -> None:
     assert recorder_frames([_f(ours), _f(dump)]) == 0  # never the whole stack
     mine = "/home/me/dumper/examples/prog.py"  # the shipped example is the user's program
     assert recorder_frames([_f(user), _f(mine), _f(op)]) == 0
+
+
+
+@pytest.mark.tf
+@sync
+async def test_a_name_that_fits_beside_the_counts_is_not_cut(script_logdir: str) -> None:
+    """A status exactly as wide as the bottom border holds is shown whole: the demo's
+    "created Log:0 · 30 frames · 7 tfdbg-tui frames omitted" at 160×45 showed "created Lo…"
+    (the room was counted from the pane's content width, two cells short of its border's)."""
+    app = TfdbgApp(DebugLogdir(script_logdir), follow=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(app, pilot)
+        stack = app.main.stack  # type: ignore[union-attr]
+        alerts = app.state.logdir.alerts()
+        frames = app.state.logdir.alert_stack(int(alerts.kind[0]), int(alerts.index[0]))
+        stack.show_frames(frames, "created x")
+        await pilot.pause()
+        w, h = stack.outer_size
+        tail = f"{len(stack.frames)} frames · {stack.omitted} tfdbg-tui frames omitted"
+        room = w - 6 - len(" · ") - len(tail)  # corners, a rule and a space each side
+        what = "created " + "n" * (room - len("created ") - 2) + ":0"
+        stack.show_frames(frames, what)
+        await pilot.pause()
+        bottom = stack.render_lines(Region(0, h - 1, w, 1))[0].text
+        assert f"{what} · {tail}" in bottom, bottom

@@ -129,13 +129,13 @@ class StackPane(ListPane):
             counts.append(f"{self._filtered} filtered out")
         what = lit(self.what)
 
-        def room(tail: str) -> int:
-            return self.size.width - 6 - cell_len(tail) - 3  # corners, padding and " · "
+        def room(tail: str) -> int:  # the border's width: corners, rules, spaces, " · "
+            return self.outer_size.width - 6 - cell_len(tail) - 3
 
         if self.omitted:
             counts.append(f"{self.omitted} tfdbg-tui frames omitted")
         tail = " · ".join(counts)
-        if self.size.width and cell_len(what) > room(tail) and not self.what_first:
+        if self.outer_size.width and cell_len(what) > room(tail) and not self.what_first:
             what = fit(what, max(8, room(tail)))
         self.set_status(f"{what} · {tail}")
 
