@@ -117,18 +117,22 @@ def _iterator_text(op_type: str, out: Health, source: Place | None) -> str:
 
 def dataset_source(walker: Walker, ref: Ref) -> Place | None:
     """The first dataset op of the pipeline an iterator output came from, or None."""
+    chain = dataset_chain(walker, ref)
+    return place_of_ref(walker.idx, chain[-1]) if chain else None
+
+
+def dataset_chain(walker: Walker, ref: Ref) -> list[Ref]:
+    """The eager dataset ops of the pipeline an iterator output came from: the dataset the
+    iterator was bound to, its input dataset, … the first one (empty: not recorded)."""
     idx = walker.idx
     handle = _iterator_handle(walker, ref)
     if handle is None:
-        return None
+        return []
     it_ref = idx.eager_producer(handle[0], handle[1])
     if it_ref is None:
-        return None
+        return []
     ds = _bound_dataset(idx, handle[0], it_ref.index)
-    if ds is None:
-        return None
-    root = _root_dataset(idx, ds)
-    return place_of_ref(idx, root) if root is not None else None
+    return _chain(idx, ds) if ds is not None else []
 
 
 def _iterator_handle(walker: Walker, ref: Ref) -> tuple[int, int] | None:
@@ -172,22 +176,24 @@ def _bound_dataset(idx: DiagIndex, iterator: int, made: int) -> int | None:
     return None
 
 
-def _root_dataset(idx: DiagIndex, dataset: int) -> Ref | None:
-    """Follow a dataset's input datasets back to the first one."""
+def _chain(idx: DiagIndex, dataset: int) -> list[Ref]:
+    """A dataset op, then its input datasets back to the first one."""
     L = idx.L
     ref = idx.eager_producer(dataset, len(L.executions))
+    out: list[Ref] = []
     for _ in range(MAX_CHAIN):
         if ref is None:
-            return None
+            return out
+        out.append(ref)
         try:
             tids = L.read_execution(ref.index).input_tensor_ids
         except ReaderError:
-            return ref
+            return out
         up = idx.eager_producer(int(tids[0]), ref.index) if tids else None
         if up is None or not _is_dataset(L.op_type_of_execution(up.index)):
-            return ref
+            return out
         ref = up
-    return ref
+    return out
 
 
 # ops that cannot make NaN out of finite inputs (short of overflowing to ∞ first)

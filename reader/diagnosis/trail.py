@@ -5,6 +5,8 @@ Rules of the walk, each for a reason:
   (or not recorded): that op made the NaN/∞;
 - a collective's output (an all-reduce of the replicas' gradients) has the other members'
   inputs as inputs too, though no edge records them (`reader.diagnosis.collectives`);
+- an iterator's output has the element a dataset function (dataset.map) made as an input
+  (`reader.diagnosis.pipeline`);
 - a tensor that only carries another's value (a traced Placeholder, an eager tf.function
   call's output) is crossed to the tensor it carries;
 - an eager tf.function call is never an origin while its own traces show where inside it
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from reader.diagnosis import pipeline
 from reader.diagnosis.calls import call_graph, first_bad_trace
 from reader.diagnosis.collectives import peer_links
 from reader.diagnosis.explain import In, explain_step
@@ -104,7 +107,7 @@ def find_origin(walker: Walker, start: Ref, deliberate_check: bool = True) -> Tr
             trail.note = hop.note or ("its feeder " + walker.name(hop.ref) + " held no NaN/∞"
                                       if hop.ref is not None else "")
             return trail
-        links = walker.inputs(cur) + peer_links(walker, cur)
+        links = walker.inputs(cur) + peer_links(walker, cur) + pipeline.links(walker, cur)
         bad = [(lk, lk.ref) for lk in links if lk.ref is not None and lk.ref not in seen
                and idx.is_bad(lk.ref) == 1]
         if not bad:

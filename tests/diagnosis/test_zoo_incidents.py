@@ -7,7 +7,9 @@ Each case is a way the walk used to stop early and call what it stopped at a new
 - a variable updated row by row (Keras' SGD applies a gather's gradient with
   ResourceScatterSub) was said to hold NaN "written by" its creation;
 - one replica's all-reduce member, whose ∞ came from another replica's gradient, was an
-  origin of its own whose inputs were "not known".
+  origin of its own whose inputs were "not known";
+- an iterator's batch holding what a dataset.map function made was "data" again, fixed where
+  the dataset was made.
 Reports come from the session's zoo runs (conftest.py `zoo_runs`: only these programs are
 run when this file runs alone).
 """
@@ -37,6 +39,14 @@ EXPECTED: dict[str, tuple[list[str], str]] = {
         "cosh(200) overflows on replica 1, and so does its gradient's sinh(200), on its own; "
         "replica 0's all-reduce member (CollectiveReduceV2) had a finite input of its own and "
         "an ∞ from replica 1's gradient, which no graph edge records"),
+    "c5_data_map_preprocess": (
+        ["Log"],
+        "log(0) in the dataset.map function; the batches the eager loop's IteratorGetNext "
+        "hands out carry the elements it made (no edge records that)"),
+    "d6_data_map_parallel_normalize": (
+        ["RealDiv"],
+        "0/0 in the parallel map function; fit's IteratorGetNext (in multi_step_on_iterator) "
+        "hands its element out a step later"),
     "c3_grad_norm_zero_vector": (
         ["SqrtGrad"],
         "the norm of a zero vector's gradient; the next steps read the centers it updated "
