@@ -48,6 +48,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from reader.io.remote_clients import host_options, make_client, sized
 from reader.io.remote_errors import (
     TIMEOUT_ENV,
     RemoteError,
@@ -107,24 +108,35 @@ def filesystem(url: str) -> tuple[Any, str]:
         raise _missing(url, protocol) from None
     key = (protocol, str(timeout()), *(os.environ.get(name, "") for name in _CREDENTIAL_ENV))
     with _fs_lock:
+        try:
+            cls = _emulated(protocol) or fsspec.get_filesystem_class(protocol)
+            where = {} if EXTRAS.get(protocol) in ("s3", "gcs") else host_options(cls, url)
+        except ImportError:
+            raise _missing(url, protocol) from None
+        except ValueError as exc:  # unknown protocol
+            raise RemoteError(errno.EINVAL, f"unknown protocol ({_one_line(str(exc))})",
+                              url) from None
+        except Exception as exc:
+            raise error_for(url, exc) from None
+        key += (repr(sorted(where.items())),)
         fs = _filesystems.get(key)
         if fs is None:
+            # our own listing cache (below) decides how fresh a listing is
             try:
-                cls = _emulated(protocol) or fsspec.get_filesystem_class(protocol)
-                # our own listing cache (below) decides how fresh a listing is
-                fs = cls(use_listings_cache=False, skip_instance_cache=True,
-                         **_bounded(protocol))
-                if hasattr(fs, "retries") and EXTRAS.get(protocol) == "s3":
-                    fs.retries = 1  # s3fs's own loop would multiply botocore's tries
+                fs = make_client(cls, url, use_listings_cache=False, skip_instance_cache=True,
+                                 **_bounded(protocol), **where)
             except ImportError:
                 raise _missing(url, protocol) from None
-            except ValueError as exc:  # unknown protocol
-                raise RemoteError(errno.EINVAL, f"unknown protocol ({_one_line(str(exc))})",
-                                  url) from None
-            except Exception as exc:
-                raise error_for(url, exc) from None
+            if hasattr(fs, "retries") and EXTRAS.get(protocol) == "s3":
+                fs.retries = 1  # s3fs's own loop would multiply botocore's tries
             _filesystems[key] = fs
-    path = fs._strip_protocol(url) if hasattr(fs, "_strip_protocol") else split_protocol(url)[1]
+    try:  # (fsspec's `generic://` recursed until RecursionError here)
+        path = (fs._strip_protocol(url) if hasattr(fs, "_strip_protocol")
+                else split_protocol(url)[1])
+    except Exception as exc:
+        raise error_for(url, exc) from None
+    if not isinstance(path, str):
+        raise RemoteError(errno.EINVAL, "not a URL of files", url)
     return fs, path
 
 
@@ -304,7 +316,7 @@ class _Listings:
         except Exception as exc:
             raise error_for(url, exc) from None
         listing: dict[str, RemoteStat | None] = {}
-        for info in entries:
+        for info in sized(fs, url, entries, timeout() * LISTING_TIMEOUTS):
             if isinstance(info, dict) and isinstance(info.get("name"), str):
                 listing[info["name"].rstrip("/").rsplit("/", 1)[-1]] = _stat_of(info)
         with self._lock:

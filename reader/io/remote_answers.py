@@ -18,6 +18,10 @@ and fails the read if it ends before the end its headers announced.
   botocore's are; an answer's body is never retried. Zonal buckets are read by gcsfs over
   gRPC (no HTTP answer to check): `checked` is False for them.
 
+- **HTTP(S)** (fsspec's HTTP client): the same request through its session; a server that
+  ignores `Range` (Python's `http.server`) answers with the whole object: its bytes before
+  the offset asked for are read and dropped, never taken for the bytes at that offset.
+
 Any other backend's ranged reads are checked by length against the listing only
 (`reader.io.remote_stream._ranges`, `reader.io.remote_file`).
 """
@@ -30,7 +34,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from reader.io.remote_errors import answer_end
+from reader.io.remote_errors import CutShort, answer_end
 
 ATTEMPTS = 2  # tries of a GCS request that failed before its answer (botocore's, for S3)
 _RETRY = {408, 429, 500, 502, 503, 504}  # statuses worth another try (GCS's guidance)
@@ -59,9 +63,18 @@ def is_s3(fs: Any) -> bool:
     return hasattr(fs, "_call_s3")
 
 
+def is_http(fs: Any) -> bool:
+    """fsspec's HTTP(S) client (an `http://` logdir: a web server's folder)."""
+    try:
+        from fsspec.implementations.http import HTTPFileSystem
+    except ImportError:
+        return False
+    return isinstance(fs, HTTPFileSystem)
+
+
 def checked(fs: Any, path: str) -> bool:
-    """Are this object's answers opened here (S3; GCS through the JSON API)?"""
-    if is_s3(fs):
+    """Are this object's answers opened here (S3; GCS through the JSON API; HTTP)?"""
+    if is_s3(fs) or is_http(fs):
         return True
     try:
         from gcsfs.core import GCSFileSystem
@@ -91,6 +104,8 @@ async def open_answer(fs: Any, path: str, version: str, a: int, b: int) -> Answe
     (`CutShort`, `OtherVersion`, or the backend's error for a failed request)."""
     if is_s3(fs):
         return await _s3(fs, path, version, a, b)
+    if is_http(fs):
+        return await _http(fs, path, a, b)
     return await _gcs(fs, path, a, b)
 
 
@@ -157,8 +172,55 @@ async def _gcs(fs: Any, path: str, a: int, b: int) -> Answer:
         resp.close()
         raise
 
+    return _stream(resp, end)
+
+
+async def _http(fs: Any, url: str, a: int, b: int) -> Answer:
+    """A web server's answer, opened here as GCS's is: fsspec's HTTP client read a range's
+    body whole (a server that never ends it: into memory until the time limit), waited on
+    a silent one without limit, and took a server ignoring `Range` (Python's http.server)
+    as the bytes at the offset asked for."""
+    from aiohttp import ClientTimeout
+
+    from reader.io.remote_errors import timeout
+
+    t = timeout()
+    session = await fs.set_session()
+    resp = await session.get(fs.encode_url(url), headers={"Range": f"bytes={a}-{b - 1}"},
+                             timeout=ClientTimeout(sock_connect=t, sock_read=t))
+    try:
+        if resp.status >= 300:
+            fs._raise_not_found_for_status(resp, url)  # FileNotFoundError, or the status
+            raise OSError(f"HTTP {resp.status}")  # (a redirect not followed)
+        size = resp.content_length
+        if a and resp.status == 200 and not resp.headers.get("Content-Range"):
+            await _skip(resp, a)  # `Range` ignored: the whole object, read up to `a`
+            end = b if size is None else min(b, size)
+        else:
+            end = answer_end({"ContentRange": resp.headers.get("Content-Range"),
+                              "ContentLength": size}, a, b)
+    except BaseException:
+        resp.close()
+        raise
+    return _stream(resp, end)
+
+
+async def _skip(resp: Any, n: int) -> None:
+    """Read and drop the first `n` bytes of a body (each read bounded by the session's
+    read timeout); `CutShort` if it ends before."""
+    left = n
+    while left:
+        chunk = await resp.content.read(min(left, 1 << 20))
+        if not chunk:
+            raise CutShort(f"ended after {n - left} bytes, before byte {n} (the server "
+                           "ignores Range: it sends the object from its start)")
+        left -= len(chunk)
+
+
+def _stream(resp: Any, end: int) -> Answer:
+    """An aiohttp answer whose headers were checked, as an `Answer`."""
     async def read(_n: int) -> bytes:
-        return await resp.content.readany()
+        return bytes(await resp.content.readany())
 
     async def read_all(n: int) -> bytes:
         parts, got = [], 0
