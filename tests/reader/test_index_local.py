@@ -68,6 +68,13 @@ def test_report_export_and_open_from_shards_are_a_direct_reads(two_hosts: Path,
     assert proc.returncode == 0, proc.stderr
     assert "2 file sets: 2 indexed, 0 up to date, 0 failed" in proc.stdout
     assert len(shard_files(two_hosts)) == 2
+    # the wall times split by byte, offsets by their differences (shards ~6x smaller, half
+    # the CPU time to decode: parquet_shards.ENCODINGS), and read back as they were
+    md = pq.ParquetFile(shard_files(two_hosts)[0]).metadata
+    names = [md.schema.column(i).path for i in range(md.num_columns)]
+    encodings = {n: md.row_group(0).column(i).encodings for i, n in enumerate(names)}
+    assert "BYTE_STREAM_SPLIT" in encodings["traces.wall_time"]
+    assert "DELTA_BINARY_PACKED" in encodings["executions.offset"]
     direct = report(two_hosts, shards=False)
     assert direct["alerts"]["total"] > 0
     assert report(two_hosts) == direct
