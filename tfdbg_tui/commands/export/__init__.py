@@ -11,10 +11,13 @@ The first `--diagnose N` alerts (default 10, as `report`) carry their diagnosis 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
@@ -220,7 +223,7 @@ def main(argv: Sequence[str]) -> int:
         print(error_line(PROG, exc), file=sys.stderr)
         return 2
     apply_remote_timeout(opts.remote_timeout)
-    with ThreadPoolExecutor(READERS, "export-read") as reads:
+    with _ended_by_signals(), ThreadPoolExecutor(READERS, "export-read") as reads:
         early: list[KeptHealth] = []
         traces: list[EarlyTraces] = []
 
@@ -240,6 +243,27 @@ def main(argv: Sequence[str]) -> int:
                 kept.cancel()
             for written in traces:  # (after `finish`: nothing left to remove)
                 written.discard()
+
+
+@contextlib.contextmanager
+def _ended_by_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP (`kill`, `timeout`, a closed terminal) end the export as an error
+    does — its temporaries removed, OUT_DIR as it was — with the status a shell gives a
+    process they kill (128 + the signal). Before, the interpreter died at once and left
+    `.NAME.tmp-…` files in OUT_DIR."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def end(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    old = {sig: signal.signal(sig, end) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
 
 
 def _export(opts: argparse.Namespace, reads: Executor,

@@ -10,7 +10,8 @@ and two exports may write into it at once. So (see SECURITY.md):
   over, never written through;
 - nothing is renamed into place before every table is complete (`commit`), and then all of
   them under an exclusive lock on OUT_DIR: the user's previous export stays whole until the new
-  one is, and two exports into one OUT_DIR leave the complete set of one of them;
+  one is, and two exports into one OUT_DIR leave the complete set of one of them (a lock
+  held longer than `LOCK_WAIT` — anyone who can read the folder can take it — is one line);
 - an error (a full disk, a failed table) removes the temporaries (`discard`) and keeps what
   OUT_DIR held;
 - OUT_DIR is a local folder: a URL is refused in one line (writing `s3://b/x` would make a
@@ -23,11 +24,16 @@ import errno
 import fcntl
 import os
 import re
+import sys
 import threading
+import time
 
 from reader.io.linkguard import foreign_link
 from reader.io.remote import is_remote
 from reader.io.safewrite import Replacement
+from tfdbg_tui.core.sanitize import error_line
+
+LOCK_WAIT = 120.0  # seconds another holder of OUT_DIR's lock is waited for
 
 
 def check_out_dir(path: str) -> None:
@@ -92,10 +98,7 @@ class OutDir:
             raise OSError(errno.EIO, "a table was discarded before the export ended",
                           self.path)
         fd = self._folder()
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except OSError:  # a file system without locks (some NFS): each file still whole
-            pass
+        locked = _lock(fd, self.path)
         try:
             for f in files.values():
                 f.commit()
@@ -104,10 +107,8 @@ class OutDir:
             except OSError:
                 pass
         finally:
-            try:
+            if locked:
                 fcntl.flock(fd, fcntl.LOCK_UN)
-            except OSError:
-                pass
         return {name: os.path.join(self.path, name) for name in files}
 
     def discard(self) -> None:
@@ -119,3 +120,31 @@ class OutDir:
             f.discard()
         if fd is not None:
             os.close(fd)
+
+
+def _lock(fd: int, path: str) -> bool:
+    """Take the exclusive lock on OUT_DIR (False: its file system has none, as some NFS;
+    each file is still whole). Another holder is waited for `LOCK_WAIT` seconds at most,
+    said once on stderr; then OSError, nothing replaced. Why not a plain blocking `flock`:
+    anyone who can read a shared OUT_DIR can lock it (`flock /tmp/exports sleep infinity`),
+    and the export then waited for ever, silently, its temporaries left in the folder."""
+    deadline = None
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            pass
+        except OSError:
+            return False
+        now = time.monotonic()
+        if deadline is None:
+            deadline = now + LOCK_WAIT
+            print(error_line("tfdbg-tui export", f"waiting for {path}: another process holds "
+                             "its lock (another export into it?)"), file=sys.stderr,
+                  flush=True)
+        elif now > deadline:
+            raise OSError(errno.EWOULDBLOCK, f"another process has held its lock for over "
+                          f"{LOCK_WAIT:g} s (another export into it?); nothing was replaced",
+                          path)
+        time.sleep(0.1)
