@@ -68,6 +68,18 @@ def test_an_adam_step_is_no_rate() -> None:
     assert isinstance(got, str), got
 
 
+def test_a_step_on_one_element_is_no_rate() -> None:
+    """Adam's or RMSprop's step on one element (a bias of one unit) is its gradient times a
+    scalar (lr / √v), like any update of one number: that says nothing of a rate."""
+    g = np.array([0.37], np.float32)
+    step = (np.float32(0.001) * g / (np.abs(g) + np.float32(1e-7))).astype(np.float32)
+    got = ratio(step, g, EPS32 * np.abs(step.astype(np.float64)))
+    assert isinstance(got, str) and "one magnitude" in got, got
+    uniform = np.full(6, -0.25, np.float32)  # as many elements, all of one magnitude
+    step = (np.float32(0.01) * uniform / np.sqrt(uniform * uniform)).astype(np.float32)
+    assert isinstance(ratio(step, uniform, EPS32 * np.abs(step.astype(np.float64))), str)
+
+
 def test_a_zero_gradient_or_an_update_within_rounding_is_no_rate() -> None:
     zero = np.zeros(4, np.float32)
     assert isinstance(ratio(zero, zero, zero), str)
@@ -154,3 +166,73 @@ def test_no_rate_is_claimed_through_a_velocity(rate_runs: dict[str, str]) -> Non
     assert "learning rate was not compared" in first["hint"]
     assert "none can be inferred" in first["hint"]
     assert "not var − rate × gradient" in first["hint"], first["hint"]
+
+
+# Momentum, Adam and RMSprop with the rate a plain Python float in an eager TF2 step (folded
+# into the update, no op records it), against TF1's own optimizers in a graph (the rate a
+# recorded Const): tests/programs/rates/tf1_optimizers.py, python_optimizers.py
+OPT_TF1, OPT_EAGER = PROGRAMS / "rates" / "tf1_optimizers.py", PROGRAMS / "rates" / \
+    "python_optimizers.py"
+OPT_RUNS = {"tf1_momentum": (OPT_TF1, "momentum", "0.1"), "tf1_adam": (OPT_TF1, "adam", "0.1"),
+            "tf1_rmsprop": (OPT_TF1, "rmsprop", "0.1"),
+            "tf1_rmsprop_half": (OPT_TF1, "rmsprop", "0.05"),
+            "momentum_hand": (OPT_EAGER, "momentum", "hand", "0.1"),
+            "adam_hand": (OPT_EAGER, "adam", "hand", "0.1"),
+            "adam_v1": (OPT_EAGER, "adam", "v1", "0.1"),
+            "rmsprop_hand": (OPT_EAGER, "rmsprop", "hand", "0.1"),
+            "rmsprop_scaled": (OPT_EAGER, "rmsprop", "scaled", "0.1")}
+
+
+@pytest.fixture(scope="session")
+def optimizer_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The nine recordings (FULL_TENSOR), built once per test run."""
+    pytest.importorskip("tensorflow")
+
+    def build(root: Path) -> dict[str, str]:
+        out = {}
+        for name, (program, *args) in OPT_RUNS.items():
+            logdir = root / name
+            done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode",
+                               "FULL_TENSOR", "--", program, *args])
+            assert done.status == 0, done.err[-3000:]
+            out[name] = str(logdir)
+        return out
+
+    return build_once(shared_root(tmp_path_factory), "inferred-rate-optimizers", build)
+
+
+@pytest.mark.tf
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize(("a", "b"), [("tf1_momentum", "momentum_hand"),
+                                      ("tf1_adam", "adam_hand"), ("tf1_adam", "adam_v1"),
+                                      ("tf1_rmsprop", "rmsprop_hand"),
+                                      ("tf1_rmsprop", "rmsprop_scaled")])
+def test_a_python_rate_folded_into_momentum_adam_rmsprop_is_not_guessed(
+        optimizer_runs: dict[str, str], a: str, b: str) -> None:
+    """Equivalent runs: exit 0, the four weights' gradients and updates compared, and no
+    rate claimed for B — its update is no gradient times one number (a velocity, m / √v,
+    g / √ms). Before: RMSprop's `lr / sqrt(ms + eps) * g` on the one-element output bias
+    gave a ratio, 'inferred' as B's rate and paired with A's 0.1 (diverge at step 0,
+    learning rate); a hand-written Adam's second moment, read through an Identity tfdbg
+    does not record, was taken for a model variable (diverge at step 0, initial b2)."""
+    code, r = _diff(optimizer_runs, a, b)
+    assert code == 0 and r["verdict"] == "equivalent", r["verdict_text"]
+    assert [v["a"] for v in r["training"]["variables"]] == ["w1", "b1", "w2", "b2"]
+    for k, step in enumerate(r["steps"]):
+        assert "learning_rate" not in step["quantities"], (k, step["quantities"])
+        assert step["quantities"]["gradient"]["variables"] == ["b1", "b2", "w1", "w2"]
+
+
+@pytest.mark.tf
+@pytest.mark.timeout(900)
+def test_a_wrong_folded_rate_is_said_unknown(optimizer_runs: dict[str, str]) -> None:
+    """A rate of 0.05 in A against B's Python 0.1 (RMSprop, the preconditioner computed
+    first): the updates differ at step 0, and the hint says the rate was not compared and
+    why, instead of an inferred 'learning rate' that is no rate."""
+    code, r = _diff(optimizer_runs, "tf1_rmsprop_half", "rmsprop_scaled")
+    first = r["first_divergence"]
+    assert code == 1 and first is not None, r["verdict_text"]
+    assert (first["step"], first["quantity"]) == (0, "update"), r["verdict_text"]
+    assert "learning_rate" not in r["steps"][0]["quantities"]
+    assert "learning rate was not compared" in first["hint"], first["hint"]
+    assert "none can be inferred" in first["hint"], first["hint"]

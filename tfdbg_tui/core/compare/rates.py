@@ -66,7 +66,9 @@ def ratio(delta: np.ndarray, grad: np.ndarray, bound: np.ndarray) -> Rate | str:
     """The one scalar r with `delta ≈ r · grad` within `bound` (each element's rounding),
     as a Rate; or why there is none (in words). The least-squares r, its error bounded by
     Σ bound·|g| / Σ g², then every element checked against it: a momentum's or Adam's
-    update is no multiple of the gradient and fails here."""
+    update is no multiple of the gradient and fails here — given elements of more than one
+    magnitude: Adam's or RMSprop's step on one element (a bias of one unit) is its gradient
+    times a scalar too."""
     d = np.asarray(delta, np.float64).reshape(-1)
     g = np.asarray(grad, np.float64).reshape(-1)
     b = np.asarray(bound, np.float64).reshape(-1)
@@ -74,12 +76,19 @@ def ratio(delta: np.ndarray, grad: np.ndarray, bound: np.ndarray) -> Rate | str:
         return "its update and its gradient have different shapes"
     if not (np.isfinite(d).all() and np.isfinite(g).all()):
         return "its update or its gradient is not finite"
+    tiny = np.finfo(np.float64).tiny
     gg = float(np.dot(g, g))
     if gg == 0.0:
         return "its gradient is zero"
+    mags = np.abs(g[g != 0])
+    if float(mags.max() - mags.min()) <= _LOOSE * float(mags.max()):
+        # a single element, or all of one magnitude: whatever an optimizer does to each
+        # element (Adam's, RMSprop's g / √v) is then the gradient times one scalar, which
+        # says nothing of a rate
+        return ("its gradient's elements are all of one magnitude (one element?): any "
+                "update of it is its gradient times one scalar, whatever the optimizer")
     r = float(np.dot(d, g)) / gg
     spread = float(np.dot(b, np.abs(g))) / gg
-    tiny = np.finfo(np.float64).tiny
     if np.any(np.abs(d - r * g) > 2 * b + spread * np.abs(g) + tiny):
         return "its update is not its gradient times one scalar (momentum, Adam, a decay...)"
     if spread > _LOOSE * abs(r):
@@ -134,14 +143,15 @@ class _Side:
         if u is None or g_t is None:
             return "its update or its gradient as applied was not found"
         t, ins = flow.op_type[u], flow.inputs[u]
+        sigs = self.model.cache.get(("sig", id(flow)))
         product: Tensor | None = None
         sign = 1.0
-        if t in _SUBTRACT | _ADD and len(ins) > 1 and _times(flow, ins[1], g_t):
+        if t in _SUBTRACT | _ADD and len(ins) > 1 and _times(flow, ins[1], g_t, sigs):
             product, sign = ins[1], (1.0 if t in _SUBTRACT else -1.0)
         elif (t in _SET and len(ins) > 1 and ins[1][0] >= 0 and flow.op_type[ins[1][0]] == "Sub"
               and len(flow.inputs[ins[1][0]]) == 2):
             x, y = flow.inputs[ins[1][0]]
-            if not (x[0] >= 0 and flow.op_type[x[0]] in READS and _times(flow, y, g_t)):
+            if not (x[0] >= 0 and flow.op_type[x[0]] in READS and _times(flow, y, g_t, sigs)):
                 return f"its update ({t}) is not var − rate × gradient"
             product = y
         elif t not in _DESCENT:
@@ -170,19 +180,25 @@ class _Side:
         return got if isinstance(got, str) else (got, row, u)
 
 
-def _times(flow: Flow, t: Tensor, g: Tensor) -> bool:
-    """Whether tensor `t` is a product (`Mul`) with the gradient `g` as an operand (or
-    through the unrecorded Identity/Cast chain `g` was found at)."""
+def _times(flow: Flow, t: Tensor, g: Tensor, sigs: np.ndarray | None) -> bool:
+    """Whether tensor `t` is a product (`Mul`) of the gradient `g` (or the unrecorded
+    Identity/Cast chain `g` was found at) with one scalar: the other operand a recorded
+    scalar or a number no op made (a Python float). A recorded tensor of more elements
+    (RMSprop's `lr / sqrt(ms + eps)` computed first) scales each element its own way: no
+    rate, whatever the ratio says (`sigs[node, slot]`: dtype, rank, size; -1 unknown)."""
     j = t[0]
-    if j < 0 or flow.op_type[j] != "Mul":
+    if j < 0 or flow.op_type[j] != "Mul" or len(flow.inputs[j]) != 2:
         return False
-    for x in flow.inputs[j]:
+    for x, other in (flow.inputs[j], flow.inputs[j][::-1]):
         hops = 0
         while x != g and x[0] >= 0 and hops < 4 and flow.inputs[x[0]] and \
                 flow.op_type[x[0]] in ("Identity", "Snapshot", "Cast"):
             x, hops = flow.inputs[x[0]][0], hops + 1
         if x == g:
-            return True
+            node, slot = other
+            rank = (int(sigs[node, slot, 1]) if sigs is not None and node >= 0
+                    and slot < sigs.shape[1] else -1)
+            return rank <= 0
     return False
 
 

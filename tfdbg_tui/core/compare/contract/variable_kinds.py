@@ -62,7 +62,7 @@ def optimizer_state(flow: Flow, candidates: set[str], consumers: dict[int, list[
         seeds = reads.get(h, [])
         todo = [c for k in seeds for c in consumers.get(k, [])]
         seen: set[int] = set()
-        feeds_update = backward = False
+        feeds_update = backward = own = elsewhere = False
         while todo and len(seen) < STATE_REACH:
             k = todo.pop()
             if k in seen:
@@ -73,13 +73,22 @@ def optimizer_state(flow: Flow, candidates: set[str], consumers: dict[int, list[
                 break
             if flow.op_type[k] in UPDATES:
                 other = flow.handle[k]
+                own |= other == h
                 feeds_update |= (other in candidates and other != h
                                  and training_update(flow, k, dtype_of))
+                elsewhere |= other != h
                 if other and other not in candidates:
                     todo.extend(reads.get(other, []))
                 continue
-            todo.extend(consumers.get(k, []))
-        if feeds_update and not backward and len(seen) < STATE_REACH:
+            more = consumers.get(k, [])
+            elsewhere |= not more  # a value nothing consumes: returned, printed, the loss
+            todo.extend(more)
+        if backward or len(seen) >= STATE_REACH:
+            continue
+        # read only for its own next value (`v.assign(0.999 * v + 0.001 * g²)` by hand in an
+        # eager step, whose `tf.sqrt(v)` reads v through an Identity tfdbg never records):
+        # a statistic of the gradients kept by the optimizer, no value the loss is made from
+        if feeds_update or (own and not elsewhere):
             out.add(h)
     return out
 
