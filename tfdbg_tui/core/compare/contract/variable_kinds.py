@@ -62,7 +62,8 @@ def optimizer_state(flow: Flow, candidates: set[str], consumers: dict[int, list[
         seeds = reads.get(h, [])
         todo = [c for k in seeds for c in consumers.get(k, [])]
         seen: set[int] = set()
-        feeds_update = backward = own = elsewhere = False
+        feeds_update = backward = elsewhere = False
+        own: list[int] = []  # its own updates the walk reached
         while todo and len(seen) < STATE_REACH:
             k = todo.pop()
             if k in seen:
@@ -73,7 +74,8 @@ def optimizer_state(flow: Flow, candidates: set[str], consumers: dict[int, list[
                 break
             if flow.op_type[k] in UPDATES:
                 other = flow.handle[k]
-                own |= other == h
+                if other == h:
+                    own.append(k)
                 feeds_update |= (other in candidates and other != h
                                  and training_update(flow, k, dtype_of))
                 elsewhere |= other != h
@@ -85,12 +87,31 @@ def optimizer_state(flow: Flow, candidates: set[str], consumers: dict[int, list[
             todo.extend(more)
         if backward or len(seen) >= STATE_REACH:
             continue
-        # read only for its own next value (`v.assign(0.999 * v + 0.001 * g²)` by hand in an
-        # eager step, whose `tf.sqrt(v)` reads v through an Identity tfdbg never records):
-        # a statistic of the gradients kept by the optimizer, no value the loss is made from
-        if feeds_update or (own and not elsewhere):
+        # read only for its own next value, made from the gradients (`v.assign(0.999 * v +
+        # 0.001 * g²)` by hand in an eager step, whose `tf.sqrt(v)` reads v through an
+        # Identity tfdbg never records): a statistic of the gradients kept by the optimizer,
+        # no value the loss is made from (not a moving average of the weights: it is made
+        # from their reads, not from the backward pass)
+        if feeds_update or (own and not elsewhere
+                            and any(_from_backward(flow, k) for k in own)):
             out.add(h)
     return out
+
+
+def _from_backward(flow: Flow, k: int) -> bool:
+    """Whether update k's value is computed (within a few dozen ops, through no variable's
+    read) from a backward-pass tensor."""
+    todo = [j for j, _ in flow.inputs[k][1:]]
+    seen: set[int] = set()
+    while todo and len(seen) < 48:
+        j = todo.pop()
+        if j < 0 or j in seen or flow.op_type[j] in READS:
+            continue
+        seen.add(j)
+        if flow.phase[j] == BWD:
+            return True
+        todo.extend(i for i, _ in flow.inputs[j])
+    return False
 
 
 def state_handles(flow: Flow, dtype_of: dict[int, int], trained: set[str]) -> set[str]:
