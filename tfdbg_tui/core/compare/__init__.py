@@ -258,7 +258,10 @@ def _formulation(pairs: Pairs, sp: StepPairs, notes: list[str]) -> np.ndarray | 
     gradients and updates were compared and agree, the two trainings are the same; the
     intermediates are listed in a note, not made the divergence."""
     bad = np.flatnonzero(pairs.status == DIFFERENT)
-    if not len(bad) or sp.lacking or sp.unpaired_a or sp.unpaired_b or not sp.required:
+    # "every gradient and every update agree" is said only where each was compared: a
+    # gradient not recorded or without a partner (`sp.missing`) leaves it unknown
+    if (not len(bad) or sp.lacking or sp.unpaired_a or sp.unpaired_b or not sp.required
+            or sp.missing):
         return None
     layer = pairs.quantity[bad] == Q_LAYER
     if not np.all((pairs.quantity[bad] == Q_OTHER) | layer):

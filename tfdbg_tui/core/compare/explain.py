@@ -27,8 +27,6 @@ from tfdbg_tui.core.compare.contract import (
 from tfdbg_tui.core.compare.creation import layer_build
 from tfdbg_tui.core.compare.lines import loss_weighting
 from tfdbg_tui.core.compare.pairs import (
-    DIFFERENT,
-    EQUAL,
     HOW_NAMES,
     R_COUNTS,
     R_DTYPE,
@@ -43,6 +41,7 @@ from tfdbg_tui.core.compare.pairs import (
 )
 from tfdbg_tui.core.compare.rates import RatePair, describe
 from tfdbg_tui.core.compare.result import Comparison
+from tfdbg_tui.core.compare.standing import UNKNOWN, claims_before, lead, unknown
 from tfdbg_tui.core.compare.values import Outcome, RecordReader, compare_records
 
 _LABELS = {"nan": "NaN", "neg_inf": "−∞", "pos_inf": "+∞"}
@@ -139,33 +138,36 @@ UNRESTORED_HINT = (
     "object checkpoint matches the names given to `tf.train.Checkpoint(...)` (`model=` "
     "against a checkpoint written with `net=` restores nothing, silently); "
     "`checkpoint.restore(path).assert_consumed()` raises when nothing matches")
-# how to fix a first divergence, by the quantity of the step contract it is in
+# how to fix a first divergence, by the quantity of the step contract it is in; each is
+# said after what is known of the quantities before it (`standing.claims_before`: "the
+# gradient of w and the learning rate agree and its update does not", or which of them
+# were not compared)
 QUANTITY_HINTS = {
-    Q_LAYER: "this layer computes something else from equal inputs and weights: compare its "
-             "construction (activation, use_bias, data_format, padding, the `training` flag "
-             "of dropout and batch normalization, epsilon) with A's",
-    Q_LOSS: "the layers agree and the loss does not: compare the loss object's arguments "
-            "(`from_logits`, reduction, label smoothing, sparse or one-hot labels)",
-    Q_REG: "the data loss agrees and a penalty does not: `tf.nn.l2_loss(w)` is half the sum "
-           "of squares, so `0.01 * l2_loss` is `regularizers.l2(0.005)`; check which weights "
-           "carry one",
-    Q_GRADIENT: "the loss agrees and its gradients do not: a term of the loss only one run "
-                "differentiates, a `stop_gradient`, or a different set of trainable variables",
-    Q_APPLIED: "the raw gradients agree and the applied ones do not: clipping differs — "
-               "`clipnorm` clips each tensor, `global_clipnorm` and `clip_by_global_norm` all "
-               "together, `clipvalue` each element",
+    Q_LAYER: "compare its construction (activation, use_bias, data_format, padding, the "
+             "`training` flag of dropout and batch normalization, epsilon) with A's",
+    Q_LOSS: "compare the loss object's arguments (`from_logits`, reduction, label smoothing, "
+            "sparse or one-hot labels)",
+    Q_REG: "`tf.nn.l2_loss(w)` is half the sum of squares, so `0.01 * l2_loss` is "
+           "`regularizers.l2(0.005)`; check which weights carry one",
+    Q_GRADIENT: "a term of the loss only one run differentiates, a `stop_gradient`, or a "
+                "different set of trainable variables",
+    Q_APPLIED: "clipping differs — `clipnorm` clips each tensor, `global_clipnorm` and "
+               "`clip_by_global_norm` all together, `clipvalue` each element",
     Q_LR: "the learning rate differs: compare the schedule's arguments (initial rate, decay "
           "steps and rate, power, end rate, staircase) and when the step counter advances",
-    Q_UPDATE: "gradients and learning rate agree and the update does not: the optimizer's "
-              "other hyperparameters differ (momentum, nesterov, epsilon, betas, rho, initial "
-              "accumulator, weight decay — Keras multiplies `weight_decay` by the rate); clipping "
-              "inside the optimizer (`clipnorm`, `global_clipnorm`, `clipvalue`) shows here "
-              "too when a run does not record its clipped gradients (eager ops behind an "
-              "Identity, which tfdbg skips)",
+    Q_UPDATE: "the optimizer's other hyperparameters differ (momentum, nesterov, epsilon, "
+              "betas, rho, initial accumulator, weight decay — Keras multiplies "
+              "`weight_decay` by the rate); clipping inside the optimizer (`clipnorm`, "
+              "`global_clipnorm`, `clipvalue`) shows here too when a run does not record its "
+              "clipped gradients (eager ops behind an Identity, which tfdbg skips)",
     Q_STATE: "the non-trainable state (batch normalization's moving statistics) differs: "
              "Keras' `momentum` is TF1's `decay`; check it and that the update runs "
              "(UPDATE_OPS in TF1, `training=True` in Keras)",
 }
+# where the learning rate was not compared, what an update's difference may come from
+_RATE_UNKNOWN = ("Check the rate each run applies at this step (a schedule's step counter, "
+                 "off by one?) and the optimizer's other hyperparameters (momentum, "
+                 "nesterov, epsilon, betas, rho, weight decay)")
 
 
 def fix_hint(c: Comparison, p: int) -> str | None:
@@ -192,16 +194,21 @@ def fix_hint(c: Comparison, p: int) -> str | None:
                 "is inferred from its update ÷ its gradient): compare the rate each run "
                 "computes for this step — a schedule's arguments and its step counter (off "
                 "by one?), the initial rate")
-    if q == Q_UPDATE and not _rate_compared(c, int(pairs.step[p])):
-        sp = c.training.sp
-        why = sp.rate_unknown.get(int(pairs.step[p])) if sp is not None else None
-        return ("gradients agree and the update does not, and the learning rate was not "
-                "compared: " + (why or "a Python number in one run is no tensor to record")
-                + ". Check the rate each run applies at this step (a schedule's step "
-                "counter, off by one?) and the optimizer's other hyperparameters (momentum, "
-                "nesterov, epsilon, betas, rho, weight decay)")
     if q != Q_VARIABLE:
-        return QUANTITY_HINTS.get(q)
+        advice = QUANTITY_HINTS.get(q)
+        said = claims_before(c, p)
+        if advice is None or said is None:
+            return advice
+        claims, subject = said
+        if q == Q_UPDATE and any(n == "the learning rate" and s == UNKNOWN
+                                 for n, s, _, _ in claims):
+            claims = [(n, s, why or "a Python number in one run is no tensor to record", pl)
+                      if n == "the learning rate" else (n, s, why, pl)
+                      for n, s, why, pl in claims]
+            return lead(claims, subject) + ". " + _RATE_UNKNOWN
+        if unknown(claims):  # the difference may come from what was not compared
+            return lead(claims, subject) + ". If what was not compared agrees, " + advice
+        return lead(claims, subject) + ": " + advice
     if int(pairs.step[p]) != 0 or int(pairs.reason[p]) != R_VALUES:
         return None
     da = _health(c, "a", int(pairs.kind[p]), int(pairs.a_row[p]))["dtype"]
@@ -225,13 +232,6 @@ def inferred_rate(c: Comparison, p: int) -> RatePair | None:
     if sp is None or not sp.rates:
         return None
     return sp.rates.get(p - (len(c.pairs) - len(sp.row_a)))
-
-
-def _rate_compared(c: Comparison, step: int) -> bool:
-    """Whether a learning rate of training step `step` was compared (equal or not)."""
-    p = c.pairs
-    at = (p.quantity == Q_LR) & (p.step == step)
-    return bool(np.any(at & ((p.status == EQUAL) | (p.status == DIFFERENT))))
 
 
 def _restored(c: Comparison, p: int, side: str) -> bool:

@@ -30,6 +30,7 @@ from tfdbg_tui.core.compare.contract import (
     QUANTITIES,
 )
 from tfdbg_tui.core.compare.pairs import DIFFERENT, EQUAL
+from tfdbg_tui.core.compare.standing import AGREE, PER_VARIABLE, standing, variable_of
 from tfdbg_tui.core.compare.values import RecordReader
 
 if TYPE_CHECKING:
@@ -187,24 +188,18 @@ def _max(x: np.ndarray) -> float | None:
 
 def later_agree(c: Comparison, p: int) -> list[str]:
     """The quantities after pair `p`'s in the step contract, in its step, that were compared
-    and agree everywhere (an update of that step, read at the next, included): gradients that
-    differ while every update is equal say the difference is not applied (clipping or
-    scaling done elsewhere), and the user should be told rather than shown one of them."""
+    and agree (an update of that step, read at the next, included) — for pair `p`'s own
+    variable where the quantity is one per variable, else for every variable of the step
+    (`standing`: one not compared makes it unknown, never agreed): gradients that differ
+    while the updates are equal say the difference is not applied (clipping or scaling done
+    elsewhere), and the user should be told rather than shown one of them."""
     q = int(c.pairs.quantity[p])
     k = int(c.pairs.step[p])
     if q not in CONTRACT or k < 0:
         return []
-    off = step_offset(c)
-    pr = c.pairs
-    ids = np.arange(off, len(pr))
-    ids = ids[pr.step[ids] == k]
-    out = []
-    for later in CONTRACT[CONTRACT.index(q) + 1:]:
-        sel = ids[pr.quantity[ids] == later]
-        st = pr.status[sel]
-        if len(sel) and bool(np.all(st == EQUAL)):
-            out.append(QUANTITIES[later])
-    return out
+    var = variable_of(c, p)  # a variable's gradient: its own update, not the others'
+    return [QUANTITIES[later] for later in CONTRACT[CONTRACT.index(q) + 1:]
+            if standing(c, k, later, var if later in PER_VARIABLE else "") == AGREE]
 
 
 def verdict_text(c: Comparison) -> str:
