@@ -42,6 +42,7 @@ from reader.index.shards import BIG, Shard
 
 Columns = dict[str, np.ndarray]
 PARTS = ("traces", "executions", "outputs")  # read as the merge needs them
+_FILE_OF = {"traces": "graph_execution_traces", "executions": "execution"}  # (offsets)
 IN_ORDER_KEY = "executions_in_order"  # metadata: see `executions_in_order`
 
 
@@ -107,6 +108,8 @@ class LazyShard:
                 yield {c: a[i: i + ROW_GROUP] for c, a in self.held[part].items()}
             return
         names = [f"{part}.{c}" for c in self.dtypes[part]]
+        # a record starts before where the shard's read of its file stopped
+        covered = self.shard.cursors[_FILE_OF.get(part, "execution")].offset
         kinds = self.shard.columns.get(f"{part}.kinds")
         n_kinds = len(kinds["fileset"]) if kinds is not None else 0
         groups, have = [], 0
@@ -139,7 +142,7 @@ class LazyShard:
                                                or int(batch["kind"].max()) >= n_kinds):
                 raise ShardError(f"{part}.kind: out of range past row {done}")
             if take and "offset" in batch and (int(batch["offset"].min()) < 0
-                                               or int(batch["offset"].max()) >= 1 << 62):
+                                               or int(batch["offset"].max()) >= covered):
                 raise ShardError(f"{part}.offset: out of range past row {done}")
             done += take
             yield batch
@@ -185,6 +188,29 @@ def _head(pf: Any, names: list[str], rows: int) -> Any:
     return table.slice(0, rows)
 
 
+def _strings(col: Any, limit: int) -> list[str]:
+    """A shard's string table (read as a dictionary column), its text checked to come to at
+    most `limit` bytes before it is decoded. Why: Parquet stores a column's repeated values
+    once (a dictionary page) however many rows repeat them, and the footer's sizes count
+    them once — a 25 KB shard whose 40 strings were one 10 MB word decoded to 1.2 GB (each
+    row its own copy), passing every other check. Rows share their word's text here."""
+    import pyarrow as pa
+
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+    total, out = 0, []
+    for chunk in chunks:
+        words = chunk.dictionary
+        ends = np.frombuffer(words.buffers()[1], np.int32, count=len(words) + 1,
+                             offset=words.offset * 4)
+        idx = np.asarray(chunk.indices.to_numpy(zero_copy_only=False), np.int64)
+        total += int(np.diff(ends).astype(np.int64)[idx].sum()) if len(idx) else 0
+        if total > limit:
+            raise ShardError("its string table is larger than the files it indexes")
+        text = words.to_pylist()
+        out += [text[i] for i in idx.tolist()]
+    return out
+
+
 def open_lazy(data: Any, meta: dict[str, Any], sizes: dict[str, int]) -> LazyShard:
     """The shard in `data` with every part read and checked but PARTS' rows (see
     `LazyShard`); ShardError when it is not one."""
@@ -201,9 +227,9 @@ def open_lazy(data: Any, meta: dict[str, Any], sizes: dict[str, int]) -> LazySha
     want = {f"{p}.{c}": (pa.dictionary(pa.int32(), pa.string())
                          if c in STRING_COLUMNS.get(p, ()) else pa.from_numpy_dtype(dt))
             for p, cols in parts.items() for c, dt in cols.items()}
-    want["strings"] = pa.string()
+    want["strings"] = pa.dictionary(pa.int32(), pa.string())  # (as `read_dictionary` gives)
     pf = pq.ParquetFile(pa.BufferReader(data) if isinstance(data, bytes | memoryview)
-                        else data)
+                        else data, read_dictionary=["strings"])
     schema = pf.schema_arrow
     if sorted(schema.names) != sorted(want) or any(
             schema.field(name).type != t for name, t in want.items()):
@@ -222,7 +248,7 @@ def open_lazy(data: Any, meta: dict[str, Any], sizes: dict[str, int]) -> LazySha
         raise ShardError(f"unreadable columns ({_line(exc)})") from None
     if strings_col.null_count:
         raise ShardError("a null in its string table")
-    strings = strings_col.to_pylist()
+    strings = _strings(strings_col, MAX_UNCOMPRESSED * (sum(sizes.values()) + (1 << 20)))
     ids = {s: i for i, s in enumerate(strings)}
     columns: dict[str, Columns] = {}
     for p in small:
