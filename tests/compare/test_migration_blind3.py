@@ -51,29 +51,15 @@ KNOWN_FAILING: dict[str, str] = {
                  "read (:23)",
     "ema_fit": "the same, 'yet the gradient as applied agrees' (B sequential_1/rate_1/Add read, "
                ":38)",
-    "maxnorm_fn": "exit 0 equivalent, but step 0's layer_output has 1 of 2 different: A's "
-                  "focal-loss product mul_5 (:35) taken as the logits' output "
-                  "(differing_deciding_nothing, a note says they decide nothing)",
-    "maxnorm_fit": "the same",
-    "twoopt_eager": "exit 0 equivalent, but step 0's layer_output has 1 of 2 different: A's KL "
-                    "product `mul` (:25) taken as the head's output "
-                    "(differing_deciding_nothing)",
     "dqn_fn": "exit 3 incomparable: 'A updates non-trainable state (target/...) that B never "
               "updates in its steps: a batch norm's moving statistics' -- B's sync, a "
               "tf.function called after train_step every second step, is not seen as B's",
     # buggy pairs
     "ema_log_rate_eager": "step 0 variable 'initial rate/bias' (ema_eager's EMA-read "
                           "mispairing comes first) instead of the NaN loss at step 0",
-    "maxnorm_forgotten_eager": "step 0 update as expected and A's line right (:42), but B's "
-                               "line is the SGD constructor (:24), neither the Dense layer "
-                               "without the constraint (BUG) nor apply_gradients",
-    "maxnorm_alpha_fn": "step 0 layer_output: A's focal-loss product mul_5 (:35) paired with "
-                        "B's logits BiasAdd (:21), ahead of the loss",
     "twoopt_split_fn": "step 0 update of encoder/bias (both lines accepted: A :30, B :26), not "
                        "the learning rate before it: the rate feeding encoder/bias (0.1 "
                        "momentum vs 0.01 Adam) is not compared",
-    "twoopt_kl_swap_fit": "step 0 layer_output: A's KL product `mul` (:25) paired with B's "
-                          "head BiasAdd (:27), ahead of the loss",
     "dqn_sync_fn": "step 1 layer_output: A's one_hot product `mul` (:36) vs B's q BiasAdd "
                    "(:25); the target copies B writes after step 0 (sync outside train_step) "
                    "are not compared as state",

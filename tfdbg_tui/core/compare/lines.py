@@ -161,6 +161,10 @@ def place(c: Comparison, p: int) -> tuple[SideLines, SideLines]:
             _where(c, p, side, s)
     if q in _MADE_BY_OBJECT:
         call = q == Q_LOSS and loss_weighting(c, p) is not None
+        # an update one run projects after its optimizer's write (a constraint): the
+        # projection's line and the applying one, the optimizer's constructor beside
+        sp = c.training.sp
+        call |= q == Q_UPDATE and sp is not None and p - step_offset(c) in sp.projected
         _created(a, c.a, move=False)
         _created(b, c.b, move=not call)
     if q in (Q_LAYER, Q_OTHER):

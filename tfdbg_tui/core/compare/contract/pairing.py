@@ -27,6 +27,7 @@ from tfdbg_tui.core.compare.contract.frozen_pairing import pair_trained_one_side
 from tfdbg_tui.core.compare.contract.layer_pairing import pair_layer_outputs
 from tfdbg_tui.core.compare.contract.model import RunModel
 from tfdbg_tui.core.compare.contract.penalty_pairing import pair_penalties
+from tfdbg_tui.core.compare.contract.projections import projection
 from tfdbg_tui.core.compare.contract.quantities import (
     Q_APPLIED,
     Q_GRADIENT,
@@ -100,6 +101,8 @@ class StepPairs:
     var_pairs: list[list[tuple[str, str]]] = field(default_factory=list)
     rates: dict[int, RatePair] = field(default_factory=dict)
     rate_unknown: dict[int, str] = field(default_factory=dict)
+    # updates that only one run projects after its optimizer's write (`projections`)
+    projected: set[int] = field(default_factory=set)
     _seen: dict[tuple[int, int, int, int], int] = field(default_factory=dict, repr=False)
 
     def add(self, a: tuple[int, int] | None, b: tuple[int, int] | None, step: int, q: int,
@@ -259,10 +262,21 @@ def pair_steps(ma: RunModel, mb: RunModel,
                     out.missing.append(f"step {k - 1}: {ma.names.get(ha, ha)} after the update")
                     continue
                 out.required[k - 1].append(got)
+                fa, fb = ma.steps[k - 1][0], mb.steps[k - 1][0]
                 if ha in pra.update:
-                    out.where_a[got] = (ma.steps[k - 1][0], pra.update[ha])
+                    out.where_a[got] = (fa, pra.update[ha])
                 if hb in prb.update:
-                    out.where_b[got] = (mb.steps[k - 1][0], prb.update[hb])
+                    out.where_b[got] = (fb, prb.update[hb])
+                # a projection after the optimizer's update in one run only (a max-norm
+                # constraint): the line of its write, not the optimizer's
+                ja = projection(fa, ha, pra.update.get(ha))
+                jb = projection(fb, hb, prb.update.get(hb))
+                if (ja is None) != (jb is None):
+                    out.projected.add(got)
+                    if ja is not None:
+                        out.where_a[got] = (fa, ja)
+                    if jb is not None:
+                        out.where_b[got] = (fb, jb)
         if k > 0:
             pair_state(out, k, ma, mb)
         pair_layer_outputs(out, k, ma, ra, mb, rb, vp)

@@ -55,6 +55,7 @@ from tfdbg_tui.core.compare.contract.layer_groups import (
     unit_outputs,
 )
 from tfdbg_tui.core.compare.contract.loops import feeding, loop_results
+from tfdbg_tui.core.compare.contract.model_output import loss_side
 from tfdbg_tui.core.compare.contract.reads import GATHER, rows_read, value_uses, whole_reads
 from tfdbg_tui.core.compare.contract.tape_anchors import anchored_gradients
 from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor, sig_class
@@ -238,6 +239,8 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     looped |= stacked
     leaves = leaving(flow, layer_key, consumers, looped)
     alive = feeding(flow, best[1]) if best is not None and flow.kind == GRAPH else None
+    # the loss function's own ops on the model's output (a focal loss written by hand)
+    in_loss = loss_side(flow, deps, best[1], every) if best is not None else set()
     # a loss written in the user's code with TensorFlow's loss functions: the ops inside
     # their name scope (`logistic_loss/…`, `softmax_cross_entropy_with_logits/Reshape`) are
     # the loss's per-example terms, not a layer's output (a graph's ops only: eager ops
@@ -246,6 +249,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         if (flow.phase[k] != FWD or not traced[k, 0] or not deps[k]
                 or (flow.op_type[k] not in LAYER_OPS and k not in looped)
                 or int(depth[k]) >= limit or (alive is not None and not alive[k])
+                or k in in_loss
                 or (k < len(flow.name) and _LOSS_SCOPE.search(flow.name[k]))):
             continue
         s = sig((k, 0))
