@@ -229,12 +229,20 @@ def argument_data(walker: Walker, op_type: str, out: Health, links: list[Link],
             suspects(walker, lk.tid, here.index):
         return None  # it may as well be an unrecorded Identity of a bad tensor: not data
     if lk.outside:
-        return (f"{produced(op_type, out)}: the data carries it — its input {lk.name} was "
+        text = (f"{produced(op_type, out)}: the data carries it — its input {lk.name} was "
                 "made outside any recorded op (a numpy array or a Python value passed to "
                 f"{op_type} here), so its values were not recorded; {op_type} cannot make NaN "
                 "from finite inputs and its other inputs were finite, so the NaN came in with "
-                "that input data (check the array, e.g. with np.isnan, before this line)",
-                here, None)
+                "that input data (check the array, e.g. with np.isnan, before this line)")
+        first = _first_reader(walker, lk.tid, here.index) if lk.tid is not None and \
+            here.index is not None else None
+        if first is None or first == here.index:
+            return text, here, None
+        entry = place_of_ref(walker.idx, Ref(EAGER, first))
+        uf = entry.user_frame
+        at = f" at {uf.file.rsplit('/', 1)[-1]}:{uf.line}" if uf else ""
+        return (text.removesuffix(")") + f"; it enters the program at its first reader, "
+                f"{entry.op_type} (eager #{first}){at})", entry, None)
     idx = walker.idx
     assert lk.call is not None
     call = place_of_ref(idx, Ref(EAGER, lk.call))
@@ -254,3 +262,23 @@ def argument_data(walker: Walker, op_type: str, out: Health, links: list[Link],
             "inputs were finite, so the NaN came in with that input data (check the arrays "
             "passed to the call, e.g. with np.isnan)")
     return text, call, ph
+
+
+MAX_READERS = 256  # executions looked at back for the first reader of a tensor from outside
+
+
+def _first_reader(walker: Walker, tid: int, read: int) -> int | None:
+    """The earliest of the MAX_READERS executions before `read` that read eager tensor
+    `tid`: where a tensor made outside any recorded op (numpy data, converted as it is
+    passed) enters the program. Every op reading the same bad tensor then names the same
+    entry, and their alerts are one incident (`reader.diagnosis.incidents`)."""
+    L = walker.L
+    first = None
+    for e in range(read - 1, max(-1, read - 1 - MAX_READERS), -1):
+        try:
+            tids = L.read_execution(e).input_tensor_ids
+        except ReaderError:
+            break
+        if tid in (int(t) for t in tids):
+            first = e
+    return first

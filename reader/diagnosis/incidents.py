@@ -10,8 +10,16 @@ each undiagnosed alert is counted with the diagnosed alert before it in time. So
 incidents' counts add up to the alert total, and `diagnosed` says how many of an incident's
 alerts were walked back one by one.
 
+An incident's step is its first alert's, or, when that alert is outside every training step
+(a dataset function's: the input pipeline runs ahead of the training), the step of the first
+of its alerts inside one — the step the NaN reached the training.
+
 Two diagnosed alerts are one incident when their origins are the same op (graph, op name or
-eager op type) written at the same line — whatever step or trace row it was in.
+eager op type) written at the same line — whatever step or trace row it was in. NaN that the
+data carries has its origin in the data, not in the ops that read it: such alerts are one
+incident when the data enters at the same place (the tf.function argument it was fed as, the
+first op that read a numpy array, the dataset it came from) — two ops reading one bad batch
+were two incidents.
 """
 
 from __future__ import annotations
@@ -80,6 +88,11 @@ class Incidents:
 
 
 def _key(d: Diagnosis) -> Key:
+    entry = d.inferred or d.source
+    if d.cause == "data" and entry is not None:  # the data, whichever op read it first
+        uf = entry.user_frame
+        return ("data", entry.kind, entry.graph_name, entry.op_name or entry.op_type,
+                (uf.file, uf.line) if uf is not None else None)
     uf = d.fix_frame or d.origin_user_frame
     where = (uf.file, uf.line) if uf is not None else None
     return (d.origin_kind, d.origin_graph_name, d.origin_op_name or d.origin_op_type, where)
@@ -130,6 +143,9 @@ def find_incidents(logdir: DebugLogdir, steps: TrainingSteps | None = None,
     for a, b in pairwise(bounds):
         inc = items[of_alert[a] - 1]
         inc.alerts += b - a
+        if inc.step is None and alert_steps is not None:  # began in the input pipeline
+            inside = np.flatnonzero(np.asarray(alert_steps[a:b]) >= 0)
+            inc.step = int(alert_steps[a + int(inside[0])]) if len(inside) else None
         # alerts per kind, then per op type (ascending string id, "?" first): a few
         # thousand kinds counted, not millions of alerts sorted
         per_kind = np.zeros(len(types), np.int64)

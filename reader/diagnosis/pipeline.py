@@ -25,12 +25,12 @@ import numpy as np
 from reader.diagnosis.data import ITERATOR_OPS, dataset_chain
 from reader.diagnosis.index import Ref
 from reader.diagnosis.links import LOOK_THROUGH, MAX_HOPS
+from reader.diagnosis.steps import DATASET_GRAPH
 from reader.diagnosis.walk import Link, Walker
 from reader.errors import ReaderError
 from reader.index.graphs import Graph
 from reader.index.schema import EAGER, GRAPH
 
-DATASET_GRAPH = "Dataset_"  # the name TensorFlow gives a tf.data function's graph
 # dataset ops that apply a function of the user's (MapDataset, ParallelMapDatasetV2,
 # FlatMapDataset, MapAndBatchDataset, ParallelInterleaveDatasetV4, FilterDataset, …): the
 # others of a pipeline written on one line share its line, and apply none

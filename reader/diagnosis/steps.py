@@ -17,6 +17,8 @@ counter, so the steps are found from the shape of the run, in whichever form it 
 - **TF1 `Session.run`**: the traces of the training graph; its gradient ops run once per
   step, so step k starts at the first row of their k-th runs. Rows before step 0 (the
   initializer's run) belong to no step.
+The input pipeline's traces (tf.data functions) belong to no step in any form: they run
+ahead of the training, on threads of their own (`_pipeline_outside`).
 Learned from `tfdbg_tui.core.compare`'s model of a step (which also pairs each step's
 quantities between two runs); this module only numbers steps, in O(rows) numpy work, and
 imports nothing of the app. Steps are 0-based; -1 means "outside every training step".
@@ -27,6 +29,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 
@@ -44,6 +47,7 @@ from reader.errors import ReaderError
 from reader.index.logdir import DebugLogdir
 from reader.index.queries import TraceKinds
 
+DATASET_GRAPH = "Dataset_"  # the name TensorFlow gives a tf.data function's graph
 MAX_EAGER = 20_000  # eager execution records read to find an eager run's steps
 GRADIENT_MARKS = ("gradient_tape/", "gradients/")
 # eager ops Keras runs between two epochs of `fit` and never between two of its batches:
@@ -78,14 +82,31 @@ def training_steps(logdir: DebugLogdir) -> TrainingSteps:
 
 def _find(logdir: DebugLogdir) -> TrainingSteps:
     training = _training_graphs(logdir)
+    found = None
     if training:
-        called = _called_steps(logdir, training)
-        if called is not None:
-            return called
-        session = _session_steps(logdir, training)
-        if session is not None:
-            return session
-    return eager_steps(logdir, MAX_EAGER) or no_steps(logdir)
+        found = _called_steps(logdir, training) or _session_steps(logdir, training)
+    found = found or eager_steps(logdir, MAX_EAGER)
+    return _pipeline_outside(logdir, found) if found is not None else no_steps(logdir)
+
+
+def _pipeline_outside(logdir: DebugLogdir, found: TrainingSteps) -> TrainingSteps:
+    """The input pipeline's traces belong to no step. A tf.data function (dataset.map…,
+    a graph named `Dataset_…`, and the graphs inside it) runs on tf.data's own threads,
+    ahead of the training (prefetching), and Keras' fit maps one over the whole arrays it
+    is given: by time, its traces fell in whichever step was running — fit's first step
+    held a NaN its batch 4 brought, a parallel map's element came a step early."""
+    kinds = logdir.trace_kinds()
+    graphs = logdir.graphs.graphs
+    if kinds is None or not len(kinds.of_row) or not found.count:
+        return found
+    ids = [logdir.strings.lookup(gid) for gid in graphs
+           if any(graphs[c].name.startswith(DATASET_GRAPH)
+                  for c in logdir.graphs.graph_chain(gid) if c in graphs)]
+    pipeline = np.isin(kinds.graph_id, [i for i in ids if i >= 0])
+    if not pipeline.any():
+        return found
+    rows = pipeline[np.asarray(kinds.of_row, np.int64)]
+    return replace(found, trace_step=np.where(rows, -1, found.trace_step))
 
 
 def _training_graphs(logdir: DebugLogdir) -> set[str]:

@@ -70,3 +70,19 @@ def test_zoo_incidents_are_the_known_origins(zoo_runs: dict[str, Any],
     assert not [i for i in incidents if (i["origin"] or {}).get("cause") in ("data",
                                                                              "variable")]
     assert sum(i["alerts"] for i in incidents) == run.report["alerts"]["total"]
+
+
+@pytest.mark.parametrize("prog", [p for p in zoo_programs()
+                                  if p.name == "d6_data_map_parallel_normalize"],
+                         ids=lambda p: p.name)
+def test_a_dataset_function_nan_is_in_the_step_that_reads_it(zoo_runs: dict[str, Any],
+                                                             prog: ZooProgram) -> None:
+    """d6's silent clip is element 11, batched by 8: it reaches the training in step 1. The
+    parallel map made it ahead of time, during step 0 — the input pipeline's traces belong to
+    no step, so the incident and the report's first step are the step that read it (step 0
+    before, by the map's trace time)."""
+    run = zoo_runs[prog.name]
+    assert run.report is not None, run.report_error
+    steps, incidents = run.report["steps"], run.report["incidents"]
+    assert steps["first_alert_step"] == 1, steps
+    assert [i["step"] for i in incidents] == [1]

@@ -4,10 +4,12 @@ Adds to the report dict (see `build`):
 - on every detailed alert, `step` (0-based, null when the run has no training steps or the
   alert is outside them), `step_form` ("tf.function train_step call", "fit epoch 1, batch
   2", …) and `incident` (the number of the incident its diagnosis belongs to);
-- `steps`: the form, the count, the first alert's step and, per step, its NaN/∞ tensors and
-  its loss (`loss`, `loss_state`: "value", "finite" — its value not recorded in this mode —,
-  "nan", "inf", "-inf" or "unknown"), and `loss`: which tensor the loss was read from and
-  how it was found, or why not (`reader.diagnosis.losses`; never a made-up value);
+- `steps`: the form, the count, the first step holding an alert (`first_alert_step`;
+  alerts outside every step, `alerts_outside_steps`, may come before it) and, per step, its
+  NaN/∞ tensors and its loss (`loss`, `loss_state`: "value", "finite" — its value not
+  recorded in this mode —, "nan", "inf", "-inf" or "unknown"), and `loss`: which tensor the
+  loss was read from and how it was found, or why not (`reader.diagnosis.losses`; never a
+  made-up value);
 - `incidents`: one per origin op, with its diagnosis, step, how many alerts are counted with
   it and of which op types, and its first alert's position (`reader.diagnosis.incidents`);
   their `alerts` add up to `alerts.total`.
@@ -37,7 +39,11 @@ def add_journey(logdir: DebugLogdir, report: dict[str, Any],
     steps = training_steps(logdir)
     alerts = logdir.alerts()
     alert_steps = steps.steps_of(alerts.kind, alerts.index)  # (its index made if needed)
-    first_bad = int(alert_steps[0]) if len(alert_steps) and alert_steps[0] >= 0 else None
+    # the first step holding an alert: an alert outside every step comes before it when the
+    # input pipeline (a dataset function, reader.diagnosis.steps) met the NaN/∞ first
+    inside = np.asarray(alert_steps >= 0) if steps.count else np.zeros(0, bool)
+    k0 = int(np.argmax(inside)) if inside.any() else None
+    first_bad = int(alert_steps[k0]) if k0 is not None else None
     per_step = (np.bincount(alert_steps[alert_steps >= 0], minlength=steps.count)[:steps.count]
                 if steps.count else np.zeros(0, np.int64))
     losses = step_losses(logdir, steps, PER_STEP_JSON) if steps.count else None

@@ -177,7 +177,10 @@ def _steps_line(steps: dict[str, Any], total: int) -> str:
     first = steps.get("first_alert_step")
     what = f"{n:,} training step{'' if n == 1 else 's'}"
     if first is not None:
-        return f"first NaN/∞ at step {first} of {n} ({steps.get('first_alert_form')})"
+        out = steps.get("alerts_outside_steps") or 0
+        return (f"first NaN/∞ at step {first} of {n} ({steps.get('first_alert_form')})"
+                + (f"; {out:,} outside the steps (the input pipeline, or before or after "
+                   "the training)" if out else ""))
     if total:
         return f"{what}; the first NaN/∞ is outside them"
     return what

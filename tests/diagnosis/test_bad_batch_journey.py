@@ -1,0 +1,67 @@
+"""The NaN journey as a newcomer meets it (issue 31): one bad batch fed at a chosen step
+(tests/programs/batch_program.py), in the three forms a Keras user trains in. `report` and
+`report --json` must name that step, say one incident (one origin: the batch's NaN, or the
+0/0 it causes), and count every alert with it.
+
+What failed before, by form:
+- a NaN batch in eager or tf.function form: two incidents, one per op that read the batch
+  (the standardisation's two Means), both "the data carries it";
+- a NaN batch given to fit as numpy arrays: "first NaN/∞ at step 0" — Keras maps a function
+  over the whole arrays in its input pipeline, whose traces fell in the first step by time.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.paths import PROGRAMS
+from support.shared import build_once, shared_root
+from support.tf_fork import run_program
+
+pytestmark = pytest.mark.tf
+
+BAD = {"eager": 2, "function": 3, "fit": 4}  # differ per form: no fixed number passes
+CASES = [(form, kind) for kind in ("nan", "zero") for form in BAD]
+
+
+def _logdir(tmp_path_factory: pytest.TempPathFactory, form: str, kind: str) -> str:
+    pytest.importorskip("tensorflow")
+
+    def build(d: Path) -> str:
+        status, output = run_program([PROGRAMS / "batch_program.py", d, form, kind,
+                                      str(BAD[form])])
+        if status != 0:
+            pytest.fail(f"batch_program {form} {kind} failed ({status}):\n{output[-3000:]}")
+        return str(d)
+
+    return build_once(shared_root(tmp_path_factory), f"batch-{form}-{kind}", build)
+
+
+@pytest.mark.parametrize(("form", "kind"), CASES)
+def test_the_bad_batch_is_one_incident_at_its_step(
+        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
+        form: str, kind: str) -> None:
+    from tfdbg_tui.commands import report
+
+    path = _logdir(tmp_path_factory, form, kind)
+    bad = BAD[form]
+    report.main([path, "--json"])
+    rep: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert rep["steps"]["first_alert_step"] == bad, rep["steps"]
+    incidents = rep["incidents"]
+    got = [(i["origin"]["op_type"], i["origin"]["cause"], i["step"]) for i in incidents]
+    assert len(incidents) == 1, got
+    origin = incidents[0]["origin"]
+    assert incidents[0]["step"] == bad
+    if kind == "nan":
+        assert origin["cause"] == "data", got
+    else:
+        assert (origin["op_type"], origin["cause"]) == ("RealDiv", "forward"), got
+        assert "/ std" in origin["fix_frame"]["code"]
+    assert sum(i["alerts"] for i in incidents) == rep["alerts"]["total"] > 0
+    report.main([path])
+    text = capsys.readouterr().out
+    assert f"first NaN/∞ at step {bad} of " in text and "· 1 incident" in text, text[:1500]
