@@ -65,3 +65,16 @@ def test_the_bad_batch_is_one_incident_at_its_step(
     report.main([path])
     text = capsys.readouterr().out
     assert f"first NaN/∞ at step {bad} of " in text and "· 1 incident" in text, text[:1500]
+
+
+@pytest.mark.parametrize(("form", "kind"), CASES)
+def test_the_app_heads_with_the_same_step(tmp_path_factory: pytest.TempPathFactory,
+                                          form: str, kind: str) -> None:
+    """The TUI's header line says what `report` says."""
+    from reader import open_logdir
+    from tfdbg_tui.core.journey import compute_journey
+
+    logdir = open_logdir(_logdir(tmp_path_factory, form, kind))
+    journey = compute_journey(logdir, logdir.alerts())
+    assert journey.headline() == f"first NaN at step {BAD[form]} of 6"
+    assert [i.step for i in journey.incidents.items] == [BAD[form]]

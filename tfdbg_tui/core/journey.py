@@ -35,10 +35,13 @@ class Journey:
 
     @property
     def first_step(self) -> int | None:
-        """The step of the first alert, None when it is outside every step (or none)."""
-        if not len(self.alert_steps) or self.alert_steps[0] < 0:
+        """The first step holding an alert, None when none does. Alerts outside every step
+        may come before it: the input pipeline's (a dataset function runs ahead of the
+        training, `reader.diagnosis.steps`) — as `report` says it."""
+        if not self.steps.count or not len(self.alert_steps):
             return None
-        return int(self.alert_steps[0])
+        inside = np.asarray(self.alert_steps >= 0)
+        return int(self.alert_steps[int(np.argmax(inside))]) if inside.any() else None
 
     def step_at(self, position: int) -> int | None:
         if not 0 <= position < len(self.alert_steps) or self.alert_steps[position] < 0:
