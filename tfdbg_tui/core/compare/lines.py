@@ -13,6 +13,7 @@ them in Stack Trace and Source Code (`ui.compare`), so both name the same lines.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -175,7 +176,7 @@ def place(c: Comparison, p: int) -> tuple[SideLines, SideLines]:
             name = _where_op(c, p, side)
             if s.stack and name:
                 _layer(s, logdir, where=(s.stack, name))
-    elif q == Q_STATE and b.created_by is None:
+    elif q == Q_STATE and b.created_by is None and _by_layer(b):
         _layer(b, c.b, always=True)  # from a user's `call`: the building line beside
     elif q == Q_VARIABLE:
         _built(a, c.a)
@@ -297,6 +298,17 @@ def _layer(s: SideLines, logdir: DebugLogdir, always: bool = False,
             s.created_at = created
         return
     s.applied_at, s.applied_nowhere, s.line = uf, uf is None, created
+
+
+def _by_layer(s: SideLines) -> bool:
+    """Whether a state's update is a layer's own (batch norm's statistics, assigned in its
+    `call`: momentum and epsilon are at the line building it), not the user's assignment (a
+    target network synced, an average kept by a callback: that line is the one to change).
+    Unknown (no update's stack) counts as a layer's."""
+    return s.stack is None or any(_LAYER_CODE.search(f.file) for f in s.stack)
+
+
+_LAYER_CODE = re.compile(r"[/\\](layers|legacy_tf_layers)[/\\]")
 
 
 def _op_names(s: SideLines, logdir: DebugLogdir) -> list[str]:

@@ -174,6 +174,8 @@ class Training:
     notes: list[str] = field(default_factory=list)
     step_of_trace: np.ndarray | None = None  # per trace row: its step, -1 outside steps
     step_of_execution: np.ndarray | None = None
+    # the eager executions as one flow (node i = execution i), when they were read
+    whole: Flow | None = None
 
 
 # a layer library's code on a stack: Keras' layers and models (keras/src/layers,

@@ -29,9 +29,12 @@ from tfdbg_tui.core.compare.contract.dataflow import (
 from tfdbg_tui.core.compare.contract.variable_kinds import state_handles, trained_handles
 
 
-def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str]
-                    ) -> tuple[list[Flow], set[str], np.ndarray | None]:
-    """Eager steps: one flow per step, from the execution records (inputs by tensor id)."""
+def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str],
+                   keep: list[Flow] | None = None
+                   ) -> tuple[list[Flow], set[str], np.ndarray | None]:
+    """Eager steps: one flow per step, from the execution records (inputs by tensor id);
+    `keep` is given the executions as one flow when they were read (state written between
+    steps is looked for there: `state_outside`)."""
     e = logdir.executions
     n = len(e)
     if not n:
@@ -59,6 +62,8 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str]
     first = np.asarray(e.first_output, np.int64)
     dtype = np.asarray(logdir.outputs.dtype)
     dtype_of = {i: int(dtype[first[i]]) if e.n_outputs[i] > 0 else -1 for i in range(n)}
+    if keep is not None:
+        keep.append(whole)
     trained = trained_handles(whole, dtype_of)
     if not trained:
         return [], set(), None

@@ -58,7 +58,8 @@ def find_training(logdir: DebugLogdir, ops: OpTable) -> Training:
         flows.append(flow)
     if flows:
         eager_init(logdir, flows, trained)
-    eager_flows, eager_trained, step_of_exec = eager_training(logdir, frames, notes)
+    whole: list[Flow] = []
+    eager_flows, eager_trained, step_of_exec = eager_training(logdir, frames, notes, whole)
     if eager_flows:
         offset = n
         for f in eager_flows:
@@ -73,7 +74,8 @@ def find_training(logdir: DebugLogdir, ops: OpTable) -> Training:
     if any(f.truncated for f in flows):
         notes.append(f"only the first {n} training steps were modelled (compared by what "
                      "each tensor is); later ones pair op by op")
-    return Training(flows, n, trained, notes, step_of_trace, step_of_exec)
+    return Training(flows, n, trained, notes, step_of_trace, step_of_exec,
+                    whole[0] if whole else None)
 
 
 def _gid_of(logdir: DebugLogdir, flow: Flow, handles: set[str]) -> str:

@@ -12,6 +12,13 @@ from reader import GRAPH, DebugLogdir
 from tfdbg_tui.core.compare.contract.dataflow import Flow, Training
 from tfdbg_tui.core.compare.contract.find_steps import find_training
 from tfdbg_tui.core.compare.contract.roles import Roles, Tensor, analyse
+from tfdbg_tui.core.compare.contract.state_outside import (
+    OutsideState,
+    Write,
+    inside_writes,
+    outside_state,
+    step_starts,
+)
 from tfdbg_tui.core.compare.graphs import OpTable
 
 _SUFFIXES = ("/Cast/ReadVariableOp/resource", "/BiasAdd/ReadVariableOp/resource",
@@ -29,6 +36,11 @@ class RunModel:
     steps: list[tuple[Flow, int, Roles]]
     names: dict[str, str]
     cache: dict[tuple[str, int], np.ndarray] = field(default_factory=dict, repr=False)
+    # state written between steps, outside the steps' own ops (`state_outside`)
+    outside: list[OutsideState] = field(default_factory=list)
+    starts: list[float] | None = None  # per step, when its forward pass began (wall time)
+    # per step, what its own ops wrote to the state they update (`state_outside.inside_writes`)
+    written: list[dict[str, Write]] = field(default_factory=list)
 
     @property
     def n_steps(self) -> int:
@@ -101,4 +113,8 @@ def model_run(logdir: DebugLogdir, ops: OpTable) -> RunModel:
     for _, _, roles in steps:
         for k, h in enumerate(roles.variables):
             names.setdefault(h, _name(h, k))
-    return RunModel(training, steps, names, cache)
+    model = RunModel(training, steps, names, cache)
+    model.starts = step_starts(logdir, model) if steps else None
+    model.outside = outside_state(logdir, ops, model, training.whole, model.starts)
+    model.written = inside_writes(logdir, model)
+    return model

@@ -277,8 +277,7 @@ def pair_steps(ma: RunModel, mb: RunModel,
                         out.where_a[got] = (fa, ja)
                     if jb is not None:
                         out.where_b[got] = (fb, jb)
-        if k > 0:
-            pair_state(out, k, ma, mb)
+        pair_state(out, k, ma, mb)
         pair_layer_outputs(out, k, ma, ra, mb, rb, vp)
         got = out.add(ma.row(k, ra.loss), mb.row(k, rb.loss), k, Q_LOSS, "loss")
         if got < 0:

@@ -26,6 +26,7 @@ found in `update_roles`; the loss is split into its data term and penalties here
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -143,12 +144,19 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         if k in flow.passes:  # a loop or call given a variable's handle reads it (`loops`)
             acc = acc | (flow.passes[k] & trained)
         depth[k], deps[k] = d, acc
-    # variables in forward order, with their first forward read
+    # variables in forward order, with their first forward read — of the reads the loss is
+    # computed from, where there are: a read after the update (an exponential moving
+    # average of the weights, `shadow -= (shadow - w) * (1 - decay)`) is no read of the step's
+    step_read = [flow.op_type[k] in READS and flow.handle[k] in trained
+                 and flow.phase[k] in FORWARD and bool(traced[k, 0]) for k in range(n)]
+    best = _loss_node(flow, deps, depth, traced, sig,
+                      frozenset(flow.handle[k] or "" for k in range(n) if step_read[k]))
+    to_loss = feeding(flow, best[1]) if best is not None else np.ones(n, bool)
+    has_feeding = {flow.handle[k] for k in range(n) if step_read[k] and to_loss[k]}
     first_use: dict[str, tuple[int, int]] = {}
     for k in range(n):
         h = flow.handle[k]
-        if (flow.op_type[k] in READS and h in trained and flow.phase[k] in FORWARD
-                and traced[k, 0]):
+        if step_read[k] and h is not None and (to_loss[k] or h not in has_feeding):
             # a read only measured for its shape (Keras' Embedding asks the table's) is no use
             uses = value_uses(flow, k, consumers)
             key = min(((int(depth[c]), c) for c in uses), default=(1 << 30, k))
@@ -213,16 +221,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     unlinked_applied(flow, roles, consumers, sig, traced)
     if roles.lr is not None:
         roles.lr_chain = lr_chain(flow, roles.lr, trained, sig, traced)
-    # the loss: the deepest forward scalar depending on every variable
     every = frozenset(roles.variables)
-    best: tuple[int, int] | None = None
-    for k in range(n):
-        if flow.phase[k] not in FORWARD or not traced[k, 0] or flow.op_type[k] in READS:
-            continue
-        s = sig((k, 0))
-        if s[1] == 0 and s[0] in FLOATS and deps[k] == every and every:
-            if best is None or (int(depth[k]), k) > best:
-                best = (int(depth[k]), k)
     if best is not None:
         roles.loss = (best[1], 0)
     # layer outputs: per set of variables and user line (`x = self.bn(x)`, a TF1 line of its
@@ -283,6 +282,20 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         roles.loss_entry = uses[0] if uses else None
     _split_loss(flow, roles, deps, traced)
     return roles
+
+
+def _loss_node(flow: Flow, deps: list[frozenset[str]], depth: np.ndarray, traced: np.ndarray,
+               sig: Callable[[Tensor], Sig], every: frozenset[str]) -> tuple[int, int] | None:
+    """(depth, node) of the loss: the deepest forward scalar depending on every variable."""
+    best: tuple[int, int] | None = None
+    for k in range(len(flow)):
+        if flow.phase[k] not in FORWARD or not traced[k, 0] or flow.op_type[k] in READS:
+            continue
+        s = sig((k, 0))
+        if s[1] == 0 and s[0] in FLOATS and deps[k] == every and every:
+            if best is None or (int(depth[k]), k) > best:
+                best = (int(depth[k]), k)
+    return best
 
 
 # the name scopes of TensorFlow's loss functions (tf.nn and tf.compat.v1.losses)

@@ -18,6 +18,7 @@ from tfdbg_tui.core.compare.contract.dataflow import Flow
 from tfdbg_tui.core.compare.contract.model import RunModel, _name
 from tfdbg_tui.core.compare.contract.quantities import Q_STATE
 from tfdbg_tui.core.compare.contract.roles import Roles
+from tfdbg_tui.core.compare.contract.state_outside import OutsideState, Write
 from tfdbg_tui.core.compare.contract.tensors import sig_class
 
 if TYPE_CHECKING:
@@ -26,15 +27,21 @@ if TYPE_CHECKING:
 
 def pair_state(out: StepPairs, k: int, ma: RunModel, mb: RunModel) -> None:
     """Non-trainable state after step k - 1's update (as step k first reads it), paired by
-    forward order and dtype class and shape; its line is the update's."""
+    forward order and dtype class and shape; its line is the update's. At the last step,
+    which no step reads after, the state as it writes it (`_pair_written`)."""
+    ea, eb = _entries(ma, k), _entries(mb, k)
+    if k == ma.n_steps - 1 or k == mb.n_steps - 1:
+        _pair_written(out, k, ma, ea, mb, eb)
+    if k == 0:
+        return
     _, _, ra = ma.steps[k]
     _, _, rb = mb.steps[k]
-    _, _, pra = ma.steps[k - 1]
-    _, _, prb = mb.steps[k - 1]
     # whether each run moves its statistics, seen in step k's own update (step 0's rows of
-    # a graph also hold what ran before it: the restore's assignments)
-    moved_a = [h for h in ra.state if _moves(ma, k, ra, h)]
-    moved_b = [h for h in rb.state if _moves(mb, k, rb, h)]
+    # a graph also hold what ran before it: the restore's assignments), or between steps
+    moved_a = [h for h in ra.state if _moves(ma, k, ra, h)] + [o.key for o in ma.outside
+                                                                if o.writes]
+    moved_b = [h for h in rb.state if _moves(mb, k, rb, h)] + [o.key for o in mb.outside
+                                                                if o.writes]
     if bool(moved_a) != bool(moved_b) and k == 1:
         # one run moves statistics the other never moves: where both have them, what each
         # step reads of them is compared (below: the one never moved keeps its initial
@@ -44,18 +51,45 @@ def pair_state(out: StepPairs, k: int, ma: RunModel, mb: RunModel) -> None:
         what = ", ".join(_state_name(h) for h in moved_b or moved_a)
         still = (ra, ma) if moved_b else (rb, mb)
         unread = any(still[1].row(k, still[0].state_read[h]) is None for h in still[0].state)
-        if not (ra.state and rb.state) or unread:
-            (out.notes if ra.state and rb.state else out.missing).append(
+        if not (ea and eb) or unread:
+            (out.notes if ea and eb else out.missing).append(
                 f"{side} updates non-trainable state ({what}) that {other} never updates "
                 f"in its steps: a batch norm's moving statistics — is {other}'s update "
                 "running (UPDATE_OPS in TF1, `training=True` in Keras)?")
-    if not ra.state or not rb.state:
-        return
-    # by signature and what the step does with the statistic first (a moving variance is
-    # added to epsilon, a moving mean multiplied or subtracted: TF1 and Keras read the two
-    # in opposite orders), then what is left by signature alone, in order
-    sig_a = [(sig_class(_state_sig(ma, k, ra, h)), _state_use(ma, k, ra, h)) for h in ra.state]
-    sig_b = [(sig_class(_state_sig(mb, k, rb, h)), _state_use(mb, k, rb, h)) for h in rb.state]
+    for i, j in _match(ea, eb):
+        (ha, ia), (hb, ib) = ea[i][:2], eb[j][:2]
+        name = ma.names.get(ha) or _name(ha, i).replace("variable", "state")
+        got = out.add(_read(ma, k, ha, ia, moved_a), _read(mb, k, hb, ib, moved_b), k - 1,
+                      Q_STATE, f"{name} after step {k - 1}'s update")
+        if got < 0:
+            continue
+        for where, model, h, o in ((out.where_a, ma, ha, ia), (out.where_b, mb, hb, ib)):
+            at = _update_at(model, k - 1, h, o)
+            if at is not None:
+                where[got] = at
+
+
+# a step's state: (handle, the `RunModel.outside` entry or None, (signature, first use))
+Entry = tuple[str, "OutsideState | None", tuple[tuple[int, int, int], tuple[str, int]]]
+
+
+def _entries(model: RunModel, k: int) -> list[Entry]:
+    """Step k's state: what its own ops update (`roles.state`), then what is written
+    between steps (`state_outside`)."""
+    _, _, roles = model.steps[k]
+    out: list[Entry] = [(h, None, (sig_class(_state_sig(model, k, roles, h)),
+                                   _state_use(model, k, roles, h))) for h in roles.state]
+    out += [(o.key, o, (sig_class(o.sig), ("", -1))) for o in model.outside]
+    return out
+
+
+def _match(ea: list[Entry], eb: list[Entry]) -> list[tuple[int, int]]:
+    """Pairs of entries by signature and what the step does with the statistic first (a
+    moving variance is added to epsilon, a moving mean multiplied or subtracted: TF1 and
+    Keras read the two in opposite orders), then what is left by signature alone, in
+    order."""
+    sig_a = [e[2] for e in ea]
+    sig_b = [e[2] for e in eb]
     pairs: list[tuple[int, int]] = []
     m = SequenceMatcher(None, sig_a, sig_b, autojunk=False)
     for block in m.get_matching_blocks():
@@ -69,17 +103,56 @@ def pair_state(out: StepPairs, k: int, ma: RunModel, mb: RunModel) -> None:
         if j >= 0:
             pairs.append((i, j))
             done_b.add(j)
-    for i, j in sorted(pairs):
-        ha, hb = ra.state[i], rb.state[j]
-        name = ma.names.get(ha) or _name(ha, i).replace("variable", "state")
-        got = out.add(_state_value(ma, k, ra, ha, moved_a), _state_value(mb, k, rb, hb, moved_b),
-                      k - 1, Q_STATE, f"{name} after step {k - 1}'s update")
-        if got < 0:
+    return sorted(pairs)
+
+
+def _read(model: RunModel, k: int, h: str, o: OutsideState | None, moved: list[str]
+          ) -> tuple[int, int] | None:
+    """Entry `h` as step k reads it: its first read in the step, or, for state written
+    between steps that step k does not read, the value step k - 1 assigned it."""
+    if o is None:
+        return _state_value(model, k, model.steps[k][2], h, moved)
+    got = o.reads.get(k)
+    if got is None and (w := o.writes.get(k - 1)) is not None and w.how == "set":
+        got = w.value
+    return got
+
+
+def _update_at(model: RunModel, k: int, h: str, o: OutsideState | None
+               ) -> tuple[Flow | None, int] | None:
+    """Where step k's update of entry `h` is (its line is the state's)."""
+    if o is not None:
+        w = o.writes.get(k)
+        return w.where if w is not None else None
+    flow, _, roles = model.steps[k]
+    node = roles.state_update.get(h)
+    return (flow, node) if node is not None else None
+
+
+def _pair_written(out: StepPairs, k: int, ma: RunModel, ea: list[Entry], mb: RunModel,
+                  eb: list[Entry]) -> None:
+    """The last step's state as it writes it — the value assigned, or the amount added or
+    subtracted when both runs add or subtract (the value before is compared at the step
+    that reads it) — since no later step reads it."""
+    for i, j in _match(ea, eb):
+        wa, wb = _written(ma, k, ea[i]), _written(mb, k, eb[j])
+        if wa is None or wb is None or wa.how != wb.how:
             continue
-        if ha in pra.state_update:
-            out.where_a[got] = (ma.steps[k - 1][0], pra.state_update[ha])
-        if hb in prb.state_update:
-            out.where_b[got] = (mb.steps[k - 1][0], prb.state_update[hb])
+        h = ea[i][0]
+        name = ma.names.get(h) or _name(h, i).replace("variable", "state")
+        label = (f"{name} after step {k}'s update" if wa.how == "set"
+                 else f"{name}: step {k}'s {'increment' if wa.how == 'add' else 'decrement'}")
+        got = out.add(wa.value, wb.value, k, Q_STATE, label)
+        if got >= 0:
+            out.where_a[got] = wa.where
+            out.where_b[got] = wb.where
+
+
+def _written(model: RunModel, k: int, e: Entry) -> Write | None:
+    h, o, _ = e
+    if o is not None:
+        return o.writes.get(k)
+    return model.written[k].get(h) if k < len(model.written) else None
 
 
 def _state_value(model: RunModel, k: int, roles: Roles, h: str, moved: list[str]
