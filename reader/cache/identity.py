@@ -14,6 +14,7 @@ from typing import Any
 
 from reader.cache import remote_key
 from reader.cache.location import blake2b
+from reader.io.regular import open_fd
 from reader.io.remote import is_remote
 
 _EDGE = 4096  # bytes hashed at the start and at the end of each file, and per sampled block
@@ -56,9 +57,8 @@ def file_identity(path: str) -> dict[str, Any] | None:
     """What identifies a file's bytes so far: None if it is not a readable regular file."""
     if is_remote(path):
         return remote_key.identity(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+    fd = open_fd(path)  # (a device or FIFO is not opened at all)
+    if fd is None:
         return None
     try:
         st = os.fstat(fd)
@@ -89,9 +89,8 @@ def still_holds(saved: Any, path: str) -> bool:
         return remote_key.still_holds(saved, path)
     if not isinstance(saved, dict):
         return False
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+    fd = open_fd(path)
+    if fd is None:
         return False
     try:
         st = os.fstat(fd)

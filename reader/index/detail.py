@@ -31,7 +31,7 @@ from reader._native import ingest as native
 from reader.index.batches import HealthBatch
 from reader.index.health import HEALTH_COLUMNS, empty_health, fill_from_vectors
 from reader.index.schema import OutputTable, RowTable, TraceTable
-from reader.io.regular import kind_of, open_regular, pread
+from reader.io.regular import open_fd, open_regular, pread
 from reader.io.remote import READ_AHEAD, is_remote
 from reader.io.remote_file import RemoteFile
 from reader.io.tfrecord import FOOTER_SIZE, HEADER_SIZE, masked_crc32c
@@ -170,17 +170,7 @@ def _ignore(_message: str) -> None:
 def _open(path: str) -> int | None:
     """A read-only descriptor of `path` if it is (still) a regular file, else None; never
     blocks (a FIFO swapped in since the ingest is not waited on)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        if kind_of(os.fstat(fd).st_mode) is None:
-            return fd
-    except OSError:
-        pass
-    os.close(fd)
-    return None
+    return open_fd(path)
 
 
 class RecordHealth:

@@ -91,6 +91,27 @@ def open_regular(path: str) -> Readable:
         raise
 
 
+def open_fd(path: str) -> int | None:
+    """A non-blocking read-only descriptor of the local file `path` if it is a regular file,
+    else None — stat'ed first as `open_regular` does, so a device or a FIFO is never opened
+    at all (a tape rewinds on open, a watchdog arms, a FIFO's writer is let through), and
+    checked again once open. For what hashes a file (the index cache's and the shards'
+    identities) or re-reads its records by offset."""
+    try:
+        if kind_of(os.stat(path).st_mode) is not None:
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if kind_of(os.fstat(fd).st_mode) is None:
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
 def fstat(f: Readable) -> Stat:
     """`os.fstat` of an open file; the size and version an object was opened with."""
     return f.st if isinstance(f, RemoteFile) else os.fstat(f.fileno())
