@@ -15,8 +15,10 @@ two runs whatever form each took (a TF1 `Session.run`, an eager `train_step`, a
    or `tf.case` — the row of what its taken branch returned).
 2. name each tensor's place — `roles.analyse` (variables, layers, loss and penalties) with
    `update_roles` (what each update consumed: gradients raw and applied, the learning
-   rate and its schedule); `model.model_run` runs stages 1 and 2 for one run.
-3. pair the runs stage by stage — `pairing.pair_steps`, step k of A with step k of B.
+   rate — `rate_factor` tells it from other scalars — and its schedule); `model.model_run`
+   runs stages 1 and 2 for one run.
+3. pair the runs stage by stage — `pairing.pair_steps`, step k of A with step k of B (the
+   learning rates per variable where a run has several: `rate_pairing`).
 4. join with the op-by-op pairs and order them — `merge` (the contract's order within a
    step, unroled pairs last); the judging is `..verdict`'s.
 

@@ -44,7 +44,8 @@ def role_rows(model: RunModel) -> dict[int, np.ndarray]:
     for k, (flow, _, roles) in enumerate(model.steps):
         tensors = [*roles.read.values(), *roles.grad.values(), roles.lr, roles.loss,
                    *(t for _, t in roles.layers), *roles.applied.values(), *roles.lr_chain,
-                   *roles.state_read.values(), roles.total, *roles.penalties]
+                   *roles.state_read.values(), roles.total, *roles.penalties,
+                   *roles.lr_of.values()]
         for t in tensors:
             got = model.row(k, t)
             if got is not None:

@@ -36,6 +36,7 @@ from tfdbg_tui.core.compare.contract.quantities import (
     Q_UPDATE,
     Q_VARIABLE,
 )
+from tfdbg_tui.core.compare.contract.rate_pairing import pair_rates
 from tfdbg_tui.core.compare.contract.roles import Roles
 from tfdbg_tui.core.compare.contract.state_pairing import pair_state
 from tfdbg_tui.core.compare.contract.tensors import Sig, Tensor, sig_class
@@ -289,7 +290,7 @@ def pair_steps(ma: RunModel, mb: RunModel,
                 out.where_b[got] = (mb.steps[k][0], rb.loss_entry)
         req.append(got)
         pair_penalties(out, k, ma, ra, mb, rb, vp)
-        out.add(ma.row(k, ra.lr), mb.row(k, rb.lr), k, Q_LR, "learning rate")
+        pair_rates(out, k, ma, ra, mb, rb, vp)
         _pair_chain(out, k, ma, ra, mb, rb)
         for ha, hb in vp:
             got = out.add(ma.row(k, ra.grad.get(ha)), mb.row(k, rb.grad.get(hb)), k,

@@ -78,6 +78,8 @@ class Roles:
     # the gradient as the update consumed it (after clipping or scaling, wherever done)
     applied: dict[str, Tensor] = field(default_factory=dict)
     lr: Tensor | None = None
+    # the rate each variable's update consumes (two optimizers for two parts of a model)
+    lr_of: dict[str, Tensor] = field(default_factory=dict)
     loss: Tensor | None = None
     layers: list[tuple[frozenset[str], Tensor]] = field(default_factory=list)  # depth order
     layer_sigs: list[Sig] = field(default_factory=list)
@@ -207,6 +209,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
             roles.applied[h] = applied
         if lr is not None:
             lr_votes.append(lr)
+            roles.lr_of.setdefault(h, lr)
     if lr_votes:
         roles.lr = max(set(lr_votes), key=lr_votes.count)
     for h, t in list(roles.applied.items()):  # an embedding's rows summed per id

@@ -23,6 +23,7 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     Flow,
     value_input,
 )
+from tfdbg_tui.core.compare.contract.rate_factor import divides, held_rate
 from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor, sig_class
 
 if TYPE_CHECKING:
@@ -56,7 +57,9 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
     v = value_input(t)
     if len(ins) <= v:
         return None, None, None
-    queue: deque[tuple[Tensor, int]] = deque([(ins[v], 0)])
+    # each tensor with whether the update is divided by it (a divisor's scalar, a bias
+    # correction, is no rate: `rate_factor`)
+    queue: deque[tuple[Tensor, bool]] = deque([(ins[v], False)])
     seen: set[Tensor] = set()
     lr = applied = None
     # in an eager step, what the optimizer consumed was made after the backward pass began:
@@ -64,7 +67,7 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
     # not this step's rate or gradient
     floor = _backward_start(flow) if flow.kind == EAGER else -1
     while queue and len(seen) < 96:
-        (j, slot), hops = queue.popleft()
+        (j, slot), inv = queue.popleft()
         if j < 0 or (j, slot) in seen:
             continue
         seen.add((j, slot))
@@ -72,7 +75,7 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
         if typ in READS:
             before = assigned_before(flow, j, last_assign)
             if before is not None:
-                queue.append((before, hops + 1))
+                queue.append((before, inv))
             continue
         s = sig_class(sig_f((j, slot)))  # type: ignore[operator]
         if flow.phase[j] == BWD and s == want:
@@ -85,9 +88,11 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
             return grad, lr, applied
         # a scalar product is a schedule's own arithmetic (0.01 * decay ** p, with the
         # 0.01 an unrecorded Python constant), never the rate times a variable's gradient
-        if typ in ("Mul", "RealDiv") and lr is None and not (s[1] == 0 and want[1] != 0):
+        if (typ in ("Mul", "RealDiv") and lr is None and not inv
+                and not (s[1] == 0 and want[1] != 0)):
             a, b = (flow.inputs[j] + [(-1, 0), (-1, 0)])[:2]
-            for x, y in ((a, b), (b, a)):  # the scalar times the gradient, not a slot
+            # the scalar times the gradient, not a slot; a numerator's, not a divisor's
+            for x, y in ((a, b), (b, a))[:1 if typ == "RealDiv" else 2]:
                 if y[0] >= 0:  # through an unrecorded Identity(N): Keras passes its clipped
                     y = _traced(flow, y, traced) or y  # gradients through one in graphs
                 if x[0] >= 0:  # and a tf.cond's rate (its If's output) through one too
@@ -95,7 +100,9 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
                 sx = sig_f(x) if x[0] >= 0 else (-1, -1, -1)  # type: ignore[operator]
                 sy = sig_f(y) if y[0] >= 0 else (-1, -1, -1)  # type: ignore[operator]
                 y_grad = y[0] < 0 or (sy[1] != 0 and flow.op_type[y[0]] not in READS)
-                if (x[0] > floor and sx[1] == 0 and sx[0] in FLOATS and y_grad
+                # times a slot (`lr · m`): the rate only when the optimizer holds it
+                y_slot = sy[1] != 0 and held_rate(flow, x, last_assign)
+                if (x[0] > floor and sx[1] == 0 and sx[0] in FLOATS and (y_grad or y_slot)
                         and not _constant(flow, x[0])):
                     lr = _traced(flow, x, traced)
                     if (y[0] > floor and sig_class(sy) == want
@@ -104,9 +111,9 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
                     break
         if typ == "IdentityN":  # output k is input k: the other inputs are other tensors
             if slot < len(flow.inputs[j]):
-                queue.append((flow.inputs[j][slot], hops + 1))
+                queue.append((flow.inputs[j][slot], inv))
         elif typ in _PASS or flow.phase[j] == OPT:
-            queue.extend((i, hops + 1) for i in flow.inputs[j])
+            queue.extend((i, inv != divides(typ, n)) for n, i in enumerate(flow.inputs[j]))
     # no recorded path to the backward pass (eager tape results): the applied gradient
     # stands on its own when the optimizer computed it after the backward pass
     return None, lr, applied if floor >= 0 else None
