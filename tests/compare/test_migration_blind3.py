@@ -46,13 +46,6 @@ KNOWN_FAILING: dict[str, str] = {
                    "layer (the second input's), B both; A's second input's embedding "
                    "(tower_1/Tanh_1) is paired with B's first input's (tower_1/embed_1/Tanh; "
                    "differing_deciding_nothing)",
-    "ema_eager": "exit 1, step 0 learning_rate applied to hidden/kernel, B's 'variable 5, 6, 7 "
-                 "without a partner': the averages ema.apply keeps, assign_sub'ed by eager "
-                 "forward code and read only for their own next value, taken for trained "
-                 "variables (variable_kinds.optimizer_state does not know them yet)",
-    "ema_fit": "exit 3: 'A updates non-trainable state (…ExponentialMovingAverage) that B "
-               "never updates': the callback's averages, assign_sub'ed eagerly between fit's "
-               "steps, taken for trained variables (as in ema_eager)",
     # buggy pairs
     "ema_log_rate_eager": "step 0 loss as expected and A's line right (:25), but B's line "
                           "is the Poisson() constructor (:26), neither the Dense(1) without "
@@ -61,10 +54,7 @@ KNOWN_FAILING: dict[str, str] = {
 
 # equivalent pairs whose step leaves non-trainable state (averages of the weights, a target
 # network) → what the tool says of it instead (each a strict xfail)
-STATE_NOT_COMPARED: dict[str, str] = {
-    "ema_eager": "no state quantity at step 0 (the averages taken for trained variables)",
-    "ema_fit": "no state quantity at step 0 (exit 3, as test_equivalent_pair says)",
-}
+STATE_NOT_COMPARED: dict[str, str] = {}
 
 
 @pytest.fixture(scope="session")

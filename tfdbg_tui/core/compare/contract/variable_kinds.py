@@ -41,7 +41,43 @@ def trained_handles(flow: Flow, dtype_of: dict[int, int]) -> set[str]:
         if flow.phase[k] in FORWARD:
             out |= hs & updated
     found = {h for h in out if h is not None}
-    return found - optimizer_state(flow, found, consumers, dtype_of)
+    return (found - optimizer_state(flow, found, consumers, dtype_of)
+            - for_itself(flow, found, consumers))
+
+
+def for_itself(flow: Flow, candidates: set[str], consumers: dict[int, list[int]]) -> set[str]:
+    """Candidates whose recorded reads go only to their own next value: the loss is not
+    computed from them, so they are no model variable, whatever an eager assignment's
+    unrecorded operand was — a statistic of the gradients kept by an optimizer written by
+    hand (`optimizer_state`), or an exponential moving average of the weights run eagerly
+    (`ema.apply`: `shadow.assign_sub((shadow - w) * (1 - decay))`, w's value reaching it
+    through no recorded read), state the step writes after its update (`state_outside`)."""
+    reads: dict[str, list[int]] = {}
+    for k, t in enumerate(flow.op_type):
+        h = flow.handle[k]
+        if t in READS and h in candidates:
+            reads.setdefault(h, []).append(k)
+    out = set()
+    for h in candidates:
+        todo = [c for k in reads.get(h, []) for c in consumers.get(k, [])]
+        seen: set[int] = set()
+        own = elsewhere = False
+        while todo and not elsewhere and len(seen) < STATE_REACH:
+            k = todo.pop()
+            if k in seen:
+                continue
+            seen.add(k)
+            if flow.op_type[k] in UPDATES:
+                own |= flow.handle[k] == h
+                elsewhere |= flow.handle[k] != h
+                continue
+            more = consumers.get(k, [])
+            # the backward pass, or a value nothing consumes (returned, printed, the loss)
+            elsewhere |= flow.phase[k] == BWD or not more
+            todo.extend(more)
+        if own and not elsewhere and len(seen) < STATE_REACH:
+            out.add(h)
+    return out
 
 
 def optimizer_state(flow: Flow, candidates: set[str], consumers: dict[int, list[int]],
