@@ -197,6 +197,8 @@ def _divergence(c: Case) -> Verdict | None:
     uf = found.weights.user_frame
     note = (f"the weights grow through {found.weights.op_type}"
             + (f" at {uf.file.rsplit('/', 1)[-1]}:{uf.line}" if uf else ""))
+    if found.cause != "divergence":  # FULL_TENSOR: the weights did not grow
+        return Verdict(found.cause, found.text, found.fix or c.place)
     return Verdict("divergence", found.text, found.fix, notes=[note])
 
 

@@ -16,6 +16,8 @@ The line to change is where the learning rate is set: the optimizer multiplies t
 a variable (the learning rate) whose last eager write is the optimizer's creation line.
 One bad batch (inputs far larger than the earlier ones') tells the same story in a health
 mode, where no magnitude is recorded: when data reaches the op, the explanation says so.
+FULL_TENSOR records the weights' values: when they did not grow, the story is the batch's
+(cause "forward", fixed at the op's line; `reader.diagnosis.growth`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reader.diagnosis.explain.common import DTYPE_MAX, produced
+from reader.diagnosis.growth import Growth, growth
 from reader.diagnosis.index import Health, Ref
 from reader.diagnosis.places import Place, place_of_op, place_of_ref
 from reader.diagnosis.variables import APPLY_PREFIX, WRITE_OPS, is_write
@@ -43,8 +46,9 @@ MAX_DEPTH = 12
 @dataclass(frozen=True)
 class Divergence:
     text: str
-    fix: Place | None
+    fix: Place | None  # None: the origin's own line
     weights: Place  # the update of the trained variable the overflow depends on
+    cause: str = "divergence"  # "forward": FULL_TENSOR shows the weights did not grow
 
 
 def divergence(walker: Walker, origin: Ref, op_type: str, out: Health,
@@ -68,34 +72,60 @@ def divergence(walker: Walker, origin: Ref, op_type: str, out: Health,
     if update is None:
         return None
     weights = place_of_op(idx, g, update)
+    data = _data_inputs(g, op)
+    reads = []
+    for r in _reads(g, op):  # FULL_TENSOR: the weights' values, now and at the first call
+        first, now = idx.trace_rows(g.graph_id, r, 0), idx.latest_trace(g.graph_id, r, 0,
+                                                                         origin.index)
+        if len(first) and now is not None:
+            reads.append((r, Ref(GRAPH, int(first[0]), 0), Ref(GRAPH, now, 0)))
+    seen = growth(idx, reads)
+    if seen is not None and not seen.grew:
+        return Divergence(batch_story(op_type, out, seen, ", ".join(data)), None, weights,
+                          "forward")
     lr = _learning_rate(walker, g, update, origin.index)
     read = update.inputs[0][0] if update.inputs else "a variable"
-    data = _data_inputs(g, op) if out.mode != FULL_TENSOR else []
     text = story(op_type, out,
                  f"it was finite in the {finite:,} earlier calls of {g.name or 'its graph'}",
                  "it depends on a variable that the same function updates with its gradient "
-                 f"every step ({update.op_type} of {read})", ", ".join(data), lr)
+                 f"every step ({update.op_type} of {read})",
+                 ", ".join(data) if out.mode != FULL_TENSOR else "", lr,
+                 seen.said() if seen is not None else "")
     return Divergence(text, lr if lr is not None else weights, weights)
 
 
-def story(op_type: str, out: Health, earlier: str, update: str, data: str,
-          lr: Place | None) -> str:
-    """The divergence explanation, one for every form the training took (`earlier`: why the
-    op was fine before; `update`: the variable it depends on; `data`: the inputs a bad batch
-    would come in by, named — empty in FULL_TENSOR, which records the magnitudes)."""
+def _overflowed(op_type: str, out: Health) -> str:
     limit = DTYPE_MAX.get(out.dtype or 0)
     dt = dtype_name(out.dtype) if out.dtype is not None else "its dtype"
+    return (f"{produced(op_type, out)}: its inputs were finite, so it overflowed {dt}"
+            + (f" (largest finite ≈{limit:.3g})" if limit else ""))
+
+
+def batch_story(op_type: str, out: Health, seen: Growth, data: str) -> str:
+    """The explanation when FULL_TENSOR shows the weights did not grow: one bad batch."""
+    return (f"{_overflowed(op_type, out)} — not because the training diverged: the weights it "
+            f"depends on are as large as at the first step ({seen.said()}), so this step's "
+            f"data{f' ({data})' if data else ''} was far larger than the earlier steps' (one "
+            "bad batch). Find that batch and clean, clip or drop it (np.abs(x).max() before "
+            "feeding it shows it), or normalise the inputs")
+
+
+def story(op_type: str, out: Health, earlier: str, update: str, data: str,
+          lr: Place | None, grew: str = "") -> str:
+    """The divergence explanation, one for every form the training took (`earlier`: why the
+    op was fine before; `update`: the variable it depends on; `data`: the inputs a bad batch
+    would come in by, named — empty in FULL_TENSOR, which records the magnitudes; `grew`:
+    how much the weights grew, when FULL_TENSOR shows it)."""
     where = ""
     if lr is not None and lr.user_frame is not None:
         where = (f" (set at {lr.user_frame.file.rsplit('/', 1)[-1]}:{lr.user_frame.line}, "
                  "where the learning rate is written)")
     tail = (" The training diverged: each step made the weights larger until they "
-            "overflowed" + (
+            "overflowed" + (f" ({grew})" if grew else "") + (
                 f" — unless this step's {data} held values far larger than the "
                 "earlier steps' (one bad batch): health modes record no magnitudes, so this "
                 "record cannot tell the two apart (FULL_TENSOR can)." if data else "."))
-    return (f"{produced(op_type, out)}: its inputs were finite, so it overflowed {dt}"
-            + (f" (largest finite ≈{limit:.3g})" if limit else "")
+    return (_overflowed(op_type, out)
             + f" — yet {earlier}, and {update}.{tail} Lower the learning rate{where}, "
             "or normalise the inputs"
             # a FULL_TENSOR run has the magnitudes: saying it lacks them misled
@@ -103,9 +133,9 @@ def story(op_type: str, out: Health, earlier: str, update: str, data: str,
                " (health modes record no magnitudes; FULL_TENSOR shows the growth)"))
 
 
-def _trained_update(g: Graph, op: Op) -> Op | None:
-    """A write op of `g` that updates a variable `op` reads (upstream, through its inputs)."""
-    handles: set[str] = set()
+def _reads(g: Graph, op: Op) -> list[str]:
+    """The variable reads (ReadVariableOp names) of `g` that `op` depends on."""
+    found: list[str] = []
     frontier, seen = [op.op_name], {op.op_name}
     for _ in range(MAX_DEPTH):
         nxt = []
@@ -114,13 +144,19 @@ def _trained_update(g: Graph, op: Op) -> Op | None:
             if cur is None:
                 continue
             if cur.op_type == "ReadVariableOp" and cur.inputs:
-                handles.add(cur.inputs[0][0])
+                found.append(name)
                 continue
             for n, _s in cur.inputs:
                 if n not in seen:
                     seen.add(n)
                     nxt.append(n)
         frontier = nxt
+    return found
+
+
+def _trained_update(g: Graph, op: Op) -> Op | None:
+    """A write op of `g` that updates a variable `op` reads (upstream, through its inputs)."""
+    handles = {g.ops[r].inputs[0][0] for r in _reads(g, op)}
     # the last created: a TF1 variable's first write is its initializer (a plain Assign),
     # the optimizer's update (ResourceApply*) comes after it
     found = None

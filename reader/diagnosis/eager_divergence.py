@@ -12,7 +12,8 @@ function, called again every step). The rest mirrors the graph's evidence:
 - the learning rate: the update's value is a Mul (or RealDiv) of a variable read (through a
   Cast) whose last write is named — the optimizer's creation, for Keras' optimizers;
 - the data a bad batch would come in by: the tensors it depends on that no recorded op made
-  (numpy arrays, tf.constant) or that an iterator handed out.
+  (numpy arrays, tf.constant) or that an iterator handed out;
+- FULL_TENSOR: the weights read now and at the earliest of those reads (`growth`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ from __future__ import annotations
 import numpy as np
 
 from reader.diagnosis.data import ITERATOR_OPS
-from reader.diagnosis.divergence import GROWING, MAX_DEPTH, MIN_EARLIER, Divergence, story
+from reader.diagnosis.divergence import (
+    GROWING,
+    MAX_DEPTH,
+    MIN_EARLIER,
+    Divergence,
+    batch_story,
+    story,
+)
+from reader.diagnosis.growth import growth
 from reader.diagnosis.index import DiagIndex, Health, Ref
 from reader.diagnosis.places import Place, place_of_ref
 from reader.diagnosis.variables import READ_OPS, Write, is_write, write_place
@@ -54,6 +63,10 @@ def eager_divergence(walker: Walker, origin: Ref, op_type: str, out: Health,
         if w is None or not is_write(w.op_type) or w.index is None or w.index <= min(finite):
             continue  # its initializer, or a write before the op ever ran
         weights = write_place(idx, w)
+        seen = growth(idx, _first_and_now(idx, reads))  # FULL_TENSOR: did they grow?
+        if seen is not None and not seen.grew:
+            return Divergence(batch_story(op_type, out, seen, ", ".join(data)), None,
+                              weights, "forward")
         lr = _learning_rate(walker, w)
         here = place_of_ref(idx, origin).user_frame
         at = f" at {here.file.rsplit('/', 1)[-1]}:{here.line}" if here else ""
@@ -65,7 +78,8 @@ def eager_divergence(walker: Walker, origin: Ref, op_type: str, out: Health,
             f"the same {op_type}{at} was finite in {'at least ' if capped else ''}"
             f"{len(finite):,} earlier executions (the earlier steps)",
             f"it depends on a variable (read by eager #{read.index}) written between those "
-            f"executions, every step ({w.op_type}{w_at})", names, lr)
+            f"executions, every step ({w.op_type}{w_at})", names, lr,
+            seen.said() if seen is not None else "")
         return Divergence(text, lr if lr is not None else weights, weights)
     return None
 
@@ -90,6 +104,16 @@ def _same_op_before(idx: DiagIndex, e: int) -> tuple[list[int], bool]:
         except ReaderError:
             continue
     return out, capped
+
+
+def _first_and_now(idx: DiagIndex, reads: list[Ref]) -> list[tuple[str, Ref, Ref]]:
+    """(name, its earliest run from the same stack, the read) for each variable read."""
+    out = []
+    for r in reads:
+        before, _ = _same_op_before(idx, r.index)
+        if before:
+            out.append((f"ReadVariableOp, eager #{r.index}", Ref(EAGER, before[-1], 0), r))
+    return out
 
 
 def _upstream(walker: Walker, e: int) -> tuple[list[Ref], list[str]]:

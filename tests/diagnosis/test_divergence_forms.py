@@ -61,3 +61,21 @@ def test_a_divergence_run_eagerly_is_still_a_divergence(
         assert "# FIX" in origin["fix_frame"]["code"], origin["fix_frame"]
         assert "training diverged" in inc["explanation"]
     assert compiled["step"] == eager["step"]  # the same program overflows in the same step
+
+
+def test_full_tensor_tells_the_bad_batch_from_a_divergence(
+        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    """FULL_TENSOR records the weights' values: the bad batch's weights are as they were (0.5
+    and a few small updates), the divergence's grew from 0 to ~1e17. Before, FULL_TENSOR
+    said 'the training diverged' of the bad batch too, without even the batch's caveat."""
+    for form in FORMS:
+        inc = _first_incident(step_logdir(tmp_path_factory, form, "FULL_TENSOR"), capsys)
+        origin, text = inc["origin"], inc["explanation"]
+        assert (origin["op_type"], origin["cause"]) == ("Square", "forward"), (form, text)
+        assert "not because the training diverged" in text and "one bad batch" in text, text
+    for eager in (False, True):
+        inc = _first_incident(divergence_logdir(tmp_path_factory, "FULL_TENSOR", eager),
+                              capsys)
+        origin, text = inc["origin"], inc["explanation"]
+        assert (origin["op_type"], origin["cause"]) == ("Square", "divergence"), (eager, text)
+        assert "# FIX" in origin["fix_frame"]["code"] and "largest |weight| 0 " in text, text
