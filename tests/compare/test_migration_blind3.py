@@ -102,3 +102,18 @@ def test_state_is_compared_where_written(blind3_diffs: Diffs, name: str) -> None
         assert k in steps, (k, said)
         state = _quantity(steps[k], "state")
         assert state["compared"] >= state_variables, (k, state, said)
+
+
+def test_a_projection_one_run_lacks_is_said(blind3_diffs: Diffs) -> None:
+    """maxnorm_forgotten_eager: A projects the hidden kernel's columns back to a norm of 1
+    after `minimize` (an assign under a control dependency), B's Dense has no MaxNorm. The
+    gradients and the rate agree, the optimizers are alike: the hint names the projection
+    only A makes and how to give it to B, not the optimizer's hyperparameters; B's line is the
+    applying one, its SGD constructor beside."""
+    code, r = blind3_diffs["maxnorm_forgotten_eager"]
+    fd = r["first_divergence"]
+    assert code == 1 and fd is not None and fd["quantity"] == "update", _summary(code, r)
+    hint = fd["hint"] or ""
+    assert "A writes this variable again" in hint and "give B the same projection" in hint, hint
+    assert "hyperparameters" not in hint, hint
+    assert fd["b"].get("created_by") == "SGD" and fd["b"].get("created_at"), fd["b"]

@@ -195,12 +195,13 @@ def fix_hint(c: Comparison, p: int) -> str | None:
                 "computes for this step — a schedule's arguments and its step counter (off "
                 "by one?), the initial rate")
     if q != Q_VARIABLE:
-        advice = QUANTITY_HINTS.get(q)
+        projecting = _projecting(c, p) if q == Q_UPDATE else None
+        advice = _projection_hint(projecting) if projecting else QUANTITY_HINTS.get(q)
         said = claims_before(c, p)
         if advice is None or said is None:
             return advice
         claims, subject = said
-        if q == Q_UPDATE and any(n == "the learning rate" and s == UNKNOWN
+        if q == Q_UPDATE and not projecting and any(n == "the learning rate" and s == UNKNOWN
                                  for n, s, _, _ in claims):
             claims = [(n, s, why or "a Python number in one run is no tensor to record", pl)
                       if n == "the learning rate" else (n, s, why, pl)
@@ -224,6 +225,23 @@ def fix_hint(c: Comparison, p: int) -> str | None:
     if any(restored):
         return RESTORE_HINT
     return SEED_HINT
+
+
+def _projecting(c: Comparison, p: int) -> str | None:
+    """The run ("A" or "B") that alone writes update pair `p`'s variable again after its
+    optimizer's update, with a function of its new value (`contract.projections`)."""
+    sp = c.training.sp
+    return sp.projected.get(p - (len(c.pairs) - len(sp.row_a))) if sp is not None else None
+
+
+def _projection_hint(run: str) -> str:
+    other = "B" if run == "A" else "A"
+    return (f"after its optimizer's update {run} writes this variable again with a function of "
+            f"its new value (a projection: a max-norm or other constraint, a clip) and "
+            f"{other} does not — the optimizer is not what differs: give {other} the same "
+            "projection (in Keras the layer's `kernel_constraint=` or `bias_constraint=`, "
+            "which the optimizer applies after each update; in TF1 an `assign` of the "
+            f"projected value run after `minimize`), or drop it from {run}")
 
 
 def inferred_rate(c: Comparison, p: int) -> RatePair | None:

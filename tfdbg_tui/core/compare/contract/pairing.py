@@ -102,8 +102,9 @@ class StepPairs:
     var_pairs: list[list[tuple[str, str]]] = field(default_factory=list)
     rates: dict[int, RatePair] = field(default_factory=dict)
     rate_unknown: dict[int, str] = field(default_factory=dict)
-    # updates that only one run projects after its optimizer's write (`projections`)
-    projected: set[int] = field(default_factory=set)
+    # updates that only one run projects after its optimizer's write (`projections`): pair
+    # id → the run that does ("A" or "B")
+    projected: dict[int, str] = field(default_factory=dict)
     _seen: dict[tuple[int, int, int, int], int] = field(default_factory=dict, repr=False)
 
     def add(self, a: tuple[int, int] | None, b: tuple[int, int] | None, step: int, q: int,
@@ -273,7 +274,7 @@ def pair_steps(ma: RunModel, mb: RunModel,
                 ja = projection(fa, ha, pra.update.get(ha))
                 jb = projection(fb, hb, prb.update.get(hb))
                 if (ja is None) != (jb is None):
-                    out.projected.add(got)
+                    out.projected[got] = "A" if ja is not None else "B"
                     if ja is not None:
                         out.where_a[got] = (fa, ja)
                     if jb is not None:
