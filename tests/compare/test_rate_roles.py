@@ -87,7 +87,8 @@ def test_two_optimizers_compare_each_variables_rate(runs: dict[str, str]) -> Non
 def test_a_variable_given_the_other_optimizer_differs_at_its_rate(runs: dict[str, str],
                                                                   b: str) -> None:
     """B hands b1 to SGD (0.05) where A trains it with Adagrad (0.1): the first divergence is
-    b1's learning rate at step 0, before its update; B's line is SGD's."""
+    b1's learning rate at step 0, before its update; B's line is SGD's, and the hint says
+    which variables each optimizer is given, not a schedule's arguments."""
     code, r = _diff(runs, "tf1_adagrad", b)
     first = r["first_divergence"]
     assert code == 1 and first is not None, r["verdict_text"]
@@ -101,3 +102,6 @@ def test_a_variable_given_the_other_optimizer_differs_at_its_rate(runs: dict[str
     assert first["b"]["created_by"] == "SGD", first["b"]["created_by"]
     a_frame = first["a"]["user_frame"]
     assert Path(a_frame["file"]).name == TF1.name and "Adagrad" in a_frame["code"], a_frame
+    # the other variables' rates agree: the hint names the split, not the schedule
+    assert "b1 with different optimizers" in first["hint"], first["hint"]
+    assert "schedule" not in first["hint"], first["hint"]

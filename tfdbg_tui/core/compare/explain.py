@@ -27,6 +27,7 @@ from tfdbg_tui.core.compare.contract import (
 from tfdbg_tui.core.compare.creation import layer_build
 from tfdbg_tui.core.compare.lines import loss_weighting
 from tfdbg_tui.core.compare.pairs import (
+    EQUAL,
     HOW_NAMES,
     R_COUNTS,
     R_DTYPE,
@@ -185,6 +186,8 @@ def fix_hint(c: Comparison, p: int) -> str | None:
             return (f"{one} weights each example's loss and {other} does not: pass the same "
                     "per-example weights to the loss call (`sample_weight=` in Keras, "
                     "`weights=` in TF1's losses, `sample_weight` in `fit`)")
+    if q == Q_LR and (split := _rate_split(c, p)):
+        return split
     if q == Q_GRADIENT and int(pairs.reason[p]) == R_MISSING:
         return ("one run trains a variable the other keeps frozen: make it not trainable "
                 "where it should not learn (`trainable=False` on the layer, or leave it out "
@@ -332,3 +335,24 @@ def _nonfinite(ha: dict[str, int], hb: dict[str, int]) -> str:
         return "; ".join(parts)
     side = "A" if ha["bad"] > 0 else "B"
     return f"NaN/∞ in {side} only (this mode records only a flag)"
+
+
+def _rate_split(c: Comparison, p: int) -> str | None:
+    """For a rate recorded per variable (`contract.rate_pairing`) that differs where another
+    variable's rates agree at the same step: one run updates this variable with another of
+    its optimizers. None otherwise (a wrong rate or schedule: the usual advice)."""
+    sp = c.training.sp
+    if sp is None or inferred_rate(c, p) is not None:
+        return None
+    off = len(c.pairs) - len(sp.row_a)
+    var = sp.var[p - off] if 0 <= p - off < len(sp.var) else ""
+    step = c.pairs.step[off:]
+    same = (c.pairs.quantity[off:] == Q_LR) & (step == c.pairs.step[p]) \
+        & (c.pairs.status[off:] == EQUAL)
+    if not var or not same.any():
+        return None
+    return (f"the rates of the other variables agree and {var}'s does not: the runs update "
+            f"{var} with different optimizers — check which variables each optimizer is "
+            "given (`var_list=` of TF1's `minimize`; what each `apply_gradients` is passed: a "
+            "split of `model.trainable_variables` by count can cut a layer's bias from its "
+            "kernel)")
