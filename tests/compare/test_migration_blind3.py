@@ -47,9 +47,6 @@ KNOWN_FAILING: dict[str, str] = {
                    "(tower_1/Tanh_1) is paired with B's first input's (tower_1/embed_1/Tanh; "
                    "differing_deciding_nothing)",
     # buggy pairs
-    "ema_log_rate_eager": "step 0 loss as expected and A's line right (:25), but B's line "
-                          "is the Poisson() constructor (:26), neither the Dense(1) without "
-                          "its exponential (BUG) nor the loss's call",
 }
 
 # equivalent pairs whose step leaves non-trainable state (averages of the weights, a target

@@ -39,7 +39,7 @@ from tfdbg_tui.core.compare.creation import (
     layer_build,
     statement_lines,
 )
-from tfdbg_tui.core.compare.pairs import DIFFERENT
+from tfdbg_tui.core.compare.pairs import DIFFERENT, R_NONFINITE
 from tfdbg_tui.core.compare.result import Comparison
 from tfdbg_tui.core.compare.verdict import step_offset
 
@@ -161,7 +161,7 @@ def place(c: Comparison, p: int) -> tuple[SideLines, SideLines]:
         for s, side in ((a, "a"), (b, "b")):
             _where(c, p, side, s)
     if q in _MADE_BY_OBJECT:
-        call = q == Q_LOSS and loss_weighting(c, p) is not None
+        call = q == Q_LOSS and (loss_weighting(c, p) is not None or _out_of_domain(c, p))
         # an update one run projects after its optimizer's write (a constraint): the
         # projection's line and the applying one, the optimizer's constructor beside
         sp = c.training.sp
@@ -182,6 +182,18 @@ def place(c: Comparison, p: int) -> tuple[SideLines, SideLines]:
         _built(a, c.a)
         _built(b, c.b)
     return a, b
+
+
+def _out_of_domain(c: Comparison, p: int) -> bool:
+    """Whether loss pair `p` is NaN/∞ in one run only while every layer output of its step
+    that was compared agrees: the loss function was given values it is not defined on (a
+    log-rate passed where a rate is expected: the log of a negative number), so what is
+    passed — the call, the model's last layer — is the line, not the loss's constructor."""
+    pairs = c.pairs
+    if int(pairs.reason[p]) != R_NONFINITE or int(pairs.step[p]) < 0:
+        return False
+    layers = (pairs.step == pairs.step[p]) & (pairs.quantity == Q_LAYER)
+    return bool(layers.any()) and not bool((pairs.status[layers] == DIFFERENT).any())
 
 
 def loss_weighting(c: Comparison, p: int) -> tuple[bool, bool] | None:
