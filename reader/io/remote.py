@@ -140,33 +140,41 @@ def filesystem(url: str) -> tuple[Any, str]:
     return fs, path
 
 
-# what selects the data a name stands for, besides the name: the index cache keys on it
+# the settings that choose an endpoint: what identifies one when no client can be made
 _SOURCE_ENV = ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_DEFAULT_REGION",
                "AWS_REGION", "GOOGLE_CLOUD_PROJECT", "STORAGE_EMULATOR_HOST")
 
 
 def source(url: str) -> str:
-    """Where the bytes of `url` come from beyond its name: the protocol, the endpoint and
+    """Where the bytes of `url` come from beyond its name: the protocol, and the endpoint and
     region the client actually talks to (an S3 client's, wherever it found them: environment,
-    `~/.aws` profile…), and the settings that choose them. The same bucket and key on another
-    endpoint (another server, a test server copying the names and ETags) is other data: the
-    index cache must never take one for the other (see SECURITY.md)."""
+    `~/.aws` profile…; gcsfs's, an emulator's when `STORAGE_EMULATOR_HOST` names one). The
+    same bucket and key on another endpoint (another server, a test server copying the names
+    and ETags) is other data: the index cache and the shards must never take one for the
+    other (see SECURITY.md). The settings that chose the endpoint are not part of it: a
+    laptop and a cluster's workers reach one bucket through different variables and
+    profiles (a GCS project set in one shell only, `AWS_REGION` for `AWS_DEFAULT_REGION`),
+    and the shards one wrote are the other's. Only when no client can be made are those
+    settings all there is (never a match by luck)."""
     m = _URL.match(url)
-    parts = [m.group(1).lower() if m else ""]
-    parts += [f"{name}={os.environ.get(name, '')}" for name in _SOURCE_ENV]
+    protocol = m.group(1).lower() if m else ""
     try:
         fs, _ = filesystem(url)
-        client = getattr(fs, "s3", None)
-        if client is None and hasattr(fs, "set_session"):
-            from fsspec.asyn import sync
+        if EXTRAS.get(protocol) == "gcs":
+            endpoint, region = str(getattr(fs, "_location", "")), ""
+        else:
+            client = getattr(fs, "s3", None)
+            if client is None and hasattr(fs, "set_session"):
+                from fsspec.asyn import sync
 
-            client = sync(fs.loop, fs.set_session)
-        meta = getattr(client, "meta", None)
-        parts += [f"endpoint={getattr(meta, 'endpoint_url', '')}",
-                  f"region={getattr(meta, 'region_name', '')}"]
-    except Exception as exc:  # no client: the name and settings alone (never a match by luck)
-        parts.append(f"client={type(exc).__name__}")
-    return "\n".join(parts)
+                client = sync(fs.loop, fs.set_session)
+            meta = getattr(client, "meta", None)
+            endpoint = getattr(meta, "endpoint_url", "")
+            region = getattr(meta, "region_name", "")
+    except Exception as exc:
+        return "\n".join([protocol, *(f"{name}={os.environ.get(name, '')}"
+                                      for name in _SOURCE_ENV), f"client={type(exc).__name__}"])
+    return "\n".join([protocol, f"endpoint={endpoint}", f"region={region}"])
 
 
 def _emulated(protocol: str) -> Any:

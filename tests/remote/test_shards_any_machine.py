@@ -1,0 +1,112 @@
+"""Shards written on one machine are used by an open on another (docs/scale-out.md: "every
+later open on any machine starts from them"), as long as it reaches the same endpoint.
+
+The shell that opens a run is rarely the one that indexed it: a laptop has a GCS project
+variable or `AWS_REGION` where a cluster's workers have `AWS_DEFAULT_REGION`, and neither
+changes which server the bytes come from. Before, a shard's identity held those variables'
+values, so every shard of an `s3://` run was dropped as "read from another endpoint" when a
+variable of Google Cloud was set in one shell and not the other. Another endpoint (the same
+server by another name, as a test server copying names and ETags would be) still drops them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.paths import ROOT
+from support.s3 import S3Server
+from support.slowdown import guard
+
+from dumper.writer import LogdirWriter
+
+pytest.importorskip("pyarrow")
+
+T0 = 1_700_000_000.0
+
+
+def write_hosts(d: Path, hosts: int) -> None:
+    """`hosts` workers of one job, three steps each; host 1's Log goes -inf at step 2."""
+    for k in range(hosts):
+        with LogdirWriter(d, run_id="anywhere", hostname=f"h{k}",
+                          file_timestamp=int(T0) + k) as w:
+            f = w.add_source_file("/job/train.py", ["x = batch()", "y = tf.math.log(x)"])
+            frame = w.add_stack_frame(f, 2, "train_step")
+            w.add_graph("g", "train_step")
+            w.add_op("g", "Placeholder", "x", [], stack_frame_ids=[frame])
+            w.add_op("g", "Log", "log", ["x:0"], stack_frame_ids=[frame])
+            for step in range(3):
+                bad = k == 1 and step == 2
+                w.add_graph_trace("g", "x", 0, "FULL_HEALTH",
+                                  [1, 1, 1, 1, 4, 0, 0, 0, 0, 0, 4],
+                                  wall_time=T0 + step + k * 0.01)
+                w.add_graph_trace("g", "log", 0, "FULL_HEALTH",
+                                  [1, 1, 1, 1, 4, int(bad), 0, 0, 0, 0, 4 - int(bad)],
+                                  wall_time=T0 + step + k * 0.01 + 0.001)
+
+
+def cli(s3: S3Server, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """The command in a shell set up for the bucket, plus `env` (a variable "" is unset)."""
+    full = s3.env()
+    full.pop("TFDBG_TUI_SHARDS", None)
+    for name, value in env.items():
+        if value:
+            full[name] = value
+        else:
+            full.pop(name, None)
+    proc = subprocess.run([sys.executable, "-m", "tfdbg_tui", *args], capture_output=True,
+                          text=True, cwd=ROOT, env=full, timeout=guard(300))
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def report(s3: S3Server, url: str, **env: str) -> tuple[dict[str, Any], list[str]]:
+    """`report --json` in that shell, and the objects whose bytes it asked the server for."""
+    with s3.recording() as requests:
+        proc = cli(s3, "report", "--json", url, **env)
+    assert proc.returncode in (0, 1), proc.stderr
+    got = [r["path"] for r in requests if r["method"] == "GET"]
+    out: dict[str, Any] = json.loads(proc.stdout)
+    return out, got
+
+
+@pytest.fixture(scope="module")
+def indexed(s3: S3Server, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Three hosts in the bucket, indexed from a shell with no region or GCS variable but
+    AWS_DEFAULT_REGION (as the cluster's workers have)."""
+    local = tmp_path_factory.mktemp("anywhere") / "run"
+    write_hosts(local, 3)
+    url = s3.upload(local, "s3://anywhere/run")
+    proc = cli(s3, "index", url, GOOGLE_CLOUD_PROJECT="", STORAGE_EMULATOR_HOST="",
+               AWS_REGION="")
+    assert proc.returncode == 0, proc.stderr
+    assert "3 file sets: 3 indexed" in proc.stdout, proc.stdout
+    return url
+
+
+@pytest.mark.parametrize("env", [
+    {"GOOGLE_CLOUD_PROJECT": "my-gcp-project"},
+    {"STORAGE_EMULATOR_HOST": "http://127.0.0.1:9"},
+    {"AWS_REGION": "us-east-1"},  # the region the workers had, set by another name
+], ids=["gcp-project", "gcs-emulator", "aws-region"])
+def test_a_shell_with_other_settings_for_the_same_endpoint_uses_the_shards(
+        s3: S3Server, indexed: str, env: dict[str, str]) -> None:
+    direct, _ = report(s3, indexed, TFDBG_TUI_SHARDS=str(ROOT / "no-such-shard-folder"))
+    opened, got = report(s3, indexed, **env)
+    assert not [w for w in opened["warnings"] if ".tfdbg-index" in w], opened["warnings"]
+    assert sum(p.endswith(".parquet") for p in got) == 3  # opened from the shards
+    assert opened == direct
+    proc = cli(s3, "index", indexed, **env)  # and index from there finds them current
+    assert "3 file sets: 0 indexed, 3 up to date" in proc.stdout, (proc.stdout, proc.stderr)
+
+
+def test_another_endpoint_still_drops_them(s3: S3Server, indexed: str) -> None:
+    """The same server by another name is another endpoint: nothing of the shards is used."""
+    other = s3.endpoint.replace("127.0.0.1", "localhost")
+    opened, _ = report(s3, indexed, AWS_ENDPOINT_URL=other)
+    warned = [w for w in opened["warnings"] if ".tfdbg-index" in w]
+    assert len(warned) == 3 and all("another endpoint" in w for w in warned), warned
