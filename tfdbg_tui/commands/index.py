@@ -20,6 +20,7 @@ import os
 import re
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -147,8 +148,14 @@ def _dask(jobs: list[tuple[Any, ...]], address: str | None, workers: int,
                 raise ConnectionError(f"cannot reach the Dask scheduler at {address} "
                                       f"({' '.join(str(exc).split())[:200]})") from None
         else:
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR)
+            # stderr is ours (a line per file set that failed): not Dask's warning that its
+            # HTTP server moved off a port another scheduler holds, nor a worker's heartbeat
+            # cut by the close logged as an error
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                       processes=True, dashboard_address=None,
+                                       silence_logs=logging.CRITICAL)
             client = Client(cluster)
     try:
         token = f"{time.time_ns():x}"
