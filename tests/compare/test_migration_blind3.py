@@ -114,3 +114,21 @@ def test_a_projection_one_run_lacks_is_said(blind3_diffs: Diffs) -> None:
     assert "A writes this variable again" in hint and "give B the same projection" in hint, hint
     assert "hyperparameters" not in hint, hint
     assert fd["b"].get("created_by") == "SGD" and fd["b"].get("created_at"), fd["b"]
+
+
+@pytest.mark.parametrize(("name", "about", "said"), [
+    ("ema_num_updates_fn", "moving average", "num_updates"),
+    ("dqn_sync_fn", "target network", "after which steps"),
+])
+def test_state_the_user_writes_has_its_own_advice(blind3_diffs: Diffs, name: str, about: str,
+                                                  said: str) -> None:
+    """Averages of the weights and a target network's copies are written by the programs'
+    own code after the update, not by a batch-norm layer: the how-to-fix speaks of what they
+    are (a decay and its step count, the steps a copy is made after), not of UPDATE_OPS or
+    `training=True`."""
+    code, r = blind3_diffs[name]
+    fd = r["first_divergence"]
+    assert code == 1 and fd is not None and fd["quantity"] == "state", _summary(code, r)
+    hint = fd["hint"] or ""
+    assert about in hint and said in hint, hint
+    assert "UPDATE_OPS" not in hint and "training=True" not in hint, hint

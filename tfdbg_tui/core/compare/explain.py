@@ -25,7 +25,7 @@ from tfdbg_tui.core.compare.contract import (
     Q_VARIABLE,
 )
 from tfdbg_tui.core.compare.creation import layer_build
-from tfdbg_tui.core.compare.lines import loss_weighting
+from tfdbg_tui.core.compare.lines import loss_weighting, state_by_user
 from tfdbg_tui.core.compare.pairs import (
     EQUAL,
     HOW_NAMES,
@@ -165,6 +165,13 @@ QUANTITY_HINTS = {
              "Keras' `momentum` is TF1's `decay`; check it and that the update runs "
              "(UPDATE_OPS in TF1, `training=True` in Keras)",
 }
+# non-trainable state both programs write themselves (no layer's statistics)
+_USER_STATE_HINT = ("the state written after the update differs: for a moving average (of "
+                    "the weights, of batch statistics) compare its decay and what it is given "
+                    "as the step count (TF1's and `tf.train.ExponentialMovingAverage` decay "
+                    "by min(decay, (1 + n) / (10 + n)) given `num_updates`, by decay without; "
+                    "Keras' `momentum` is TF1's `decay`); for a copy of the weights (a target "
+                    "network) after which steps each run assigns it and from which variables")
 # where the learning rate was not compared, what an update's difference may come from
 _RATE_UNKNOWN = ("Check the rate each run applies at this step (a schedule's step counter, "
                  "off by one?) and the optimizer's other hyperparameters (momentum, "
@@ -200,6 +207,8 @@ def fix_hint(c: Comparison, p: int) -> str | None:
     if q != Q_VARIABLE:
         projecting = _projecting(c, p) if q == Q_UPDATE else None
         advice = _projection_hint(projecting) if projecting else QUANTITY_HINTS.get(q)
+        if q == Q_STATE and state_by_user(c, p):
+            advice = _USER_STATE_HINT
         said = claims_before(c, p)
         if advice is None or said is None:
             return advice

@@ -323,6 +323,14 @@ def _by_layer(s: SideLines) -> bool:
 _LAYER_CODE = re.compile(r"[/\\](layers|legacy_tf_layers)[/\\]")
 
 
+def state_by_user(c: Comparison, p: int) -> bool:
+    """Whether state pair `p` is written by the users' own code in both runs (an average or
+    a copy of the weights kept after the update), no layer's (batch norm's statistics)."""
+    frames = [where_frames(c, p, side) for side in ("a", "b")]
+    return all(f is not None and not any(_LAYER_CODE.search(x.file) for x in f)
+               for f in frames)
+
+
 def _op_names(s: SideLines, logdir: DebugLogdir) -> list[str]:
     """The ops of the graph holding `s`'s tensor, in creation order ([] for an eager one)."""
     if s.kind != GRAPH:
@@ -359,4 +367,4 @@ def _built(s: SideLines, logdir: DebugLogdir) -> None:
 
 
 __all__ = ["CREATED", "EAGER", "GRAPH", "Line", "SideLines", "created_pair", "loss_weighting",
-           "pair_of_rows", "place", "step_offset", "where_frames"]
+           "pair_of_rows", "place", "state_by_user", "step_offset", "where_frames"]
