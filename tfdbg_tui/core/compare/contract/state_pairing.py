@@ -55,7 +55,9 @@ def pair_state(out: StepPairs, k: int, ma: RunModel, mb: RunModel) -> None:
             (out.notes if ea and eb else out.missing).append(
                 f"{side} updates non-trainable state ({what}) that {other} never updates "
                 f"in its steps: a batch norm's moving statistics — is {other}'s update "
-                "running (UPDATE_OPS in TF1, `training=True` in Keras)?")
+                "running (UPDATE_OPS in TF1, `training=True` in Keras)? — or an average or "
+                f"a copy of the weights {other} does not keep (or keeps in its optimizer: "
+                "Keras' `use_ema`)")
     for i, j in _match(ea, eb):
         (ha, ia), (hb, ib) = ea[i][:2], eb[j][:2]
         name = ma.names.get(ha) or _name(ha, i).replace("variable", "state")
