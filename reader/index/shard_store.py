@@ -131,7 +131,12 @@ def _sizes(meta: dict[str, Any]) -> dict[str, int]:
 
 # ------------------------------------------------------------------ reading
 def _allowed_owners(logdir: str) -> set[int]:
+    """Who may own a local shard file and its folder: this user, root, and the owner of a
+    local logdir (a colleague's run). A bucket's run indexed into a local folder (`--out`)
+    has no owner of its own: this user's and root's shards only."""
     owners = {os.geteuid(), 0}
+    if is_remote(logdir):
+        return owners
     try:
         owners.add(os.stat(logdir).st_uid)
     except OSError:
@@ -306,7 +311,7 @@ def find(logdir_path: str, run_id: str, filesets: list[FileSet]) -> Stored:
                            "'tfdbg-tui[export]')")
         return out
     src = source(logdir_path) if is_remote(logdir_path) else ""
-    owners = _allowed_owners(logdir_path) if not is_remote(logdir_path) else set()
+    owners = _allowed_owners(logdir_path)
     todo = [(i, fs) for i, fs in enumerate(filesets) if fs.name + EXT in names]
 
     def one(job: tuple[int, FileSet]) -> LazyShard | str:

@@ -23,10 +23,12 @@ from support.s3 import S3Server
 from support.slowdown import guard
 
 from dumper.writer import LogdirWriter
+from reader import DebugLogdir, one_pass
 
 pytest.importorskip("pyarrow")
 
 T0 = 1_700_000_000.0
+BIG = (".graph_execution_traces", ".execution")
 
 
 def write_hosts(d: Path, hosts: int) -> None:
@@ -110,3 +112,27 @@ def test_another_endpoint_still_drops_them(s3: S3Server, indexed: str) -> None:
     opened, _ = report(s3, indexed, AWS_ENDPOINT_URL=other)
     warned = [w for w in opened["warnings"] if ".tfdbg-index" in w]
     assert len(warned) == 3 and all("another endpoint" in w for w in warned), warned
+
+
+def test_a_bucket_indexed_into_a_local_folder_opens_from_it(s3: S3Server, indexed: str,
+                                                            tmp_path: Path) -> None:
+    """`index s3://… --out FOLDER` on this machine, then `TFDBG_TUI_SHARDS=FOLDER`: the
+    shards are this user's, in a folder of this user's. Before, every one was dropped as
+    "its folder is writable by others or not ours" (a remote logdir's shards were checked
+    against no owner at all)."""
+    out = tmp_path / "shards"
+    proc = cli(s3, "index", indexed, "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert f"TFDBG_TUI_SHARDS={out}" in proc.stdout, proc.stdout
+    assert len(list(out.glob("*.parquet"))) == 3
+    direct, _ = report(s3, indexed, TFDBG_TUI_SHARDS=str(ROOT / "no-such-shard-folder"))
+    opened, got = report(s3, indexed, TFDBG_TUI_SHARDS=str(out))
+    assert not [w for w in opened["warnings"] if "shard" in w], opened["warnings"]
+    assert not [p for p in got if p.endswith(".parquet")]  # none from the bucket's index
+    assert opened == direct
+    with pytest.MonkeyPatch.context() as mp, s3.recording() as requests, one_pass():
+        mp.setenv("TFDBG_TUI_SHARDS", str(out))
+        logdir = DebugLogdir(indexed)
+        logdir.update()  # the big objects are not read: the local shards stand for them
+    assert not [r for r in requests if r["method"] == "GET" and r["path"].endswith(BIG)]
+    assert logdir.num_alerts == 1 and not logdir.warnings, logdir.warnings
