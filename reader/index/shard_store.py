@@ -117,7 +117,8 @@ def stale_reason(meta: dict[str, Any], fs: FileSet, run_id: str, src: str,
         return "it names no source files"
     for s in ALL_FILES:
         if not holds(files[s], fs.path(s), exact):
-            return f"{fs.name}.{s} changed since it was indexed"
+            gone = files[s] is not None and not regular.exists(fs.path(s))
+            return f"{fs.name}.{s} {'is gone' if gone else 'changed'} since it was indexed"
     return None
 
 

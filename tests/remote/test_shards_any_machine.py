@@ -136,3 +136,21 @@ def test_a_bucket_indexed_into_a_local_folder_opens_from_it(s3: S3Server, indexe
         logdir.update()  # the big objects are not read: the local shards stand for them
     assert not [r for r in requests if r["method"] == "GET" and r["path"].endswith(BIG)]
     assert logdir.num_alerts == 1 and not logdir.warnings, logdir.warnings
+
+
+def test_a_shard_whose_object_is_gone_says_so(s3: S3Server, tmp_path: Path) -> None:
+    """A host's `.execution` object deleted after `index`: its shard is dropped with a
+    warning that says the object is gone (before: "changed since it was indexed", as if it
+    were still there), and the report is the direct read's."""
+    local = tmp_path / "run"
+    write_hosts(local, 3)
+    url = s3.upload(local, "s3://anywhere/gone")
+    assert cli(s3, "index", url).returncode == 0
+    name = sorted(local.glob("*.execution"))[2].name
+    s3.fs().rm(f"anywhere/gone/{name}")
+    direct, _ = report(s3, url, TFDBG_TUI_SHARDS=str(ROOT / "no-such-shard-folder"))
+    opened, _ = report(s3, url)
+    warned = [w for w in opened["warnings"] if ".tfdbg-index" in w]
+    assert len(warned) == 1 and f"{name} is gone since it was indexed" in warned[0], warned
+    opened["warnings"] = [w for w in opened["warnings"] if w not in warned]
+    assert opened == direct
