@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from reader.diagnosis.index import first_tid
+from reader.diagnosis.index import Ref, first_tid
 from reader.diagnosis.links import IF_OPS, WHILE_OPS, Link
 from reader.diagnosis.nested import CONTROL_FLOW_PREFIXES
 from reader.diagnosis.source import (
@@ -21,6 +21,7 @@ from reader.diagnosis.source import (
 )
 from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
+from reader.index.schema import GRAPH
 
 if TYPE_CHECKING:
     from reader.diagnosis.walk import Walker
@@ -103,11 +104,27 @@ def loop_feeder(w: Walker, outer: Graph, inner: Graph, cf: Op, k: int, row: int 
     if cf.op_type in WHILE_OPS:  # later iterations: the previous body output
         for body in w._bodies(outer, cf):
             if body.name.startswith("while_body"):
-                links.append(w._function_output(body, k, row, wall, depth + 1, shown, via))
+                links.append(_before(w, w._function_output(body, k, row, wall, depth + 1,
+                                                           shown, via), row))
     found = [(lk, lk.ref) for lk in links if lk.ref is not None]
     if found:
         return max(found, key=lambda p: (w.idx.wall(p[1]), p[1].index))[0]
     return links[0] if links else Link(shown, None, via, f"input {k} of {cf.op_name}")
+
+def _before(w: Walker, link: Link, row: int | None) -> Link:
+    """The previous iteration's value of a loop output: a trace made before the body's
+    Placeholder trace `row`. The walk pairs the k-th traces of two tensors of one graph (one
+    of each per call), and a loop body runs many times a call: that paired this iteration's
+    Placeholder with this iteration's output (made from it), not the one it was fed."""
+    ref = link.ref
+    if ref is None or row is None or ref.kind != GRAPH or ref.index < row:
+        return link
+    L = w.L
+    earlier = w.idx.latest_trace(L.graph_of_trace(ref.index), L.op_name_of_trace(ref.index),
+                                 ref.slot, row)
+    return replace(link, ref=Ref(GRAPH, earlier, ref.slot)) if earlier is not None else \
+        replace(link, ref=None, note="no earlier iteration was recorded")
+
 
 def call_site_feeder(w: Walker, outer: Graph, callee: Graph, ph: Op, k: int, row: int | None,
                       wall: float | None, depth: int, via: tuple[str, ...],

@@ -359,9 +359,15 @@ class Walker:
                              shown: str) -> Link:
         best: Link | None = None
         for body in self._bodies(g, op):
-            if body.name.startswith("while_cond"):
+            # a While's condition computes no output; an If's branches (inside a loop
+            # AutoGraph names them while_cond_1_true_…) compute them all
+            if op.op_type in WHILE_OPS and "_cond_" in body.name and "_body_" not in body.name:
                 continue
             link = self._function_output(body, k, row, wall, depth + 1, shown, via)
+            if link.ref is not None and link.ref.kind == GRAPH and row is not None \
+                    and link.ref.index >= row:
+                continue  # not made before the consumer: a branch that passed the consumer
+                # itself through (a loop's untaken branch: its Placeholder, this iteration's)
             if link.ref is not None and (best is None or best.ref is None
                                          or link.ref.index > best.ref.index):
                 best = link

@@ -9,7 +9,9 @@ Each case is a way the walk used to stop early and call what it stopped at a new
 - one replica's all-reduce member, whose ∞ came from another replica's gradient, was an
   origin of its own whose inputs were "not known";
 - an iterator's batch holding what a dataset.map function made was "data" again, fixed where
-  the dataset was made.
+  the dataset was made;
+- a while loop's variable, fed the previous iteration's output, was said to come "from
+  outside" (an if inside the loop was not looked into; the iteration paired was its own).
 Reports come from the session's zoo runs (conftest.py `zoo_runs`: only these programs are
 run when this file runs alone).
 """
@@ -47,6 +49,14 @@ EXPECTED: dict[str, tuple[list[str], str]] = {
         ["RealDiv"],
         "0/0 in the parallel map function; fit's IteratorGetNext (in multi_step_on_iterator) "
         "hands its element out a step later"),
+    "c8_autograph_control_flow": (
+        ["RealDiv"],
+        "0/0 in the Newton step, inside an if (a cond) inside a for loop (a while): the next "
+        "iterations' loop variable is what that branch returned"),
+    "x_while_loop_power_iteration": (
+        ["MatMul"],
+        "the unnormalised power iteration's matmul overflows in one iteration; the next "
+        "iterations' loop variable is that product"),
     "c3_grad_norm_zero_vector": (
         ["SqrtGrad"],
         "the norm of a zero vector's gradient; the next steps read the centers it updated "
