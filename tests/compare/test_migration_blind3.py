@@ -41,11 +41,6 @@ CORPUS = UserCorpus(BLIND3, "migration-blind3", PAIRS, programs, CONTRACT)
 # 6cba69c: 4 of 18 pairs right; each a strict xfail)
 KNOWN_FAILING: dict[str, str] = {
     # equivalent pairs
-    "siamese_fit": "exit 0 equivalent (Adamax's rate now found: 0.05 against 0.05), but "
-                   "step 0's layer_output has 1 of 3 different: A keeps one tower call per "
-                   "layer (the second input's), B both; A's second input's embedding "
-                   "(tower_1/Tanh_1) is paired with B's first input's (tower_1/embed_1/Tanh; "
-                   "differing_deciding_nothing)",
     # buggy pairs
 }
 

@@ -20,14 +20,17 @@ LAYER_OPS = frozenset({"MatMul", "BatchMatMulV2", "BatchMatMulV3", "BiasAdd", "A
                        "Select"})
 
 
-LayerKey = tuple[frozenset[str], int, str]
+LayerKey = tuple[frozenset[str], int, str, frozenset[int]]
 
 
-def layer_key_of(flow: Flow, deps: list[frozenset[str]]) -> Callable[[int], LayerKey]:
+def layer_key_of(flow: Flow, deps: list[frozenset[str]],
+                 entry: Callable[[int], frozenset[int]]) -> Callable[[int], LayerKey]:
     """A forward node's layer: the variables it depends on and its user line — and, where
     every layer op has one line (a Sequential or functional model trained by `fit`, whose
     ops all carry the `fit` call), the op's name scope (`sequential/pool/AvgPool`), so a
-    pooling or flatten layer between two weighted ones stays a layer of its own."""
+    pooling or flatten layer between two weighted ones stays a layer of its own — and the
+    model inputs it is computed from (`entry`, `model_output.StepData.entry_of`): one tower
+    applied to two inputs on one line (TF1's `variable_scope(reuse=True)`) is two outputs."""
     lines = {flow.line[k] for k in range(len(flow)) if k < len(flow.line)
              and flow.phase[k] == FWD and flow.op_type[k] in LAYER_OPS and deps[k]}
     by_scope = flow.kind == GRAPH and len(lines) == 1
@@ -35,7 +38,7 @@ def layer_key_of(flow: Flow, deps: list[frozenset[str]]) -> Callable[[int], Laye
     def key(k: int) -> LayerKey:
         line = flow.line[k] if k < len(flow.line) else -1
         name = flow.name[k] if by_scope and k < len(flow.name) else ""
-        return deps[k], line, name.rsplit("/", 1)[0] if "/" in name else ""
+        return deps[k], line, name.rsplit("/", 1)[0] if "/" in name else "", entry(k)
 
     return key
 

@@ -56,14 +56,18 @@ def pair_layers(ra: Roles, rb: Roles, vp: list[tuple[str, str]]
     by_set_a: dict[frozenset[str], list[int]] = {}
     by_set_b: dict[frozenset[str], list[int]] = {}
     whole_a: set[int] = set()  # A's outputs whose variables all have partners
+    keep_a, keep_b = _comparable(ra, rb), _comparable(rb, ra)
     for i, (ga, _) in enumerate(ra.layers):
+        if i not in keep_a:
+            continue
         want = frozenset(to_b[h] for h in ga if h in to_b)
         if want:
             by_set_a.setdefault(want, []).append(i)
         if ga and all(h in to_b for h in ga):
             whole_a.add(i)
     for j, (gb, _) in enumerate(rb.layers):
-        by_set_b.setdefault(frozenset(gb & paired_b), []).append(j)
+        if j in keep_b:
+            by_set_b.setdefault(frozenset(gb & paired_b), []).append(j)
     out: list[LayerPair] = []
     done_a: set[int] = set()
     done_b: set[int] = set()
@@ -78,9 +82,25 @@ def pair_layers(ra: Roles, rb: Roles, vp: list[tuple[str, str]]
             done_b.add(j)
     out.sort(key=lambda x: x[0])
     left_a = [i for i in sorted(whole_a) if i not in done_a and _kind(ra, i) == BLOCK]
-    left_b = [j for j, (gb, _) in enumerate(rb.layers)
-              if j not in done_b and _kind(rb, j) == BLOCK and gb and gb <= paired_b]
+    left_b = [j for j, (gb, _) in enumerate(rb.layers) if j in keep_b
+              and j not in done_b and _kind(rb, j) == BLOCK and gb and gb <= paired_b]
     return out, left_a, left_b
+
+
+def _comparable(roles: Roles, other: Roles) -> set[int]:
+    """The indices of `roles`' layer outputs to pair with `other`'s: all of them, unless only
+    this run tells which of the model's inputs a shared layer's output was computed from (a
+    tower applied to two inputs: a graph's placeholders say, an eager run's records do not):
+    then, per layer, the one output the other run's grouping keeps — its deepest
+    application — so that one tower's output is never compared with the other's."""
+    keys = roles.layer_keys
+    if len(keys) != len(roles.layers) or not any(k[3] for k in keys) \
+            or any(k[3] for k in other.layer_keys):
+        return set(range(len(roles.layers)))
+    last: dict[tuple[object, ...], int] = {}
+    for i, k in enumerate(keys):  # in forward order: the last is the deepest
+        last[k[:3]] = i
+    return set(last.values())
 
 
 def _pair_set(ra: Roles, ks: list[int], rb: Roles, js: list[int]) -> list[tuple[int, int]]:

@@ -27,51 +27,86 @@ marked: the layer outputs are found as before.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from tfdbg_tui.core.compare.contract.dataflow import FORWARD, READS, UPDATES, Flow
 from tfdbg_tui.core.compare.contract.tensors import SHAPE_ONLY
 
 _PASS = ("Cast", "Identity")  # a read seen through these is still the variable's value
 
 
-def loss_side(flow: Flow, deps: list[frozenset[str]], loss: int, every: frozenset[str]
-              ) -> set[int]:
-    """The forward nodes that are the loss function's computation on the model's output
-    (see the module docstring); empty where the targets are not known."""
+@dataclass
+class StepData:
+    """What a step is fed from outside (see the module docstring), per forward node: the
+    data sources it is computed from (`src`); the sources that are the model's inputs, those
+    among them a variable's read meets first (`entries`: the inputs of a first layer — two
+    for a tower shared by two inputs), and the targets."""
+
+    src: list[frozenset[int]]
+    inputs: set[int] = field(default_factory=set)
+    entries: set[int] = field(default_factory=set)
+    targets: set[int] = field(default_factory=set)
+
+    def entry_of(self, k: int) -> frozenset[int]:
+        """The model inputs node k is computed from, where the model has several first-layer
+        inputs (one tower applied to two inputs computes one layer's output twice)."""
+        return self.src[k] & self.entries if len(self.entries) > 1 else frozenset()
+
+
+def step_data(flow: Flow, deps: list[frozenset[str]], every: frozenset[str]) -> StepData:
+    """The step's data sources, inputs, first-layer inputs and targets (`StepData`)."""
     n = len(flow)
     fwd = [flow.phase[k] in FORWARD and flow.op_type[k] not in SHAPE_ONLY for k in range(n)]
     handles = {j for k in range(n) if flow.op_type[k] in READS | UPDATES
                for j, _ in flow.inputs[k][:1] if j >= 0}  # a variable's handle is no data
     sources = [k for k in range(n) if fwd[k] and not flow.inputs[k] and not deps[k]
                and flow.op_type[k] != "Const" and flow.handle[k] is None and k not in handles]
-    if len(sources) < 2 or not every:
-        return set()
     src: list[frozenset[int]] = [frozenset()] * n
+    out = StepData(src)
+    if len(sources) < 2 or not every:
+        return out
     for s in sources:
         src[s] = frozenset([s])
-    inputs_of = set[int]()
+    met = set[int]()
     for k in range(n):
-        if not fwd[k] or flow.op_type[k] in READS or k in sources:
+        if not fwd[k] or k in sources:
             continue
         ins = [j for j, _ in flow.inputs[k] if 0 <= j < n and fwd[j]]
+        if flow.op_type[k] in READS:  # the rows a gather reads: its indices meet the table
+            for j in ins[1:]:
+                out.inputs |= src[j]
+                out.entries |= src[j]
+            continue
         for j in ins:
             src[k] = src[k] | src[j]
         if not deps[k]:
             continue
-        # data meeting the model's computation here: before its last layer (or at a
-        # variable's read), it is the model's input
+        met |= src[k]
+        # data meeting the model's computation here: at a variable's read (a first layer)
+        # or before its last layer, it is the model's input
         model = [j for j in ins if deps[j]]
-        if any(deps[j] != every or _is_read(flow, j) for j in model):
+        read = any(_is_read(flow, j) for j in model)
+        if read or any(deps[j] != every for j in model):
             for j in ins:
                 if not deps[j]:
-                    inputs_of |= src[j]
-    targets = set(sources) - inputs_of
-    met = set[int]().union(*(src[k] for k in range(n) if deps[k]))
-    targets &= met
-    if not targets or not inputs_of:
+                    out.inputs |= src[j]
+                    if read:
+                        out.entries |= src[j]
+    out.targets = (set(sources) - out.inputs) & met
+    return out
+
+
+def loss_side(flow: Flow, deps: list[frozenset[str]], loss: int, every: frozenset[str],
+              data: StepData) -> set[int]:
+    """The forward nodes that are the loss function's computation on the model's output
+    (see the module docstring); empty where the targets are not known."""
+    n = len(flow)
+    if not data.targets or not data.inputs:
         return set()
-    labelled = [bool(src[k] & targets) for k in range(n)]
+    fwd = [flow.phase[k] in FORWARD and flow.op_type[k] not in SHAPE_ONLY for k in range(n)]
+    labelled = [bool(data.src[k] & data.targets) for k in range(n)]
     out = {k for k in range(n) if labelled[k] and deps[k]}
-    end = _model_output(flow, fwd, labelled, inputs_of, loss)
+    end = _model_output(flow, fwd, labelled, data.inputs, loss)
     if end is not None and deps[end] == every:
         todo = [end]
         seen = {end}

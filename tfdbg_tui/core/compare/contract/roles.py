@@ -56,7 +56,7 @@ from tfdbg_tui.core.compare.contract.layer_groups import (
     unit_outputs,
 )
 from tfdbg_tui.core.compare.contract.loops import feeding, loop_results
-from tfdbg_tui.core.compare.contract.model_output import loss_side
+from tfdbg_tui.core.compare.contract.model_output import loss_side, step_data
 from tfdbg_tui.core.compare.contract.reads import GATHER, rows_read, value_uses, whole_reads
 from tfdbg_tui.core.compare.contract.tape_anchors import anchored_gradients
 from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor, sig_class
@@ -87,6 +87,9 @@ class Roles:
     # how the block computes it (`blocks.recipe`; "" otherwise)
     layer_kinds: list[int] = field(default_factory=list)
     layer_recipes: list[str] = field(default_factory=list)
+    # per layer output, its group (`layer_groups.layer_key_of`: the inputs it is computed
+    # from among them, where a graph tells them apart)
+    layer_keys: list[LayerKey] = field(default_factory=list)
     update: dict[str, int] = field(default_factory=dict)  # the node updating each variable
     loss_entry: int | None = None  # the first op of the loss function (its line: the loss's)
     # the schedule's computation of the learning rate, in dataflow order (the rate itself
@@ -234,7 +237,9 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     limit = best[0] if best is not None else 1 << 30
     groups: Groups = {}
     ranks: dict[LayerKey, tuple[bool, bool, int, int]] = {}
-    layer_key = layer_key_of(flow, deps)
+    # what the step is fed: a tower applied to two inputs computes each layer twice
+    data = step_data(flow, deps, every)
+    layer_key = layer_key_of(flow, deps, data.entry_of)
     looped = loop_results(flow, deps, consumers)  # what leaves a recurrent layer's loop
     # ... or a recurrent cell written by hand: its states stacked
     gathers, stacked = assembled(flow, deps, consumers, lambda t: sig(t)[2])
@@ -242,7 +247,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     leaves = leaving(flow, layer_key, consumers, looped)
     alive = feeding(flow, best[1]) if best is not None and flow.kind == GRAPH else None
     # the loss function's own ops on the model's output (a focal loss written by hand)
-    in_loss = loss_side(flow, deps, best[1], every) if best is not None else set()
+    in_loss = loss_side(flow, deps, best[1], every, data) if best is not None else set()
     # a loss written in the user's code with TensorFlow's loss functions: the ops inside
     # their name scope (`logistic_loss/…`, `softmax_cross_entropy_with_logits/Reshape`) are
     # the loss's per-example terms, not a layer's output (a graph's ops only: eager ops
@@ -269,7 +274,8 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     groups = inner_steps(flow, groups, deps, consumers)
     groups = parts_of(flow, groups, gathers, consumers)
     ordered = sorted(groups.items(), key=lambda x: x[1][1:])
-    roles.layers = [(g, (k, 0)) for (g, _, _), (_, _, k) in ordered]
+    roles.layers = [(g, (k, 0)) for (g, *_), (_, _, k) in ordered]
+    roles.layer_keys = [g for g, _ in ordered]
     roles.layer_sigs = [sig_class(sig((k, 0))) for _, (_, _, k) in ordered]
     inside = joined(flow, deps)
     memo: dict[int, str] = {}
