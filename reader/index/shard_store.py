@@ -10,10 +10,11 @@ bucket), one `<file set name>.parquet` each, or in the folder `$TFDBG_TUI_SHARDS
   object: name, size and ETag or generation; a local file: size, times and hashes of its
   first and last bytes and of all of them, or of 512 blocks spread over a big one), the
   endpoint the objects were read from (`reader.io.remote.source`) and the code that read
-  them (`reader.cache.location.code_stamp`); every one must hold now (a local file may have
-  grown since: the rows appended are read on from the shard's cursors). A local file's
-  device and inode are not compared: workers on other machines see other numbers for the
-  same shared file system;
+  them (`reader.cache.location.code_stamp`); every one must hold now, and no file may have
+  grown since (its host is then read from the logdir, as for an object grown in a bucket:
+  rows appended after the shard's cursors, read on after the merge, would come after every
+  host's rows instead of in their place in time). A local file's device and inode are not
+  compared: workers on other machines see other numbers for the same shared file system;
 - a shard file of a local folder is opened only if it is a regular file (no symlink),
   writable by its owner alone, owned by this user, by root or by the owner of the logdir
   (a colleague's run), in a folder of the same kind;
@@ -117,8 +118,11 @@ def stale_reason(meta: dict[str, Any], fs: FileSet, run_id: str, src: str,
         return "it names no source files"
     for s in ALL_FILES:
         if not holds(files[s], fs.path(s), exact):
-            gone = files[s] is not None and not regular.exists(fs.path(s))
-            return f"{fs.name}.{s} {'is gone' if gone else 'changed'} since it was indexed"
+            if files[s] is not None and not regular.exists(fs.path(s)):
+                what = "is gone"
+            else:
+                what = "grew" if exact and holds(files[s], fs.path(s)) else "changed"
+            return f"{fs.name}.{s} {what} since it was indexed"
     return None
 
 
@@ -318,7 +322,7 @@ def find(logdir_path: str, run_id: str, filesets: list[FileSet]) -> Stored:
     def one(job: tuple[int, FileSet]) -> LazyShard | str:
         i, fs = job
         try:
-            lazy = load_lazy(shard_path(where, fs), fs, run_id, src, owners)
+            lazy = load_lazy(shard_path(where, fs), fs, run_id, src, owners, exact=True)
         except ShardError as exc:
             return f"{fs.name}{EXT}: {exc}"
         if lazy.source is not None and i not in first:
