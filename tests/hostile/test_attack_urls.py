@@ -161,7 +161,10 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.mark.parametrize("url", [f"ftp://127.0.0.1:{_closed_port()}/ld", "generic://x/ld"])
+# the port is drawn in the test, not at collection: pytest-xdist's workers collect apart and
+# must see the same test ids ("Different tests were collected between gw1 and gw0")
+@pytest.mark.parametrize("url", ["ftp://127.0.0.1:{port}/ld", "generic://x/ld"])
 def test_urls_of_other_backends_that_cannot_be_read(url: str) -> None:
+    url = url.format(port=_closed_port())
     line = one_line(cli("report", url), url)
     assert "cannot reach it" in line, line
