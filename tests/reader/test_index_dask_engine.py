@@ -11,9 +11,12 @@ a cluster running? …") on every run, and its close sometimes logged a worker's
 from __future__ import annotations
 
 import errno
+import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -67,3 +70,49 @@ def test_a_local_cluster_leaves_stderr_to_us(tmp_path: Path, port_8787_taken: No
     assert proc.returncode == 0, proc.stderr
     assert "3 file sets: 3 indexed, 0 up to date, 0 failed" in proc.stdout, proc.stdout
     assert proc.stderr == ""
+
+
+def _children(pid: int) -> list[int]:
+    """Processes whose parent is `pid` (from /proc)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def test_ctrl_c_while_a_local_cluster_works_is_quiet(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the terminal's whole process group) once the LocalCluster's two
+    worker processes run: the command ends as an interrupted command does (status 130) and
+    nothing else is printed. Before: each worker process printed 'Process Dask Worker
+    process (from Nanny):' and two tracebacks (CancelledError, KeyboardInterrupt)."""
+    run = tmp_path / "run"
+    write_hosts(run, 300)
+    proc = subprocess.Popen([sys.executable, "-m", "tfdbg_tui", "index", str(run),
+                             "--engine", "dask", "--workers", "2"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + guard(300)
+        shards = run / ".tfdbg-index"
+        # the workers run and have indexed something: their tasks are under way
+        while not (len(_children(proc.pid)) >= 2 and shards.is_dir()
+                   and any(shards.glob("*.parquet"))):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the cluster never started its work"
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=guard(120))
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert "Traceback" not in err and "Process Dask Worker" not in err, err
+    assert len(err.splitlines()) <= 1, err

@@ -18,6 +18,7 @@ import errno
 import math
 import os
 import re
+import signal
 import sys
 import time
 import warnings
@@ -134,30 +135,29 @@ def _dask(jobs: list[tuple[Any, ...]], address: str | None, workers: int,
     except ImportError:
         raise ImportError("the dask engine needs Dask's distributed scheduler: pip install "
                           "'tfdbg-tui[cluster]' (or 'dask[distributed]')") from None
-    import logging
-
     from reader.index.shard_task import index_task
+    from reader.io.quiet_workers import tracker_running
 
     cluster = None
     own = client is None
-    if client is None:
-        if address:
-            try:
-                client = Client(address, timeout=_connect_timeout())
-            except (OSError, TimeoutError, ValueError) as exc:  # ValueError: not an address
-                raise ConnectionError(f"cannot reach the Dask scheduler at {address} "
-                                      f"({' '.join(str(exc).split())[:200]})") from None
-        else:
-            # stderr is ours (a line per file set that failed): not Dask's warning that its
-            # HTTP server moved off a port another scheduler holds, nor a worker's heartbeat
-            # cut by the close logged as an error
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                       processes=True, dashboard_address=None,
-                                       silence_logs=logging.CRITICAL)
-            client = Client(cluster)
+    if client is None and address:
+        try:
+            client = Client(address, timeout=_connect_timeout())
+        except (OSError, TimeoutError, ValueError) as exc:  # ValueError: not an address
+            raise ConnectionError(f"cannot reach the Dask scheduler at {address} "
+                                  f"({' '.join(str(exc).split())[:200]})") from None
     try:
+        if client is None and not address:
+            # SIGINT blocked while the cluster starts: its threads and processes keep it so;
+            # multiprocessing's resource tracker started first (starting it unblocks SIGINT
+            # in the thread that does: the one that would start the workers)
+            tracker_running()
+            old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                cluster = _local_cluster(LocalCluster, workers)
+                client = Client(cluster)
+            finally:  # (an interrupt meanwhile lands here, the cluster closed below)
+                signal.pthread_sigmask(signal.SIG_SETMASK, old)
         token = f"{time.time_ns():x}"
         keys = [f"tfdbg-index-{job[2].name}-{token}" for job in jobs]
         futures = client.map(index_task, *zip(*jobs, strict=True), key=keys, pure=False)
@@ -170,10 +170,27 @@ def _dask(jobs: list[tuple[Any, ...]], address: str | None, workers: int,
             finally:
                 fut.release()
     finally:
-        if own:
+        if own and client is not None:
             client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _local_cluster(make: Any, workers: int) -> Any:
+    """A LocalCluster of `workers` processes whose stderr is ours (a line per file set that
+    failed). Not Dask's warning that its HTTP server moved off a port another scheduler
+    holds, nor a worker's heartbeat cut by the close logged as an error; and not, on Ctrl-C
+    (SIGINT to the terminal's whole process group), each worker process's "Process Dask
+    Worker process (from Nanny):" and two tracebacks: made with SIGINT blocked in this
+    thread (the caller's), its event loop thread keeps that mask, and so does every worker
+    process it starts (a signal mask survives fork and exec; restarts too). An interrupt
+    comes to the command alone, which closes the cluster and its workers with it."""
+    import logging
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return make(n_workers=workers, threads_per_worker=1, processes=True,
+                    dashboard_address=None, silence_logs=logging.CRITICAL)
 
 
 def _connect_timeout() -> float:
