@@ -121,8 +121,9 @@ def diagnose(logdir: DebugLogdir, kind: int, index: int, slot: int = 0) -> Diagn
         walker = Walker(idx)
         start_bad = idx.is_bad(start) == 1
         trail = find_origin(walker, start)
-        if start_bad and trail.origin == start and is_deliberate_origin(walker, trail):
-            trail = nan_from_infinity(walker, start) or trail  # the ∞ is not the bug
+        if start_bad and is_deliberate_origin(walker, trail):  # a −∞ mask, or what holds
+            # it (tf.fill of it, the where that applies it): the ∞ is not the bug
+            trail = nan_from_infinity(walker, start) or trail
         origin = trail.origin
         verdict = conclude(walker, trail)
         if not start_bad:

@@ -2,7 +2,8 @@
 
 Rules of the walk, each for a reason:
 - follow the earliest bad input (ties by file order) until an op whose inputs were all finite
-  (or not recorded): that op made the NaN/∞;
+  (or not recorded): that op made the NaN/∞; of an op holding NaN, the earliest input
+  holding NaN, when one does (an input holding only ∞ did not bring it);
 - a collective's output (an all-reduce of the replicas' gradients) has the other members'
   inputs as inputs too, though no edge records them (`reader.diagnosis.collectives`);
 - an iterator's output has the element a dataset function (dataset.map) made as an input
@@ -126,6 +127,9 @@ def find_origin(walker: Walker, start: Ref, deliberate_check: bool = True) -> Tr
         step = _step(walker, cur, links)
         if step:
             trail.steps.append(step)
+        if idx.health(cur).nan:  # NaN out, NaN in: it came through there, not through
+            # an input holding only ∞ (a −∞ mask's max added back to a NaN sum)
+            bad = [p for p in bad if idx.health(p[1]).nan] or bad
         nxt, ref = min(bad, key=lambda p: (idx.wall(p[1]), p[1].kind, p[1].index))
         go(ref, nxt.via)
     trail.origin, trail.note = cur, "the walk was cut short"

@@ -11,7 +11,9 @@ Each case is a way the walk used to stop early and call what it stopped at a new
 - an iterator's batch holding what a dataset.map function made was "data" again, fixed where
   the dataset was made;
 - a while loop's variable, fed the previous iteration's output, was said to come "from
-  outside" (an if inside the loop was not looked into; the iteration paired was its own).
+  outside" (an if inside the loop was not looked into; the iteration paired was its own);
+- a tensor holding a −∞ mask on purpose (the tf.where applying it), or NaN next to it,
+  walked back to the mask's constant: an incident "the constant itself holds it".
 Reports come from the session's zoo runs (conftest.py `zoo_runs`: only these programs are
 run when this file runs alone).
 """
@@ -57,6 +59,17 @@ EXPECTED: dict[str, tuple[list[str], str]] = {
         ["MatMul"],
         "the unnormalised power iteration's matmul overflows in one iteration; the next "
         "iterations' loop variable is that product"),
+    "c6_mask_zero_times_inf": (
+        ["Mul"],
+        "0 × −∞ where the mask's −∞ meets a zero weight; the mask itself (tf.fill of −inf, the "
+        "tf.where applying it) holds −∞ on purpose"),
+    "c6_mask_inf_minus_inf": (
+        ["Sub"],
+        "−∞ − (−∞) for a fully masked row; the row's max (−∞ on purpose) added back to the "
+        "log of the NaN sum is the same NaN, not the mask's"),
+    "c6_mask_attention_softmax": (
+        ["Softmax"],
+        "softmax of a fully masked row; the mask holds −∞ on purpose"),
     "c3_grad_norm_zero_vector": (
         ["SqrtGrad"],
         "the norm of a zero vector's gradient; the next steps read the centers it updated "
