@@ -91,7 +91,7 @@ def step_starts(logdir: DebugLogdir, model: RunModel) -> list[float] | None:
         if roles.loss is not None:
             key = id(roles)
             if key not in memo:
-                memo[key] = np.flatnonzero(feeding(flow, roles.loss[0])).tolist()
+                memo[key] = _values_of(flow, roles.loss[0])
             tensors += [(n, 0) for n in memo[key]]
         rows = [int(flow.rows[local, n, s]) for n, s in tensors if 0 <= s < flow.rows.shape[2]]
         times = [_time(logdir, (flow.kind, r)) for r in rows if r >= 0]
@@ -99,6 +99,17 @@ def step_starts(logdir: DebugLogdir, model: RunModel) -> list[float] | None:
             return None
         out.append(min(times))
     return out
+
+
+def _values_of(flow: Flow, node: int) -> list[int]:
+    """The nodes `node` is computed from, less the ops making variables' handles (an eager
+    `VarHandleOp` runs where the variable is created, before restores and other work: a
+    read's value is the variable's, not its handle's)."""
+    mask = feeding(flow, node)
+    return [k for k in np.flatnonzero(mask).tolist() if flow.op_type[k] not in _HANDLES]
+
+
+_HANDLES = frozenset({"VarHandleOp", "VariableV2", "Variable", "Placeholder", "_Arg"})
 
 
 def _time(logdir: DebugLogdir, row: Row) -> float:
@@ -136,7 +147,7 @@ def outside_state(logdir: DebugLogdir, ops: OpTable, model: RunModel, whole: Flo
     if whole is not None:
         _eager_events(logdir, whole, model, starts, writes, reads, refused, dtype)
     step_gids = {f.gid for f in flows if f.kind == GRAPH}
-    _graph_events(logdir, ops, step_gids, eager_key, writes, refused, dtype)
+    _graph_events(logdir, ops, step_gids, eager_key, writes, reads, refused, dtype)
     for f in flows:  # what the steps' own graphs read of it
         if f.kind != GRAPH:
             continue
@@ -151,6 +162,7 @@ def outside_state(logdir: DebugLogdir, ops: OpTable, model: RunModel, whole: Flo
                 if r >= 0:
                     reads.setdefault(key, []).append((float(logdir.traces.wall_time[r]),
                                                       (GRAPH, r)))
+    known -= _written_after(logdir, model, starts, writes)
     out = []
     for key, ws in writes.items():
         if key in known or key in refused or dtype.get(key, -1) not in FLOATS:
@@ -173,6 +185,25 @@ def outside_state(logdir: DebugLogdir, ops: OpTable, model: RunModel, whole: Flo
                                   *(w.value for w in ws if w.how == "set" and w.value)])
         out.append(state)
     return out
+
+
+def _written_after(logdir: DebugLogdir, model: RunModel, starts: list[float],
+                   writes: dict[str, list[Write]]) -> set[str]:
+    """An eager step's state written only outside its forward passes (after the update: an
+    average kept by hand, a target network's copy assigned in the loop). An eager step ends
+    with its last update, so what runs after it opens the next step's flow, where its reads
+    would be taken for the next step's: such state is judged by its writes' windows here."""
+    forward = []  # per eager step: (when its forward pass begins, its first backward op)
+    out = set()
+    for k, (f, _, _) in enumerate(model.steps):
+        if f.kind != EAGER or not f.index or k >= len(starts):
+            continue
+        bwd = [f.index[n] for n in range(len(f)) if f.phase[n] == BWD]
+        end = min(bwd) if bwd else f.index[-1]
+        forward.append((starts[k], float(logdir.executions.wall_time[end])))
+        out |= f.state
+    return {h for h in out
+            if h in writes and not any(a <= w.time < b for w in writes[h] for a, b in forward)}
 
 
 def _eager_events(logdir: DebugLogdir, whole: Flow, model: RunModel, starts: list[float],
@@ -219,13 +250,16 @@ def _eager_events(logdir: DebugLogdir, whole: Flow, model: RunModel, starts: lis
 
 def _graph_events(logdir: DebugLogdir, ops: OpTable, step_gids: set[str],
                   eager_key: Callable[[str | None], str | None],
-                  writes: dict[str, list[Write]], refused: set[str],
+                  writes: dict[str, list[Write]],
+                  reads: dict[str, list[tuple[float, Row]]], refused: set[str],
                   dtype: dict[str, int]) -> None:
-    """Writes by graphs other than the steps' (a function syncing a target network): each
-    traced value assigned, at its trace's wall time."""
+    """Writes by graphs other than the steps' (a function syncing a target network, one
+    applying a moving average): each traced value assigned, at its trace's wall time; and
+    their reads of the variables they write (an average's own value before its update)."""
     types = set(ASSIGNS)
     frames = Frames(logdir)
     found: list[tuple[str, int, int, str, Flow, int]] = []  # key, op, slot, how, flow, node
+    read_ops: dict[int, str] = {}  # op → the variable it reads
     looked = 0
     for gid, graph in logdir.graphs.graphs.items():
         if gid in step_gids or graph.outer_id in step_gids:
@@ -237,6 +271,8 @@ def _graph_events(logdir: DebugLogdir, ops: OpTable, step_gids: set[str],
             break
         flow = graph_flow(logdir, ops, gid, frames)
         for n, t in enumerate(flow.op_type):
+            if t in READS and (key := eager_key(flow.handle[n])) is not None:
+                read_ops[flow.op_ids[n]] = key
             key = eager_key(flow.handle[n]) if t in types else None
             if key is None:
                 continue
@@ -249,7 +285,9 @@ def _graph_events(logdir: DebugLogdir, ops: OpTable, step_gids: set[str],
                 found.append((key, flow.op_ids[j], slot, HOW[t], flow, n))
     if not found or not len(logdir.traces):
         return
-    ops_wanted = np.array(sorted({f[1] for f in found}), np.int64)
+    written = {f[0] for f in found}
+    read_ops = {op: key for op, key in read_ops.items() if key in written}
+    ops_wanted = np.array(sorted({f[1] for f in found} | set(read_ops)), np.int64)
     rows = np.flatnonzero(np.isin(ops.row_op, ops_wanted))  # one pass over the traces
     row_op = ops.row_op[rows]
     row_slot = np.asarray(logdir.traces.slot)[rows]
@@ -259,6 +297,9 @@ def _graph_events(logdir: DebugLogdir, ops: OpTable, step_gids: set[str],
             dtype[key] = int(ops.shape[op][0])
         for r in rows[(row_op == op) & (row_slot == slot)].tolist():
             writes.setdefault(key, []).append(Write(float(wall[r]), (GRAPH, r), how, (flow, n)))
+    for op, key in read_ops.items():
+        for r in rows[(row_op == op) & (row_slot == 0)].tolist():
+            reads.setdefault(key, []).append((float(wall[r]), (GRAPH, r)))
 
 
 def _sig(logdir: DebugLogdir, rows: list[Row]) -> Sig:

@@ -38,10 +38,10 @@ def pair_state(out: StepPairs, k: int, ma: RunModel, mb: RunModel) -> None:
     _, _, rb = mb.steps[k]
     # whether each run moves its statistics, seen in step k's own update (step 0's rows of
     # a graph also hold what ran before it: the restore's assignments), or between steps
-    moved_a = [h for h in ra.state if _moves(ma, k, ra, h)] + [o.key for o in ma.outside
-                                                                if o.writes]
-    moved_b = [h for h in rb.state if _moves(mb, k, rb, h)] + [o.key for o in mb.outside
-                                                                if o.writes]
+    moved_a = [h for h in _inside(ma, ra) if _moves(ma, k, ra, h)] + [
+        o.key for o in ma.outside if o.writes]
+    moved_b = [h for h in _inside(mb, rb) if _moves(mb, k, rb, h)] + [
+        o.key for o in mb.outside if o.writes]
     if bool(moved_a) != bool(moved_b) and k == 1:
         # one run moves statistics the other never moves: where both have them, what each
         # step reads of them is compared (below: the one never moved keeps its initial
@@ -50,7 +50,8 @@ def pair_state(out: StepPairs, k: int, ma: RunModel, mb: RunModel) -> None:
         side, other = ("B", "A") if moved_b else ("A", "B")
         what = ", ".join(_state_name(h) for h in moved_b or moved_a)
         still = (ra, ma) if moved_b else (rb, mb)
-        unread = any(still[1].row(k, still[0].state_read[h]) is None for h in still[0].state)
+        unread = any(still[1].row(k, still[0].state_read[h]) is None
+                     for h in _inside(still[1], still[0]))
         if not (ea and eb) or unread:
             (out.notes if ea and eb else out.missing).append(
                 f"{side} updates non-trainable state ({what}) that {other} never updates "
@@ -80,9 +81,17 @@ def _entries(model: RunModel, k: int) -> list[Entry]:
     between steps (`state_outside`)."""
     _, _, roles = model.steps[k]
     out: list[Entry] = [(h, None, (sig_class(_state_sig(model, k, roles, h)),
-                                   _state_use(model, k, roles, h))) for h in roles.state]
+                                   _state_use(model, k, roles, h)))
+                        for h in _inside(model, roles)]
     out += [(o.key, o, (sig_class(o.sig), ("", -1))) for o in model.outside]
     return out
+
+
+def _inside(model: RunModel, roles: Roles) -> list[str]:
+    """The state a step's own ops write, less what is judged as written between steps (an
+    eager step's state written after its update: `state_outside._written_after`)."""
+    between = {o.key for o in model.outside}
+    return [h for h in roles.state if h not in between]
 
 
 def _match(ea: list[Entry], eb: list[Entry]) -> list[tuple[int, int]]:
