@@ -21,6 +21,8 @@ all but the element count, T is not called data either):
   holds NaN/∞, has as many elements as C's output, and that no recorded op read (up to
   MAX_GAP executions after C): its only reader was unrecorded.
 The explanation says it is inferred and why, and what a constant made in Python would mean.
+The same rule names the value an eager variable write assigned when no recorded op made it
+(`written_copy`: a checkpoint's restore assigns RestoreV2's outputs through Identities).
 """
 
 from __future__ import annotations
@@ -113,3 +115,15 @@ def _bad(h: Health) -> str:
     parts = [f"{label} in {c:,}" for c, label in ((h.neg_inf, "−∞"), (h.pos_inf, "+∞"),
                                                    (h.nan, "NaN")) if c]
     return f"{' and '.join(parts) or 'NaN/∞'} of {h.size:,} elements"
+
+
+def written_copy(walker: Walker, tid: int, write: int, size: int | None) -> Ref | None:
+    """For an eager variable write (execution `write`) of tensor `tid` that no recorded op
+    made: the recorded output it copies, by the same rule (`suspects`, the element count of
+    the variable's read `size`). tf.train.Checkpoint's restore assigns each RestoreV2 output
+    through an Identity TensorFlow does not record: a NaN restored was otherwise 'assigned
+    from numpy', an incident beside the checkpoint's."""
+    if size is None:
+        return None
+    same = [r for _t, r in suspects(walker, tid, write) if walker.idx.health(r).size == size]
+    return same[0] if len(same) == 1 else None

@@ -219,6 +219,11 @@ class Walker:
                 return []
             p = self.idx.eager_producer(w.value_tid, w.index)
             if p is None:
+                from reader.diagnosis.unrecorded import HOP, written_copy  # (imports us)
+
+                c = written_copy(self, w.value_tid, w.index, self.idx.health(ref).size)
+                if c is not None:
+                    return [Link(name, c, (f"tensor #{w.value_tid} ({HOP} {self.name(c)})",))]
                 return [Link(name, None, (), "made outside any recorded op (e.g. numpy or a "
                              "Python value)")]
             return [Link(name, p)]

@@ -109,3 +109,33 @@ def test_a_dataset_function_nan_is_in_the_step_that_reads_it(zoo_runs: dict[str,
     steps, incidents = run.report["steps"], run.report["incidents"]
     assert steps["first_alert_step"] == 1, steps
     assert [i["step"] for i in incidents] == [1]
+
+
+# program → (the op type of its one incident, the data by construction): NaN that the data
+# carries is one incident, whichever ops read it and however it came in
+DATA: dict[str, tuple[str, str]] = {
+    "c7_variable_checkpoint_restore": (
+        "RestoreV2", "a checkpoint saved with a NaN weight, restored (each value assigned "
+        "through an Identity TensorFlow does not record): was a second incident, the "
+        "variable 'assigned from numpy'"),
+    "d9_fit_numpy_with_nan": (
+        "Placeholder", "numpy arrays with a NaN given to fit: Keras' input pipeline maps a "
+        "function over them; the batch it hands out was a second incident"),
+    "d10_from_generator_nan": (
+        "PyFunc", "a generator yielding a NaN (Dataset.from_generator): the iterator's batch "
+        "was a second incident"),
+    "c9_tf1_fed_placeholder": ("Placeholder", "a NaN fed through feed_dict"),
+}
+
+
+@pytest.mark.parametrize("prog", [p for p in zoo_programs() if p.name in DATA],
+                         ids=lambda p: p.name)
+def test_zoo_data_is_one_incident(zoo_runs: dict[str, Any], prog: ZooProgram) -> None:
+    run = zoo_runs[prog.name]
+    assert run.report is not None, run.report_error
+    incidents = run.report["incidents"]
+    want, why = DATA[prog.name]
+    got = [((i["origin"] or {}).get("op_type"), (i["origin"] or {}).get("cause"))
+           for i in incidents]
+    assert got == [(want, "data")], (got, why)
+    assert incidents[0]["alerts"] == run.report["alerts"]["total"]
