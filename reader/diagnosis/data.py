@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from reader.diagnosis import optable
+from reader.diagnosis.copies import suspects
 from reader.diagnosis.explain.common import In, produced
 from reader.diagnosis.index import DiagIndex, Health, Ref
 from reader.diagnosis.places import Place, place_of_op, place_of_ref
-from reader.diagnosis.unrecorded import suspects
 from reader.diagnosis.walk import Link, Walker
 from reader.errors import ReaderError
 from reader.index.schema import EAGER, GRAPH
@@ -226,7 +226,7 @@ def argument_data(walker: Walker, op_type: str, out: Health, links: list[Link],
         return None
     lk = args[0]
     if lk.outside and here.index is not None and lk.tid is not None and \
-            suspects(walker, lk.tid, here.index):
+            suspects(walker.idx, lk.tid, here.index):
         return None  # it may as well be an unrecorded Identity of a bad tensor: not data
     if lk.outside:
         text = (f"{produced(op_type, out)}: the data carries it — its input {lk.name} was "

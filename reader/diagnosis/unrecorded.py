@@ -22,22 +22,18 @@ all but the element count, T is not called data either):
   MAX_GAP executions after C): its only reader was unrecorded.
 The explanation says it is inferred and why, and what a constant made in Python would mean.
 The same rule names the value an eager variable write assigned when no recorded op made it
-(`written_copy`: a checkpoint's restore assigns RestoreV2's outputs through Identities).
+(`reader.diagnosis.copies.written_copy`: a checkpoint's restore assigns RestoreV2's outputs
+through Identities). MAX_GAP is `copies.MAX_GAP`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
+from reader.diagnosis.copies import HOP, suspects
 from reader.diagnosis.health import Health, Ref
 from reader.diagnosis.walk import Link, Walker
-from reader.errors import ReaderError
 from reader.index.schema import EAGER
-
-MAX_GAP = 64  # executions before C (where O was made) and after it (where O was not read)
-HOP = "not recorded: taken to be an Identity of"  # in the path, where the walk inferred
 
 
 @dataclass(frozen=True)
@@ -62,7 +58,7 @@ def unrecorded_identity(walker: Walker, cur: Ref, links: list[Link]) -> Inferred
     if any(lk.ref is None or idx.is_bad(lk.ref) != 0 for lk in links if not lk.outside):
         return None
     tid, size = outside[0].tid, idx.health(cur).size
-    same = [(t, r) for t, r in suspects(walker, tid, cur.index) if idx.health(r).size == size]
+    same = [(t, r) for t, r in suspects(idx, tid, cur.index) if idx.health(r).size == size]
     if size is None or len(same) != 1:
         return None
     o_tid, o_ref = same[0]
@@ -81,49 +77,8 @@ def unrecorded_identity(walker: Walker, cur: Ref, links: list[Link]) -> Inferred
     return Inferred(o_ref, (f"tensor #{tid} ({HOP} {o_name})",), text)
 
 
-def suspects(walker: Walker, tid: int, read: int) -> list[tuple[int, Ref]]:
-    """(tensor id, output) of the recorded eager outputs an unrecorded tensor `tid`, read
-    by execution `read`, may copy: made before it by the MAX_GAP executions before `read`,
-    after any other tensor from outside the record that a recorded op read (a Python
-    constant, an earlier step's Identity) — but those made along with `tid`, between the same
-    two recorded ops (the Identities of one apply_gradients) —, holding NaN/∞, and read by
-    no recorded execution up to MAX_GAP after `read`."""
-    L, idx = walker.L, walker.idx
-    used: set[int] = set()
-    made: list[tuple[int, Ref]] = []
-    for e in range(max(0, read - MAX_GAP), min(len(L.executions), read + MAX_GAP + 1)):
-        try:
-            rec = L.read_execution(e)
-        except ReaderError:
-            return []
-        used.update(int(t) for t in rec.input_tensor_ids or ())
-        if e < read:
-            made += [(int(t), Ref(EAGER, e, k))
-                     for k, t in enumerate(rec.output_tensor_ids or ()) if int(t) < tid]
-    tids, _ = idx.outputs_by_tid()
-    recorded = {t for t, _ in made}
-    gap = int(np.searchsorted(tids, tid))  # recorded outputs made before `tid`
-    outside = [u for u in used if u < tid and u not in recorded
-               and idx.eager_producer(u, read) is None and int(np.searchsorted(tids, u)) < gap]
-    after = max(outside, default=-1)
-    return [(t, r) for t, r in made
-            if t > after and t not in used and idx.is_bad(r) == 1]
-
-
 def _bad(h: Health) -> str:
     """"−∞ in 3 of 3 elements"."""
     parts = [f"{label} in {c:,}" for c, label in ((h.neg_inf, "−∞"), (h.pos_inf, "+∞"),
                                                    (h.nan, "NaN")) if c]
     return f"{' and '.join(parts) or 'NaN/∞'} of {h.size:,} elements"
-
-
-def written_copy(walker: Walker, tid: int, write: int, size: int | None) -> Ref | None:
-    """For an eager variable write (execution `write`) of tensor `tid` that no recorded op
-    made: the recorded output it copies, by the same rule (`suspects`, the element count of
-    the variable's read `size`). tf.train.Checkpoint's restore assigns each RestoreV2 output
-    through an Identity TensorFlow does not record: a NaN restored was otherwise 'assigned
-    from numpy', an incident beside the checkpoint's."""
-    if size is None:
-        return None
-    same = [r for _t, r in suspects(walker, tid, write) if walker.idx.health(r).size == size]
-    return same[0] if len(same) == 1 else None

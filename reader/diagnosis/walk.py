@@ -16,6 +16,7 @@ partly explicit. This module recovers them:
 
 from __future__ import annotations
 
+from reader.diagnosis.copies import HOP, written_copy
 from reader.diagnosis.feeders import feeder
 from reader.diagnosis.functions import backward_graphs_of, captured_name, placeholders_in_order
 from reader.diagnosis.index import DiagIndex, Ref
@@ -219,9 +220,7 @@ class Walker:
                 return []
             p = self.idx.eager_producer(w.value_tid, w.index)
             if p is None:
-                from reader.diagnosis.unrecorded import HOP, written_copy  # (imports us)
-
-                c = written_copy(self, w.value_tid, w.index, self.idx.health(ref).size)
+                c = written_copy(self.idx, w.value_tid, w.index, self.idx.health(ref).size)
                 if c is not None:
                     return [Link(name, c, (f"tensor #{w.value_tid} ({HOP} {self.name(c)})",))]
                 return [Link(name, None, (), "made outside any recorded op (e.g. numpy or a "
