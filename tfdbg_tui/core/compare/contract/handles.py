@@ -45,10 +45,12 @@ def aliases(logdir: DebugLogdir) -> dict[str, int]:
             continue
         gid = logdir.strings[int(sid)]
         try:
-            ids = logdir.read_execution(int(i)).input_tensor_ids
+            ids = list(logdir.read_execution(int(i)).input_tensor_ids)
         except ReaderError:
             continue
         names = ph.get(gid, [])
+        if len(ids) > len(names):
+            ids = _captured_values_dropped(logdir, int(i), ids, len(ids) - len(names))
         k = min(len(names), len(ids))
         for name, tid in zip(names[len(names) - k:], ids[len(ids) - k:], strict=True):
             out[f"{gid}/{name}"] = int(tid)
@@ -65,6 +67,30 @@ def aliases(logdir: DebugLogdir) -> dict[str, int]:
                     out[key] = out[src]
                     changed = True
     return out
+
+
+MAX_BACK = 4096  # executions read back from a call to find what made its inputs
+
+
+def _captured_values_dropped(logdir: DebugLogdir, call: int, ids: list[int], extra: int
+                             ) -> list[int]:
+    """A call's inputs less the `extra` ones its graph has no placeholder for: a constant the
+    function captured by value (a `tf.constant` a `fit` loss function closes over) is given
+    to the call but baked into its graph. Such a value was made by no recorded execution,
+    while a variable's handle was (its `VarHandleOp`) and an argument usually was: the
+    inputs no execution before the call produced go first, the last ones first (captures
+    follow the arguments); matching the rest from the ends then holds."""
+    made: set[int] = set()
+    want = set(ids)
+    for j in range(call - 1, max(-1, call - 1 - MAX_BACK), -1):
+        try:
+            made.update(t for t in logdir.read_execution(j).output_tensor_ids if t in want)
+        except ReaderError:
+            break
+        if made >= want:
+            return ids
+    drop = [p for p in range(len(ids) - 1, -1, -1) if ids[p] not in made][:extra]
+    return [t for p, t in enumerate(ids) if p not in drop]
 
 
 def eager_init(logdir: DebugLogdir, flows: list[Flow], trained: set[str]) -> None:
