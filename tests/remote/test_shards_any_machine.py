@@ -154,3 +154,15 @@ def test_a_shard_whose_object_is_gone_says_so(s3: S3Server, tmp_path: Path) -> N
     assert len(warned) == 1 and f"{name} is gone since it was indexed" in warned[0], warned
     opened["warnings"] = [w for w in opened["warnings"] if w not in warned]
     assert opened == direct
+
+
+def test_shards_into_a_bucket_that_does_not_exist_is_one_line(s3: S3Server,
+                                                              indexed: str) -> None:
+    """`--out` naming a bucket that does not exist: one line before any task runs, exit 2
+    (before: one 'not indexed: … The specified bucket does not exist' line per file set —
+    a thousand for a job of a thousand hosts — and exit 1)."""
+    proc = cli(s3, "index", indexed, "--out", "s3://no-such-bucket-here/shards")
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "s3://no-such-bucket-here/shards" in lines[0] and "no such bucket" in lines[0]

@@ -234,6 +234,8 @@ def index_logdir(path: str, run: str | None = None, engine: str = "local",
     planted = None if is_remote(where) else foreign_link(where)
     if planted is not None:  # shards are written there: no link another user planted
         raise OSError(errno.EPERM, planted, where)
+    if is_remote(where):
+        _bucket_there(where)
     src = source(logdir.path) if is_remote(logdir.path) else ""
     filesets = list(logdir.filesets)
     seen = seen_by_driver(logdir.path, filesets, where)
@@ -253,6 +255,23 @@ def index_logdir(path: str, run: str | None = None, engine: str = "local",
         if on_result is not None:
             on_result(r, len(got), len(jobs))
     return got, where, logdir
+
+
+def _bucket_there(where: str) -> None:
+    """OSError (one line, exit 2) when the bucket the shards are to be written into does
+    not exist: not one line per file set, each task finding it out. Anything else the
+    question meets (no right to look at the bucket, only to write into it) is left to the
+    tasks."""
+    from reader.io.remote import filesystem
+
+    try:
+        fs, inner = filesystem(where)
+        fs.info(inner.split("/", 1)[0])
+    except FileNotFoundError:
+        raise OSError(errno.ENOENT, "no such bucket (the shards are written there)",
+                      where) from None
+    except Exception:
+        return
 
 
 def _engine(engine: str) -> tuple[str, str]:
