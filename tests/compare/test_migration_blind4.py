@@ -1,0 +1,92 @@
+"""`tfdbg-tui diff` on the fourth blind migration corpus (tests/programs/migration_blind4/):
+seventeen TF1 → TF2 pairs written as a held-out test after every earlier migration corpus
+had been used to tune the compare engine, in classes none of them covers (Nadam as tf.contrib
+had it against the same rule written out and against Keras' Nadam, PReLU, the weighted
+cross-entropy and class weights, bilinear upscaling on TF 1.x's pixel grid and on TF 2's
+half-pixel one, Keras 2's and Keras 3's hard sigmoid, the squared hinge, a cyclic polynomial
+decay, a bag of words from embedding_lookup_sparse or a masked mean, Lion, log-cosh); each
+proven equivalent or buggy with numpy (its verify.py) and its expectations written and
+committed (EXPECTATIONS.md, blind4_pairs.py) before the tool was run on it.
+
+Each program is recorded unmodified with `tfdbg-tui run --mode FULL_TENSOR -- PROGRAM DATA_DIR`
+through the harness of tests/compare/user_corpus.py (two fork servers; recordings cached
+outside the checkout under ~/.cache/tfdbg-tui-tests/migration-blind4, or
+$TFDBG_TUI_TEST_CACHE, keyed by program, prepare_data.py and the TensorFlow/Keras versions).
+
+Pairs the engine gets wrong are in KNOWN_FAILING as strict xfails, each with what the tool
+says instead: the suite stays green, and a fix makes its test pass unexpectedly, which fails
+until the entry goes.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from compare.user_corpus import Diffs, UserCorpus
+from support.paths import PROGRAMS
+
+BLIND4 = PROGRAMS / "migration_blind4"
+sys.path[:0] = [str(BLIND4), str(PROGRAMS)]  # the corpus, and its shared pair table
+from blind4_models import program_data  # noqa: E402
+from blind4_pairs import CONTRACT, PAIRS, programs  # noqa: E402
+
+pytestmark = [pytest.mark.tf, pytest.mark.timeout(1800)]
+
+CORPUS = UserCorpus(BLIND4, "migration-blind4", PAIRS, programs, CONTRACT)
+
+# pair → what the tool says instead (first contact, 2026-11-28 ~22:25, the engine of HEAD
+# 575b180: 8 of 17 pairs right; each a strict xfail)
+KNOWN_FAILING: dict[str, str] = {
+    # equivalent pairs
+    "nadam_fn": "exit 1, step 0 learning_rate 'yet its update agrees': A's Adam/learning_rate "
+                "(0.01, :46) paired with B's bias-corrected lr_t (`truediv`, :38), a part of "
+                "the update; hint blames the schedule",
+    "nadam_fit": "exit 1, step 0 learning_rate 'applied to hidden/kernel, yet its update "
+                 "agrees': A's Adam/learning_rate (:46) vs the Adam subclass's alpha "
+                 "(`contrib_nadam/truediv`, :28)",
+    "bag_fn": "exit 1, step 0 variable 'sequential_1/embedding_1/Shape: in B only': the "
+              "Embedding's Shape taken for a variable, A's embedding/embeddings left without "
+              "a partner (its gradient and update never compared: 2 of 3)",
+    "bag_fit": "the same as bag_fn (B's line the model.fit call, :27)",
+    # buggy pairs
+    "nadam_keras_eager": "step 0 gradient of prelu/alpha (expected update): A's "
+                         "gradients/mul_grad/Reshape (alpha's gradient, :46) paired with B's "
+                         "BiasAddGrad (hidden/bias's, :30); both runs' gradients are equal",
+    "upsample_layer_fit": "step and quantity right (0, layer_output) but 'layer 2 output' is "
+                          "conv2's (A :25 AT:conv2, B :21 CALL:conv2): the resize outputs "
+                          "(A AT:resize :24, B BUG :20: legacy vs half-pixel grid) are "
+                          "not among the 2 layer outputs compared at step 0",
+    "upsample_resize_fn": "the same as upsample_layer_fit: conv2's output (A :25, B :34), "
+                          "not the resize's (A AT:resize :24, B BUG :27)",
+    "gated_hard_sigmoid_eager": "step and quantity right, A right (:25, `0.2a + 0.5`), B the "
+                                "eager model call (:33, Relu6 of Keras 3's hard sigmoid), not "
+                                "the Dense(activation='hard_sigmoid') line (BUG :19)",
+    "bag_nomask_eager": "step and quantity right but 'layer 1 output' is the logits (A :31 "
+                        "AT:logits, B :20 CALL:logits): the pooled mean (A's "
+                        "embedding_lookup_sparse, B's GlobalAveragePooling1D) is not "
+                        "compared, the logits are the one layer output (A AT:pool :30, B BUG :18 / CALL:pool :19); "
+                        "embedding/embeddings unpaired",
+}
+
+
+@pytest.fixture(scope="session")
+def blind4_diffs(tmp_path_factory: pytest.TempPathFactory) -> Diffs:
+    """pair → (exit status, `diff --json` result), the recordings built first if missing."""
+    return CORPUS.diffs(tmp_path_factory)
+
+
+@pytest.mark.parametrize("name", CORPUS.params(0, KNOWN_FAILING))
+def test_equivalent_pair(blind4_diffs: Diffs, name: str) -> None:
+    """Exit 0, equivalent, and the loss, every gradient and every update compared."""
+    CORPUS.check_equivalent(blind4_diffs, name, len(program_data(PAIRS[name].a)[1]))
+
+
+@pytest.mark.parametrize("name", CORPUS.params(1, KNOWN_FAILING))
+def test_buggy_pair(blind4_diffs: Diffs, name: str) -> None:
+    """Exit 1, the first divergence at the expected step and quantity, both lines right."""
+    CORPUS.check_buggy(blind4_diffs, name)
+
+
+def test_marks_and_pairs_are_consistent() -> None:
+    CORPUS.check_marks()
