@@ -223,7 +223,9 @@ def eager_forward(idx: DiagIndex, e: int, hint: str, window: int = 256) -> Ref |
 
     Eager ops have no names; the gradient reads the forward op's output (SqrtGrad reads y)
     or its input (Log's gradient reads x): the forward op is the producer of one of `e`'s
-    inputs, or failing that the latest `hint` execution before `e` that read one of them.
+    inputs, or failing that the latest `hint` execution before `e` that read one of them —
+    never an op of the gradient itself (Mean's gradient is a RealDiv too: taken for the
+    forward x/y, 1/0's gradient was paired with it, not with the division it differentiates).
     """
     L = idx.L
     try:
@@ -233,7 +235,8 @@ def eager_forward(idx: DiagIndex, e: int, hint: str, window: int = 256) -> Ref |
         return None
     for tid in sorted(tids):
         ref = idx.eager_producer(int(tid), e)
-        if ref is not None and L.op_type_of_execution(ref.index) == hint:
+        if (ref is not None and L.op_type_of_execution(ref.index) == hint
+                and not _in_gradient(L, ref.index)):
             return ref
     sid = L.strings.lookup(hint)
     if sid < 0:
@@ -241,12 +244,23 @@ def eager_forward(idx: DiagIndex, e: int, hint: str, window: int = 256) -> Ref |
     same = (L.executions.col("op_type")[:e] == sid).nonzero()[0][::-1][:window]
     for r in same:
         try:
-            if tids & set(L.read_execution(int(r)).input_tensor_ids):
+            rec = L.read_execution(int(r))
+            if (tids & set(rec.input_tensor_ids)
+                    and gradient_hint(L.stack(rec.stack_frame_ids)) is None):
                 return Ref(EAGER, int(r), 0)
         except ReaderError as exc:
             L.warn(str(exc))
             return None
     return None
+
+
+def _in_gradient(L: DebugLogdir, e: int) -> bool:
+    """Was execution `e` made by a registered gradient function (its stack says so)?"""
+    try:
+        return gradient_hint(L.stack(L.read_execution(e).stack_frame_ids)) is not None
+    except ReaderError as exc:
+        L.warn(str(exc))
+        return False
 
 
 def _forward_consumers(g: Graph, op: Op, depth: int, *, forward_only: bool,

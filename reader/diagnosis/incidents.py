@@ -20,6 +20,11 @@ data carries has its origin in the data, not in the ops that read it: such alert
 incident when the data enters at the same place (the tf.function argument it was fed as, the
 first op that read a numpy array, the dataset it came from) — two ops reading one bad batch
 were two incidents.
+
+A gradient op whose NaN/∞ is born again of what made its forward op's (log(0) = −∞ in the
+forward pass, its gradient 1/0 = ∞ in the backward) is counted with the forward op's incident
+when that op is an origin in the same step (`reader.diagnosis.backward_pairs`): one bug, one
+line to fix; the incident's text names the backward op.
 """
 
 from __future__ import annotations
@@ -31,7 +36,16 @@ from itertools import pairwise
 import numpy as np
 
 from reader.diagnosis import diagnose
+from reader.diagnosis.backward_pairs import (
+    Identity,
+    forward_identity,
+    is_backward_of_origin,
+    origin_identity,
+    reads_forward,
+    with_backward,
+)
 from reader.diagnosis.incident_picks import BLOCK, code_types, kind_codes, pick, segments
+from reader.diagnosis.index import diag_index
 from reader.diagnosis.result import Diagnosis
 from reader.diagnosis.step_model import TrainingSteps
 from reader.errors import ReaderError
@@ -55,6 +69,9 @@ class Incident:
     diagnosed: int = 0
     op_types: Counter[str] = field(default_factory=Counter)
     error: str | None = None
+    backward: list[Diagnosis] = field(default_factory=list)  # its gradient's origins
+    # (origin op, step) of each alert diagnosed to it: what a gradient origin is matched to
+    origins: set[tuple[Identity, int | None]] = field(default_factory=set)
 
     @property
     def origin_name(self) -> str:
@@ -72,6 +89,7 @@ class Incidents:
     of_alert: dict[int, int]  # diagnosed alert position → incident number
     diagnoses: dict[int, Diagnosis | None]
     total: int
+    aliases: dict[Key, int] = field(default_factory=dict)  # a backward origin's key → number
 
     def incident_of(self, position: int) -> Incident | None:
         """The incident an alert position is counted with (diagnosed or not)."""
@@ -84,7 +102,7 @@ class Incidents:
     def number_of(self, d: Diagnosis) -> int | None:
         """The incident whose origin `d` (any alert's diagnosis) names, if one does."""
         key = _key(d)
-        return next((i.number for i in self.items if i.key == key), None)
+        return next((i.number for i in self.items if i.key == key), self.aliases.get(key))
 
 
 def _key(d: Diagnosis) -> Key:
@@ -117,6 +135,7 @@ def find_incidents(logdir: DebugLogdir, steps: TrainingSteps | None = None,
     items: list[Incident] = []
     by_key: dict[Key, Incident] = {}
     of_alert: dict[int, int] = {}
+    aliases: dict[Key, Incident] = {}
     for p in positions:
         kind, index, slot = int(alerts.kind[p]), int(alerts.index[p]), int(alerts.slot[p])
         error = None
@@ -130,12 +149,22 @@ def find_incidents(logdir: DebugLogdir, steps: TrainingSteps | None = None,
         diagnoses[p] = d
         key = _key(d) if d is not None else ("undiagnosed", kind, _op_type(logdir, kind, index))
         inc = by_key.get(key)
+        step = int(alert_steps[p]) if alert_steps is not None and alert_steps[p] >= 0 \
+            else None
+        fwd = _forward_incident(logdir, items, d, step) if d is not None else None
+        if fwd is not None and inc in (None, fwd):  # the backward of a forward origin
+            if inc is None:  # (an eager RealDiv's gradient RealDiv has its key already)
+                by_key[key] = aliases[key] = fwd
+            inc = fwd
+            if d is not None and origin_identity(d) not in {origin_identity(b)
+                                                            for b in fwd.backward}:
+                fwd.backward.append(d)
         if inc is None:
-            step = int(alert_steps[p]) if alert_steps is not None and alert_steps[p] >= 0 \
-                else None
             inc = Incident(len(items) + 1, key, d, p, step, error=error)
             items.append(inc)
             by_key[key] = inc
+        if d is not None:
+            inc.origins.add((origin_identity(d), step))
         inc.diagnosed += 1
         of_alert[p] = inc.number
     bounds = [*positions, n]
@@ -158,7 +187,25 @@ def find_incidents(logdir: DebugLogdir, steps: TrainingSteps | None = None,
         per_type = np.bincount(types + 1, weights=per_kind)
         for u in np.flatnonzero(per_type).tolist():
             inc.op_types[logdir.strings[u - 1] if u > 0 else "?"] += int(per_type[u])
-    return Incidents(items, of_alert, diagnoses, n)
+    for inc in items:
+        if inc.backward and inc.diagnosis is not None:
+            inc.diagnosis = with_backward(inc.diagnosis, inc.backward, inc.step)
+    return Incidents(items, of_alert, diagnoses, n,
+                     {k: inc.number for k, inc in aliases.items()})
+
+
+def _forward_incident(logdir: DebugLogdir, items: list[Incident], d: Diagnosis,
+                      step: int | None) -> Incident | None:
+    """The incident whose origin, in `step`, is the forward op of gradient origin `d`."""
+    if not is_backward_of_origin(d) or d.forward is None:
+        return None
+    want = (forward_identity(d.forward), step)
+    inc = next((i for i in items if want in i.origins), None)
+    if inc is None:
+        return None
+    idx = diag_index(logdir)
+    with idx.lock:
+        return inc if reads_forward(idx, d) else None
 
 
 def _op_type(logdir: DebugLogdir, kind: int, index: int) -> str:

@@ -39,8 +39,10 @@ EXPECTED: dict[str, tuple[list[str], str]] = {
         "log(0) in cross_entropy, its backward function, the model's; the updates read the "
         "gradients through eager Identities"),
     "c9_mirrored_two_cpus": (
-        ["Cosh", "Sinh"],
-        "cosh(200) overflows on replica 1, and so does its gradient's sinh(200), on its own; "
+        ["Cosh"],
+        "cosh(200) overflows on replica 1, and so does its gradient's sinh(200): the backward "
+        "of that Cosh in the same step, one incident with it (tests/diagnosis/"
+        "test_gradient_pairs.py; it was a second one); "
         "replica 0's all-reduce member (CollectiveReduceV2) had a finite input of its own and "
         "an ∞ from replica 1's gradient, which no graph edge records"),
     "c5_data_map_preprocess": (

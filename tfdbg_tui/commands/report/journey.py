@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from reader import DebugLogdir, ReaderError
-from reader.diagnosis import diagnose
+from reader.diagnosis import Diagnosis, diagnose
 from reader.diagnosis.incidents import Incident, find_incidents
 from reader.diagnosis.losses import step_losses
 from reader.diagnosis.steps import training_steps
@@ -91,6 +91,12 @@ def _loss_json(v: float | None) -> float | str | None:
     return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
 
 
+def _backward_json(d: Diagnosis) -> dict[str, Any]:
+    origin = d.to_json()["origin"]
+    return {k: origin[k] for k in ("kind", "index", "op_type", "op_name", "graph_name",
+                                   "device")} | {"explanation": d.explanation}
+
+
 def _incident_json(inc: Incident, steps_form: str | None) -> dict[str, Any]:
     d = inc.diagnosis
     diagnosis = d.to_json() if d is not None else None
@@ -106,6 +112,8 @@ def _incident_json(inc: Incident, steps_form: str | None) -> dict[str, Any]:
         "first_alert": inc.first_alert,
         "diagnosed": inc.diagnosed,
         "op_types": dict(inc.op_types.most_common()),
+        # its gradient's origins, counted with it (reader.diagnosis.backward_pairs)
+        "backward": [_backward_json(b) for b in inc.backward],
     }
     if d is None:
         out["origin_op_type"] = inc.origin_name
