@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from reader.cache import remote_key
 from reader.cache.files import CacheError, NoEntry, load_array
 from reader.cache.identity import file_identity, still_holds
 from reader.cache.location import blake2b, cache_dir_problem
@@ -201,6 +202,8 @@ class LogdirCache:
             return
         self._saved = True
         desc, arrays = _describe(logdir, self._mark)
+        if any(remote_key.unversioned(i) for i in desc["files"].values()):
+            return  # an object its server gives no version of: no entry could be trusted
         desc["rows"]["total"] = sum(desc["rows"][t] for t in ("traces", "executions"))
         spool = logdir.spool  # columns an open from shards wrote already
         moved = {} if spool is None else {

@@ -48,12 +48,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from reader.io.remote_clients import host_options, make_client, sized
+from reader.io.remote_clients import check_listings, host_options, make_client, sized
 from reader.io.remote_errors import (
     TIMEOUT_ENV,
     RemoteError,
     _one_line,
     error_for,
+    malformed_listing,
     timeout,
 )
 
@@ -129,6 +130,7 @@ def filesystem(url: str) -> tuple[Any, str]:
                 raise _missing(url, protocol) from None
             if hasattr(fs, "retries") and EXTRAS.get(protocol) == "s3":
                 fs.retries = 1  # s3fs's own loop would multiply botocore's tries
+                check_listings(fs)
             _filesystems[key] = fs
     try:  # (fsspec's `generic://` recursed until RecursionError here)
         path = (fs._strip_protocol(url) if hasattr(fs, "_strip_protocol")
@@ -236,6 +238,10 @@ class RemoteStat:
     st_mtime: float
     version: str
     st_mode: int = stat.S_IFREG | 0o444
+    # False when the server gave no version of the bytes (an ETag, a generation…): `version`
+    # is then only the size and time, which a rewrite of the same length in the same second
+    # (or on a server that gives no time) keeps — nothing to trust a cache entry on
+    versioned: bool = True
     st_dev: int = 0
     st_ino: int = 0
 
@@ -257,7 +263,9 @@ def _stat_of(info: dict[str, Any]) -> RemoteStat | None:
     except (TypeError, ValueError, OverflowError):
         mtime = 0.0
     version = next((str(info[k]) for k in ("ETag", "etag", "generation", "md5Hash", "version_id")
-                    if info.get(k)), f"{size}:{mtime}")
+                    if info.get(k)), None)
+    if version is None:
+        return RemoteStat(size, mtime, f"{size}:{mtime}", versioned=False)
     return RemoteStat(size, mtime, version)
 
 
@@ -322,7 +330,7 @@ class _Listings:
                               f"ever?); --remote-timeout or {TIMEOUT_ENV} sets the limit "
                               f"({LISTING_TIMEOUTS}x it)", url) from None
         except Exception as exc:
-            raise error_for(url, exc) from None
+            raise (malformed_listing(url, exc) or error_for(url, exc)) from None
         listing: dict[str, RemoteStat | None] = {}
         for info in sized(fs, url, entries, timeout() * LISTING_TIMEOUTS):
             if isinstance(info, dict) and isinstance(info.get("name"), str):

@@ -1,5 +1,6 @@
 """Making an fsspec client for a URL (where the URL says to connect; a client that fails
-half-made let go quietly), and the sizes a listing left out (`reader.io.remote` keeps the
+half-made let go quietly; an S3 client that refuses a listing that is no listing), and the
+sizes a listing left out (`reader.io.remote` keeps the
 clients made and the listings)."""
 
 from __future__ import annotations
@@ -10,7 +11,14 @@ import gc
 import sys
 from typing import Any
 
-from reader.io.remote_errors import TIMEOUT_ENV, RemoteError, error_for
+from reader.io.remote_errors import (
+    TIMEOUT_ENV,
+    Malformed,
+    RemoteError,
+    _one_line,
+    error_for,
+    malformed_listing,
+)
 
 
 def host_options(cls: Any, url: str) -> dict[str, Any]:
@@ -72,11 +80,65 @@ def sized(fs: Any, url: str, entries: list[Any], limit: float) -> list[Any]:
             raise RemoteError(errno.ETIMEDOUT, f"no size of {entry['name']} within {limit:g} "
                               f"s; --remote-timeout or {TIMEOUT_ENV} sets the limit",
                               url) from None
+        except (FileNotFoundError, ValueError) as exc:  # (aiohttp's InvalidURL is one)
+            # the page links to what the server does not have, or to no URL at all: the
+            # folder is there (its page was read) — its listing is what is wrong
+            name = entry["name"].rsplit("/", 1)[-1]
+            raise RemoteError(errno.EBADMSG, f"its listing is malformed: it names {name!r}, "
+                              "which the server does not have "
+                              f"({type(exc).__name__}; an index page that is no folder's "
+                              "listing?)", url) from None
         except Exception as exc:
-            raise error_for(url, exc) from None
+            raise (malformed_listing(url, exc) or error_for(url, exc)) from None
         return {**entry, **got, "name": entry["name"]} if isinstance(got, dict) else entry
 
     out = list(entries)
     for i in todo:
         out[i] = one(out[i])
     return out
+
+
+def check_listings(fs: Any) -> None:
+    """Make an S3 client refuse a listing whose answer is no listing (`Malformed`). Why:
+    botocore takes XML it cannot parse in a 200 answer for a server error (a 500, retried,
+    then "Internal Server Error": said as "cannot reach it"), and an HTML page (a proxy's, a
+    captive portal's) for an empty listing ("no such bucket"); either way the user looks at
+    the network or the bucket, not at what answered. botocore's own check of a 200 answer
+    (`_handle_200_error`, which turns it into a 500) runs first of all handlers, so ours
+    takes its place and calls it after looking."""
+    try:
+        from botocore.handlers import _handle_200_error
+        from fsspec.asyn import sync
+
+        client = sync(fs.loop, fs.set_session)
+        events = client.meta.events
+
+        def answer(operation_model: Any = None, response_dict: Any = None,
+                   **kwargs: Any) -> None:
+            if getattr(operation_model, "name", "") in ("ListObjectsV2", "ListObjects"):
+                _listing_answer(response_dict)
+            _handle_200_error(operation_model=operation_model, response_dict=response_dict,
+                              **kwargs)
+
+        events.unregister("before-parse.s3.*", _handle_200_error)
+        events.register_first("before-parse.s3.*", answer)
+    except Exception:  # (another botocore, a client made otherwise: said as before)
+        return
+
+
+def _listing_answer(response_dict: Any) -> None:
+    """A 200 answer to a listing must be an XML `ListBucketResult` (`Malformed` if not)."""
+    if not isinstance(response_dict, dict) or response_dict.get("status_code") != 200:
+        return
+    from xml.etree.ElementTree import ParseError, XMLParser
+
+    body = response_dict.get("body")
+    parser = XMLParser()
+    try:
+        parser.feed(body if isinstance(body, bytes) else b"")
+        root = parser.close()
+    except ParseError as exc:
+        raise Malformed(f"not XML: {exc}") from None
+    tag = str(root.tag).rsplit("}", 1)[-1]
+    if tag not in ("ListBucketResult", "Error"):  # (an error is botocore's to say)
+        raise Malformed(f"a <{_one_line(tag)[:40]}> document, not a ListBucketResult")

@@ -34,6 +34,12 @@ class CutShort(Exception):
     (`str`: what is wrong with it). Never taken for an object that ends there."""
 
 
+class Malformed(Exception):
+    """A server's answer that is not what was asked for, although the server was reached: a
+    listing that is no listing (XML cut short, an HTML page from a proxy or a captive portal,
+    links to objects the server does not have). Said as such, never as "cannot reach it"."""
+
+
 class RemoteError(OSError):
     """A remote operation failed; `strerror` is one line saying why, `filename` the URL."""
 
@@ -102,6 +108,25 @@ def error_for(url: str, exc: BaseException) -> OSError:
                            "checksum: the object changed during the read, or the server or "
                            f"a proxy on the way corrupts it ({name}: {text})", url)
     return RemoteError(errno.EIO, f"cannot reach it ({name}: {text})", url)
+
+
+def malformed_listing(url: str, exc: BaseException | None) -> RemoteError | None:
+    """The one line for a listing the server answered with something that is no listing
+    (`Malformed`, or a parser's error: XML, JSON, text that is not text), in `exc` or what it
+    was raised from; None for any other failure (`error_for` says those)."""
+    import json
+    from xml.etree.ElementTree import ParseError
+
+    for _ in range(4):
+        if exc is None:
+            return None
+        if isinstance(exc, (Malformed, ParseError, json.JSONDecodeError, UnicodeDecodeError)):
+            what = str(exc) if isinstance(exc, Malformed) else f"{type(exc).__name__}: {exc}"
+            return RemoteError(errno.EBADMSG, f"its listing is malformed ({_one_line(what)}): "
+                               "the server answered, but not with a listing of its objects "
+                               "(a proxy or a server in its place?)", url)
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 # a client's words for a body that ended before its Content-Length (aiohttp, botocore,

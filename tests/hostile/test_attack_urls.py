@@ -23,6 +23,7 @@ import socket
 import subprocess
 import sys
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -38,12 +39,15 @@ CAP = 256 << 20  # bytes of the never-ending body, at most (the test must end, f
 
 class Site:
     """Python's `http.server` on a folder (it ignores `Range`, as many do), in a thread;
-    `mode` "stall" sends a file's headers, then nothing, "endless" a body without end."""
+    `mode` "stall" sends a file's headers, then nothing, "endless" a body without end,
+    "garbage" answers a folder's index page with bytes that are no page at all. `requests`
+    counts what it was asked, by method."""
 
     def __init__(self, root: Path) -> None:
         self.mode = "serve"
         self.sent: list[int] = []
         self.stop = threading.Event()
+        self.requests: Counter[str] = Counter()
         owner = self
 
         class Handler(SimpleHTTPRequestHandler):
@@ -51,10 +55,17 @@ class Site:
                 pass
 
             def do_GET(self) -> None:
-                if owner.mode != "serve" and "/tfdbg_events." in self.path:
+                owner.requests["GET"] += 1
+                if owner.mode == "garbage" and self.path.rstrip("/").endswith("/ref"):
+                    owner.garbage(self)
+                elif owner.mode in ("stall", "endless") and "/tfdbg_events." in self.path:
                     owner.misbehave(self)
                 else:
                     super().do_GET()
+
+            def do_HEAD(self) -> None:
+                owner.requests["HEAD"] += 1
+                super().do_HEAD()
 
         handler = functools.partial(Handler, directory=str(root))
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -82,6 +93,15 @@ class Site:
             pass
         self.sent.append(sent)
         h.close_connection = True
+
+    @staticmethod
+    def garbage(h: SimpleHTTPRequestHandler) -> None:
+        body = bytes(range(128, 256)) * 8 + b'<a href="tfdbg_events.\xff">'
+        h.send_response(200)
+        h.send_header("Content-Type", "text/html")
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        h.wfile.write(body)
 
     def close(self) -> None:
         self.stop.set()
@@ -138,6 +158,15 @@ def test_a_logdir_served_over_http_reads_as_the_folder(site: Site, served: Path)
     there = cli("report", "--json", "--values", f"{site.url}/ref")
     assert there.returncode == here.returncode == 1, there.stderr
     assert _without_paths(json.loads(there.stdout)) == _without_paths(json.loads(here.stdout))
+
+
+def test_an_index_page_that_is_garbage_is_a_malformed_listing(site: Site) -> None:
+    """The folder's page is bytes that are no page (not UTF-8, no link one can read): the
+    server was reached and answered — its listing is what is wrong, not the network (before:
+    "cannot reach it (UnicodeDecodeError …)")."""
+    site.mode = "garbage"
+    line = one_line(cli("report", f"{site.url}/ref"), f"{site.url}/ref")
+    assert "listing" in line and "malformed" in line and "cannot reach" not in line, line
 
 
 def test_an_http_body_that_stalls_is_one_line(site: Site) -> None:

@@ -26,7 +26,10 @@ the answers to GETs of objects are changed as `mode` says:
 - `cut`: an object's answer claims its true length and sends all but its last 1,000
   bytes, then the connection closes;
 - `ignore-range`: a GET of an object is forwarded without its `Range`: the answer is the
-  whole object (200, no Content-Range), whatever range was asked for.
+  whole object (200, no Content-Range), whatever range was asked for;
+- `broken-listing`: a listing's XML is cut in the middle of an element (a server or proxy
+  failing mid-answer with a Content-Length that says so); `garbage-listing`: a listing is
+  answered with an HTML page (a captive portal, a misconfigured proxy), status 200.
 
 With `only` (a suffix, or a tuple of them), the objects misbehaved on are those whose key
 ends with it (the others are forwarded as they are).
@@ -134,6 +137,12 @@ class Proxy:
         if self.mode == "huge-listing" and method == "GET" and "list-type" in query:
             data = re.sub(rb"<Key>([^<]*)</Key>(.*?)<Size>\d+</Size>", self._tib, data,
                           flags=re.S)
+        if self.mode == "broken-listing" and method == "GET" and "list-type" in query:
+            data = data[: data.find(b"<Size>") + 8]  # cut inside the first object's size
+        if self.mode == "garbage-listing" and method == "GET" and "list-type" in query:
+            data = b"<html><body><h1>Welcome</h1><p>Sign in to continue</p></body></html>"
+            headers = [(k, v) for k, v in headers if k.lower() != "content-type"]
+            headers.append(("Content-Type", "text/html"))
         if (is_object and self.mode.startswith("ignore-if-match") and status == 412):
             status, headers, data = self._current(h)
         if is_object and self.mode == "ignore-if-match-no-etag":
