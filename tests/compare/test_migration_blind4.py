@@ -65,8 +65,8 @@ KNOWN_FAILING: dict[str, str] = {
     "bag_nomask_eager": "step and quantity right but 'layer 1 output' is the logits (A :31 "
                         "AT:logits, B :20 CALL:logits): the pooled mean (A's "
                         "embedding_lookup_sparse, B's GlobalAveragePooling1D) is not "
-                        "compared, the logits are the one layer output (A AT:pool :30, B BUG :18 / CALL:pool :19); "
-                        "embedding/embeddings unpaired",
+                        "compared, the logits are the one layer output (A AT:pool :30, "
+                        "B BUG :18 / CALL:pool :19); embedding/embeddings unpaired",
 }
 
 
