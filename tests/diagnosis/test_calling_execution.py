@@ -76,5 +76,5 @@ def test_calling_execution_out_of_order(tmp_path: Path) -> None:
     _run(tmp_path, walls, traces)
     logdir = open_logdir(str(tmp_path))
     idx = diag_index(logdir)
-    assert not idx._execs_sorted()
+    assert not idx.calls.in_time_order()
     assert [idx.calling_execution("g", t) for t in traces] == [0, 0, 2, 3, 3, 3]

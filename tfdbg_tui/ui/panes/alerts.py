@@ -1,14 +1,11 @@
 """Alerts: every NaN/∞ event, earliest first, with the diagnosis of the selected one.
 
-Enter follows an alert (trace or eager op, structure, stack, source). The diagnosis comes
-from `reader.diagnosis.diagnose`; it runs in a worker because it may walk many rows, and a
-stale result is dropped if the selection moved on.
-
-While the first read runs, the index is incomplete: a diagnosis walked then can name an
-input "not recorded" that is only not read yet. So it is shown as provisional and walked
-again once indexing ends (what stays on screen is what the finished index says). The
-diagnosis and the warnings wrap into the room there is; when that is not enough they end in
-"… i: all", and `i` shows them whole (`ClampedText`).
+Enter follows an alert (trace or eager op, structure, stack, source). The pane is three
+mixins' work: its rows (`alert_rows`: time order or grouped by incident), its diagnosis line
+(`alert_diagnosis`: walked in a worker, provisional while indexing), and here the summary
+above them, the filter, the warnings and what happens as the run grows. The diagnosis and the
+warnings wrap into the room there is; when that is not enough they end in "… i: all", and `i`
+shows them whole (`ClampedText`).
 
 Until the user chooses (`chosen`), the selection is the app's: the run's first alert, also
 when an earlier one arrives late (a file read later; the screen follows it: `ui.first_alert`).
@@ -21,20 +18,19 @@ from typing import ClassVar
 
 import numpy as np
 from rich.text import Text
-from textual import events, work
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
-from textual.worker import get_current_worker
 
-from reader import GRAPH, Alerts, ReaderError
-from reader.diagnosis import Diagnosis, diagnose
+from reader import GRAPH, Alerts
+from reader.diagnosis import Diagnosis
 from tfdbg_tui.core import model
 from tfdbg_tui.core.recorded import nothing_recorded
 from tfdbg_tui.core.textutil import lit, shorten_parts
 from tfdbg_tui.ui.bindings import ALERTS_KEYS, to_bindings
 from tfdbg_tui.ui.clamped import ClampedText
-from tfdbg_tui.ui.fix_actions import DiagnosisReady
+from tfdbg_tui.ui.panes.alert_diagnosis import AlertDiagnosis
 from tfdbg_tui.ui.panes.alert_rows import AlertRows
 from tfdbg_tui.ui.panes.base import FollowAlert, ListPane
 from tfdbg_tui.ui.panes.registry import register_pane
@@ -57,9 +53,9 @@ class SummaryLine(Static):
 
 
 @register_pane(1, "alerts", "Alerts", short="Alerts", area="top-left", keys=ALERTS_KEYS)
-class AlertsPane(AlertRows, ListPane):
+class AlertsPane(AlertRows, AlertDiagnosis, ListPane):
     """The alert list (grouped by incident: `AlertRows`), a summary line above it and the
-    diagnosis line below it."""
+    diagnosis line below it (`AlertDiagnosis`)."""
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
         *to_bindings(ALERTS_KEYS)]
@@ -320,83 +316,3 @@ class AlertsPane(AlertRows, ListPane):
         super().on_indexed()
         if self.provisional and self.selected_alert() is not None:
             self._diagnose()
-
-    def _diagnose(self) -> None:
-        line = self.diagnosis_box
-        alert = self.selected_alert()
-        self.diagnosis, self.diagnosed = None, None
-        self._generation += 1
-        self.provisional = self.state.snapshot.indexing
-        k = self.selected_incident()
-        inc = self._groups.incident(k) if k is not None and self._groups is not None else None
-        if k is not None and inc is None:  # the "not yet grouped" header
-            line.update(Text("alerts found since the incidents: they are grouped when the "
-                             "incidents are found again", style="dim italic"))
-            return
-        if inc is not None:  # a header: its origin's diagnosis
-            self.diagnosis = inc.diagnosis  # what `o` jumps to
-            self._message = (inc.diagnosis.explanation if inc.diagnosis is not None
-                             else inc.error or "not diagnosed")
-            step = f"step {inc.step}: " if inc.step is not None else ""
-            line.update(Text(f"incident {inc.number}, {step}", style="bold")
-                        + Text(lit(self._message), style="italic"))
-            return
-        if alert is None:
-            line.update(Text(""))
-            return
-        line.update(Text("diagnosing…", style="dim italic"))
-        self._run_diagnosis(alert, self.selected, self._generation)
-
-    @work(thread=True, exclusive=True, group="diagnosis")
-    def _run_diagnosis(self, alert: tuple[int, int, int], position: int | None,
-                       generation: int) -> None:
-        worker = get_current_worker()
-        result: Diagnosis | None
-        try:
-            found = diagnose(self.state.logdir, *alert)
-            result, message = found, found.explanation
-        except ReaderError as exc:  # DiagnosisFailed included: data the diagnosis did not
-            # expect is said on this line and the debugger goes on (with TFDBG_TUI_STRICT=1
-            # the original exception propagates and the worker fails, as the tests want)
-            result, message = None, f"diagnosis failed: {exc}"
-        if not worker.is_cancelled:
-            self.app.call_from_thread(self._show_diagnosis, position, alert, result, message,
-                                      generation)
-
-    def _show_diagnosis(self, position: int | None, alert: tuple[int, int, int],
-                        result: Diagnosis | None, message: str, generation: int) -> None:
-        if position != self.selected or generation != self._generation:
-            return  # the selection moved on; its own diagnosis is on the way
-        if self.provisional and not self.state.snapshot.indexing:
-            self._diagnose()  # indexing ended meanwhile: walk the finished index instead
-            return
-        self.diagnosis, self.diagnosed = result, position
-        self._message = message
-        self._draw_diagnosis()
-        if position is not None:
-            self.post_message(DiagnosisReady(position, alert, result))
-
-    def _draw_diagnosis(self) -> None:
-        """The diagnosis line: the alert's training step first, when the run has steps, and
-        its origin's when that is earlier ("step 6, born at step 5: MatMul produced …"): a
-        downstream alert's diagnosis is its origin's, and "step 6: MatMul produced +∞" read
-        as a MatMul of step 6."""
-        result, position = self.diagnosis, self.diagnosed
-        text = Text()
-        if self.provisional:
-            text.append("provisional (indexing…): ", "bold yellow")
-        step = self.step_at(position) if position is not None else None
-        if step is not None:  # and the origin's, when earlier: the words below are of it
-            j = self.journey()
-            born = (j.steps.step_of(result.origin_kind, result.origin_index)
-                    if j is not None and result is not None else None)
-            text.append(f"step {step}" + (f", born at step {born}" if born not in (None, step)
-                                          else "") + ": ", "bold")
-        message = self._message
-        # the notes the explanation does not hold already, as a clause of its sentence (the
-        # divergence's read "…shows the growth) the weights grow through…")
-        notes = [n for n in (result.notes if result is not None else []) if n not in message]
-        if notes:
-            message = message.rstrip(" .") + "; " + "; ".join(notes) + "."
-        text.append(lit(message), "italic")
-        self.diagnosis_box.update(text)
