@@ -9,6 +9,7 @@ Helpers that are not fixtures live in `tests/support/` (imported as `support.*`)
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -107,6 +108,16 @@ def values_logdir(tmp_path_factory: pytest.TempPathFactory) -> str:
 def _empty_config_home(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(tmp_path_factory.mktemp("config-home"))
 
+
+# Ctrl-C live, as in a user's terminal, for this process and every command it starts. A
+# suite started in the background of a non-interactive shell (`make test &` in a script, a
+# CI step) runs with SIGINT ignored (POSIX), every child inherits that through fork and exec,
+# and a Python started so never installs its KeyboardInterrupt: the tests that press Ctrl-C
+# (tests/hostile/test_worker_kill_points.py's *-INT cases) then saw `report` read on to exit
+# 1 and `diff` to 0 instead of 130 — whatever the load. A handler, unlike SIG_IGN, is reset
+# to the default action at exec, so the commands start as a terminal starts them.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # A diagnosis that raises on unexpected data is shown as "diagnosis failed: …" to users; in
 # the tests it must fail loudly instead (reader.diagnosis re-raises under this variable), for
