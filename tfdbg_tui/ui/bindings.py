@@ -95,6 +95,15 @@ ALERTS_KEYS: tuple[KeySpec, ...] = (
             palette=False),
 )
 
+# Keys of the Timeline pane only: its rows scroll sideways, so the counts a narrow pane cuts
+# (a call with three outputs at 120×32) can be read; a cut row ends in "…".
+TIMELINE_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("timeline.left", "left", "scroll_rows(-1)", "Scroll the rows back left",
+            palette=False),
+    KeySpec("timeline.right", "right", "scroll_rows(1)",
+            "Scroll the rows right: the counts a cut row (ending in …) hides", palette=False),
+)
+
 # Keys of the Stack Trace pane only.
 STACK_KEYS: tuple[KeySpec, ...] = (
     KeySpec("stack.framework", "f", "toggle_framework",
@@ -126,8 +135,8 @@ SOURCE_KEYS: tuple[KeySpec, ...] = (
 
 # Every spec by id (pane focus keys aside): for keymap checks and paired key displays.
 SPECS_BY_ID: dict[str, KeySpec] = {
-    s.id: s for s in (*NAV_KEYS, *ACTION_KEYS, *LIST_KEYS, *ALERTS_KEYS, *STACK_KEYS,
-                      *STRUCTURE_KEYS, *SOURCE_KEYS)}
+    s.id: s for s in (*NAV_KEYS, *ACTION_KEYS, *LIST_KEYS, *ALERTS_KEYS, *TIMELINE_KEYS,
+                      *STACK_KEYS, *STRUCTURE_KEYS, *SOURCE_KEYS)}
 
 
 def to_bindings(specs: tuple[KeySpec, ...]) -> list[Binding]:

@@ -25,19 +25,22 @@ MARK_STYLE = "bold #5fd7ff"
 _SHORT_DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16"}
 
 
-def health_chips(h: HealthRow, *, compact: bool = False) -> Text:
+def health_chips(h: HealthRow, *, compact: bool = False, counts_only: bool = False) -> Text:
     """The health summary of one tensor row (a graph trace or an eager output).
 
     Shows what the mode recorded: dtype, rank, size, then counts of NaN, −∞, +∞ (in the
     warning colour when non-zero) and of negative, zero and positive values as labelled
     pairs ("−:981 0:18 +:0"; Graph Executions' status line says what they mean). "-1"
-    columns (not recorded) are left out.
+    columns (not recorded) are left out; so are dtype, rank and size with `counts_only` (a
+    narrow row: the counts are what it is read for).
     """
     dtype, rank, size = h.dtype, h.rank, h.size
     nan, ninf, pinf = h.nan, h.neg_inf, h.pos_inf
     neg, zero, pos = h.neg, h.zero, h.pos
     bad = h.bad
     out = Text(no_wrap=True, end="")
+    if counts_only:
+        dtype = rank = size = -1
     if dtype >= 0:
         name = dtype_name(dtype)
         out.append(_SHORT_DTYPES.get(name, name) if compact else name, DIM)
@@ -122,28 +125,13 @@ def execution_row(logdir: DebugLogdir, i: int, width: int, n_rows: int,
     ex = logdir.execution(i)
     idx_w = max(2, len(str(max(n_rows - 1, 0))))
     is_call = ex.graph_id is not None
-    health = Text(no_wrap=True, end="")
     rows = logdir.output_rows(i)
-    count = len(rows)
-    shown = 0
-    for k in rows:
-        if k >= n_outputs:  # not in the snapshot yet
-            break
-        if shown:
-            health.append(" │ ", DIM)
-        if count > 1:
-            health.append(f"{int(logdir.outputs.slot[k])}: ", DIM)
-        health.append_text(health_chips(logdir.outputs.health(k), compact=True))
-        shown += 1
-        if shown >= 3:
-            if count > 3:
-                health.append(f" … +{count - 3} outputs", DIM)
-            break
-    if not count:
-        n_out = ex.num_outputs
-        health.append(f"{n_out} output{'s' if n_out != 1 else ''}" if n_out else "no outputs",
-                      DIM)
     after = f"  {lit(host)}" if host else ""
+    health = _outputs_health(logdir, rows, n_outputs, ex.num_outputs, False)
+    if idx_w + 3 + MIN_NAME + health.cell_len + cell_len(after) > width:
+        # too narrow for all of it (the Timeline at 120×32): the counts before dtype and
+        # shape; what still does not fit ends in "…" and scrolls sideways (→)
+        health = _outputs_health(logdir, rows, n_outputs, ex.num_outputs, True)
     name_w = max(12, min(40, width - idx_w - 4 - 24))  # room for one output's counts
     name_w = name_room(name_w, width - idx_w - 3 - health.cell_len - cell_len(after))
     row = Text(no_wrap=True, end="")
@@ -155,6 +143,32 @@ def execution_row(logdir: DebugLogdir, i: int, width: int, n_rows: int,
     if after:
         row.append(after, MARK_STYLE)
     return row
+
+
+def _outputs_health(logdir: DebugLogdir, rows: range, n_outputs: int, n_out: int,
+                    counts_only: bool) -> Text:
+    """An execution's outputs' health, the first three of them (see `health_chips`)."""
+    health = Text(no_wrap=True, end="")
+    count = len(rows)
+    shown = 0
+    for k in rows:
+        if k >= n_outputs:  # not in the snapshot yet
+            break
+        if shown:
+            health.append(" │ ", DIM)
+        if count > 1:
+            health.append(f"{int(logdir.outputs.slot[k])}: ", DIM)
+        health.append_text(health_chips(logdir.outputs.health(k), compact=True,
+                                        counts_only=counts_only))
+        shown += 1
+        if shown >= 3:
+            if count > 3:
+                health.append(f" … +{count - 3} outputs", DIM)
+            break
+    if not count:
+        health.append(f"{n_out} output{'s' if n_out != 1 else ''}" if n_out else "no outputs",
+                      DIM)
+    return health
 
 
 def bad_counts(h: HealthRow | None) -> Text:

@@ -92,6 +92,10 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
         # the cursor moves (and Enters) the user made, with keys or the mouse: the moves the
         # app makes (a follow, rows arriving) leave it, so a pane can tell who chose a row
         self.user_moves = 0
+        # rows wider than the list: cut with "…" and scrolled sideways by `x_offset` cells
+        # (`scroll_rows`), for a pane that binds keys to it; else cut at the edge, as before
+        self.sideways = False
+        self.x_offset = 0
 
     # ------------------------------------------------------------------ data
     @property
@@ -215,6 +219,21 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
         self._epoch += 1
         self._cache.clear()
 
+    def scroll_rows(self, cells: int) -> bool:
+        """Scroll every row sideways by `cells` (negative: back left), at most as far as the
+        widest row on screen needs; False when it cannot move that way."""
+        width = self.scrollable_content_region.width
+        if width <= 0 or not self.row_count:
+            return False
+        widest = max((self._render_row(self.index_at(p), width).cell_len
+                      for p in self.visible_positions()), default=0)
+        offset = max(0, min(self.x_offset + cells, widest - width))
+        if offset == self.x_offset or (cells > 0 and offset < self.x_offset):
+            return False
+        self.x_offset = offset
+        self.invalidate()
+        return True
+
     # ------------------------------------------------------------------ cursor
     def _set_cursor_position(self, pos: int, *, announce: bool = True, scroll: bool = True,
                              center: bool = False, empty: bool = False) -> None:
@@ -313,6 +332,7 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
 
     def _on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(self.size.width, self.row_count)
+        self.x_offset = 0  # laid out anew for the new width: from their start
         self._cache.clear()
         if self.cursor_index is not None:  # zoom, a resized terminal: the selection stays seen
             self.call_after_refresh(self.scroll_to_cursor, bool(self._scroll_pending))
@@ -334,7 +354,8 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
         index = self.index_at(pos)
         is_cursor = pos == self._cursor
         marked = index in self._marked
-        key = (index, width, is_cursor and (2 if self.has_focus else 1), marked, self._epoch)
+        key = (index, width, is_cursor and (2 if self.has_focus else 1), marked, self._epoch,
+               self.x_offset)
         strip = self._cache.get(key)
         if strip is None:
             strip = self._draw(index, width, is_cursor, marked, base)
@@ -350,6 +371,11 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
     def _draw(self, index: int, width: int, is_cursor: bool, marked: bool,
               base: Style) -> Strip:
         text = self._render_row(index, width)
+        if self.sideways:  # laid out for `width`, then shifted: a cut end says "…"
+            if self.x_offset:
+                text = Text("‹", style="dim") + text[self.x_offset + 1:]
+            if text.cell_len > width:
+                text.truncate(width, overflow="ellipsis")
         text.truncate(width, pad=True)
         if is_cursor:
             name = "vlist--cursor" if self.has_focus else "vlist--cursor-blurred"

@@ -1,19 +1,25 @@
 """Python Execution Timeline: every eager op and tf.function call, in order.
 
 Rows show each output's health; Enter on a tf.function call jumps to the first graph trace
-the call produced, Enter on an eager op shows where it ran.
+the call produced, Enter on an eager op shows where it ran. The pane is narrow (31 cells at
+120×32) and a call's row holds up to three outputs' counts: a row that does not fit drops
+dtype and shape first, then ends in "…" and the rows scroll sideways with ←/→ (`?` lists
+them), so no count is out of reach.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import ClassVar
 
 import numpy as np
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 
 from tfdbg_tui.core import model
 from tfdbg_tui.core.names import GRAPH_MODE_TIMELINE, graph_mode_run, row_host
+from tfdbg_tui.ui.bindings import TIMELINE_KEYS, to_bindings
 from tfdbg_tui.ui.panes.base import ShowExecution, ShowTrace, TableListPane
 from tfdbg_tui.ui.panes.registry import register_pane
 from tfdbg_tui.ui.render import execution_row
@@ -25,10 +31,12 @@ WIDE_CHIP = 60
 
 
 @register_pane(2, "timeline", "Python Execution Timeline", short="Timeline",
-               area="top-middle")
+               area="top-middle", keys=TIMELINE_KEYS)
 class TimelinePane(TableListPane):
     """The list of eager executions."""
 
+    BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
+        *to_bindings(TIMELINE_KEYS)]
     NOUN = "executions"
 
     def __init__(self, state: model.AppState, *, id: str | None = None) -> None:
@@ -38,7 +46,14 @@ class TimelinePane(TableListPane):
         self._chip: tuple[Callable[[int], Text], int] | None = None  # compare column
 
     def compose(self) -> ComposeResult:
-        yield VirtualList(self._row, empty="no eager executions (yet)", id="tl-list")
+        vl = VirtualList(self._row, empty="no eager executions (yet)", id="tl-list")
+        vl.sideways = True
+        yield vl
+
+    def action_scroll_rows(self, direction: int) -> None:
+        """←/→: the rows sideways, half the list's width a press."""
+        vl = self.vlist
+        vl.scroll_rows(direction * max(8, vl.scrollable_content_region.width // 2))
 
     def _row(self, i: int, width: int) -> Text:
         snap = self.state.snapshot
