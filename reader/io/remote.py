@@ -48,7 +48,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from reader.io.remote_clients import check_listings, host_options, make_client, sized
+from reader.io.remote_clients import (
+    bounded_ls,
+    check_listings,
+    host_options,
+    make_client,
+    reuse_sizes,
+    sized,
+)
 from reader.io.remote_errors import (
     TIMEOUT_ENV,
     RemoteError,
@@ -308,6 +315,7 @@ class _Listings:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._folders: dict[str, tuple[float, dict[str, RemoteStat | None]]] = {}
+        self._turns: dict[str, tuple[int, set[str]]] = {}  # `reuse_sizes`' turn, grown files
 
     def folder(self, url: str, fresh: bool = False) -> dict[str, RemoteStat | None]:
         """Name → RemoteStat (None for a sub-folder) of everything directly in `url`."""
@@ -323,7 +331,7 @@ class _Listings:
             return hit[1]
         fs, path = filesystem(url)
         try:
-            entries = _bounded_ls(fs, path)
+            entries = bounded_ls(fs, path, timeout() * LISTING_TIMEOUTS)
         except asyncio.TimeoutError:
             raise RemoteError(errno.ETIMEDOUT, "its listing did not end within "
                               f"{timeout() * LISTING_TIMEOUTS:g} s (a server that pages for "
@@ -331,32 +339,22 @@ class _Listings:
                               f"({LISTING_TIMEOUTS}x it)", url) from None
         except Exception as exc:
             raise (malformed_listing(url, exc) or error_for(url, exc)) from None
+        with self._lock:
+            turn, grown = self._turns.get(url, (0, set()))
+        entries, again = reuse_sizes(entries, hit[1] if hit else {}, turn, grown)
         listing: dict[str, RemoteStat | None] = {}
         for info in sized(fs, url, entries, timeout() * LISTING_TIMEOUTS):
             if isinstance(info, dict) and isinstance(info.get("name"), str):
                 listing[info["name"].rstrip("/").rsplit("/", 1)[-1]] = _stat_of(info)
+        old = hit[1] if hit else {}
+        grew = {n for n in again if listing.get(n) != old.get(n)}
         with self._lock:
             self._folders[url] = (time.monotonic(), listing)
+            self._turns[url] = (turn + 1, grew)
         return listing
 
 
 _listings = _Listings()
-
-
-def _bounded_ls(fs: Any, path: str) -> list[Any]:
-    """`fs.ls(path)` within `LISTING_TIMEOUTS` timeouts in all. Why: each request of a
-    listing is bounded, but a listing is as many requests as the server says there are pages
-    — one that answers "there is more" for ever (a new continuation token each time) kept
-    `report` listing without end, its memory growing."""
-    limit = timeout() * LISTING_TIMEOUTS
-    if not (getattr(fs, "async_impl", False) and hasattr(fs, "_ls")):
-        return list(fs.ls(path, detail=True))
-    from fsspec.asyn import sync
-
-    async def bounded() -> Any:
-        return await asyncio.wait_for(fs._ls(path, detail=True), limit)
-
-    return list(sync(fs.loop, bounded))
 
 
 def _split(url: str) -> tuple[str, str]:

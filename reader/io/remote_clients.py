@@ -54,14 +54,47 @@ def make_client(cls: Any, url: str, **options: Any) -> Any:
         sys.unraisablehook = hook
 
 
+RESIZED = 4  # sizes of files an earlier listing gave asked again per listing, at most
+
+
+def _sizeless(e: Any) -> bool:
+    """A tfdbg file a listing gave no size for (an HTTP server's index page)."""
+    return (isinstance(e, dict) and e.get("type") == "file" and e.get("size") is None
+            and isinstance(e.get("name"), str)
+            and e["name"].rsplit("/", 1)[-1].startswith("tfdbg_events."))
+
+
+def reuse_sizes(entries: list[Any], previous: dict[str, Any], turn: int, grown: set[str]
+                ) -> tuple[list[Any], set[str]]:
+    """`entries` with the size (and time, version) an earlier listing of the folder found for
+    each file it knew (`previous`: name → `RemoteStat`), but for at most `RESIZED` of them,
+    left to be asked again (`sized`): those that grew at their last look first (the files a
+    live run appends to), then one more in turn (`turn`: how many listings came before), so
+    every file is asked again within a few listings. Returns the entries and the names
+    left to be asked. Why: an index page gives no sizes, and a follower lists the folder
+    every 0.2 s — a HEAD of every file on every poll was six requests a poll per host."""
+    names = sorted(n for e in entries if _sizeless(e)
+                   if previous.get(n := e["name"].rsplit("/", 1)[-1]) is not None)
+    again = [n for n in names if n in grown][: RESIZED - 1]
+    rest = [n for n in names if n not in again]
+    if rest:
+        again.append(rest[turn % len(rest)])
+    out = []
+    for e in entries:
+        st = previous.get(e["name"].rsplit("/", 1)[-1]) if _sizeless(e) else None
+        if st is not None and e["name"].rsplit("/", 1)[-1] not in again:
+            e = {**e, "size": st.st_size, "mtime": st.st_mtime,
+                 **({"ETag": st.version} if st.versioned else {})}
+        out.append(e)
+    return out, set(again)
+
+
 def sized(fs: Any, url: str, entries: list[Any], limit: float) -> list[Any]:
     """`entries` with the size of each tfdbg file a listing gave none for (an HTTP server's
     index page lists links, not sizes) asked of the object itself (a HEAD), within `limit`
     seconds each. Before, such a file counted as empty: an HTTP logdir was "empty,
     no metadata record"."""
-    todo = [i for i, e in enumerate(entries) if isinstance(e, dict) and e.get("type") == "file"
-            and e.get("size") is None and isinstance(e.get("name"), str)
-            and e["name"].rsplit("/", 1)[-1].startswith("tfdbg_events.")]
+    todo = [i for i, e in enumerate(entries) if _sizeless(e)]
     if not todo:
         return entries
 
@@ -142,3 +175,22 @@ def _listing_answer(response_dict: Any) -> None:
     tag = str(root.tag).rsplit("}", 1)[-1]
     if tag not in ("ListBucketResult", "Error"):  # (an error is botocore's to say)
         raise Malformed(f"a <{_one_line(tag)[:40]}> document, not a ListBucketResult")
+
+
+def bounded_ls(fs: Any, path: str, limit: float) -> list[Any]:
+    """`fs.ls(path)` within `limit` seconds in all. Why: each request of a listing is
+    bounded, but a listing is as many requests as the server says there are pages
+    — one that answers "there is more" for ever (a new continuation token each time) kept
+    `report` listing without end, its memory growing."""
+    from reader.io.remote_answers import is_http
+
+    if is_http(fs):  # a folder's page is at `…/`: web servers redirect there, a request more
+        path = path.rstrip("/") + "/"
+    if not (getattr(fs, "async_impl", False) and hasattr(fs, "_ls")):
+        return list(fs.ls(path, detail=True))
+    from fsspec.asyn import sync
+
+    async def bounded() -> Any:
+        return await asyncio.wait_for(fs._ls(path, detail=True), limit)
+
+    return list(sync(fs.loop, bounded))
