@@ -5,9 +5,14 @@ is trusted is `reader.index.shard_store`'s; this side only writes what that side
 
 from __future__ import annotations
 
+import contextlib
+import multiprocessing
 import os
+import signal
 import stat
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,10 +95,34 @@ def index_task(path: str, run_id: str, fs: FileSet, where: str, expected_source:
     listings answer every `stat` of it — the identities saved are the versions listed, and
     every read of an object is conditional on the version listed (`reader.io.remote`), so a
     shard never holds bytes of another version than it names."""
-    with one_pass():
+    with one_pass(), _ended_by_sigterm():
         for url, entries in (seen or {}).items():
             seed_pass(url, entries)
         return _index_task(path, run_id, fs, where, expected_source, force)
+
+
+@contextlib.contextmanager
+def _ended_by_sigterm() -> Iterator[None]:
+    """In a worker process of `tfdbg-tui index` (one of a local pool: a child, running the
+    task in its main thread), SIGTERM — which the command sends its workers when it is
+    itself ended by one — unwinds the task (a shard being written: its temporary removed),
+    then ends the worker at once with status 143 (no further task). Elsewhere (the command's
+    own process, a Dask worker's thread) nothing changes."""
+    if (multiprocessing.parent_process() is None
+            or threading.current_thread() is not threading.main_thread()):
+        yield
+        return
+
+    def end(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    old = signal.signal(signal.SIGTERM, end)
+    try:
+        yield
+    except SystemExit:
+        os._exit(128 + signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def _index_task(path: str, run_id: str, fs: FileSet, where: str, expected_source: str,
@@ -151,8 +180,14 @@ def _put(target: str, where: str, fill: Any) -> None:
     if is_remote(target):
         fs, inner = filesystem(target)
         try:
-            with fs.open(inner, "wb") as f:
+            f = fs.open(inner, "wb")
+            try:
                 fill(f)
+            except BaseException:  # (a file's `with` would upload what was written so far:
+                if hasattr(f, "discard"):  # a cut shard) — its upload is dropped instead
+                    f.discard()
+                raise
+            f.close()
         except Exception as exc:
             raise error_for(target, exc) from None
         return

@@ -32,6 +32,7 @@ from tfdbg_tui.commands.args import (
     read_input,
 )
 from tfdbg_tui.commands.diff_lines import place_lines
+from tfdbg_tui.commands.ended import ended_by_signals
 from tfdbg_tui.commands.output import planned
 from tfdbg_tui.commands.pair_load import load_pair
 from tfdbg_tui.core.compare import (
@@ -247,6 +248,13 @@ EXIT = {"equivalent": 0, "diverge": 1, "incomparable": 3}
 
 
 def main(argv: Sequence[str]) -> int:
+    """Run the diff command (below); SIGTERM and SIGHUP end it as an error does, its
+    temporaries removed (`tfdbg_tui.commands.ended`), status 128 + the signal."""
+    with ended_by_signals():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str]) -> int:
     """Run the diff command; returns the exit status (0 equivalent, 1 diverge, 2 error,
     3 too little compared)."""
     try:

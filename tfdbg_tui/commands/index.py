@@ -27,6 +27,7 @@ from typing import Any
 
 from reader.index.shard_task import TaskResult
 from tfdbg_tui.commands.args import Parser, UsageError, add_remote_timeout, apply_remote_timeout
+from tfdbg_tui.commands.ended import ended_by_signals
 from tfdbg_tui.core.sanitize import error_line, literal
 
 PROG = "tfdbg-tui index"
@@ -100,13 +101,17 @@ def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
     with pool_of(max_workers=workers, mp_context=ctx, initializer=die_with_parent,
                  initargs=(os.getpid(),)) as pool:
         futures = {pool.submit(index_task, *job): job for job in jobs}
-        for fut in as_completed(futures):
-            try:
-                yield fut.result()
-            except BrokenProcessPool:
-                broken.append(futures[fut])
-            except Exception as exc:
-                yield _failed(futures[fut], exc)
+        try:
+            for fut in as_completed(futures):
+                try:
+                    yield fut.result()
+                except BrokenProcessPool:
+                    broken.append(futures[fut])
+                except Exception as exc:
+                    yield _failed(futures[fut], exc)
+        except SystemExit:  # SIGTERM or SIGHUP (`ended_by_signals`): no task started anew,
+            _end_workers(pool)  # the running ones end, their temporaries removed
+            raise
     for job in broken:
         with pool_of(max_workers=1, mp_context=ctx, initializer=die_with_parent,
                      initargs=(os.getpid(),)) as pool:
@@ -117,6 +122,19 @@ def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
                                  "or out of memory)")
             except Exception as exc:
                 yield _failed(job, exc)
+
+
+def _end_workers(pool: Any) -> None:
+    """Cancel what has not started and send SIGTERM to each worker process: a task that is
+    writing a shard removes its temporary and ends the worker (`shard_task.index_task`); the
+    pool's shutdown then waits for them, so the command exits only once they have."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # (shutdown forgets them)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        try:
+            proc.terminate()
+        except (OSError, ValueError, AttributeError):  # (one that has ended already)
+            pass
 
 
 def _failed(job: tuple[Any, ...], exc: BaseException) -> TaskResult:
@@ -290,6 +308,13 @@ def _usage_error(exc: UsageError) -> int:
 
 
 def main(argv: Sequence[str]) -> int:
+    """Run the index command (below); SIGTERM and SIGHUP end it as an error does, its
+    temporaries removed (`tfdbg_tui.commands.ended`), status 128 + the signal."""
+    with ended_by_signals():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str]) -> int:
     """Run the index command; 0 when every file set landed, 1 when some failed, 2 for an
     error of usage or of the logdir."""
     args = list(argv)
