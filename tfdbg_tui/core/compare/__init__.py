@@ -200,9 +200,10 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
         notes += _once(said)
     if sp is not None and sp.rates:
         judge_rates(pairs, sp, tol)
-    if sp is not None and (sp.lacking or sp.one_sided):  # a variable only one run has or
-        # trains: a divergence whatever the values
-        at = len(pairs) - len(sp.row_a) + np.asarray(sp.lacking + sp.one_sided, np.int64)
+    if sp is not None and (sp.lacking or sp.one_sided or sp.alone):  # a variable only one
+        # run has or trains, state only one run keeps: a divergence whatever the values
+        at = len(pairs) - len(sp.row_a) + np.asarray(sp.lacking + sp.one_sided + sp.alone,
+                                                     np.int64)
         pairs.status[at], pairs.reason[at] = DIFFERENT, R_MISSING
     formulation = _formulation(pairs, sp, notes) if sp is not None else None
     if sp is not None and formulation is None:

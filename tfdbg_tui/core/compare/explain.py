@@ -193,6 +193,15 @@ def fix_hint(c: Comparison, p: int) -> str | None:
             return (f"{one} weights each example's loss and {other} does not: pass the same "
                     "per-example weights to the loss call (`sample_weight=` in Keras, "
                     "`weights=` in TF1's losses, `sample_weight` in `fit`)")
+    if q == Q_STATE and int(pairs.reason[p]) == R_MISSING:
+        label = pairs.label[p] or ""
+        one = "B" if "state in B only" in label else "A"
+        other = "A" if one == "B" else "B"
+        return (f"{one} keeps state that {other} does not have at all (an average or a copy "
+                f"of the weights, written after the update): the training may agree, but "
+                f"what {one} leaves for evaluation does not — keep it in {other} too "
+                "(`tf.train.ExponentialMovingAverage`, Keras' `use_ema=True`, the assignments "
+                f"of a copy), or drop it from {one} if it was never used")
     if q == Q_LR and (split := _rate_split(c, p)):
         return split
     if q == Q_GRADIENT and int(pairs.reason[p]) == R_MISSING:
@@ -328,6 +337,9 @@ def _reason(c: Comparison, p: int, code: int, outcome: Outcome | None,
     if code == R_MISSING and int(c.pairs.quantity[p]) == Q_GRADIENT:
         return ("only one run trains this variable: " + (c.pairs.label[p] or "?")
                 + "; the other reads it and never updates it")
+    if code == R_MISSING and int(c.pairs.quantity[p]) == Q_STATE:
+        return ("state only one run keeps: " + (c.pairs.label[p] or "?")
+                + "; shown beside the other run's first weight after step 0")
     if code == R_MISSING:
         return ("a variable without a partner of the same dtype and shape: "
                 + (c.pairs.label[p] or "?") + "; shown beside its neighbour in the other run")

@@ -90,6 +90,10 @@ class StepPairs:
     # pairs standing for a variable one run trains and the other keeps frozen: the gradient
     # only one run takes (`frozen_pairing`), divergences at step 0 whatever their values
     one_sided: list[int] = field(default_factory=list)
+    # pairs standing for state only one run keeps (an average or a copy of the weights the
+    # other does not have: `state_pairing._alone`), beside the other run's weights it
+    # would be computed from: divergences at step 0 whatever their values
+    alone: list[int] = field(default_factory=list)
     # pair → (flow, node) whose stack holds the line to show, when it is not the tensor's
     # own (a loss: where the loss function is called; an update: the optimizer's update op)
     # (None, i): eager execution i (an assignment made before a graph flow's first step)

@@ -8,11 +8,14 @@ multiplies an optimizer's slot rather than the gradient (`lr · m`) is the rate 
 is what the optimizer holds as its rate — a variable the step reads and never writes (Keras'
 `learning_rate`, a TF1 rate variable), not a product computed in the step (Adam's
 `lr · √(1 − β₂ᵗ) / (1 − β₁ᵗ)`, a rate folded with corrections: unknown, never guessed).
+"Never writes" is the step's own ops: an eager run's first step also holds what ran before
+its forward pass (the optimizer's constructor assigning its rate variable its initial
+value), and that write made the value the step reads, not a counter the step bumps.
 """
 
 from __future__ import annotations
 
-from tfdbg_tui.core.compare.contract.dataflow import READS, Flow
+from tfdbg_tui.core.compare.contract.dataflow import FORWARD, READS, Flow
 from tfdbg_tui.core.compare.contract.tensors import Tensor
 
 # ops dividing by their second input, and ops inverting their only input
@@ -35,4 +38,5 @@ def held_rate(flow: Flow, t: Tensor, last_assign: dict[str, list[int]]) -> bool:
     if j < 0 or flow.op_type[j] not in READS:
         return False
     h = flow.handle[j]
-    return bool(h) and h not in last_assign
+    start = next((k for k, p in enumerate(flow.phase) if p in FORWARD), 0)
+    return bool(h) and all(a < start for a in last_assign.get(h or "", []))

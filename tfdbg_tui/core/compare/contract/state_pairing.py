@@ -52,8 +52,10 @@ def pair_state(out: StepPairs, k: int, ma: RunModel, mb: RunModel) -> None:
         still = (ra, ma) if moved_b else (rb, mb)
         unread = any(still[1].row(k, still[0].state_read[h]) is None
                      for h in _inside(still[1], still[0]))
-        if not (ea and eb) or unread:
-            (out.notes if ea and eb else out.missing).append(
+        if not (ea and eb):
+            _alone(out, ma, ea, mb, eb, "A" if ea else "B")
+        elif unread:
+            out.notes.append(
                 f"{side} updates non-trainable state ({what}) that {other} never updates "
                 f"in its steps: a batch norm's moving statistics — is {other}'s update "
                 "running (UPDATE_OPS in TF1, `training=True` in Keras)? — or an average or "
@@ -70,6 +72,39 @@ def pair_state(out: StepPairs, k: int, ma: RunModel, mb: RunModel) -> None:
             at = _update_at(model, k - 1, h, o)
             if at is not None:
                 where[got] = at
+
+
+def _alone(out: StepPairs, ma: RunModel, ea: list[Entry], mb: RunModel, eb: list[Entry],
+           side: str) -> None:
+    """State only one run keeps — it updates it and the other run has no state at all: an
+    average of the weights or a copy of them dropped in the migration (or added). Both
+    trainings may agree, yet the programs leave different things (the averaged weights an
+    evaluation reads), so it is a divergence at step 0, the state as step 0 writes it (else as
+    step 1 reads it) shown beside the other run's first weight after step 0 (`alone`:
+    judged different whatever the values), at the line that writes the state."""
+    model, entries, other = (ma, ea, mb) if side == "A" else (mb, eb, ma)
+    _, _, ro = other.steps[1]
+    near = next((other.row(1, ro.read[h]) for h in ro.variables
+                 if other.row(1, ro.read.get(h)) is not None), None)
+    if near is None:
+        return
+    for i, e in enumerate(entries):
+        w = _written(model, 0, e)
+        mine = w.value if w is not None and w.value is not None else _read(
+            model, 1, e[0], e[1], [e[0]])
+        if mine is None:
+            continue
+        name = model.names.get(e[0]) or _name(e[0], i).replace("variable", "state")
+        label = (f"{name}: state in {side} only ({'B' if side == 'A' else 'A'} keeps no "
+                 "such state)")
+        a, b = (mine, near) if side == "A" else (near, mine)
+        got = out.add(a, b, 0, Q_STATE, label)
+        if got < 0:
+            continue
+        out.alone.append(got)
+        at = _update_at(model, 0, e[0], e[1])
+        if at is not None:
+            (out.where_a if side == "A" else out.where_b)[got] = at
 
 
 # a step's state: (handle, the `RunModel.outside` entry or None, (signature, first use))
@@ -145,8 +180,14 @@ def _pair_written(out: StepPairs, k: int, ma: RunModel, ea: list[Entry], mb: Run
     """The last step's state as it writes it — the value assigned, or the amount added or
     subtracted when both runs add or subtract (the value before is compared at the step
     that reads it) — since no later step reads it."""
+    unlike: list[tuple[str, str, str]] = []  # (name, how A writes it, how B does)
     for i, j in _match(ea, eb):
         wa, wb = _written(ma, k, ea[i]), _written(mb, k, eb[j])
+        if wa is not None and wb is not None and wa.how != wb.how:
+            # one run assigns the new value, the other adds or subtracts an amount: the two
+            # recorded tensors are different quantities, and no step reads the result
+            unlike.append((ma.names.get(ea[i][0]) or _name(ea[i][0], i).replace(
+                "variable", "state"), wa.how, wb.how))
         if wa is None or wb is None or wa.how != wb.how:
             continue
         h = ea[i][0]
@@ -157,6 +198,15 @@ def _pair_written(out: StepPairs, k: int, ma: RunModel, ea: list[Entry], mb: Run
         if got >= 0:
             out.where_a[got] = wa.where
             out.where_b[got] = wb.where
+    if unlike:
+        names = [n for n, _, _ in unlike]
+        verb = {"set": "assigns", "add": "adds to", "sub": "subtracts from"}
+        how_a, how_b = (verb.get(x, x) for x in unlike[0][1:])
+        out.notes.append(
+            f"step {k}'s state is not compared ({', '.join(names[:4])}"
+            f"{f' and {len(names) - 4} more' if len(names) > 4 else ''}): A {how_a} it and "
+            f"B {how_b} it — the recorded tensors are the new value and the amount, not one "
+            f"quantity — and neither run reads it after step {k}")
 
 
 def _written(model: RunModel, k: int, e: Entry) -> Write | None:

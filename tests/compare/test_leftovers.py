@@ -1,0 +1,105 @@
+"""Leftovers of issue 29 (tests/programs/leftovers/, expectations in its EXPECTATIONS.md and
+proven with numpy by its verify.py): a learning rate held in a variable the optimizer's
+constructor assigned before step 0, state one run assigns and the other subtracts at the
+last step, and state only one run keeps.
+
+- Keras' eager `Adamax` multiplies its `learning_rate` variable by a slot (`lr · m`); that
+  is the rate only when no op of the step writes the variable, and an eager run's step 0
+  also holds the constructor's assignment of its initial value before the forward pass: the
+  rate was "not compared" at step 0 (`rate_factor.held_rate`).
+- The last step's state is compared as each run writes it; one run assigning the new value
+  and the other subtracting an amount recorded no comparable tensor, and nothing said so.
+- A moving average of the weights kept by one run only ended the diff with exit 3 (too little
+  compared) though the runs were compared in full: now a divergence at step 0, `state`,
+  saying which run keeps it (`state_pairing._alone`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from compare.migration_fixtures import diff_json
+from support.paths import PROGRAMS
+from support.shared import build_once, shared_root
+from support.tf_fork import run_forked
+
+HERE = PROGRAMS / "leftovers"
+TF1, KERAS = HERE / "tf1_leftover.py", HERE / "keras_leftover.py"
+RUNS = {"tf1_adamax": (TF1, "adamax", "none"), "k_adamax": (KERAS, "adamax", "eager", "none"),
+        "tf1_momentum": (TF1, "momentum", "none"),
+        "k_momentum": (KERAS, "momentum", "eager", "none"),
+        "tf1_ema": (TF1, "sgd", "ema"), "tf1_sgd": (TF1, "sgd", "none"),
+        "k_assign": (KERAS, "sgd", "eager", "assign"), "k_sgd": (KERAS, "sgd", "eager", "none")}
+
+pytestmark = [pytest.mark.tf, pytest.mark.timeout(900)]
+
+
+@pytest.fixture(scope="session")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The eight recordings (FULL_TENSOR), built once per test run."""
+    pytest.importorskip("tensorflow")
+
+    def build(root: Path) -> dict[str, str]:
+        out = {}
+        for name, (program, *args) in RUNS.items():
+            logdir = root / name
+            done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode",
+                               "FULL_TENSOR", "--", program, *args])
+            assert done.status == 0, done.err[-3000:]
+            out[name] = str(logdir)
+        return out
+
+    return build_once(shared_root(tmp_path_factory), "leftovers", build)
+
+
+def _diff(runs: dict[str, str], a: str, b: str) -> tuple[int, dict[str, Any]]:
+    return diff_json(runs[a], runs[b], "--rtol", "1e-5", "--atol", "1e-6")
+
+
+def _per_step(r: dict[str, Any], quantity: str) -> dict[int, tuple[int, int]]:
+    """Per step, (compared, different) of one quantity."""
+    return {s["step"]: (q["compared"], q["different"]) for s in r["steps"]
+            if (q := s["quantities"].get(quantity)) is not None}
+
+
+@pytest.mark.parametrize("optimizer", ["adamax", "momentum"])
+def test_the_rate_is_compared_from_step_0(runs: dict[str, str], optimizer: str) -> None:
+    """Equivalent runs (numpy: verify.py): the rate of each of the four variables compared
+    and equal at every step, step 0 included (Keras reads its rate once per variable)."""
+    code, r = _diff(runs, f"tf1_{optimizer}", f"k_{optimizer}")
+    assert code == 0 and r["verdict"] == "equivalent", r["verdict_text"]
+    assert _per_step(r, "learning_rate") == {k: (4, 0) for k in range(3)}, r["steps"]
+
+
+def test_last_step_state_written_two_ways_is_said_not_compared(runs: dict[str, str]) -> None:
+    """TF1's EMA subtracts (shadow -= (shadow - w)(1 - decay)), B assigns the new average:
+    steps 0 and 1's averages are compared as the next step reads them; step 2's, which no
+    step reads, cannot be — and the output says so instead of staying silent."""
+    code, r = _diff(runs, "tf1_ema", "k_assign")
+    assert code == 0 and r["verdict"] == "equivalent", r["verdict_text"]
+    assert _per_step(r, "state") == {0: (4, 0), 1: (4, 0)}, r["steps"]
+    said = [n for n in r["training"]["notes"] if n.startswith("step 2's state is not compared")]
+    assert len(said) == 1 and "A subtracts from it and B assigns it" in said[0], r["training"]
+
+
+@pytest.mark.parametrize(("a", "b", "side", "program", "code_line"), [
+    ("tf1_ema", "k_sgd", "a", "tf1_leftover.py", "train = ema.apply(W)  # AT:average"),
+    ("tf1_sgd", "k_assign", "b", "keras_leftover.py",
+     "average.assign(0.9 * average + 0.1 * weight)  # CALL:average"),
+])
+def test_state_only_one_run_keeps_diverges(runs: dict[str, str], a: str, b: str, side: str,
+                                           program: str, code_line: str) -> None:
+    """The trainings agree (numpy), but one run keeps a moving average of its weights and the
+    other none: a divergence at step 0's state, at the line that writes the average, the
+    verdict saying which run keeps it — not exit 3 ('too little could be compared')."""
+    code, r = _diff(runs, a, b)
+    fd = r["first_divergence"]
+    assert code == 1 and fd is not None, r["verdict_text"]
+    assert (fd["step"], fd["quantity"]) == (0, "state"), r["verdict_text"]
+    assert f"state in {side.upper()} only" in r["verdict_text"], r["verdict_text"]
+    frame = fd[side]["user_frame"]
+    assert (Path(frame["file"]).name, frame["code"]) == (program, code_line), frame
+    for q in ("loss", "gradient", "update"):
+        assert all(d == 0 for _, d in _per_step(r, q).values()), (q, r["steps"])
