@@ -103,3 +103,30 @@ def test_state_only_one_run_keeps_diverges(runs: dict[str, str], a: str, b: str,
     assert (Path(frame["file"]).name, frame["code"]) == (program, code_line), frame
     for q in ("loss", "gradient", "update"):
         assert all(d == 0 for _, d in _per_step(r, q).values()), (q, r["steps"])
+
+
+def test_a_run_longer_than_the_records_read_has_its_first_steps_compared(
+        runs: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """An eager run of more executions than are read to find its steps (MAX_EXECUTIONS, 20,000
+    in use: about half a millisecond a record) had no step found at all, every tensor compared
+    op by op; now the steps within the records read are compared as steps, and the notes say
+    how many executions were read and which steps that gave. The limit lowered to 200 of the
+    momentum run's 257 executions (3 steps): 2 whole steps lie in the first 200."""
+    from reader import DebugLogdir
+    from tfdbg_tui.commands.diff import build_result
+    from tfdbg_tui.core.compare import compare
+    from tfdbg_tui.core.compare.contract import eager_steps
+    from tfdbg_tui.core.compare.values import Tolerance
+
+    a, b = DebugLogdir(runs["tf1_momentum"]), DebugLogdir(runs["k_momentum"])
+    a.update()
+    b.update()
+    n = len(b.executions)
+    assert 200 < n < 400, n  # the premise: three steps of ~80 executions
+    monkeypatch.setattr(eager_steps, "MAX_EXECUTIONS", 200)
+    r = build_result(compare(a, b, Tolerance(1e-5, 1e-6)), 1000)
+    assert r["verdict"] == "equivalent", r["verdict_text"]
+    assert r["training"]["steps_compared"] == 2, r["training"]
+    assert f"{n:,} eager executions: training steps found in the first 200 only" in " ".join(
+        r["notes"]) and "steps 0-1 compared as steps" in " ".join(r["notes"]), r["notes"]
+    assert _per_step(r, "update") == {0: (4, 0)}, r["steps"]  # step 1's is read by no step

@@ -2,10 +2,12 @@
 `tf.function`, the guide's form).
 
 Executions have no names and no graph, but each records the ids of the tensors it consumed
-and produced, so the dataflow of a step is rebuilt from the records (read once each; runs of
-more than `MAX_EXECUTIONS` are compared op by op instead). A step ends with the k-th update
-of every trained variable; the initial value of a variable is what was assigned to it before
-its first read (its line is the one that creates the layer or the variable).
+and produced, so the dataflow of a step is rebuilt from the records (read once each, about
+half a millisecond a record: a run of more than `MAX_EXECUTIONS` has its steps found among
+its first `MAX_EXECUTIONS`, the rest compared op by op, and the notes say which steps).
+A step ends with the k-th update of every trained variable; the initial value of a variable
+is what was assigned to it before its first read (its line is the one that creates the layer
+or the variable).
 """
 
 from __future__ import annotations
@@ -44,11 +46,10 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str],
     is_update = np.isin(e.op_type, uniq[np.isin(names, list(UPDATES))])
     if not is_update.any():
         return [], set(), None
-    if n > MAX_EXECUTIONS:
-        notes.append(f"{n:,} eager executions: too many to find training steps in "
-                     f"(the first {MAX_EXECUTIONS:,} would be read); compared op by op")
-        return [], set(), None
-    records = [logdir.read_execution(i) for i in range(n)]
+    # the records are read one by one (about half a millisecond each): a longer run has its
+    # steps found among its first MAX_EXECUTIONS executions, and says so (`_read_only`)
+    limit = min(n, MAX_EXECUTIONS)
+    records = [logdir.read_execution(i) for i in range(limit)]
     whole = Flow(EAGER)
     producer: dict[int, tuple[int, int]] = {}
     for i, r in enumerate(records):
@@ -61,11 +62,13 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str],
             producer[tid] = (i, s)
     first = np.asarray(e.first_output, np.int64)
     dtype = np.asarray(logdir.outputs.dtype)
-    dtype_of = {i: int(dtype[first[i]]) if e.n_outputs[i] > 0 else -1 for i in range(n)}
+    dtype_of = {i: int(dtype[first[i]]) if e.n_outputs[i] > 0 else -1 for i in range(limit)}
     if keep is not None:
         keep.append(whole)
     trained = trained_handles(whole, dtype_of)
     if not trained:
+        if limit < n:
+            notes.append(_read_only(n, limit, 0))
         return [], set(), None
     state = state_handles(whole, dtype_of, trained)
     per: dict[str, list[int]] = {h: [] for h in trained}
@@ -74,7 +77,9 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str],
         if h in per and training_update(whole, k, dtype_of):
             per[h].append(k)
     ends = _step_ends(whole, per)
-    truncated = len(ends) > MAX_STEPS
+    if limit < n:
+        notes.append(_read_only(n, limit, len(ends[:MAX_STEPS])))
+    truncated = len(ends) > MAX_STEPS or limit < n
     ends = ends[:MAX_STEPS]
     step_of = np.full(n, -1, np.int64)
     flows = []
@@ -110,6 +115,16 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str],
         flows.append(flow)
         start = end + 1
     return flows, trained, step_of
+
+
+def _read_only(n: int, limit: int, steps: int) -> str:
+    """What a run longer than MAX_EXECUTIONS had compared as training steps."""
+    if not steps:
+        return (f"{n:,} eager executions: no whole training step in the first {limit:,} (the "
+                "most read to find steps); compared op by op")
+    return (f"{n:,} eager executions: training steps found in the first {limit:,} only (the "
+            f"most read to find steps) — {'step 0' if steps == 1 else f'steps 0-{steps - 1}'} "
+            "compared as steps, the executions after them op by op")
 
 
 def _first_step_start(whole: Flow, trained: set[str]) -> int:
