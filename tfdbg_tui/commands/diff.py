@@ -32,6 +32,7 @@ from tfdbg_tui.commands.args import (
     read_input,
 )
 from tfdbg_tui.commands.diff_lines import place_lines
+from tfdbg_tui.commands.diff_map import map_rules, unused
 from tfdbg_tui.commands.ended import ended_by_signals
 from tfdbg_tui.commands.output import planned
 from tfdbg_tui.commands.pair_load import load_pair
@@ -42,7 +43,6 @@ from tfdbg_tui.core.compare import (
     Tolerance,
     compare,
     explain,
-    read_map,
 )
 from tfdbg_tui.core.compare.contract import contract_position
 from tfdbg_tui.core.compare.explain import fix_hint
@@ -263,10 +263,11 @@ def _main(argv: Sequence[str]) -> int:
         print(error_line(f"{PROG}: error", exc), file=sys.stderr)
         return 2
     apply_remote_timeout(opts.remote_timeout)
-    mapping = None
+    mapping, rules = None, []
     if opts.map:  # read first: a bad map is said before the runs are loaded
         try:
-            mapping = read_map(read_input(opts.map, 1 << 20))
+            rules = map_rules(read_input(opts.map, 1 << 20))
+            mapping = [(pa, pb) for _, pa, pb in rules]
         except OSError as exc:
             print(error_line(f"{PROG}: error", f"--map {opts.map}: {exc.strerror or exc}"),
                   file=sys.stderr)
@@ -287,6 +288,8 @@ def _main(argv: Sequence[str]) -> int:
         comparison = compare(a, b, Tolerance(opts.rtol, opts.atol, opts.tight_steps),
                              mapping=mapping)
         result = build_result(comparison, opts.limit)
+    for why in unused(rules, comparison):  # a rule that changed nothing is said, not hidden
+        print(error_line(f"{PROG}: warning", f"--map {opts.map}: {why}"), file=sys.stderr)
     planned(EXIT[result["verdict"]])  # its status, also if the output is cut (`| head`)
     if opts.csv:
         try:
