@@ -13,10 +13,13 @@ on them, each claim proven first with numpy (`test_numpy_proof`):
 - pool_avg_eager: `GlobalAveragePooling1D` for the max — the frames agree, the pooled
   vectors do not: step 0, layer_output, A's `reduce_max` line, B's pooling construction
   (before: the logits, one layer late);
-- pool_elu_eager: the per-frame Dense with `activation="elu"` — step 0, layer_output at the
-  frames; B's line the `Dense(5, activation=..., name="frame")` construction, though the
+- pool_tanh_eager: the per-frame Dense with `activation="tanh"` — step 0, layer_output at
+  the frames; B's line the `Dense(5, activation=..., name="frame")` construction, though the
   program constructs `Dense` twice and the eager model call is the op's only user line
-  (before: the model call);
+  (before: the model call). A first version used `"elu"`: the tool called it equivalent,
+  rightly — every series has a positive pre-activation in each feature, so the max never
+  reads elu's negative branch and the loss, gradients and updates agree (the numpy proof
+  had checked the frames only; it now checks the pooled values and the loss too);
 - shrink_fn_ok: a layer calling `tf.compat.v1.image.resize_bilinear` in a `tf.function` —
   equivalent, the resized [4, 4, 4, 2] compared (with the conv's and the output: 3 layer
   outputs at least, the flatten perhaps a fourth);
@@ -46,7 +49,7 @@ TF1, KERAS = STAGES / "tf1_stages.py", STAGES / "keras_stages.py"
 RUNS = {"tf1_pool": (TF1, "pool"), "tf1_shrink": (TF1, "shrink"),
         "pool_fit_ok": (KERAS, "pool", "fit", "ok"),
         "pool_avg_eager": (KERAS, "pool", "eager", "avg"),
-        "pool_elu_eager": (KERAS, "pool", "eager", "elu"),
+        "pool_tanh_eager": (KERAS, "pool", "eager", "tanh"),
         "shrink_fn_ok": (KERAS, "shrink", "function", "ok"),
         "shrink_fit_resizing": (KERAS, "shrink", "fit", "resizing")}
 RTOL, ATOL = 1e-5, 1e-6
@@ -61,13 +64,19 @@ def test_numpy_proof() -> None:
     """Each claim the expectations rest on, with numpy from the programs' own data."""
     x, _, w = sd.pool_data()
     frames, pooled, _ = sd.pool_forward(x, w)
-    _, avg, _ = sd.pool_forward(x, w, pooling="mean")
-    elu, _, _ = sd.pool_forward(x, w, activation="elu")
+    _, avg, avg_logits = sd.pool_forward(x, w, pooling="mean")
+    tanh, tanh_pooled, tanh_logits = sd.pool_forward(x, w, activation="tanh")
+    _, _, logits = sd.pool_forward(x, w)
     assert _apart(avg, pooled) > 1e3  # the pooled vectors: max against mean
-    assert _apart(elu, frames) > 1e3  # the frames: elu against relu (negative inputs)
+    assert _apart(tanh, frames) > 1e3  # the frames: tanh against relu
+    assert _apart(tanh_pooled, pooled) > 1e3  # ... and what reaches the loss
+    y = sd.pool_data()[1]
+    assert abs(sd.pool_loss(tanh_logits, y) - sd.pool_loss(logits, y)) > 1e-3
+    assert abs(sd.pool_loss(avg_logits, y) - sd.pool_loss(logits, y)) > 1e-3
     x, _, w = sd.shrink_data()
-    features, legacy, _ = sd.shrink_forward(x, w)
-    _, half, _ = sd.shrink_forward(x, w, half_pixel=True)
+    features, legacy, out = sd.shrink_forward(x, w)
+    _, half, half_out = sd.shrink_forward(x, w, half_pixel=True)
+    assert _apart(half_out, out) > 1e2  # ... and what reaches the loss
     assert features.shape == (4, 6, 6, 2) and legacy.shape == (4, 4, 4, 2)
     assert _apart(half, legacy) > 1e3  # 6 → 4: source rows 0, 1.5, 3, 4.5 against 0.25, …
     # the grids: TF 1.x samples row i·1.5, the half-pixel grid (i + ½)·1.5 − ½
@@ -128,7 +137,7 @@ def _line(fd: dict[str, Any], side: str) -> str:
 @pytest.mark.parametrize(("a", "b", "line_a", "line_b"), [
     ("tf1_pool", "pool_avg_eager", "pooled = tf.reduce_max(",
      "pooled = tf.keras.layers.GlobalAveragePooling1D("),
-    ("tf1_pool", "pool_elu_eager", "frames = tf.nn.relu(",
+    ("tf1_pool", "pool_tanh_eager", "frames = tf.nn.relu(",
      "frames = tf.keras.layers.Dense(5, activation=activation"),
     ("tf1_shrink", "shrink_fit_resizing", "small = tf.compat.v1.image.resize_bilinear(",
      "resize = tf.keras.layers.Resizing(4, 4"),

@@ -4,13 +4,13 @@
   trained by `fit` (equivalent);
 - `pool eager avg`: trained eagerly, GlobalAveragePooling1D for the max (the pooled
   vectors differ);
-- `pool eager elu`: trained eagerly, the per-frame Dense with `activation="elu"` (the
-  frames differ wherever a pre-activation is negative);
+- `pool eager tanh`: trained eagerly, the per-frame Dense with `activation="tanh"` (the
+  frames, their max and the loss differ);
 - `shrink function ok`: a Sequential model, a layer calling TF 1.x's
   `tf.compat.v1.image.resize_bilinear` (equivalent), the step in a `tf.function`;
 - `shrink fit resizing`: `Resizing(4, 4)` (TF 2's half-pixel grid) trained by `fit`.
 
-python keras_stages.py pool|shrink fit|eager|function ok|avg|elu|resizing
+python keras_stages.py pool|shrink fit|eager|function ok|avg|tanh|resizing
 """
 import sys
 
@@ -29,7 +29,7 @@ class LegacyResize(tf.keras.layers.Layer):
 if MODE == "pool":
     data, labels, saved = pool_data()
     inputs = tf.keras.Input(shape=(6, 3))
-    activation = "elu" if VARIANT == "elu" else "relu"
+    activation = "tanh" if VARIANT == "tanh" else "relu"
     frames = tf.keras.layers.Dense(5, activation=activation, name="frame")(inputs)  # CALL:frame
     if VARIANT == "avg":
         pooled = tf.keras.layers.GlobalAveragePooling1D(name="pool")(frames)  # CALL:pool
