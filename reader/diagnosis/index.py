@@ -3,8 +3,8 @@
 Why a separate index: a diagnosis asks "the latest trace of tensor (graph, op, slot) before
 row r" and "which eager execution produced tensor id t" dozens of times per query, and a run
 can hold millions of traces. Scanning the columns per question would cost O(N) each time;
-instead the trace rows are grouped by tensor once (`reader.diagnosis.tensor_rows`: a dict get
-and a slice per question) and the eager outputs sorted by tensor id (two `searchsorted`
+instead each tensor's trace rows are found once (`reader.diagnosis.tensor_rows`: a dict get
+per question after the first) and the eager outputs sorted by tensor id (two `searchsorted`
 calls). The index is rebuilt when the logdir grew. Which graph each eager execution called
 (the tf.function calls) is a question of its own, rebuilt on other changes:
 `reader.diagnosis.exec_graphs`, owned here as `calls`.
