@@ -28,6 +28,7 @@ from typing import Any
 from reader.index.shard_task import TaskResult
 from tfdbg_tui.commands.args import Parser, UsageError, add_remote_timeout, apply_remote_timeout
 from tfdbg_tui.commands.ended import ended_by_signals
+from tfdbg_tui.commands.index_target import bucket_there, folder_or_nothing
 from tfdbg_tui.core.sanitize import error_line, literal
 
 PROG = "tfdbg-tui index"
@@ -253,7 +254,9 @@ def index_logdir(path: str, run: str | None = None, engine: str = "local",
     if planted is not None:  # shards are written there: no link another user planted
         raise OSError(errno.EPERM, planted, where)
     if is_remote(where):
-        _bucket_there(where)
+        bucket_there(where)
+    else:
+        folder_or_nothing(where)
     src = source(logdir.path) if is_remote(logdir.path) else ""
     filesets = list(logdir.filesets)
     seen = seen_by_driver(logdir.path, filesets, where)
@@ -273,23 +276,6 @@ def index_logdir(path: str, run: str | None = None, engine: str = "local",
         if on_result is not None:
             on_result(r, len(got), len(jobs))
     return got, where, logdir
-
-
-def _bucket_there(where: str) -> None:
-    """OSError (one line, exit 2) when the bucket the shards are to be written into does
-    not exist: not one line per file set, each task finding it out. Anything else the
-    question meets (no right to look at the bucket, only to write into it) is left to the
-    tasks."""
-    from reader.io.remote import filesystem
-
-    try:
-        fs, inner = filesystem(where)
-        fs.info(inner.split("/", 1)[0])
-    except FileNotFoundError:
-        raise OSError(errno.ENOENT, "no such bucket (the shards are written there)",
-                      where) from None
-    except Exception:
-        return
 
 
 def _engine(engine: str) -> tuple[str, str]:
@@ -354,6 +340,11 @@ def _main(argv: Sequence[str]) -> int:
         if r.status == "indexed" and cut is not None:
             r.status, r.error = "failed", f"a file could not be read whole ({cut}); run " \
                 "index again"
+    if results and all(r.status == "indexed" and not (r.rows or r.bytes) and r.warnings
+                       for r in results):  # as `report` says (exit 2): not a run indexed
+        print(error_line(PROG + ": error", f"nothing readable in {opts.logdir}: "
+                         f"{results[0].warnings[0]}"), file=sys.stderr)
+        return 2
     failed = [r for r in results if r.status == "failed"]
     for r in failed:
         print(error_line(PROG, f"{r.name}: not indexed: {r.error}"), file=sys.stderr)
