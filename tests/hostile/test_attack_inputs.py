@@ -218,3 +218,20 @@ def test_a_cache_folder_named_in_bytes_that_are_not_utf8(tmp_path: Path) -> None
     text = proc.stdout.decode("utf-8")  # (valid UTF-8: the name escaped)
     assert_no_raw_controls(text, "stdout")
     assert "\\x1b" in text, text
+
+
+# 11
+def test_a_folder_planted_at_a_shard_name_is_named_not_our_temporary(tmp_path: Path) -> None:
+    """`index --out` where a folder has the shard's name: the file set is not indexed, and
+    the line names the shard (before: '.NAME.parquet.tmp-…: Is a directory', our random
+    temporary — which is no folder, and which the user never saw)."""
+    d, out = tmp_path / "ld", tmp_path / "shards"
+    write_reference(d)
+    (meta,) = d.glob("*.metadata")
+    shard = meta.name.replace(".metadata", ".parquet")
+    (out / shard).mkdir(parents=True)
+    proc = cli("index", str(d), "--out", str(out))
+    assert proc.returncode == 1, proc.stderr
+    (line,) = proc.stderr.decode().strip().splitlines()
+    assert f"not indexed: {shard}:" in line and ".tmp-" not in line, line
+    assert sorted(p.name for p in out.iterdir()) == [shard]  # nothing left beside it
