@@ -248,13 +248,6 @@ EXIT = {"equivalent": 0, "diverge": 1, "incomparable": 3}
 
 
 def main(argv: Sequence[str]) -> int:
-    """Run the diff command (below); SIGTERM and SIGHUP end it as an error does, its
-    temporaries removed (`tfdbg_tui.commands.ended`), status 128 + the signal."""
-    with ended_by_signals():
-        return _main(argv)
-
-
-def _main(argv: Sequence[str]) -> int:
     """Run the diff command; returns the exit status (0 equivalent, 1 diverge, 2 error,
     3 too little compared)."""
     try:
@@ -298,7 +291,11 @@ def _main(argv: Sequence[str]) -> int:
             else:
                 buf = io.StringIO()  # written whole, then put in place: a full disk keeps
                 write_csv(result, buf)  # the previous file
-                replace_file(opts.csv, lambda f: f.write(buf.getvalue().encode("utf-8")))
+                # while its temporary exists, SIGTERM/SIGHUP remove it (status 128 + the
+                # signal); elsewhere they end the command at once, as before (its readers'
+                # pools would finish their reads before an exception got through them)
+                with ended_by_signals():
+                    replace_file(opts.csv, lambda f: f.write(buf.getvalue().encode("utf-8")))
         except BrokenPipeError:
             raise  # `diff --csv - | head -1`: the CLI ends quietly
         except OSError as exc:
