@@ -196,7 +196,9 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
         from tfdbg_tui.core.compare.values import record_checks
 
         said: list[str] = []
-        record_checks(a, b, pairs, todo, tol, said.append)
+        off = len(pairs) - len(sp.row_a) if sp is not None else 0
+        relaid = {off + i: alt for i, alt in sp.relaid.items()} if sp is not None else None
+        record_checks(a, b, pairs, todo, tol, said.append, relaid)
         notes += _once(said)
     if sp is not None and sp.rates:
         judge_rates(pairs, sp, tol)

@@ -225,15 +225,24 @@ def compare_records(ra: RecordReader, rb: RecordReader, kind: int, row_a: int, r
     return Outcome(R_NONE if sa == sb else R_SHAPE, shapes=(sa, sb))
 
 
+Relaid = dict[int, tuple[tuple[int, int] | None, tuple[int, int] | None]]
+
+
 def record_checks(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, todo: np.ndarray,
-                  tol: Tolerance, warn: Callable[[str], None]) -> None:
-    """Read and compare the pairs `todo` (in run A's order), updating `pairs` in place."""
+                  tol: Tolerance, warn: Callable[[str], None], relaid: Relaid | None = None
+                  ) -> None:
+    """Read and compare the pairs `todo` (in run A's order), updating `pairs` in place.
+    `relaid`: per pair, each side's transposed layout of the same layer output (the run's
+    next layer output, `layer_pairing._transposed`), compared instead when the layouts
+    differ and it makes them one."""
     ra, rb = RecordReader(a), RecordReader(b)
     for p in todo.tolist():
         kind, row_a, row_b = int(pairs.kind[p]), int(pairs.a_row[p]), int(pairs.b_row[p])
         try:
             got = compare_records(ra, rb, kind, row_a, row_b,
                                   tol.for_step(int(pairs.step[p])), int(pairs.kind_b[p]))
+            if got.reason == R_SHAPE and relaid and p in relaid:
+                got = _relaid(ra, rb, pairs, p, relaid[p], got, tol)
         except ReaderError as exc:
             pairs.status[p], pairs.reason[p] = SKIPPED, R_UNREADABLE
             warn(f"not compared: {exc}")
@@ -251,3 +260,21 @@ def record_checks(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, todo: np.ndarray
         if got.reason != R_NONE and pairs.reason[p] == R_NONE:
             pairs.reason[p] = got.reason
         pairs.status[p] = EQUAL if pairs.reason[p] == R_NONE else DIFFERENT
+
+
+def _relaid(ra: RecordReader, rb: RecordReader, pairs: Pairs, p: int,
+            alt: tuple[tuple[int, int] | None, tuple[int, int] | None], got: Outcome,
+            tol: Tolerance) -> Outcome:
+    """A layer pair of two layouts compared as one run lays it out next (its transpose), when
+    that makes the layouts one: the pair then stands for the tensors compared."""
+    kind, kind_b = int(pairs.kind[p]), int(pairs.kind_b[p])
+    here = ((kind, int(pairs.a_row[p])), (kind_b, int(pairs.b_row[p])))
+    for x, y in ((alt[0], here[1]), (here[0], alt[1]), (alt[0], alt[1])):
+        if x is None or y is None:
+            continue
+        again = compare_records(ra, rb, x[0], x[1], y[1], tol.for_step(int(pairs.step[p])),
+                                y[0])
+        if again.reason != R_SHAPE:
+            pairs.a_row[p], pairs.b_row[p] = x[1], y[1]
+            return again
+    return got

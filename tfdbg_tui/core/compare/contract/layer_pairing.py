@@ -42,9 +42,27 @@ def pair_layer_outputs(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunM
     intermediates left unpaired."""
     pairs, left_a, left_b = pair_layers(ra, rb, vp)
     for j, ta, tb in pairs:
-        out.add(ma.row(k, ta), mb.row(k, tb), k, Q_LAYER, f"layer {j + 1} output")
+        got = out.add(ma.row(k, ta), mb.row(k, tb), k, Q_LAYER, f"layer {j + 1} output")
+        if got >= 0:
+            alt = (ma.row(k, _transposed(ma, k, ra, ta)), mb.row(k, _transposed(mb, k, rb, tb)))
+            if alt != (None, None):
+                out.relaid[got] = alt
     if k == 0 and (left_a or left_b):
         out.notes.append(_block_note(ma, ra, left_a, mb, rb, left_b))
+
+
+def _transposed(model: RunModel, k: int, roles: Roles, t: Tensor) -> Tensor | None:
+    """The layer output of `t`'s group that is `t` transposed (a `Transpose` whose data input
+    is `t`): the same layer's output as the run lays it out next — Keras' recurrent layers
+    stack their states time-major in the loop, then transpose them batch-major."""
+    flow = model.steps[k][0]
+    group = next((g for g, x in roles.layers if x == t), None)
+    for i, (g, x) in enumerate(roles.layers):
+        n = x[0]
+        if (g == group and _kind(roles, i) == LAYOUT and 0 <= n < len(flow)
+                and flow.op_type[n] == "Transpose" and flow.inputs[n][:1] == [t]):
+            return x
+    return None
 
 
 def pair_layers(ra: Roles, rb: Roles, vp: list[tuple[str, str]]

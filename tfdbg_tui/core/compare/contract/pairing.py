@@ -94,6 +94,11 @@ class StepPairs:
     # other does not have: `state_pairing._alone`), beside the other run's weights it
     # would be computed from: divergences at step 0 whatever their values
     alone: list[int] = field(default_factory=list)
+    # layer pairs whose output one run transposes next, as a layer output of the same group
+    # (a recurrent layer's time-major stack, then batch-major): pair id → (A's transposed
+    # row or None, B's) — compared instead where the two layouts differ (`layer_pairing`)
+    relaid: dict[int, tuple[tuple[int, int] | None, tuple[int, int] | None]] = field(
+        default_factory=dict)
     # pair → (flow, node) whose stack holds the line to show, when it is not the tensor's
     # own (a loss: where the loss function is called; an update: the optimizer's update op)
     # (None, i): eager execution i (an assignment made before a graph flow's first step)
