@@ -101,8 +101,8 @@ def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
     broken = []
     with pool_of(max_workers=workers, mp_context=ctx, initializer=die_with_parent,
                  initargs=(os.getpid(),)) as pool:
-        futures = {pool.submit(index_task, *job): job for job in jobs}
         try:
+            futures = {pool.submit(index_task, *job): job for job in jobs}
             for fut in as_completed(futures):
                 try:
                     yield fut.result()
