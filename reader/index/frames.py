@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _FRAMEWORK_PATTERNS = re.compile(
     r"""(
@@ -32,8 +33,11 @@ _FRAMEWORK_PATTERNS = re.compile(
 _USER_OVERRIDE = re.compile(r"[/\\]dumper[/\\]examples[/\\]")
 
 
+@lru_cache(maxsize=4096)
 def is_framework_file(path: str) -> bool:
-    """True for files of TensorFlow, Keras, the standard library or any installed package."""
+    """True for files of TensorFlow, Keras, the standard library or any installed package.
+    (Kept per path: a report asks it of the same few hundred files ~10,000 times, each a
+    regular expression of a dozen alternatives.)"""
     if _USER_OVERRIDE.search(path):
         return False
     return bool(_FRAMEWORK_PATTERNS.search(path))
