@@ -321,6 +321,20 @@ def find_layer_creation(logdir: DebugLogdir, frames: list[Frame], op_name: str |
                     text.strip())
 
 
+def constructions_at(logdir: DebugLogdir, frame: Frame, owner: str) -> list[Creation]:
+    """The constructions of class `owner` (or an alias) in the statement holding the user's
+    line `frame` (a functional model's `Dense(6, name="gate")(inputs)`, a `Sequential([...])`
+    spread over lines), in source order."""
+    lines = logdir.source_lines(frame.host, frame.file) or []
+    span = statement_lines(lines, frame.line)
+    if span is None:
+        return []
+    names = _aliases([lines], owner)
+    return [Creation(owner, Frame(frame.file, n, _function_at(lines, n), frame.host),
+                     lines[n - 1].strip())
+            for n in _calls(lines, names) if span[0] <= n <= span[1]]
+
+
 def _layer_of(op_name: str) -> str:
     """The layer's name in a Keras op name: the scope under the model's, whatever the op's
     own scopes below it (`functional_1/dense_1/MatMul` → `dense_1`,
@@ -347,4 +361,5 @@ def _snake(name: str) -> str:
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
 
 
-__all__ = ["Creation", "drives_keras", "find_creation", "find_layer_creation"]
+__all__ = ["Creation", "constructions_at", "drives_keras", "find_creation",
+           "find_layer_creation"]

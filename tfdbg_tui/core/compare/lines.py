@@ -14,6 +14,7 @@ them in Stack Trace and Source Code (`ui.compare`), so both name the same lines.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,12 +34,14 @@ from tfdbg_tui.core.compare.contract import (
     node_frames,
 )
 from tfdbg_tui.core.compare.creation import (
+    Creation,
     drives_keras,
     find_creation,
     find_layer_creation,
     layer_build,
     statement_lines,
 )
+from tfdbg_tui.core.compare.layer_weights import weights_creation
 from tfdbg_tui.core.compare.pairs import DIFFERENT, R_NONFINITE
 from tfdbg_tui.core.compare.result import Comparison
 from tfdbg_tui.core.compare.verdict import step_offset
@@ -169,8 +172,8 @@ def place(c: Comparison, p: int) -> tuple[SideLines, SideLines]:
         _created(a, c.a, move=False)
         _created(b, c.b, move=not call)
     if q in (Q_LAYER, Q_OTHER):
-        _layer(a, c.a)
-        _layer(b, c.b)
+        _layer(a, c.a, by_weights=lambda owner: weights_creation(c, p, "a", owner))
+        _layer(b, c.b, by_weights=lambda owner: weights_creation(c, p, "b", owner))
     elif q == Q_REG:
         for s, side, logdir in ((a, "a", c.a), (b, "b", c.b)):
             name = _where_op(c, p, side)
@@ -286,14 +289,17 @@ def _created(s: SideLines, logdir: DebugLogdir, move: bool) -> None:
 
 
 def _layer(s: SideLines, logdir: DebugLogdir, always: bool = False,
-           where: tuple[list[Frame], str] | None = None) -> None:
+           where: tuple[list[Frame], str] | None = None,
+           by_weights: Callable[[str], Creation | None] | None = None) -> None:
     """A layer's op run by `model.fit`, or by calling a functional or Sequential model
     (`model(x)` outside any `call` of the user's), carries only that line: the line
     building the layer is the one to show (`creation.find_layer_creation`), the calling
     line moves to `applied_at`. `always`: also from a user's `call` (`self.bn(x)`, kept as
     the line: the building line is given beside it, as `created_at`).
     `where`: the stack and op name of the node whose line stands for the tensor's (a
-    penalty one run lacks: the read of the weight the other run regularizes)."""
+    penalty one run lacks: the read of the weight the other run regularizes).
+    `by_weights`: asked for the construction of the class the stack names when the stack
+    alone leaves it ambiguous (an eager model call: `layer_weights`)."""
     uf = s.line
     # the user's own `call` method calls the layer on this line: kept unless `always`
     in_call = uf is not None and uf.frame.function == "call" and not drives_keras(uf.code)
@@ -301,6 +307,8 @@ def _layer(s: SideLines, logdir: DebugLogdir, always: bool = False,
         return
     frames, op_name = where or (s.own, s.op_name)
     found = find_layer_creation(logdir, frames, op_name, _op_names(s, logdir))
+    if found is not None and found.frame is None and by_weights is not None:
+        found = by_weights(found.owner) or found
     if found is None or found.frame is None:
         return
     s.created_by = found.owner

@@ -10,27 +10,42 @@ from collections.abc import Callable
 
 from reader import GRAPH
 from tfdbg_tui.core.compare.contract.dataflow import FORWARD, FWD, READS, Flow
-from tfdbg_tui.core.compare.contract.tensors import SHAPE_ONLY, Tensor
+from tfdbg_tui.core.compare.contract.tensors import SHAPE_ONLY, Sig, Tensor
+
+# stages without weights that make a new tensor of their input's features: resampling (an
+# upscaling layer's bilinear or nearest resize), 3-D / v2 pooling, and a bag's combiner
+# (`embedding_lookup_sparse`: the mean, sum or sqrt-n of each example's rows)
+STAGE_OPS = frozenset({
+    "ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic", "ResizeArea",
+    "ScaleAndTranslate", "CropAndResize", "MaxPool3D", "AvgPool3D", "MaxPoolV2",
+    "SparseSegmentMean", "SparseSegmentSum", "SparseSegmentSqrtN",
+    "SparseSegmentMeanWithNumSegments", "SparseSegmentSumWithNumSegments",
+    "SparseSegmentSqrtNWithNumSegments"})
+
 
 LAYER_OPS = frozenset({"MatMul", "BatchMatMulV2", "BatchMatMulV3", "BiasAdd", "AddV2", "Add",
                        "Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softplus",
                        "LeakyRelu", "Gelu", "Conv2D", "Conv1D", "Conv3D",
                        "DepthwiseConv2dNative", "MaxPool", "AvgPool", "FusedBatchNormV3",
                        "FusedBatchNorm", "Erf", "Mul", "Reshape", "Transpose", "SelectV2",
-                       "Select"})
+                       "Select"}) | STAGE_OPS
 
 
 LayerKey = tuple[frozenset[str], int, str, frozenset[int]]
 
 
 def layer_key_of(flow: Flow, deps: list[frozenset[str]],
-                 entry: Callable[[int], frozenset[int]]) -> Callable[[int], LayerKey]:
+                 entry: Callable[[int], frozenset[int]], stage: list[int] | None = None
+                 ) -> Callable[[int], LayerKey]:
     """A forward node's layer: the variables it depends on and its user line — and, where
     every layer op has one line (a Sequential or functional model trained by `fit`, whose
     ops all carry the `fit` call), the op's name scope (`sequential/pool/AvgPool`), so a
     pooling or flatten layer between two weighted ones stays a layer of its own — and the
     model inputs it is computed from (`entry`, `model_output.StepData.entry_of`): one tower
-    applied to two inputs on one line (TF1's `variable_scope(reuse=True)`) is two outputs."""
+    applied to two inputs on one line (TF1's `variable_scope(reuse=True)`) is two outputs —
+    and how many stages without weights (`stages`) it comes after among its variables'
+    ops: an eager model call runs every layer on one line, so a pooling over the frames
+    would otherwise swallow the frames' layer it pools."""
     lines = {flow.line[k] for k in range(len(flow)) if k < len(flow.line)
              and flow.phase[k] == FWD and flow.op_type[k] in LAYER_OPS and deps[k]}
     by_scope = flow.kind == GRAPH and len(lines) == 1
@@ -38,9 +53,67 @@ def layer_key_of(flow: Flow, deps: list[frozenset[str]],
     def key(k: int) -> LayerKey:
         line = flow.line[k] if k < len(flow.line) else -1
         name = flow.name[k] if by_scope and k < len(flow.name) else ""
-        return deps[k], line, name.rsplit("/", 1)[0] if "/" in name else "", entry(k)
+        scope = name.rsplit("/", 1)[0] if "/" in name else ""
+        if stage is not None and k < len(stage) and stage[k]:
+            scope = f"{scope}#stage{stage[k]}"
+        return deps[k], line, scope, entry(k)
 
     return key
+
+
+# reductions that pool a layer's output over its positions (`GlobalAveragePooling1D`'s
+# mean over time, `GlobalMaxPooling2D`'s max, `reduce_mean(h, axis=[1, 2])`), and what
+# divides or scales such a pooled value by something of no variable (a masked mean's
+# `sum / count`)
+_REDUCTIONS = frozenset({"Mean", "Sum", "Max", "Min"})
+_SCALES = frozenset({"RealDiv", "DivNoNan", "Mul", "Div"})
+
+
+def pooling(flow: Flow, deps: list[frozenset[str]], sig: Callable[[Tensor], Sig]
+            ) -> set[int]:
+    """Forward nodes that pool a layer's output into a new one: a reduction that drops
+    axes and still keeps an example and a feature axis (rank 2 or more: a loss's or a
+    statistic's reduction to a scalar or a vector is none), and a division or product of
+    such a pooled value by a tensor of no variable (the count of a masked mean) keeping its
+    size. Told from ranks and dataflow, not from a layer's name; a normalization's mean
+    (`keepdims=True`, the rank kept) is none."""
+    out: set[int] = set()
+    for k in range(len(flow)):
+        op = flow.op_type[k]
+        if flow.phase[k] != FWD or not deps[k] or not flow.inputs[k]:
+            continue
+        s = sig((k, 0))
+        if s[1] < 2:
+            continue
+        if op in _REDUCTIONS:
+            src = flow.inputs[k][0]
+            if src[0] >= 0 and deps[src[0]] == deps[k] and sig(src)[1] > s[1]:
+                out.add(k)
+        elif op in _SCALES:
+            ins = [t for t in flow.inputs[k] if t[0] >= 0]
+            pooled = [t for t in ins if t[0] in out]
+            if (len(pooled) == 1 and sig(pooled[0])[2] == s[2]
+                    and all(not deps[t[0]] for t in ins if t not in pooled)):
+                out.add(k)
+    return out
+
+
+def stages(flow: Flow, deps: list[frozenset[str]], pooled: set[int]) -> list[int]:
+    """Per forward node, how many stages without weights of their own (a pooling, a resize,
+    a bag's combiner: `STAGE_OPS` and `pooling`) lie between it and the last op where its
+    variables entered. A stage counts once however many ops it takes (a masked mean's sum
+    and division)."""
+    out = [0] * len(flow)
+    for k in range(len(flow)):
+        if flow.phase[k] not in FORWARD or not deps[k]:
+            continue
+        same = [j for j, _ in flow.inputs[k] if 0 <= j < k and deps[j] == deps[k]]
+        at = max((out[j] for j in same), default=0)
+        if (flow.op_type[k] in STAGE_OPS or k in pooled) and not any(
+                flow.op_type[j] in STAGE_OPS or j in pooled for j in same):
+            at += 1
+        out[k] = at
+    return out
 
 
 def leaving(flow: Flow, group: Callable[[int], LayerKey], consumers: list[list[int]],

@@ -53,6 +53,8 @@ from tfdbg_tui.core.compare.contract.layer_groups import (
     layer_key_of,
     leaving,
     parts_of,
+    pooling,
+    stages,
     unit_outputs,
 )
 from tfdbg_tui.core.compare.contract.loops import feeding, loop_results
@@ -239,7 +241,8 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     ranks: dict[LayerKey, tuple[bool, bool, int, int]] = {}
     # what the step is fed: a tower applied to two inputs computes each layer twice
     data = step_data(flow, deps, every)
-    layer_key = layer_key_of(flow, deps, data.entry_of)
+    pooled = pooling(flow, deps, sig)  # a pooling over positions (a masked mean)
+    layer_key = layer_key_of(flow, deps, data.entry_of, stages(flow, deps, pooled))
     looped = loop_results(flow, deps, consumers)  # what leaves a recurrent layer's loop
     # ... or a recurrent cell written by hand: its states stacked
     gathers, stacked = assembled(flow, deps, consumers, lambda t: sig(t)[2])
@@ -254,7 +257,8 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     # have no names); asked last, of the few candidates
     for k in range(n):
         if (flow.phase[k] != FWD or not traced[k, 0] or not deps[k]
-                or (flow.op_type[k] not in LAYER_OPS and k not in looped)
+                or (flow.op_type[k] not in LAYER_OPS and k not in looped
+                    and k not in pooled)
                 or int(depth[k]) >= limit or (alive is not None and not alive[k])
                 or k in in_loss
                 or (k < len(flow.name) and _LOSS_SCOPE.search(flow.name[k]))):

@@ -1,0 +1,80 @@
+"""The line building a layer that an eager model call ran, told by the layer's own weights.
+
+Why: calling a functional or Sequential model eagerly (`model(x)` in a `GradientTape`)
+runs every layer's ops under that one line, and eager ops carry no names, so when the
+user's code constructs the layer's class more than once (three `Dense(`), nothing on the
+op's stack says which construction made it (`creation.find_layer_creation` gives up). The
+dataflow does: a layer's output depends on its own weights — the variables no earlier
+layer output depends on — and each of those was created by the layer's `build`, an eager
+`VarHandleOp` whose stack holds the user's line that built the layer (a functional model's
+`Dense(6, name="gate")(inputs)`). That line is the one to change when it constructs
+exactly one layer of the class whose `call` made the op.
+"""
+
+from __future__ import annotations
+
+from reader import EAGER, GRAPH, ReaderError
+from reader.index.frames import Frame, program_frames
+from tfdbg_tui.core.compare.contract.dataflow import READS
+from tfdbg_tui.core.compare.creation import Creation, constructions_at, find_layer_creation
+from tfdbg_tui.core.compare.result import Comparison
+
+
+def weights_creation(c: Comparison, p: int, side: str, owner: str) -> Creation | None:
+    """The construction of the `owner` layer whose output pair `p` holds on `side`, found
+    from where the layer's own weights were created (see the module docstring); None when
+    the run is no eager one, the tensor is no layer output with weights of its own, or the
+    weights' line does not construct exactly one `owner`."""
+    model = c.training.a if side == "a" else c.training.b
+    logdir = c.a if side == "a" else c.b
+    whole = model.training.whole
+    step = int(c.pairs.step[p])
+    if whole is None or not 0 <= step < model.n_steps:
+        return None
+    flow, _, roles = model.steps[step]
+    if flow.kind == GRAPH:
+        return None
+    kind = int(c.pairs.kind[p] if side == "a" else c.pairs.kind_b[p])
+    if side == "b" and kind < 0:
+        kind = int(c.pairs.kind[p])
+    row = int(c.pairs.a_row[p] if side == "a" else c.pairs.b_row[p])
+    groups = [g for g, t in roles.layers if model.row(step, t) == (kind, row)]
+    if not groups:
+        return None
+    group = groups[0]
+    earlier = frozenset().union(*(g for g, _ in roles.layers if g < group))
+    own = [h for h in roles.variables if h in group and h not in earlier]
+    makers = {whole.inputs[k][0][0] for k in range(len(whole))
+              if whole.handle[k] in own and whole.op_type[k] in READS and whole.inputs[k]}
+    found: set[tuple[str, str, int]] = set()
+    result: Creation | None = None
+    for j in sorted(m for m in makers if m >= 0 and whole.op_type[m] == "VarHandleOp"):
+        try:
+            stack = logdir.alert_stack(EAGER, j)
+        except (ReaderError, KeyError, ValueError, IndexError):
+            continue
+        built = find_layer_creation(logdir, stack, None, None, "build")
+        if built is None or built.owner != owner:
+            continue
+        if built.frame is not None:
+            result = built
+        else:
+            uf = logdir.user_frame(program_frames(stack)[0])
+            result = _the_one(c, side, uf, owner)
+        if result is None or result.frame is None:
+            return None
+        found.add((result.frame.host, result.frame.file, result.frame.line))
+    return result if len(found) == 1 else None
+
+
+def _the_one(c: Comparison, side: str, uf: Frame | None, owner: str) -> Creation | None:
+    """The construction of `owner` in the statement at the user's frame `uf`, when that
+    statement constructs exactly one."""
+    if uf is None:
+        return None
+    logdir = c.a if side == "a" else c.b
+    hits = constructions_at(logdir, uf, owner)
+    return hits[0] if len(hits) == 1 else None
+
+
+__all__ = ["weights_creation"]
