@@ -225,7 +225,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
             del roles.applied[h]
             roles.summed.add(h)
     anchored_gradients(flow, roles, consumers, sig, traced)
-    tape_gradients(flow, roles, consumers, sig, traced)
+    tape_gradients(flow, roles, consumers, sig, traced, best[1] if best is not None else None)
     unlinked_applied(flow, roles, consumers, sig, traced)
     if roles.lr is not None:
         roles.lr_chain = lr_chain(flow, roles.lr, trained, sig, traced)

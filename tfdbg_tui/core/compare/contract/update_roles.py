@@ -24,6 +24,7 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     value_input,
 )
 from tfdbg_tui.core.compare.contract.rate_factor import divides, held_rate
+from tfdbg_tui.core.compare.contract.tape_order import tape_order
 from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor, sig_class
 
 if TYPE_CHECKING:
@@ -99,9 +100,12 @@ def walk(flow: Flow, update: int, var_sig: Sig, sig: object, last_assign: dict[s
                     x = _traced(flow, x, traced) or x
                 sx = sig_f(x) if x[0] >= 0 else (-1, -1, -1)  # type: ignore[operator]
                 sy = sig_f(y) if y[0] >= 0 else (-1, -1, -1)  # type: ignore[operator]
-                y_grad = y[0] < 0 or (sy[1] != 0 and flow.op_type[y[0]] not in READS)
-                # times a slot (`lr · m`): the rate only when the optimizer holds it
-                y_slot = sy[1] != 0 and held_rate(flow, x, last_assign)
+                # times a slot (`lr · m`), or a tensor computed from one (Nesterov's
+                # `lr_t · (β₁m + (1 − β₁)g)`): the rate only when the optimizer holds it
+                moment = sy[1] != 0 and (flow.op_type[y[0]] in READS or _reads_slot(
+                    flow, y[0], flow.handle[update], last_assign))
+                y_grad = y[0] < 0 or (sy[1] != 0 and not moment)
+                y_slot = moment and held_rate(flow, x, last_assign)
                 if (x[0] > floor and sx[1] == 0 and sx[0] in FLOATS and (y_grad or y_slot)
                         and not _constant(flow, x[0])):
                     lr = _traced(flow, x, traced)
@@ -185,6 +189,29 @@ def _reads_any(flow: Flow, k: int, last_assign: dict[str, list[int]] | None = No
         seen.add(j)
         if flow.op_type[j] in READS:
             if last_assign is None or not holds_gradients(flow, flow.handle[j], last_assign):
+                return True
+            continue
+        todo.extend(i for i, _ in flow.inputs[j])
+    return False
+
+
+def _reads_slot(flow: Flow, k: int, own: str | None, last_assign: dict[str, list[int]]
+                ) -> bool:
+    """Whether node k is computed, outside the backward pass, from a read of an optimizer's
+    slot: a variable the step assigns that is neither the updated variable `own` (decoupled
+    weight decay's `g + λw` is still the gradient's side) nor a gradient accumulator. A
+    read follows what was last assigned to its variable before it (`m.assign(...)` then
+    `β₁ · m`: the slot, whatever it was assigned)."""
+    todo, seen = [k], set[int]()
+    while todo and len(seen) < 64:
+        j = todo.pop()
+        if j < 0 or j in seen or flow.phase[j] == BWD:
+            continue
+        seen.add(j)
+        if flow.op_type[j] in READS:
+            h = flow.handle[j]
+            if (h and h != own and h in last_assign
+                    and not holds_gradients(flow, h, last_assign)):
                 return True
             continue
         todo.extend(i for i, _ in flow.inputs[j])
@@ -278,9 +305,10 @@ def _traced(flow: Flow, t: Tensor, traced: np.ndarray) -> Tensor | None:
 
 
 def tape_gradients(flow: Flow, roles: Roles, consumers: list[list[int]], sig: object,
-                    traced: np.ndarray) -> None:
+                    traced: np.ndarray, loss: int | None = None) -> None:
     """Gradients without a recorded path to the update (eager tape results): the terminal
-    backward tensors shaped like each variable, last layer first."""
+    backward tensors shaped like each variable, in the order the tape completes them
+    (`tape_order`, from the loss node `loss`), else last layer first."""
     missing = [h for h in roles.variables if h not in roles.grad]
     if not missing:
         return
@@ -300,9 +328,15 @@ def tape_gradients(flow: Flow, roles: Roles, consumers: list[list[int]], sig: ob
     wanted: dict[Sig, list[str]] = {}
     for h in roles.variables:
         wanted.setdefault(sig_class(roles.sig[h]), []).append(h)
+    done = tape_order(flow, roles, consumers, loss) if flow.kind == EAGER else {}
     for key, hs in wanted.items():
         cands = by_sig.get(key, [])[::-1]  # backprop reaches the first layer last
         free = [h for h in hs if h not in roles.grad]
+        if free and all(h in done for h in free):
+            # the order the tape completes them in, whatever the forward order (a PReLU's
+            # slopes are negated before the layer's input exists, yet the tape reaches
+            # them before the bias that input was made with)
+            free = sorted(free, key=lambda h: done[h], reverse=True)
         if free and len(cands) >= len(free):
             for h, t in zip(free, cands[:len(free)], strict=True):
                 roles.grad[h] = t
