@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import re
 import signal
 import stat
 import threading
@@ -158,14 +159,25 @@ def _index_task(path: str, run_id: str, fs: FileSet, where: str, expected_source
                  IN_ORDER_KEY: executions_in_order(shard.columns)}
         _put(target, where, lambda f: write(shard, about, f))
     except (OSError, ShardError, ValueError, MemoryError) as exc:
-        text = f"{exc.filename or target}: {exc.strerror}" if isinstance(exc, OSError) and \
-            exc.strerror else f"{type(exc).__name__}: {exc}"
+        text = f"{_shown(exc.filename, target)}: {exc.strerror}" if isinstance(
+            exc, OSError) and exc.strerror else f"{type(exc).__name__}: {exc}"
         return TaskResult(fs.name, "failed", " ".join(text.split())[:300],
                           seconds=time.monotonic() - t0)
     rows = sum(len(next(iter(shard.columns[t].values()))) for t in ("traces", "outputs"))
     return TaskResult(fs.name, "indexed", rows=rows,
                       bytes=sum(c.offset for c in shard.cursors.values()),
                       seconds=time.monotonic() - t0, warnings=list(shard.warnings))
+
+
+def _shown(name: Any, target: str) -> str:
+    """The file an error is about as the user knows it: our temporary (`.X.tmp-…`, a random
+    name the user never saw: a rename over a folder planted at the shard's name fails with
+    it) is the shard it stands for."""
+    if not name:
+        return target
+    if re.fullmatch(r"\..+\.tmp-[0-9a-f]{16}", os.path.basename(str(name))):
+        return target
+    return str(name)
 
 
 def _code() -> str:

@@ -185,10 +185,7 @@ class Replacement:
         if not self.open:
             raise OSError(errno.EBADF, f"{self.name}: already committed or discarded")
         os.fsync(self.fd)
-        try:
-            os.rename(self.tmp, self.name, src_dir_fd=self.dir_fd, dst_dir_fd=self.dir_fd)
-        except OSError as exc:  # (a folder planted at the name): said of the name, not of
-            raise OSError(exc.errno, exc.strerror, self.name) from None  # our temporary
+        os.rename(self.tmp, self.name, src_dir_fd=self.dir_fd, dst_dir_fd=self.dir_fd)
         self.open = False
         os.close(self.fd)
 

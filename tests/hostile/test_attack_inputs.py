@@ -233,5 +233,5 @@ def test_a_folder_planted_at_a_shard_name_is_named_not_our_temporary(tmp_path: P
     proc = cli("index", str(d), "--out", str(out))
     assert proc.returncode == 1, proc.stderr
     (line,) = proc.stderr.decode().strip().splitlines()
-    assert f"not indexed: {shard}:" in line and ".tmp-" not in line, line
+    assert f"not indexed: {out / shard}:" in line and ".tmp-" not in line, line
     assert sorted(p.name for p in out.iterdir()) == [shard]  # nothing left beside it
