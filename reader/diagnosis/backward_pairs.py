@@ -18,15 +18,22 @@ itself) the forward op's input or output, as every registered gradient does (Sqr
 Sqrt's output, Log's gradient the reciprocal of Log's input). Where the forward values cross
 into a backward function of their own (its Placeholders, which no edge ties to the forward
 graph), the function pairing the diagnosis made is taken as it is.
+
+A backward function called from eager code (tape.gradient over tf.functions called eagerly)
+is never traced: its call is the origin and the diagnosis can only name the forward ops whose
+derivative can be infinite (`untraced_forwards`: `reader.diagnosis.calls.
+singular_candidates`). When exactly one of them is an incident's origin in the same step and
+the backward call reads what a call of that forward function returned, that is its forward op.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from reader.diagnosis.calls import call_graph, singular_candidates
 from reader.diagnosis.gradients import is_gradient_name
-from reader.diagnosis.index import DiagIndex
-from reader.diagnosis.places import Place
+from reader.diagnosis.index import DiagIndex, Ref
+from reader.diagnosis.places import Place, graph_display_name
 from reader.diagnosis.result import Diagnosis
 from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
@@ -58,6 +65,41 @@ def is_backward_of_origin(d: Diagnosis) -> bool:
     tf.custom_gradient, whose line is its own fix) whose forward op is known."""
     return (d.cause == "gradient" and d.forward is not None and d.fix == d.forward
             and forward_identity(d.forward) is not None)
+
+
+def untraced_forwards(idx: DiagIndex, d: Diagnosis) -> list[tuple[Identity, str]]:
+    """For a gradient origin that is an untraced backward function's call, its forward op
+    not chosen: the forward ops with a singular derivative it differentiates, each with the
+    id of the graph whose calls run it."""
+    if d.cause != "gradient" or d.forward is not None or d.origin_kind != EAGER:
+        return []
+    try:
+        g = call_graph(idx, Ref(EAGER, d.origin_index, d.origin_slot))
+        if g is None:
+            return []
+        return [(("graph", graph_display_name(c.forward_graph), c.forward.op_name),
+                 c.forward_graph.graph_id)
+                for c in singular_candidates(idx, g, d.origin_index)]
+    except ReaderError as exc:
+        idx.L.warn(str(exc))
+        return []
+
+
+def reads_forward_call(idx: DiagIndex, e: int, graph_id: str, window: int = 8) -> bool:
+    """Does eager call `e` read an output of a call (one of the last `window` before it) of
+    the function whose graph `graph_id` is (or is nested in)?"""
+    L = idx.L
+    try:
+        chain = L.graphs.graph_chain(graph_id)
+        calls = idx.executions_of_graph(chain[-1] if chain else graph_id)
+        calls = calls[calls < e][-window:]
+        tids = {int(t) for t in L.read_execution(e).input_tensor_ids}
+        return any(tids.intersection(int(t) for t in
+                                     (L.read_execution(int(x)).output_tensor_ids or ()))
+                   for x in calls)
+    except ReaderError as exc:
+        L.warn(str(exc))
+        return False
 
 
 def reads_forward(idx: DiagIndex, d: Diagnosis) -> bool:

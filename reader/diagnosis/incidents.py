@@ -42,6 +42,8 @@ from reader.diagnosis.backward_pairs import (
     is_backward_of_origin,
     origin_identity,
     reads_forward,
+    reads_forward_call,
+    untraced_forwards,
     with_backward,
 )
 from reader.diagnosis.incident_picks import BLOCK, code_types, kind_codes, pick, segments
@@ -196,16 +198,24 @@ def find_incidents(logdir: DebugLogdir, steps: TrainingSteps | None = None,
 
 def _forward_incident(logdir: DebugLogdir, items: list[Incident], d: Diagnosis,
                       step: int | None) -> Incident | None:
-    """The incident whose origin, in `step`, is the forward op of gradient origin `d`."""
-    if not is_backward_of_origin(d) or d.forward is None:
-        return None
-    want = (forward_identity(d.forward), step)
-    inc = next((i for i in items if want in i.origins), None)
-    if inc is None:
+    """The incident whose origin, in `step`, is the forward op of gradient origin `d`
+    (`reader.diagnosis.backward_pairs`)."""
+    if d.cause != "gradient":
         return None
     idx = diag_index(logdir)
     with idx.lock:
-        return inc if reads_forward(idx, d) else None
+        if d.forward is None:  # an untraced backward function's call
+            found = [(i, gid) for ident, gid in untraced_forwards(idx, d)
+                     for i in items if (ident, step) in i.origins]
+            if len({id(i) for i, _ in found}) != 1:
+                return None  # none, or several: better no pairing than a wrong one
+            inc, gid = found[0]
+            return inc if reads_forward_call(idx, d.origin_index, gid) else None
+        if not is_backward_of_origin(d):
+            return None
+        want = (forward_identity(d.forward), step)
+        hit = next((i for i in items if want in i.origins), None)
+        return hit if hit is not None and reads_forward(idx, d) else None
 
 
 def _op_type(logdir: DebugLogdir, kind: int, index: int) -> str:
