@@ -120,3 +120,36 @@ def test_the_human_report_and_the_alerts_summary_say_one_incident(
     journey = compute_journey(logdir, logdir.alerts())
     line = journey.incidents_line()  # the origin by name (a graph op's is its op name)
     assert re.match(rf"1 incident: (\S+/)?Cosh \(step {RUNS[form][0]}, ", line), line
+
+
+def test_the_tuis_alerts_pane_shows_one_incident(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """In the app: the Alerts summary counts one incident and the rows have one incident
+    header, the forward op's, whose words name its gradient."""
+    from support.tui import settle, sync
+    from textual.widgets import Static
+
+    from reader import DebugLogdir
+    from tfdbg_tui.ui.app import TfdbgApp
+
+    path = _logdir(tmp_path_factory, "function", "log")
+
+    @sync
+    async def run() -> None:
+        app = TfdbgApp(DebugLogdir(path), follow=False)
+        async with app.run_test(size=(160, 45)) as pilot:
+            await settle(app, pilot)
+            s = app.main
+            assert s is not None
+            summary = str(s.query_one("#alerts-summary", Static).visual)
+            assert summary.startswith("1 incident · "), summary
+            alerts = s.alerts
+            n = len(alerts.alerts)
+            vl = alerts.vlist
+            headers = [vl.index_at(k) for k in range(vl.row_count) if vl.index_at(k) >= n]
+            assert len(headers) == 1
+            head = alerts.render_row(headers[0], 400).plain
+            assert "Log" in head and f"{n} alerts downstream" in head, head
+            assert "its gradient (Reciprocal" in head, head
+
+    run()
