@@ -2,6 +2,9 @@
 
 import sys
 
-from tfdbg_tui.cli import main
+try:
+    from tfdbg_tui.cli import main
+except KeyboardInterrupt:  # Ctrl-C while Python was still loading the command: no traceback
+    sys.exit(130)
 
 sys.exit(main())

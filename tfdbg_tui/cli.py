@@ -14,6 +14,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from tfdbg_tui.commands.interrupts import INTERRUPTED, Watch
+
 USAGE = """\
 usage: tfdbg-tui LOGDIR [--run ID]        open the terminal debugger on a tfdbg2 logdir
        tfdbg-tui A --compare B [--run ID] [--run-b ID] [--rtol R] [--atol A]
@@ -64,10 +66,28 @@ def _silence_stdout() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
+    command = args[0] if args and args[0] in SUBCOMMANDS else "open"
+    # a one-shot command stopped by Ctrl-C ends 130 whoever caught its KeyboardInterrupt
+    # (tfdbg_tui/commands/interrupts.py); the TUI and `run` (the program's own status) not
+    watch = Watch().start() if command in ONE_LOOK else None
+    status = INTERRUPTED
+    try:
+        status = _main(args, command, argv, watch)
+    except KeyboardInterrupt:  # (from an `except` clause of `_main`, or its first import)
+        pass
+    finally:
+        if watch is not None:
+            status = watch.end(status)  # (from here a Ctrl-C is only noted)
+            if argv is not None:
+                watch.restore()
+    return status
+
+
+def _main(args: list[str], command: str, argv: Sequence[str] | None,
+          watch: Watch | None) -> int:
     from tfdbg_tui.commands.output import forget
 
     forget()  # (a caller of `main` may run several commands in one process)
-    command = args[0] if args and args[0] in SUBCOMMANDS else "open"
     rest = args[1:] if args and args[0] in SUBCOMMANDS else args
     try:
         if not args or args[0] in ("-h", "--help", "help"):
@@ -86,11 +106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             status = _dispatch(command, rest)
         sys.stdout.flush()  # inside the try, so a reader that left (`… | head`) ends us quietly
-        if argv is None and command in ONE_LOOK:
-            _end_now(status)
+        if argv is None and watch is not None:
+            _end_now(watch.end(status))
         return status
     except KeyboardInterrupt:
-        return 130
+        return INTERRUPTED
     except BrokenPipeError:  # the reader went away (`… | head`): end quietly, as grep does,
         _silence_stdout()  # with the status the command would have ended with
         from tfdbg_tui.commands.output import status_if_cut
