@@ -138,6 +138,7 @@ def find_incidents(logdir: DebugLogdir, steps: TrainingSteps | None = None,
     by_key: dict[Key, Incident] = {}
     of_alert: dict[int, int] = {}
     aliases: dict[Key, Incident] = {}
+    untraced: dict[int, list[tuple[Identity, str]]] = {}  # (see _forward_incident)
     for p in positions:
         kind, index, slot = int(alerts.kind[p]), int(alerts.index[p]), int(alerts.slot[p])
         error = None
@@ -153,7 +154,7 @@ def find_incidents(logdir: DebugLogdir, steps: TrainingSteps | None = None,
         inc = by_key.get(key)
         step = int(alert_steps[p]) if alert_steps is not None and alert_steps[p] >= 0 \
             else None
-        fwd = _forward_incident(logdir, items, d, step) if d is not None else None
+        fwd = _forward_incident(logdir, items, d, step, untraced) if d is not None else None
         if fwd is not None and inc in (None, fwd):  # the backward of a forward origin
             if inc is None:  # (an eager RealDiv's gradient RealDiv has its key already)
                 by_key[key] = aliases[key] = fwd
@@ -197,15 +198,19 @@ def find_incidents(logdir: DebugLogdir, steps: TrainingSteps | None = None,
 
 
 def _forward_incident(logdir: DebugLogdir, items: list[Incident], d: Diagnosis,
-                      step: int | None) -> Incident | None:
+                      step: int | None, seen: dict[int, list[tuple[Identity, str]]]
+                      ) -> Incident | None:
     """The incident whose origin, in `step`, is the forward op of gradient origin `d`
-    (`reader.diagnosis.backward_pairs`)."""
+    (`reader.diagnosis.backward_pairs`). `seen`: the untraced forwards per backward call
+    already asked (many alerts walk back to one call; each asking walks its graph)."""
     if d.cause != "gradient":
         return None
     idx = diag_index(logdir)
     with idx.lock:
         if d.forward is None:  # an untraced backward function's call
-            found = [(i, gid) for ident, gid in untraced_forwards(idx, d)
+            if d.origin_index not in seen:
+                seen[d.origin_index] = untraced_forwards(idx, d)
+            found = [(i, gid) for ident, gid in seen[d.origin_index]
                      for i in items if (ident, step) in i.origins]
             if len({id(i) for i, _ in found}) != 1:
                 return None  # none, or several: better no pairing than a wrong one
