@@ -46,17 +46,6 @@ KNOWN_FAILING: dict[str, str] = {
                 "output `prelu_1/add` (max rel 2.0); the verdict's note says it decides "
                 "nothing, the harness wants no differing quantity",
     "nadam_fit": "the same as nadam_fn (exit 0; A's `mul` against Keras' `prelu_1/add`)",
-    "bag_fn": "exit 1, step 0 variable 'sequential_1/embedding_1/Shape: in B only': the "
-              "Embedding's Shape taken for a variable, A's embedding/embeddings left without "
-              "a partner (its gradient and update never compared: 2 of 3)",
-    "bag_fit": "the same as bag_fn (B's line the model.fit call, :27)",
-    # buggy pairs
-    "bag_nomask_eager": "step and quantity right but 'layer 2 output' is the logits (A :31 "
-                        "AT:logits, B :20 CALL:logits): the pooled means (A's "
-                        "SparseSegmentMean, B's GlobalAveragePooling1D Mean) are layer "
-                        "outputs of both runs since the stages without weights are, but "
-                        "pair only once embedding/embeddings does (unpaired: A reads the "
-                        "sparse tokens' rows, B the padded ids')",
 }
 
 

@@ -47,6 +47,7 @@ from tfdbg_tui.core.compare.contract import (
 from tfdbg_tui.core.compare.contract import Training as RunTraining
 from tfdbg_tui.core.compare.explain import Detail, explain
 from tfdbg_tui.core.compare.graphs import GraphPair, OpTable, Tokens, op_table, pair_graphs
+from tfdbg_tui.core.compare.keyed import by_id_pairs, judge_by_id
 from tfdbg_tui.core.compare.opmatch import pair_ops
 from tfdbg_tui.core.compare.pairs import (
     BY_NAME,
@@ -190,6 +191,8 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
     need = judge(a, b, pairs, tol.rtol)
     if sp is not None and sp.rates:  # judged on their two scalars, not on their rows
         need[rate_pairs(pairs, sp)] = False
+    if sp is not None and sp.by_id:  # an embedding's rows by id, not row against row
+        need[by_id_pairs(pairs, sp)] = False
     notes = list(dict.fromkeys(budget.notes + ma.training.notes + mb.training.notes))
     todo = pairs.order[need[pairs.order]] if need.any() else np.zeros(0, np.int64)
     if len(todo):
@@ -202,6 +205,10 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
         notes += _once(said)
     if sp is not None and sp.rates:
         judge_rates(pairs, sp, tol)
+    if sp is not None and sp.by_id:
+        said_by_id: list[str] = []
+        judge_by_id(a, b, pairs, sp, tol, said_by_id.append)
+        notes += _once(said_by_id)
     if sp is not None and (sp.lacking or sp.one_sided or sp.alone):  # a variable only one
         # run has or trains, state only one run keeps: a divergence whatever the values
         at = len(pairs) - len(sp.row_a) + np.asarray(sp.lacking + sp.one_sided + sp.alone,

@@ -39,6 +39,7 @@ from tfdbg_tui.core.compare.contract.quantities import (
 from tfdbg_tui.core.compare.contract.rate_pairing import pair_rates
 from tfdbg_tui.core.compare.contract.roles import Roles
 from tfdbg_tui.core.compare.contract.state_pairing import pair_state
+from tfdbg_tui.core.compare.contract.tables import ById, key_tables, pair_tables
 from tfdbg_tui.core.compare.contract.tensors import Sig, Tensor, sig_class
 from tfdbg_tui.core.compare.contract.variable_order import Features, SameValue, untangle
 
@@ -114,6 +115,9 @@ class StepPairs:
     # updates that only one run projects after its optimizer's write (`projections`): pair
     # id → the run that does ("A" or "B")
     projected: dict[int, str] = field(default_factory=dict)
+    # pairs of an embedding table's tensors the runs gathered differently, compared by id
+    # (`tables`, `..keyed`): pair id → each side's ids
+    by_id: dict[int, ById] = field(default_factory=dict)
     _seen: dict[tuple[int, int, int, int], int] = field(default_factory=dict, repr=False)
 
     def add(self, a: tuple[int, int] | None, b: tuple[int, int] | None, step: int, q: int,
@@ -136,6 +140,10 @@ class StepPairs:
         self.label.append(label)
         self.var.append(var)
         return len(self.row_a) - 1
+
+    def find(self, a: tuple[int, int], b: tuple[int, int]) -> int | None:
+        """The id of the pair of rows `a` and `b` (None: not paired)."""
+        return self._seen.get((a[0], a[1], b[0], b[1]))
 
 
 def _pair_variables(ma: RunModel, ra: Roles, mb: RunModel, rb: Roles,
@@ -223,6 +231,7 @@ def pair_steps(ma: RunModel, mb: RunModel,
         _, _, ra = ma.steps[k]
         _, _, rb = mb.steps[k]
         vp = _pair_variables(ma, ra, mb, rb, mapping or [])
+        vp += pair_tables(vp, ma.steps[k][0], ra, mb.steps[k][0], rb)
         vp = untangle(vp, feats(ma.steps[k][0], ra), ra, feats(mb.steps[k][0], rb), rb, same,
                       ma.names, out.notes if k == 0 else [])
         out.var_pairs.append(vp)
@@ -327,6 +336,7 @@ def pair_steps(ma: RunModel, mb: RunModel,
     if n:
         out.notes.append(f"step {n - 1}'s update is not compared: neither run reads the "
                          "variables after it")
+    key_tables(out, ma, mb)
     return out
 
 

@@ -135,7 +135,11 @@ def applied_after(flow: Flow, raw: Tensor, update: int, want: Sig, sig: object,
     (through the slots the optimizer assigns and reads back: Adam's m from the gradient, v
     from its square), the nearest to the raw gradient. Adam's `g - m` and `g²` are each on
     one path only, so without clipping the raw gradient is the one applied. None when no
-    such tensor is found."""
+    such tensor is found. A sparse update (a scatter into an embedding's rows: `-lr · g`
+    of the rows looked up) is no optimizer that clips: what lies between is its own
+    arithmetic, not a gradient applied."""
+    if "Scatter" in flow.op_type[update]:
+        return None
     reads_of: dict[str, list[int]] = {}
     for k, t in enumerate(flow.op_type):
         if t in READS and flow.handle[k]:
