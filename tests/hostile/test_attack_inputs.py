@@ -235,3 +235,16 @@ def test_a_folder_planted_at_a_shard_name_is_named_not_our_temporary(tmp_path: P
     (line,) = proc.stderr.decode().strip().splitlines()
     assert f"not indexed: {out / shard}:" in line and ".tmp-" not in line, line
     assert sorted(p.name for p in out.iterdir()) == [shard]  # nothing left beside it
+
+
+# 12
+def test_an_export_over_a_folder_at_one_table_name_changes_nothing(tmp_path: Path) -> None:
+    """A folder planted at one table's name: one line naming it, exit 2, and OUT_DIR as it
+    was (before: the tables renamed before it stayed — half an export beside the old one)."""
+    d, out = tmp_path / "ld", tmp_path / "out"
+    write_reference(d)
+    (out / "executions.parquet").mkdir(parents=True)
+    (out / "executions.parquet" / "mine").write_text("kept\n")
+    one_line(cli("export", str(d), str(out)), str(out / "executions.parquet"))
+    assert sorted(p.name for p in out.iterdir()) == ["executions.parquet"]
+    assert (out / "executions.parquet" / "mine").read_text() == "kept\n"

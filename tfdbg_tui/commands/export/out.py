@@ -24,6 +24,7 @@ import errno
 import fcntl
 import os
 import re
+import stat
 import sys
 import threading
 import time
@@ -100,6 +101,10 @@ class OutDir:
         fd = self._folder()
         locked = _lock(fd, self.path)
         try:
+            for name in files:  # a folder at a name: refused before any file is put in
+                if _is_folder(fd, name):  # place (a rename over it fails; before, the
+                    raise OSError(errno.EISDIR, "Is a directory",  # files renamed first
+                                  os.path.join(self.path, name))  # stayed: half an export)
             for f in files.values():
                 f.commit()
             try:
@@ -120,6 +125,13 @@ class OutDir:
             f.discard()
         if fd is not None:
             os.close(fd)
+
+
+def _is_folder(fd: int, name: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(name, dir_fd=fd).st_mode)
+    except OSError:
+        return False
 
 
 def _lock(fd: int, path: str) -> bool:
