@@ -11,6 +11,7 @@ rule, replayed on the recorded forward ops, gives the order.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import TYPE_CHECKING
 
 from tfdbg_tui.core.compare.contract.dataflow import FORWARD, READS, Flow
@@ -51,7 +52,9 @@ def tape_order(flow: Flow, roles: Roles, consumers: list[list[int]], loss: int |
             todo.extend(j for j, _ in flow.inputs[k])
     pending = {k: sum(1 for c in consumers[k] if c in on_tape
                       for j, _ in flow.inputs[c] if j == k) for k in on_tape}
-    queue = [k for k in sorted(on_tape) if pending[k] == 0]
+    # ready ops go in at the front and are taken from the back (`op_stack.insert(begin)`,
+    # `op_stack.back()`): first in, first out
+    queue = deque(k for k in sorted(on_tape) if pending[k] == 0)
     ran: dict[int, int] = {}
     while queue:
         k = queue.pop()
@@ -62,7 +65,7 @@ def tape_order(flow: Flow, roles: Roles, consumers: list[list[int]], loss: int |
             if j in pending:
                 pending[j] -= 1
                 if pending[j] == 0:
-                    queue.insert(0, j)
+                    queue.appendleft(j)
     out: dict[str, float] = {}
     for k in on_tape:
         h = flow.handle[k]
