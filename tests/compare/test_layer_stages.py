@@ -20,6 +20,10 @@ on them, each claim proven first with numpy (`test_numpy_proof`):
   rightly — every series has a positive pre-activation in each feature, so the max never
   reads elu's negative branch and the loss, gradients and updates agree (the numpy proof
   had checked the frames only; it now checks the pooled values and the loss too);
+- cnn_eager_ok / cnn_tanh_eager: an eager Sequential CNN (Conv2D relu, MaxPooling2D,
+  Flatten, Dense) — equivalent, the conv's output compared beside the pool's; with the
+  conv's activation tanh: step 0, layer_output at the conv, B's line its `Conv2D(`
+  (before: the pooling's output stood for the conv's, at the MaxPooling2D line);
 - shrink_fn_ok: a layer calling `tf.compat.v1.image.resize_bilinear` in a `tf.function` —
   equivalent, the resized [4, 4, 4, 2] compared beside the conv's, the flatten's and the
   output (4 layer outputs; 3 before);
@@ -50,6 +54,8 @@ RUNS = {"tf1_pool": (TF1, "pool"), "tf1_shrink": (TF1, "shrink"),
         "pool_fit_ok": (KERAS, "pool", "fit", "ok"),
         "pool_avg_eager": (KERAS, "pool", "eager", "avg"),
         "pool_tanh_eager": (KERAS, "pool", "eager", "tanh"),
+        "tf1_cnn": (TF1, "cnn"), "cnn_eager_ok": (KERAS, "cnn", "eager", "ok"),
+        "cnn_tanh_eager": (KERAS, "cnn", "eager", "tanh"),
         "shrink_fn_ok": (KERAS, "shrink", "function", "ok"),
         "shrink_fit_resizing": (KERAS, "shrink", "fit", "resizing")}
 RTOL, ATOL = 1e-5, 1e-6
@@ -73,6 +79,11 @@ def test_numpy_proof() -> None:
     y = sd.pool_data()[1]
     assert abs(sd.pool_loss(tanh_logits, y) - sd.pool_loss(logits, y)) > 1e-3
     assert abs(sd.pool_loss(avg_logits, y) - sd.pool_loss(logits, y)) > 1e-3
+    x, _, w = sd.cnn_data()
+    relu_f, relu_p, relu_out = sd.cnn_forward(x, w)
+    tanh_f, tanh_p, tanh_out = sd.cnn_forward(x, w, activation="tanh")
+    assert _apart(tanh_f, relu_f) > 1e3 and _apart(tanh_p, relu_p) > 1e3
+    assert _apart(tanh_out, relu_out) > 1e2  # ... and what reaches the loss
     x, _, w = sd.shrink_data()
     features, legacy, out = sd.shrink_forward(x, w)
     _, half, half_out = sd.shrink_forward(x, w, half_pixel=True)
@@ -87,7 +98,7 @@ def test_numpy_proof() -> None:
 
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The seven recordings (FULL_TENSOR), built once per test run."""
+    """The ten recordings (FULL_TENSOR), built once per test run."""
     pytest.importorskip("tensorflow")
 
     def build(root: Path) -> dict[str, str]:
@@ -129,6 +140,19 @@ def test_a_stage_without_weights_is_compared(runs: dict[str, str], a: str, b: st
     assert _layers(r) == {0: (stages, 0), 1: (stages, 0)}, _layers(r)
 
 
+@pytest.mark.tf
+@pytest.mark.timeout(900)
+def test_a_pooled_conv_keeps_its_own_output_in_an_eager_model_call(
+        runs: dict[str, str]) -> None:
+    """An eager Sequential CNN runs conv and pooling on the model call's one line: the
+    conv's output is compared beside the pool's and the output (3 at least; 2 before, the
+    pooling standing for the conv), and equal."""
+    code, r = _diff(runs, "tf1_cnn", "cnn_eager_ok")
+    assert code == 0 and r["verdict"] == "equivalent", r["verdict_text"]
+    got = _layers(r)
+    assert sorted(got) == [0, 1] and all(n >= 3 and d == 0 for n, d in got.values()), got
+
+
 def _line(fd: dict[str, Any], side: str) -> str:
     return str(fd[side]["user_frame"]["code"])
 
@@ -140,6 +164,9 @@ def _line(fd: dict[str, Any], side: str) -> str:
      "pooled = tf.keras.layers.GlobalAveragePooling1D("),
     ("tf1_pool", "pool_tanh_eager", "frames = tf.nn.relu(",
      "frames = tf.keras.layers.Dense(5, activation=activation"),
+    # the conv's activation: shown at the conv, not at the pooling after it
+    ("tf1_cnn", "cnn_tanh_eager", "features = tf.nn.relu(",
+     'tf.keras.layers.Conv2D(3, 3, padding="same", activation=activation'),
     ("tf1_shrink", "shrink_fit_resizing", "small = tf.compat.v1.image.resize_bilinear(",
      "resize = tf.keras.layers.Resizing(4, 4"),
 ])

@@ -6,17 +6,19 @@
   vectors differ);
 - `pool eager tanh`: trained eagerly, the per-frame Dense with `activation="tanh"` (the
   frames, their max and the loss differ);
+- `cnn eager ok|tanh`: a Sequential CNN, Conv2D(3, 3, same, relu) then MaxPooling2D(2),
+  Flatten, Dense(1), trained eagerly (`tanh`: the conv's activation tanh);
 - `shrink function ok`: a Sequential model, a layer calling TF 1.x's
   `tf.compat.v1.image.resize_bilinear` (equivalent), the step in a `tf.function`;
 - `shrink fit resizing`: `Resizing(4, 4)` (TF 2's half-pixel grid) trained by `fit`.
 
-python keras_stages.py pool|shrink fit|eager|function ok|avg|tanh|resizing
+python keras_stages.py pool|shrink|cnn fit|eager|function ok|avg|tanh|resizing
 """
 import sys
 
 import tensorflow as tf
 
-from stages_data import pool_data, shrink_data
+from stages_data import cnn_data, pool_data, shrink_data
 
 MODE, FORM, VARIANT = sys.argv[1:4]
 
@@ -40,6 +42,19 @@ if MODE == "pool":
     order = ["frame/kernel", "frame/bias", "out/kernel", "out/bias"]
     loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     rate = 0.2
+elif MODE == "cnn":
+    data, labels, saved = cnn_data()
+    activation = "tanh" if VARIANT == "tanh" else "relu"
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(6, 6, 1)),
+        tf.keras.layers.Conv2D(3, 3, padding="same", activation=activation, name="conv1"),  # CALL:conv1
+        tf.keras.layers.MaxPooling2D(2, name="pool"),  # CALL:pool
+        tf.keras.layers.Flatten(),
+        tf.keras.layers.Dense(1, name="out"),
+    ])
+    order = ["conv1/kernel", "conv1/bias", "out/kernel", "out/bias"]
+    loss_fn = tf.keras.losses.MeanSquaredError()
+    rate = 0.1
 else:
     data, labels, saved = shrink_data()
     resize = tf.keras.layers.Resizing(4, 4, name="resize") if VARIANT == "resizing" else LegacyResize(name="resize")  # CALL:resize

@@ -80,6 +80,25 @@ def _bilinear(x, size, half_pixel):
     return out
 
 
+def cnn_data():
+    rng = np.random.RandomState(13)
+    x = rng.rand(4, 6, 6, 1).astype("float32")
+    y = rng.rand(4, 1).astype("float32")
+    w = {"conv1/kernel": 0.5 * rng.randn(3, 3, 1, 3), "conv1/bias": np.full(3, 0.05),
+         "out/kernel": 0.3 * rng.randn(27, 1), "out/bias": np.zeros(1)}
+    return x, y, {k: v.astype("float32") for k, v in w.items()}
+
+
+def cnn_forward(x, w, activation="relu"):
+    """(features, pooled, output): a 3×3 same conv 1 → 3, relu or tanh, a 2×2 max pool
+    (stride 2), flatten [4, 27], a 27 → 1 linear layer."""
+    a = _conv_same(x.astype("float64"), w["conv1/kernel"], w["conv1/bias"])
+    f = np.maximum(a, 0) if activation == "relu" else np.tanh(a)
+    n, hh, ww, c = f.shape
+    p = f.reshape(n, hh // 2, 2, ww // 2, 2, c).max(axis=(2, 4))
+    return f, p, p.reshape(n, -1) @ w["out/kernel"] + w["out/bias"]
+
+
 def shrink_forward(x, w, half_pixel=False):
     """(features, resized, output) at the given weights."""
     f = np.maximum(_conv_same(x.astype("float64"), w["conv1/kernel"], w["conv1/bias"]), 0)

@@ -1,12 +1,12 @@
 """TF1 (Session) programs for tests/compare/test_layer_stages.py (models in stages_data.py).
 
-python tf1_stages.py pool|shrink
+python tf1_stages.py pool|shrink|cnn
 """
 import sys
 
 import tensorflow as tf
 
-from stages_data import pool_data, shrink_data
+from stages_data import cnn_data, pool_data, shrink_data
 
 tf.compat.v1.disable_eager_execution()
 MODE = sys.argv[1]
@@ -21,6 +21,17 @@ if MODE == "pool":
     logits = tf.matmul(pooled, W["out/kernel"]) + W["out/bias"]  # AT:logits
     loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
     rate = 0.2
+elif MODE == "cnn":
+    data, labels, saved = cnn_data()
+    W = {n: tf.compat.v1.get_variable(n, initializer=v) for n, v in saved.items()}
+    x = tf.compat.v1.placeholder(tf.float32, [None, 6, 6, 1])
+    y = tf.compat.v1.placeholder(tf.float32, [None, 1])
+    features = tf.nn.relu(tf.nn.conv2d(x, W["conv1/kernel"], strides=1, padding="SAME") + W["conv1/bias"])  # AT:conv1
+    pooled = tf.nn.max_pool2d(features, 2, 2, "VALID")  # AT:pool
+    flat = tf.reshape(pooled, [-1, 27])
+    output = tf.matmul(flat, W["out/kernel"]) + W["out/bias"]  # AT:out
+    loss = tf.reduce_mean(tf.square(output - y))
+    rate = 0.1
 else:
     data, labels, saved = shrink_data()
     W = {n: tf.compat.v1.get_variable(n, initializer=v) for n, v in saved.items()}
