@@ -15,7 +15,10 @@ Rules of the walk, each for a reason:
   a primitive op, see `reader.diagnosis.calls`);
 - an eager op whose NaN/∞ came through an input no recorded op made is not the origin when
   that input is, by the tensor ids, an unrecorded Identity of a recorded bad tensor: the
-  walk goes on from that tensor and says so (`reader.diagnosis.unrecorded`);
+  walk goes on from that tensor and says so (`reader.diagnosis.unrecorded`); nor when,
+  failing that, the input is taken to be a read of a variable whose last recorded write put
+  NaN/∞ there (TensorFlow records no ReadVariableOp for an eager `x * w`): the walk goes on
+  from the value written (`reader.diagnosis.unrecorded_reads`);
 - an ∞ that a constant holds on purpose (a −∞ mask) is not a bug: when NaN first appears at
   an op whose only bad inputs hold such deliberate ∞ (0 × −∞, ∞ − ∞, softmax of a row of
   −∞), the walk stops there and the constants are named as where the ∞ came from.
@@ -33,6 +36,7 @@ from reader.diagnosis.collectives import peer_links
 from reader.diagnosis.explain import In, explain_step
 from reader.diagnosis.index import Ref
 from reader.diagnosis.unrecorded import unrecorded_identity
+from reader.diagnosis.unrecorded_reads import unrecorded_read
 from reader.diagnosis.walk import Link, Walker
 from reader.index.schema import GRAPH
 
@@ -112,7 +116,8 @@ def find_origin(walker: Walker, start: Ref, deliberate_check: bool = True) -> Tr
         bad = [(lk, lk.ref) for lk in links if lk.ref is not None and lk.ref not in seen
                and idx.is_bad(lk.ref) == 1]
         if not bad:
-            same = unrecorded_identity(walker, cur, links)
+            same = unrecorded_identity(walker, cur, links) or unrecorded_read(
+                walker, cur, links)
             if same is not None and same.ref not in seen:
                 trail.inferred.append(same.text)
                 go(same.ref, same.via)

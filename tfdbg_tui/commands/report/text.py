@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from reader.diagnosis.unrecorded import HOP
+from reader.diagnosis.unrecorded_reads import HOP_READ
 from tfdbg_tui.commands import output
 from tfdbg_tui.commands.report.sections import SECTIONS
 from tfdbg_tui.core.sanitize import literal
@@ -153,7 +154,8 @@ def _extras(entry: dict[str, Any]) -> list[str]:
     lines: list[str] = []
     for section in SECTIONS:
         if section.name == "diagnosis" and entry.get("incident") and entry.get("diagnosis"):
-            inferred = any(HOP in step for step in entry["diagnosis"].get("path", []))
+            inferred = any(HOP in step or HOP_READ in step
+                           for step in entry["diagnosis"].get("path", []))
             lines.append(f"incident {entry['incident']} (above): "
                          + literal(_origin_name(entry["diagnosis"]["origin"]))
                          + (" — reached through a tensor TensorFlow did not record, "

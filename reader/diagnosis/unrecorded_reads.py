@@ -1,0 +1,156 @@
+"""An eager op that read a tf.Variable through a value no recorded op made: the variable's
+last recorded write is what it read.
+
+TensorFlow 2.21 records no ReadVariableOp when an eager op is handed a variable itself and
+converts it on the fast path (`x * w`, `x - w`, `tf.square(w)`, `tf.reduce_sum(w)`;
+`tf.matmul(x, w)` and `w + b` convert in Python and do record it): the op's input is a tensor
+no recorded op made. After a bad step wrote NaN into w, the next step's `x * w` holds NaN that
+none of its recorded inputs held, and the walk stopped there: an incident of its own for each
+later step ('inputs not recorded'), where the user has one bug, the step that wrote the NaN.
+
+What the record does say: the variable's writes (AssignVariableOp, AssignSub/AddVariableOp,
+a scatter, a fused ResourceApply*), eager executions whose first input is the variable's
+handle, with the value they wrote; and tensor ids come from one counter, in the order
+tensors are made. So the op C is taken to have read the variable H only when all of this
+holds (otherwise C stays an origin whose inputs were not recorded, as before):
+- C is an eager op (not a tf.function call, not a variable read or write) holding NaN/∞,
+  every recorded input of C is finite, and some input of C no recorded op made;
+- H's last recorded write before C (within MAX_SCAN executions) put NaN/∞ into it: its value
+  is recorded and holds NaN/∞ (a read-modify-write whose value is finite leaves what the
+  write before it put there: that one is looked at, up to MAX_WRITES writes back; an
+  AssignVariableOp of a finite value makes H finite). A value that was not recorded is not
+  known: no inference is made from it;
+- the unrecorded input was made after that write (a higher tensor id than its inputs').
+When several variables qualify, the value written earliest is followed (the earliest bad
+input, as the walk does); the explanation names them all. It says the read is inferred, and
+what a constant made in Python would mean. Writes inside a tf.function call are not looked
+for here (a graph's reads are recorded: the walk follows them already).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reader.diagnosis.health import Health, Ref
+from reader.diagnosis.unrecorded import Inferred
+from reader.diagnosis.variables import (
+    APPLY_PREFIX,
+    READ_OPS,
+    SCATTER_OPS,
+    WRITE_OPS,
+    Write,
+    is_write,
+    write_place,
+)
+from reader.diagnosis.walk import Link, Walker
+from reader.errors import ReaderError
+from reader.index.schema import EAGER
+
+HOP_READ = "not recorded: taken to be a read of the variable"  # in the path
+MAX_SCAN = 4096  # executions looked at before the op for the variables' writes
+MAX_WRITES = 1024  # write records read at most (a model of many variables writes each step)
+
+
+def _value_tids(op_type: str, ins: list[int]) -> list[int]:
+    """The inputs of a write that make the value written (not the handle)."""
+    if op_type in WRITE_OPS:
+        return ins[1:2]
+    if op_type in SCATTER_OPS:
+        return ins[2:3]
+    return ins[1:]  # a fused update: its slots' handles are never bad, its gradient may be
+
+
+class _Found:
+    """Per variable handle: its last write before the op, and what it put there."""
+
+    def __init__(self) -> None:
+        self.bad: dict[int, tuple[Write, Ref]] = {}  # handle → the write and its bad value
+        self.settled: set[int] = set()  # handles whose content is decided (or unknown)
+
+
+def _writes(walker: Walker, cur: Ref, newest_read: int) -> _Found:
+    """The variables whose content at `cur` came from a recorded write holding NaN/∞, each
+    written before tensor `newest_read` was made."""
+    idx, L = walker.idx, walker.L
+    found = _Found()
+    lo = max(0, cur.index - MAX_SCAN)
+    types = np.asarray(L.executions.col("op_type")[lo:cur.index])
+    ids = [int(u) for u in np.unique(types) if is_write(L.strings[int(u)])]
+    cand = np.flatnonzero(np.isin(types, ids))[::-1][:MAX_WRITES] + lo
+    for e in cand.tolist():
+        try:
+            rec = L.read_execution(e)
+        except ReaderError as exc:
+            L.warn(str(exc))
+            continue
+        ins = [int(t) for t in rec.input_tensor_ids]
+        if not ins or ins[0] in found.settled or idx.exec_graph(e) is not None:
+            continue
+        handle = ins[0]
+        if max(ins) >= newest_read:
+            continue  # written after the op's inputs were made: not what it read
+        values = [(t, idx.eager_producer(t, e)) for t in _value_tids(rec.op_type, ins)]
+        if rec.op_type in WRITE_OPS | SCATTER_OPS and any(r is None for _t, r in values):
+            found.settled.add(handle)  # its value was not recorded: not known
+            continue
+        bad = [r for _t, r in values if r is not None and idx.is_bad(r) == 1]
+        if bad:
+            first = min(bad, key=lambda r: (idx.wall(r), r.index))
+            found.bad[handle] = (Write(EAGER, e, rec.op_type, value_tid=None), first)
+            found.settled.add(handle)
+        elif rec.op_type == "AssignVariableOp":
+            found.settled.add(handle)  # overwritten with a finite value
+        # else: a finite update leaves what an earlier write put there: look further back
+    return found
+
+
+def unrecorded_read(walker: Walker, cur: Ref, links: list[Link]) -> Inferred | None:
+    """For the eager op `cur`, whose NaN/∞ none of its recorded inputs held: the bad value a
+    variable's last write put there, when `cur` is taken to have read that variable (see the
+    module docstring); None otherwise."""
+    idx, L = walker.idx, walker.L
+    if cur.kind != EAGER or idx.is_bad(cur) != 1 or idx.exec_graph(cur.index) is not None:
+        return None
+    op_type = L.op_type_of_execution(cur.index)
+    if op_type in READ_OPS or is_write(op_type) or op_type.startswith(APPLY_PREFIX):
+        return None
+    outside = sorted({lk.tid for lk in links if lk.outside and lk.tid is not None})
+    if not outside or any(lk.ref is not None and idx.is_bad(lk.ref) == 1
+                          for lk in links if not lk.outside):
+        return None
+    found = _writes(walker, cur, max(outside))
+    if not found.bad:
+        return None
+    writes = sorted(found.bad.values(), key=lambda wr: (idx.wall(wr[1]), wr[1].index))
+    w, value = writes[0]
+    c_name, c_type = walker.name(cur), op_type
+    tensors = " or ".join(f"#{t}" for t in outside)
+    named = "; ".join(_write_words(walker, wr) for wr in writes)
+    many = len(writes) > 1
+    text = (f"{c_name} read tensor {tensors}, which no recorded op made: TensorFlow records "
+            "no ReadVariableOp when an eager op reads a tf.Variable directly (x * w, "
+            f"tf.square(w)). Before it, {'variables were' if many else 'a variable was'} "
+            f"last written with NaN/∞: {named}. So {c_type} is taken to have read "
+            f"{'the first of them' if many else 'it'} — inferred, not recorded (had "
+            f"{tensors} been made in Python, a constant or a numpy array, the NaN/∞ would "
+            "have come with it).")
+    via = (f"tensor {tensors} ({HOP_READ} written by {w.op_type} (eager #{w.index}))",)
+    return Inferred(value, via, text)
+
+
+def _write_words(walker: Walker, wr: tuple[Write, Ref]) -> str:
+    """"AssignSubVariableOp (eager #42) at prog.py:80, the value Mul:0 (eager #41) with
+    NaN in 1 of 1 elements"."""
+    w, value = wr
+    place = write_place(walker.idx, w)
+    uf = place.user_frame
+    at = f" at {uf.file.rsplit('/', 1)[-1]}:{uf.line}" if uf else ""
+    return (f"{w.op_type} (eager #{w.index}){at}, the value {walker.name(value)} with "
+            f"{_bad(walker.idx.health(value))}")
+
+
+def _bad(h: Health) -> str:
+    parts = [f"{label} in {c:,}" for c, label in ((h.neg_inf, "−∞"), (h.pos_inf, "+∞"),
+                                                   (h.nan, "NaN")) if c]
+    return f"{' and '.join(parts) or 'NaN/∞'} of {h.size:,} elements" if h.size is not None \
+        else "NaN/∞"
