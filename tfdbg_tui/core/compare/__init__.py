@@ -45,6 +45,7 @@ from tfdbg_tui.core.compare.contract import (
     step_order,
 )
 from tfdbg_tui.core.compare.contract import Training as RunTraining
+from tfdbg_tui.core.compare.derived_state import derived_pairs, judge_derived
 from tfdbg_tui.core.compare.explain import Detail, explain
 from tfdbg_tui.core.compare.graphs import GraphPair, OpTable, Tokens, op_table, pair_graphs
 from tfdbg_tui.core.compare.keyed import by_id_pairs, judge_by_id
@@ -191,6 +192,8 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
     need = judge(a, b, pairs, tol.rtol)
     if sp is not None and sp.rates:  # judged on their two scalars, not on their rows
         need[rate_pairs(pairs, sp)] = False
+    if sp is not None and sp.derived:  # a value against a value before ± an amount
+        need[derived_pairs(pairs, sp)] = False
     if sp is not None and sp.by_id:  # an embedding's rows by id, not row against row
         need[by_id_pairs(pairs, sp)] = False
     notes = list(dict.fromkeys(budget.notes + ma.training.notes + mb.training.notes))
@@ -205,6 +208,10 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
         notes += _once(said)
     if sp is not None and sp.rates:
         judge_rates(pairs, sp, tol)
+    if sp is not None and sp.derived:
+        said_derived: list[str] = []
+        judge_derived(a, b, pairs, sp, tol, said_derived.append)
+        notes += _once(said_derived)
     if sp is not None and sp.by_id:
         said_by_id: list[str] = []
         judge_by_id(a, b, pairs, sp, tol, said_by_id.append)

@@ -44,6 +44,7 @@ from tfdbg_tui.core.compare.contract.tensors import Sig, Tensor, sig_class
 from tfdbg_tui.core.compare.contract.variable_order import Features, SameValue, untangle
 
 if TYPE_CHECKING:
+    from tfdbg_tui.core.compare.contract.state_pairing import Derived
     from tfdbg_tui.core.compare.rates import RatePair
 
 Mapping = list[tuple[re.Pattern[str], re.Pattern[str]]]  # --map: A pattern → B pattern
@@ -100,6 +101,9 @@ class StepPairs:
     # row or None, B's) — compared instead where the two layouts differ (`layer_pairing`)
     relaid: dict[int, tuple[tuple[int, int] | None, tuple[int, int] | None]] = field(
         default_factory=dict)
+    # the last step's state one run assigns and the other subtracts or adds: pair id → how
+    # the amount's run's value after is computed (`..derived_state`)
+    derived: dict[int, Derived] = field(default_factory=dict)
     # pair → (flow, node) whose stack holds the line to show, when it is not the tensor's
     # own (a loss: where the loss function is called; an update: the optimizer's update op)
     # (None, i): eager execution i (an assignment made before a graph flow's first step)

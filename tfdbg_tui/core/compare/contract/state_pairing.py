@@ -9,6 +9,7 @@ then what is left by signature, in forward order.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
@@ -107,6 +108,17 @@ def _alone(out: StepPairs, ma: RunModel, ea: list[Entry], mb: RunModel, eb: list
             (out.where_a if side == "A" else out.where_b)[got] = at
 
 
+@dataclass(frozen=True)
+class Derived:
+    """A pair whose `side` ("A" or "B") holds an amount: its value after is `before` (the
+    (kind, row) of the value the step read) plus `sign` times the amount
+    (`..derived_state` judges it)."""
+
+    side: str
+    before: tuple[int, int]
+    sign: float
+
+
 # a step's state: (handle, the `RunModel.outside` entry or None, (signature, first use))
 Entry = tuple[str, "OutsideState | None", tuple[tuple[int, int, int], tuple[str, int]]]
 
@@ -185,9 +197,11 @@ def _pair_written(out: StepPairs, k: int, ma: RunModel, ea: list[Entry], mb: Run
         wa, wb = _written(ma, k, ea[i]), _written(mb, k, eb[j])
         if wa is not None and wb is not None and wa.how != wb.how:
             # one run assigns the new value, the other adds or subtracts an amount: the two
-            # recorded tensors are different quantities, and no step reads the result
-            unlike.append((ma.names.get(ea[i][0]) or _name(ea[i][0], i).replace(
-                "variable", "state"), wa.how, wb.how))
+            # recorded tensors are different quantities, and no step reads the result —
+            # unless the amount's run read the value before (`derived_state`)
+            if not _derived(out, k, ma, ea[i], wa, mb, eb[j], wb, i):
+                unlike.append((ma.names.get(ea[i][0]) or _name(ea[i][0], i).replace(
+                    "variable", "state"), wa.how, wb.how))
         if wa is None or wb is None or wa.how != wb.how:
             continue
         h = ea[i][0]
@@ -207,6 +221,34 @@ def _pair_written(out: StepPairs, k: int, ma: RunModel, ea: list[Entry], mb: Run
             f"{f' and {len(names) - 4} more' if len(names) > 4 else ''}): A {how_a} it and "
             f"B {how_b} it — the recorded tensors are the new value and the amount, not one "
             f"quantity — and neither run reads it after step {k}")
+
+
+def _derived(out: StepPairs, k: int, ma: RunModel, ea: Entry, wa: Write, mb: RunModel,
+             eb: Entry, wb: Write, i: int) -> bool:
+    """Pair the last step's state one run assigns (`set`) with the other's amount, when that
+    other run's own step read the value before (state its step's ops write: its first read
+    in the step): judged as `before ± amount` against the value (`derived_state`)."""
+    if "set" not in (wa.how, wb.how) or wa.value is None or wb.value is None:
+        return False
+    side, model, e, w = ("B", mb, eb, wb) if wa.how == "set" else ("A", ma, ea, wa)
+    if w.how not in ("add", "sub") or e[1] is not None:
+        return False
+    roles = model.steps[k][2]
+    if e[0] not in roles.state_read:
+        return False
+    before = model.row(k, roles.state_read[e[0]])
+    if before is None:
+        return False
+    name = ma.names.get(ea[0]) or _name(ea[0], i).replace("variable", "state")
+    how = "minus the amount it subtracts" if w.how == "sub" else "plus the amount it adds"
+    got = out.add(wa.value, wb.value, k, Q_STATE, f"{name} after step {k}'s update ({side}'s: "
+                  f"its value before {how})")
+    if got < 0:
+        return False
+    out.derived[got] = Derived(side, before, -1.0 if w.how == "sub" else 1.0)
+    out.where_a[got] = wa.where
+    out.where_b[got] = wb.where
+    return True
 
 
 def _written(model: RunModel, k: int, e: Entry) -> Write | None:
