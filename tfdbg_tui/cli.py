@@ -80,6 +80,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             status = watch.end(status)  # (from here a Ctrl-C is only noted)
             if argv is not None:
                 watch.restore()
+    if argv is None and watch is not None and status == INTERRUPTED:
+        # ended here, not by the interpreter's exit: stopped while importing, 1 `report` in
+        # ~20 ended killed by SIGINT (-2), no traceback — strace: CPython's exit_sigint()
+        # after finalizing, i.e. it took the KeyboardInterrupt ours caught for an unhandled
+        # one; the command's pools and temporaries are closed by now
+        _end_now(status)
     return status
 
 
