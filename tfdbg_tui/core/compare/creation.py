@@ -324,12 +324,17 @@ def find_layer_creation(logdir: DebugLogdir, frames: list[Frame], op_name: str |
 def constructions_at(logdir: DebugLogdir, frame: Frame, owner: str) -> list[Creation]:
     """The constructions of class `owner` (or an alias) in the statement holding the user's
     line `frame` (a functional model's `Dense(6, name="gate")(inputs)`, a `Sequential([...])`
-    spread over lines), in source order."""
+    spread over lines), in source order. A Keras base class (`BaseConv`, whose `build` and
+    `call` its `Conv2D` inherits) stands for the classes of its stem the statement calls
+    (`conv` in `conv2d`), as `find_layer_creation` reads a scope's automatic name."""
     lines = logdir.source_lines(frame.host, frame.file) or []
     span = statement_lines(lines, frame.line)
     if span is None:
         return []
     names = _aliases([lines], owner)
+    if owner.startswith("Base") and len(owner) > 4:
+        stem = _snake(owner[4:])
+        names |= {c for c in _called(lines[span[0] - 1:span[1]]) if stem in _snake(c)}
     return [Creation(owner, Frame(frame.file, n, _function_at(lines, n), frame.host),
                      lines[n - 1].strip())
             for n in _calls(lines, names) if span[0] <= n <= span[1]]

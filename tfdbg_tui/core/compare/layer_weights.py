@@ -4,8 +4,8 @@ Why: calling a functional or Sequential model eagerly (`model(x)` in a `Gradient
 runs every layer's ops under that one line, and eager ops carry no names, so when the
 user's code constructs the layer's class more than once (three `Dense(`), nothing on the
 op's stack says which construction made it (`creation.find_layer_creation` gives up). The
-dataflow does: a layer's output depends on its own weights — the variables no earlier
-layer output depends on — and each of those was created by the layer's `build`, an eager
+dataflow does: a layer's output depends on its own weights — of the variables it depends
+on, the one the forward pass reads last — and each was created by the layer's `build`, an eager
 `VarHandleOp` whose stack holds the user's line that built the layer (a functional model's
 `Dense(6, name="gate")(inputs)`). That line is the one to change when it constructs
 exactly one layer of the class whose `call` made the op.
@@ -41,9 +41,9 @@ def weights_creation(c: Comparison, p: int, side: str, owner: str) -> Creation |
     groups = [g for g, t in roles.layers if model.row(step, t) == (kind, row)]
     if not groups:
         return None
-    group = groups[0]
-    earlier = frozenset().union(*(g for g, _ in roles.layers if g < group))
-    own = [h for h in roles.variables if h in group and h not in earlier]
+    # the layer's own weight: of the variables its output depends on, the one the forward
+    # pass reads last (earlier layers' weights are read before theirs are used)
+    own = [h for h in roles.variables if h in groups[0]][-1:]
     makers = {whole.inputs[k][0][0] for k in range(len(whole))
               if whole.handle[k] in own and whole.op_type[k] in READS and whole.inputs[k]}
     found: set[tuple[str, str, int]] = set()

@@ -98,19 +98,22 @@ def pooling(flow: Flow, deps: list[frozenset[str]], sig: Callable[[Tensor], Sig]
     return out
 
 
+_SPLITS = STAGE_OPS | {"MaxPool", "AvgPool"}
+
+
 def stages(flow: Flow, deps: list[frozenset[str]], pooled: set[int]) -> list[int]:
     """Per forward node, how many stages without weights of their own (a pooling, a resize,
-    a bag's combiner: `STAGE_OPS` and `pooling`) lie between it and the last op where its
-    variables entered. A stage counts once however many ops it takes (a masked mean's sum
-    and division)."""
+    a bag's combiner: `STAGE_OPS`, 2-D pooling and `pooling`) lie between it and the last op
+    where its variables entered. A stage counts once however many ops it takes (a masked
+    mean's sum and division)."""
     out = [0] * len(flow)
     for k in range(len(flow)):
         if flow.phase[k] not in FORWARD or not deps[k]:
             continue
         same = [j for j, _ in flow.inputs[k] if 0 <= j < k and deps[j] == deps[k]]
         at = max((out[j] for j in same), default=0)
-        if (flow.op_type[k] in STAGE_OPS or k in pooled) and not any(
-                flow.op_type[j] in STAGE_OPS or j in pooled for j in same):
+        if (flow.op_type[k] in _SPLITS or k in pooled) and not any(
+                flow.op_type[j] in _SPLITS or j in pooled for j in same):
             at += 1
         out[k] = at
     return out
