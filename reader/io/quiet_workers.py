@@ -12,8 +12,10 @@ Two ways a worker printed Python's traceback where the promise is one line or no
   comes after). So the worker starts through `_ENTRY` instead: the steps of `spawn_main`, and
   before them the parent-death signal (the kernel kills it when the thread that started it
   ends; if that parent is gone already it ends at once), and around them a guard: start data
-  that cannot be read or prepared ends it with status 1, silently when its parent is gone,
-  else in one line (a bug of ours; the pool then loses that worker and the parent says which
+  that cannot be read or prepared ends it with status 1, silently when its parent is gone
+  (a pipe that ends short — EOF, truncated pickle — is always that: the kernel closes a dying
+  parent's files before it hands its children on, so `getppid` can still name it), else in
+  one line (a bug of ours; the pool then loses that worker and the parent says which
   file set it held). `_ENTRY` imports nothing of ours: it runs before the start data sets up
   `sys.path`. `QuietSpawnPopen._launch` is the standard library's
   (`popen_spawn_posix.Popen._launch`, the same in Python 3.10 to 3.13) but for the command
@@ -71,9 +73,11 @@ try:
     from multiprocessing import resource_tracker, spawn
     resource_tracker._resource_tracker._fd = {tracker_fd}
     code = spawn._main({pipe_handle}, os.dup({pipe_handle}))
-except KeyboardInterrupt:
+except (KeyboardInterrupt, EOFError):
     os._exit(1)
 except BaseException as exc:
+    if type(exc).__name__ == "UnpicklingError" and "truncated" in str(exc):
+        os._exit(1)
     if os.getppid() == parent:
         text = " ".join(f"{{type(exc).__name__}}: {{exc}}".split())[:300]
         sys.stderr.write(f"tfdbg-tui: a worker process could not start: {{text}}\\n")
