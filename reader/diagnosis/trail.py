@@ -36,7 +36,7 @@ from reader.diagnosis.collectives import peer_links
 from reader.diagnosis.explain import In, explain_step
 from reader.diagnosis.index import Ref
 from reader.diagnosis.unrecorded import unrecorded_identity
-from reader.diagnosis.unrecorded_reads import unrecorded_read
+from reader.diagnosis.unrecorded_reads import unknown_reads, unrecorded_read
 from reader.diagnosis.walk import Link, Walker
 from reader.index.schema import GRAPH
 
@@ -59,7 +59,8 @@ class Trail:
     note: str = ""
     infinities: list[Ref] = field(default_factory=list)  # deliberate ±∞ sources of the NaN
     entered_call: Ref | None = None  # the eager tf.function call the walk went into
-    inferred: list[str] = field(default_factory=list)  # unrecorded Identities crossed, why
+    inferred: list[str] = field(default_factory=list)  # unrecorded tensors crossed (why), or
+    # what the record cannot tell at the origin (a variable written from numpy)
 
 
 def op_type(walker: Walker, ref: Ref) -> str:
@@ -122,6 +123,9 @@ def find_origin(walker: Walker, start: Ref, deliberate_check: bool = True) -> Tr
                 trail.inferred.append(same.text)
                 go(same.ref, same.via)
                 continue
+            unknown = unknown_reads(walker, cur, links)
+            if unknown is not None:  # what a variable held is not known: said so
+                trail.inferred.append(unknown)
             trail.origin, trail.links = cur, links
             return trail
         if deliberate_check:

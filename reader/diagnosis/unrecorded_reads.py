@@ -23,7 +23,10 @@ holds (otherwise C stays an origin whose inputs were not recorded, as before):
 - the unrecorded input was made after that write (a higher tensor id than its inputs').
 When several variables qualify, the value written earliest is followed (the earliest bad
 input, as the walk does); the explanation names them all. It says the read is inferred, and
-what a constant made in Python would mean. Writes inside a tf.function call are not looked
+what a constant made in Python would mean. When no variable qualifies but some were last
+written with a value no recorded op made (a numpy array assigned), the op stays the origin
+and its explanation names those writes and says that what it read is not known
+(`unknown_reads`). Writes inside a tf.function call are not looked
 for here (a graph's reads are recorded: the walk follows them already).
 """
 
@@ -49,6 +52,7 @@ from reader.index.schema import EAGER
 HOP_READ = "not recorded: taken to be a read of the variable"  # in the path
 MAX_SCAN = 4096  # executions looked at before the op for the variables' writes
 MAX_WRITES = 1024  # write records read at most (a model of many variables writes each step)
+MAX_NAMED = 3  # writes of an unknown value named in an explanation
 
 
 def _value_tids(op_type: str, ins: list[int]) -> list[int]:
@@ -65,6 +69,7 @@ class _Found:
 
     def __init__(self) -> None:
         self.bad: dict[int, tuple[Write, Ref]] = {}  # handle → the write and its bad value
+        self.unknown: list[Write] = []  # last writes of a value no recorded op made
         self.settled: set[int] = set()  # handles whose content is decided (or unknown)
 
 
@@ -92,6 +97,7 @@ def _writes(walker: Walker, cur: Ref, newest_read: int) -> _Found:
         values = [(t, idx.eager_producer(t, e)) for t in _value_tids(rec.op_type, ins)]
         if rec.op_type in WRITE_OPS | SCATTER_OPS and any(r is None for _t, r in values):
             found.settled.add(handle)  # its value was not recorded: not known
+            found.unknown.append(Write(EAGER, e, rec.op_type))
             continue
         bad = [r for _t, r in values if r is not None and idx.is_bad(r) == 1]
         if bad:
@@ -104,10 +110,9 @@ def _writes(walker: Walker, cur: Ref, newest_read: int) -> _Found:
     return found
 
 
-def unrecorded_read(walker: Walker, cur: Ref, links: list[Link]) -> Inferred | None:
-    """For the eager op `cur`, whose NaN/∞ none of its recorded inputs held: the bad value a
-    variable's last write put there, when `cur` is taken to have read that variable (see the
-    module docstring); None otherwise."""
+def _reads(walker: Walker, cur: Ref, links: list[Link]) -> tuple[list[int], _Found] | None:
+    """The unrecorded inputs of the eager op `cur` and the variables' last writes before it,
+    when `cur` may have read a variable (the first condition of the module docstring)."""
     idx, L = walker.idx, walker.L
     if cur.kind != EAGER or idx.is_bad(cur) != 1 or idx.exec_graph(cur.index) is not None:
         return None
@@ -118,9 +123,43 @@ def unrecorded_read(walker: Walker, cur: Ref, links: list[Link]) -> Inferred | N
     if not outside or any(lk.ref is not None and idx.is_bad(lk.ref) == 1
                           for lk in links if not lk.outside):
         return None
-    found = _writes(walker, cur, max(outside))
-    if not found.bad:
+    return outside, _writes(walker, cur, max(outside))
+
+
+def unrecorded_read(walker: Walker, cur: Ref, links: list[Link]) -> Inferred | None:
+    """For the eager op `cur`, whose NaN/∞ none of its recorded inputs held: the bad value a
+    variable's last write put there, when `cur` is taken to have read that variable (see the
+    module docstring); None otherwise."""
+    found = _reads(walker, cur, links)
+    if found is None or not found[1].bad:
         return None
+    return _inferred(walker, cur, *found)
+
+
+def unknown_reads(walker: Walker, cur: Ref, links: list[Link]) -> str | None:
+    """For the eager origin `cur` that read a tensor no recorded op made, when no variable's
+    write is known to have put NaN/∞ there: the variables whose last write before it wrote a
+    value no recorded op made either — whether `cur` read NaN/∞ from one of them is not
+    known, and said so (None when there are none)."""
+    found = _reads(walker, cur, links)
+    if found is None or found[1].bad or not found[1].unknown:
+        return None
+    outside, writes = found[0], found[1].unknown
+    shown = [_place_words(walker, w) for w in writes[:MAX_NAMED]]
+    more = len(writes) - len(shown)
+    tensors = " or ".join(f"#{t}" for t in outside)
+    return (f"{walker.name(cur)} read tensor {tensors}, which no recorded op made (TensorFlow "
+            "records no ReadVariableOp when an eager op reads a tf.Variable directly, x * w), "
+            f"and the last write to {'a variable' if len(writes) == 1 else 'variables'} "
+            f"before it wrote a value no recorded op made either: {', '.join(shown)}"
+            + (f" and {more:,} more" if more > 0 else "")
+            + ". Whether what it read already held NaN/∞ is not known.")
+
+
+def _inferred(walker: Walker, cur: Ref, outside: list[int], found: _Found) -> Inferred:
+    """The walk's hop to the earliest bad value written, and the words saying so."""
+    idx = walker.idx
+    op_type = walker.L.op_type_of_execution(cur.index)
     writes = sorted(found.bad.values(), key=lambda wr: (idx.wall(wr[1]), wr[1].index))
     w, value = writes[0]
     c_name, c_type = walker.name(cur), op_type
@@ -142,11 +181,15 @@ def _write_words(walker: Walker, wr: tuple[Write, Ref]) -> str:
     """"AssignSubVariableOp (eager #42) at prog.py:80, the value Mul:0 (eager #41) with
     NaN in 1 of 1 elements"."""
     w, value = wr
-    place = write_place(walker.idx, w)
-    uf = place.user_frame
-    at = f" at {uf.file.rsplit('/', 1)[-1]}:{uf.line}" if uf else ""
-    return (f"{w.op_type} (eager #{w.index}){at}, the value {walker.name(value)} with "
+    return (f"{_place_words(walker, w)}, the value {walker.name(value)} with "
             f"{_bad(walker.idx.health(value))}")
+
+
+def _place_words(walker: Walker, w: Write) -> str:
+    """"AssignSubVariableOp (eager #42) at prog.py:80"."""
+    uf = write_place(walker.idx, w).user_frame
+    at = f" at {uf.file.rsplit('/', 1)[-1]}:{uf.line}" if uf else ""
+    return f"{w.op_type} (eager #{w.index}){at}"
 
 
 def _bad(h: Health) -> str:

@@ -12,7 +12,9 @@ record their reads (the cases the walk already followed through the variable's w
 The expectations come from the construction alone, never from what the tool says: one
 incident, its origin the Log at the `# NAN log` line in step BAD, and every alert — those of
 the later steps too — counted with it; for the unrecorded reads the later steps' path says
-that the read was not recorded.
+that the read was not recorded. And when the weight's write is not recorded either (an update
+computed in numpy), no more is claimed than the record shows: the later step stays an origin,
+and says that what it read is not known.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ PROGRAM = PROGRAMS / "stale_weight_program.py"
 # read form → (bad step, steps): differing per form, so that no test passes on one number
 RUNS = {"mul": (1, 4), "square": (2, 4), "matmul": (1, 3), "add": (2, 5)}
 UNRECORDED = {"mul", "square"}  # forms whose eager read TensorFlow does not record
-UPDATES = ("keras", "assign")
+UPDATES = ("keras", "assign")  # (and "numpy": its own test)
 
 
 def _line(tag: str) -> int:
@@ -113,3 +115,21 @@ def test_the_human_report_says_the_later_steps_reached_the_incident_by_inference
     out = " ".join(capsys.readouterr().out.split())  # (lines wrapped to the width)
     assert "1 incident (by origin)" in out, out
     assert "reached through a tensor TensorFlow did not record" in out, out
+
+
+def test_a_weight_written_from_numpy_is_not_claimed(
+        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    """An update computed in numpy writes a value no recorded op made: what the weight held is
+    not in the record, so the next step's `x * w` stays an origin of its own (the data cannot
+    tie it to the bad step), and its explanation says that what it read is not known, naming
+    the write's line (`# WRITE numpy`)."""
+    bad, _ = RUNS["mul"]
+    rep = _report(_logdir(tmp_path_factory, "mul", "numpy"), capsys)
+    got = [((i["origin"] or {}).get("op_type"),
+            ((i["origin"] or {}).get("fix_frame") or {}).get("line"), i["step"])
+           for i in rep["incidents"]]
+    assert got == [("Log", _line("NAN log"), bad), ("Mul", _line("READ mul"), bad + 1)], got
+    text = rep["incidents"][1]["explanation"]
+    assert f"stale_weight_program.py:{_line('WRITE numpy')}" in text, text
+    assert "not known" in text and "taken to have read" not in text, text
+    assert sum(i["alerts"] for i in rep["incidents"]) == rep["alerts"]["total"]

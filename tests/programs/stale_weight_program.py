@@ -12,6 +12,8 @@ READ: how the model reads its weights — as a user writes a model without layer
 UPDATE: how the gradient is written into the weights:
 - keras:  tf.keras.optimizers.SGD(0.01).apply_gradients
 - assign: w.assign_sub(0.01 * g)     (a hand-written update)
+- numpy:  w.assign(w.numpy() - 0.01 * g.numpy())   (an update computed in numpy: the value
+          written is made by no recorded op, so what w holds is not in the record)
 The loss is -mean(log(p)). Every batch is positive except batch BAD_STEP (0-based), one of
 whose rows is 0, so that p = 0 there: log(0) = −∞ (the line marked `# NAN log`), and the
 gradient of every weight that multiplies the row is 0 · ∞ = NaN, which the update writes into
@@ -75,6 +77,9 @@ def train(n: int, bad: int, read: str, update: str) -> None:
         grads = tape.gradient(loss, weights)
         if update == "keras":
             opt.apply_gradients(zip(grads, weights, strict=True))
+        elif update == "numpy":
+            for g, v in zip(grads, weights, strict=True):
+                v.assign(v.numpy() - LR * g.numpy())  # WRITE numpy
         else:
             for g, v in zip(grads, weights, strict=True):
                 v.assign_sub(LR * g)
@@ -84,7 +89,7 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("logdir")
     p.add_argument("read", choices=["mul", "square", "matmul", "add"])
-    p.add_argument("update", choices=["keras", "assign"])
+    p.add_argument("update", choices=["keras", "assign", "numpy"])
     p.add_argument("bad_step", type=int)
     p.add_argument("--steps", type=int, default=4)
     a = p.parse_args()
