@@ -122,7 +122,27 @@ def _comparable(roles: Roles, other: Roles) -> set[int]:
 
 
 def _pair_set(ra: Roles, ks: list[int], rb: Roles, js: list[int]) -> list[tuple[int, int]]:
-    """Pairs (A index, B index) of the outputs of one variable set, in forward order."""
+    """Pairs (A index, B index) of the outputs of one variable set, in forward order: stage
+    by stage (`Roles.layer_stages`) when both runs have the same stages without weights in
+    it, so that a pooling's output taken as the deepest of the set leaves the layer it pools
+    to be paired with the other run's (a residual `x + attention` with the residual, not
+    with the attention's projection before it); as one list where the stages differ."""
+    sa, sb = _by_stage(ra, ks), _by_stage(rb, js)
+    if len(sa) > 1 and sa.keys() == sb.keys():
+        return [p for s in sorted(sa) for p in _pair_stage(ra, sa[s], rb, sb[s])]
+    return _pair_stage(ra, ks, rb, js)
+
+
+def _by_stage(roles: Roles, idx: list[int]) -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    for i in idx:
+        out.setdefault(roles.layer_stages[i] if i < len(roles.layer_stages) else 0,
+                       []).append(i)
+    return out
+
+
+def _pair_stage(ra: Roles, ks: list[int], rb: Roles, js: list[int]) -> list[tuple[int, int]]:
+    """Pairs (A index, B index) of the outputs of one variable set and stage."""
     got: list[tuple[int, int]] = []
     va = [i for i in ks if _kind(ra, i) == VALUE]
     vb = [j for j in js if _kind(rb, j) == VALUE]

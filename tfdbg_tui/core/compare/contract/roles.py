@@ -92,6 +92,9 @@ class Roles:
     # per layer output, its group (`layer_groups.layer_key_of`: the inputs it is computed
     # from among them, where a graph tells them apart)
     layer_keys: list[LayerKey] = field(default_factory=list)
+    # per layer output, how many stages without weights lie between it and where its
+    # variables entered (`layer_groups.stages`): a pooling's output is not its input's peer
+    layer_stages: list[int] = field(default_factory=list)
     update: dict[str, int] = field(default_factory=dict)  # the node updating each variable
     loss_entry: int | None = None  # the first op of the loss function (its line: the loss's)
     # the schedule's computation of the learning rate, in dataflow order (the rate itself
@@ -242,7 +245,8 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     # what the step is fed: a tower applied to two inputs computes each layer twice
     data = step_data(flow, deps, every)
     pooled = pooling(flow, deps, sig)  # a pooling over positions (a masked mean)
-    layer_key = layer_key_of(flow, deps, data.entry_of, stages(flow, deps, pooled))
+    stage_of = stages(flow, deps, pooled)
+    layer_key = layer_key_of(flow, deps, data.entry_of, stage_of)
     looped = loop_results(flow, deps, consumers)  # what leaves a recurrent layer's loop
     # ... or a recurrent cell written by hand: its states stacked
     gathers, stacked = assembled(flow, deps, consumers, lambda t: sig(t)[2])
@@ -280,6 +284,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     ordered = sorted(groups.items(), key=lambda x: x[1][1:])
     roles.layers = [(g, (k, 0)) for (g, *_), (_, _, k) in ordered]
     roles.layer_keys = [g for g, _ in ordered]
+    roles.layer_stages = [stage_of[k] for _, (_, _, k) in ordered]
     roles.layer_sigs = [sig_class(sig((k, 0))) for _, (_, _, k) in ordered]
     inside = joined(flow, deps)
     memo: dict[int, str] = {}
