@@ -38,6 +38,7 @@ from reader.diagnosis.index import Ref
 from reader.diagnosis.unrecorded import unrecorded_identity
 from reader.diagnosis.unrecorded_reads import unknown_reads, unrecorded_read
 from reader.diagnosis.walk import Link, Walker
+from reader.errors import ReaderError
 from reader.index.schema import GRAPH
 
 MAX_STEPS = 10_000
@@ -84,8 +85,11 @@ def _step(walker: Walker, ref: Ref, links: list[Link]) -> str | None:
     return f"{walker.name(ref)}: {text}" if text else None
 
 
-def find_origin(walker: Walker, start: Ref, deliberate_check: bool = True) -> Trail:
-    """Follow bad inputs back from `start` to the origin (see the module docstring)."""
+def find_origin(walker: Walker, start: Ref, deliberate_check: bool = True,
+                depth: int = 0) -> Trail:
+    """Follow bad inputs back from `start` to the origin (see the module docstring). `depth`:
+    walks within a walk (the candidates of an unrecorded Identity) compare none of their
+    own."""
     idx = walker.idx
     cur = start
     trail = Trail(start, [], [walker.name(start)])
@@ -117,7 +121,8 @@ def find_origin(walker: Walker, start: Ref, deliberate_check: bool = True) -> Tr
         bad = [(lk, lk.ref) for lk in links if lk.ref is not None and lk.ref not in seen
                and idx.is_bad(lk.ref) == 1]
         if not bad:
-            same = unrecorded_identity(walker, cur, links) or unrecorded_read(
+            agree = (lambda refs: _one_origin(walker, refs, depth)) if depth < 1 else None
+            same = unrecorded_identity(walker, cur, links, agree) or unrecorded_read(
                 walker, cur, links)
             if same is not None and same.ref not in seen:
                 trail.inferred.append(same.text)
@@ -143,6 +148,24 @@ def find_origin(walker: Walker, start: Ref, deliberate_check: bool = True) -> Tr
         go(ref, nxt.via)
     trail.origin, trail.note = cur, "the walk was cut short"
     return trail
+
+
+def _one_origin(walker: Walker, refs: list[Ref], depth: int) -> str | None:
+    """The origin every one of `refs` walks back to, as "Op at file:line" (the same op type,
+    graph and line: one incident); None when they differ or one has no line."""
+    found = set()
+    for ref in refs:
+        origin = find_origin(walker, ref, depth=depth + 1).origin
+        try:
+            uf = walker.L.user_frame(walker.L.alert_stack(origin.kind, origin.index))
+        except ReaderError:
+            return None
+        if uf is None:
+            return None
+        graph = (f" in {walker.graph_name(walker.L.graph_of_trace(origin.index))}"
+                 if origin.kind == GRAPH else "")
+        found.add(f"{op_type(walker, origin)}{graph} at {uf.file.rsplit('/', 1)[-1]}:{uf.line}")
+    return found.pop() if len(found) == 1 else None
 
 
 def _inside_call(walker: Walker, ref: Ref, seen: set[Ref]) -> Ref | None:
