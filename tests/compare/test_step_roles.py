@@ -1,5 +1,6 @@
 """What a step's tensors are, from dataflow, on programs unlike the fourth blind corpus's
-(issue 29; tfdbg_tui/core/compare/contract/update_roles.py: `walk`, `tape_gradients`).
+(issue 29; tfdbg_tui/core/compare/contract/update_roles.py: `walk`; unlinked_grads.py:
+`tape_gradients`).
 
 Real recordings of tests/programs/step_roles/: a regression net whose hidden units are
 Swish-β (a·σ(exp(lb)·a), a = x·W1 + b1: b1 and lb share a shape) trained by TF1's fused
@@ -38,6 +39,7 @@ from typing import Any
 import numpy as np
 import pytest
 from compare.migration_fixtures import diff_json, frame_line
+from support.by_path import module_at
 from support.paths import PROGRAMS
 from support.shared import build_once, shared_root
 from support.tf_fork import run_forked
@@ -81,9 +83,7 @@ def _diff(runs: dict[str, tuple[str, str]], b: str) -> tuple[int, dict[str, Any]
 def test_programs_are_what_numpy_says(runs: dict[str, tuple[str, str]]) -> None:
     """Each program trains as common.py's numpy model says (losses and final weights), the
     equivalent ones alike and the uncorrected one apart from its first update on."""
-    import sys
-    sys.path.insert(0, str(HERE))
-    from common import adam
+    adam = module_at(HERE / "common.py").adam
 
     for name, corrected in (("tf1", True), ("eager", True), ("function", True),
                             ("uncorrected", False)):

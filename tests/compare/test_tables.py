@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pytest
 from compare.migration_fixtures import diff_json, frame_line
+from support.by_path import module_at
 from support.paths import PROGRAMS
 from support.shared import build_once, shared_root
 from support.tf_fork import run_forked
@@ -76,9 +77,7 @@ def _quantity(step: dict[str, Any], q: str) -> dict[str, Any]:
 def test_programs_are_what_numpy_says(runs: dict[str, tuple[str, str]]) -> None:
     """Each program trains as common.py's numpy model says; the mistake's item table
     differs at step 0, and only it."""
-    import sys
-    sys.path.insert(0, str(HERE))
-    from common import train
+    train = module_at(HERE / "common.py").train
 
     for name, wrong in (("tf1", False), ("function", False), ("fit", False),
                         ("wrong_items", True)):
