@@ -62,13 +62,8 @@ from tfdbg_tui.core.compare.contract.model_output import loss_side, step_data
 from tfdbg_tui.core.compare.contract.reads import GATHER, rows_read, value_uses, whole_reads
 from tfdbg_tui.core.compare.contract.tape_anchors import anchored_gradients
 from tfdbg_tui.core.compare.contract.tensors import FLOATS, SHAPE_ONLY, Sig, Tensor, sig_class
-from tfdbg_tui.core.compare.contract.update_roles import (
-    applied_after,
-    lr_chain,
-    tape_gradients,
-    unlinked_applied,
-    walk,
-)
+from tfdbg_tui.core.compare.contract.unlinked_grads import tape_gradients, unlinked_applied
+from tfdbg_tui.core.compare.contract.update_roles import applied_after, lr_chain, walk
 
 
 @dataclass

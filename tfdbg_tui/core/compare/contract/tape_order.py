@@ -1,7 +1,7 @@
 """Stage 2, a helper: the order in which an eager tape completes the variables' gradients.
 
 An eager step's gradients reach the optimizer without a recorded link, so each variable's
-is found among the backward pass's terminal tensors of its shape (`update_roles.
+is found among the backward pass's terminal tensors of its shape (`unlinked_grads.
 tape_gradients`). Where two variables share a shape and neither gradient is anchored to its
 read (`tape_anchors`), which is which follows from the order the tape made them — and that
 is not the variables' forward order: a PReLU's slopes are negated before the layer's input
