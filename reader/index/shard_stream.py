@@ -24,8 +24,8 @@ stops there with a warning naming it; its rows before that stay.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,6 +36,7 @@ from reader.index.lazy_shard import LazyShard
 from reader.index.order import stable_order
 from reader.index.parquet_shards import ShardError
 from reader.index.schema import EAGER
+from reader.index.shard_rows import Rows, windows
 
 if TYPE_CHECKING:
     from reader.index.logdir import DebugLogdir
@@ -44,64 +45,6 @@ Columns = dict[str, np.ndarray]
 LENS = "_lens"  # a column the executions carry while merged: their outputs' count
 SETTLE = 1 << 19  # alerts found before they are sorted and the pages looked at let go
 MAX_RESERVED = 1 << 28  # alerts room is made for up front (5 bytes each, of address space)
-
-
-class _Rows:
-    """One part's rows of one host, read a batch at a time: those read and not yet taken."""
-
-    def __init__(self, lazy: LazyShard, part: str, fix: Callable[[Columns], Columns]) -> None:
-        self.batches = lazy.batches(part)
-        self.fix = fix
-        self.buf: Columns = {}
-        self.base = 0  # the shard's row number of buf's first row
-        self.ended = False
-        self.error = ""
-        # the thread that reads (decodes) the next batch while this one is merged
-        self.ahead: Executor | None = None
-        self._next: Future[Columns | None] | None = None
-
-    def __len__(self) -> int:
-        return len(next(iter(self.buf.values()))) if self.buf else 0
-
-    def pull(self) -> None:
-        """Read the next batch onto the rows not yet taken (and start reading the one
-        after it, when there is a thread to read ahead)."""
-        try:
-            ahead, self._next = self._next, None
-            # a batch the thread has not started on (it reads other hosts' first) is
-            # read here rather than waited for
-            batch = (next(self.batches, None) if ahead is None or ahead.cancel()
-                     else ahead.result())
-            fixed = self.fix(batch) if batch is not None else None
-        except ShardError as exc:
-            fixed, self.error = None, str(exc)
-        if fixed is None:
-            self.ended = True
-            return
-        if self.ahead is not None:  # Arrow decodes without the GIL: beside the merge
-            self._next = self.ahead.submit(next, self.batches, None)
-        self.buf = ({c: np.concatenate([self.buf[c], fixed[c]]) for c in fixed}
-                    if len(self) else fixed)
-
-    def last(self) -> float:
-        """How far the rows read reach (NaN times, last, reach past everything)."""
-        t = float(self.buf["wall_time"][-1])
-        return np.inf if np.isnan(t) else t
-
-    def before(self, until: float) -> int:
-        """How many of the rows not yet taken are earlier than `until` (NaN: all)."""
-        if np.isnan(until) or not len(self):
-            return len(self)
-        return int(np.searchsorted(self.buf["wall_time"], until, "left"))
-
-    def take(self, n: int) -> Columns:
-        rows = {c: a[:n] for c, a in self.buf.items()}
-        self.buf = {c: a[n:] for c, a in self.buf.items()}
-        self.base += n
-        return rows
-
-    def stop(self, why: str) -> None:
-        self.ended, self.error, self.buf = True, why, {}
 
 
 def _kept(details: Columns, base: int, n: int, at: int) -> Columns:
@@ -126,11 +69,11 @@ class _Host:
         self.want = {name: {col: getattr(logdir, name).column_dtype(col)
                             for col in getattr(logdir, name).columns}
                      for name in ("traces", "executions", "outputs")}
-        self.traces = _Rows(lazy, "traces", self._fix_traces)
-        self.execs: _Rows | None = _Rows(lazy, "executions", self._fix_execs)
-        self.outs: _Rows | None = _Rows(lazy, "outputs", self._fit_outputs)
+        self.traces = Rows(lazy, "traces", self._fix_traces)
+        self.execs: Rows | None = Rows(lazy, "executions", self._fix_execs)
+        self.outs: Rows | None = Rows(lazy, "outputs", self._fit_outputs)
 
-    def streams(self) -> list[_Rows]:
+    def streams(self) -> list[Rows]:
         return [r for r in (self.traces, self.execs, self.outs) if r is not None]
 
     def _fit(self, name: str, b: Columns) -> Columns:
@@ -195,14 +138,14 @@ def merge_streaming(logdir: DebugLogdir, sources: list[LazyShard], threads: int,
                 hosts[i] = h = _Host(fallback(i, str(exc)), logdir)
                 _whole_execs(h)
     with ThreadPoolExecutor(2, "tfdbg-shard-read") as ahead:  # ends before shards close
-        _merge_windows(logdir, hosts, streamed, threads, progress, ahead)
+        _mergewindows(logdir, hosts, streamed, threads, progress, ahead)
     for r in (r for h in hosts for r in h.streams()):  # a host and its parts are a cycle:
         r.buf, r._next = {}, None  # its last batches (~30 MB), the row group a reader's
         getattr(r.batches, "close", lambda: None)()  # frame holds and the host's columns
         r.fix = _as_is  # (`fix` is its method) freed now, not by the rare cyclic collector
 
 
-def _merge_windows(logdir: DebugLogdir, hosts: list[_Host], streamed: bool, threads: int,
+def _mergewindows(logdir: DebugLogdir, hosts: list[_Host], streamed: bool, threads: int,
                    progress: Callable[[float], None] | None, ahead: Executor) -> None:
     """The windows (see `merge_streaming`); once the first is merged (its alerts shown: no
     thread competes with it), each part's next row group is read ahead in `ahead`."""
@@ -230,7 +173,7 @@ def _merge_windows(logdir: DebugLogdir, hosts: list[_Host], streamed: bool, thre
             logdir._alerts.reserve(room)
     earliest_eager = _earliest_eager(logdir)
     graph_found = False
-    for until in _windows([r for h in hosts for r in h.streams() if r is not h.outs]):
+    for until in windows([r for h in hosts for r in h.streams() if r is not h.outs]):
         n0, o0 = len(logdir.traces), len(logdir.outputs)
         before = len(logdir._alerts)
         _append_traces(logdir, hosts, until)
@@ -294,27 +237,6 @@ def _earliest_eager(logdir: DebugLogdir) -> float | None:
     alerts = logdir.alerts()
     eager = alerts.kind == EAGER
     return float(alerts.wall_time[int(np.argmax(eager))]) if eager.any() else None
-
-
-def _windows(streams: list[_Rows]) -> Iterator[float]:
-    """Window after window, the time before which every stream's rows have all been read
-    (the rows to take next); NaN (take everything left) once every one is read."""
-    while True:
-        for r in streams:
-            while not r.ended and not len(r):
-                r.pull()
-        live = [r for r in streams if not r.ended]
-        if not live:
-            if any(len(r) for r in streams):
-                yield np.nan
-            return
-        until = min(r.last() for r in live)
-        if any(r.before(until) for r in streams):
-            yield until
-        else:  # every stream read so far stops at `until` or later: read on where it stops
-            for r in live:
-                if r.last() <= until:
-                    r.pull()
 
 
 def _sorted(pieces: list[Columns]) -> tuple[Columns, np.ndarray | None]:

@@ -331,16 +331,16 @@ def test_the_merge_keeps_none_of_its_batches(
     import gc
     import weakref
 
-    from reader.index import shard_stream
+    from reader.index import shard_rows
 
     seen: list[weakref.ref[np.ndarray]] = []
-    real = shard_stream._Rows.pull
+    real = shard_rows.Rows.pull
 
     def pull(self: Any) -> None:
         real(self)
         seen.extend(weakref.ref(a) for a in self.buf.values())
 
-    monkeypatch.setattr(shard_stream._Rows, "pull", pull)
+    monkeypatch.setattr(shard_rows.Rows, "pull", pull)
     logdir = DebugLogdir(str(indexed))
     gc.disable()
     try:
