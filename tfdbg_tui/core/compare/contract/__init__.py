@@ -29,7 +29,7 @@ To add a quantity (a second optimizer slot, say): name it in `quantities`, find 
 from tfdbg_tui.core.compare.contract.dataflow import Flow, Training, node_frames
 from tfdbg_tui.core.compare.contract.merge import merge, step_order
 from tfdbg_tui.core.compare.contract.model import RunModel, model_run
-from tfdbg_tui.core.compare.contract.pairing import Mapping, StepPairs, pair_steps, read_map
+from tfdbg_tui.core.compare.contract.pairing import StepPairs, pair_steps
 from tfdbg_tui.core.compare.contract.quantities import (
     CONTRACT,
     Q_APPLIED,
@@ -46,6 +46,7 @@ from tfdbg_tui.core.compare.contract.quantities import (
     QUANTITIES,
     contract_position,
 )
+from tfdbg_tui.core.compare.contract.variable_pairing import Mapping, read_map
 
 __all__ = [
     "CONTRACT",

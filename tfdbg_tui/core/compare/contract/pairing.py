@@ -4,7 +4,7 @@ Each run's steps come from `training.find_training`, each step's roles from `rol
 step k of A pairs with step k of B, and within it:
 - the **variables** pair by their order in the forward pass and their dtype class and shape
   (`difflib` on the signatures: a variable one side lacks stays unpaired without shifting
-  the rest), or first by a user mapping (`--map`: name patterns from A to B);
+  the rest), or first by a user mapping (`--map`: name patterns from A to B): `variable_pairing`;
 - step 0's `variable` quantity is each variable's initial value (the value assigned to it
   before its first read, when recorded — its line is the one that initialises it — else its
   first read); step k's `update` quantity is the variable read at step k + 1, i.e. its value
@@ -16,7 +16,6 @@ step k of A pairs with step k of B, and within it:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
@@ -40,33 +39,13 @@ from tfdbg_tui.core.compare.contract.rate_pairing import pair_rates
 from tfdbg_tui.core.compare.contract.roles import Roles
 from tfdbg_tui.core.compare.contract.state_pairing import pair_state
 from tfdbg_tui.core.compare.contract.tables import ById, key_tables, pair_tables
-from tfdbg_tui.core.compare.contract.tensors import Sig, Tensor, sig_class
+from tfdbg_tui.core.compare.contract.tensors import Tensor
 from tfdbg_tui.core.compare.contract.variable_order import Features, SameValue, untangle
+from tfdbg_tui.core.compare.contract.variable_pairing import Mapping, pair_variables
 
 if TYPE_CHECKING:
     from tfdbg_tui.core.compare.contract.state_pairing import Derived
     from tfdbg_tui.core.compare.rates import RatePair
-
-Mapping = list[tuple[re.Pattern[str], re.Pattern[str]]]  # --map: A pattern → B pattern
-
-
-def read_map(text: str) -> list[tuple[re.Pattern[str], re.Pattern[str]]]:
-    """`--map` lines `A_PATTERN = B_PATTERN` (regexes searched in variable names); `#`
-    comments and blank lines skipped. ValueError (one line) on a bad line."""
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        a, sep, b = line.partition("=")
-        if not sep or not a.strip() or not b.strip():
-            raise ValueError(f"line {n}: expected 'A_PATTERN = B_PATTERN'")
-        try:
-            out.append((re.compile(a.strip()), re.compile(b.strip())))
-        except re.error as exc:
-            raise ValueError(f"line {n}: {exc}") from None
-    return out
-
 
 @dataclass
 class StepPairs:
@@ -150,70 +129,8 @@ class StepPairs:
         return self._seen.get((a[0], a[1], b[0], b[1]))
 
 
-def _pair_variables(ma: RunModel, ra: Roles, mb: RunModel, rb: Roles,
-                    mapping: list[tuple[re.Pattern[str], re.Pattern[str]]]
-                    ) -> list[tuple[str, str]]:
-    """Variable pairs: the user's mapping first, then forward order × dtype class and shape."""
-    pairs: list[tuple[str, str]] = []
-    left, right = list(ra.variables), list(rb.variables)
-    for pa, pb in mapping:
-        for ha in list(left):
-            if pa.search(ma.names.get(ha, "")):
-                hit = [hb for hb in right if pb.search(mb.names.get(hb, ""))]
-                if hit:
-                    pairs.append((ha, hit[0]))
-                    left.remove(ha)
-                    right.remove(hit[0])
-    sa = [sig_class(ra.sig[h]) for h in left]
-    sb = [sig_class(rb.sig[h]) for h in right]
-    m = SequenceMatcher(None, sa, sb, autojunk=False)
-    done_a: set[int] = set()
-    done_b: set[int] = set()
-    for block in m.get_matching_blocks():
-        for i in range(block.size):
-            pairs.append((left[block.a + i], right[block.b + i]))
-            done_a.add(block.a + i)
-            done_b.add(block.b + i)
-    # what the order left: a layer may read its weights in another order (a recurrent cell's
-    # input kernel, bias and recurrent kernel) — pair by signature, in order within one
-    rest_b: dict[Sig, list[int]] = {}
-    for j, s in enumerate(sb):
-        if j not in done_b:
-            rest_b.setdefault(s, []).append(j)
-    # where several are alike, the one whose name shares most words (`value/bias` and
-    # `attention/value_1/...`), then the first
-    words_a = [_words(ma.names.get(h, "")) for h in left]
-    words_b = [_words(mb.names.get(h, "")) for h in right]
-
-    def best(i: int, cands: list[int]) -> int:
-        return max(cands, key=lambda j: (len(words_a[i] & words_b[j]), -j))
-
-    for i, s in enumerate(sa):
-        if i not in done_a and rest_b.get(s):
-            j = best(i, rest_b[s])
-            rest_b[s].remove(j)
-            pairs.append((left[i], right[j]))
-            done_a.add(i)
-    # then by dtype class and size alone: a kernel one run keeps with a head axis
-    # (`[8, 2, 4]` against `[8, 8]`), compared as a regrouping of the same elements
-    rest = [(i, s) for i, s in enumerate(sa) if i not in done_a]
-    free_b = [j for js in rest_b.values() for j in js]
-    for i, s in rest:
-        cands = [j for j in free_b if (sb[j][0], sb[j][2]) == (s[0], s[2])]
-        if cands:
-            j = best(i, cands)
-            pairs.append((left[i], right[j]))
-            free_b.remove(j)
-    return pairs
-
-
-def _words(name: str) -> set[str]:
-    """The words of a variable's name, without Keras' uniquifying numbers."""
-    return {re.sub(r"_\d+$", "", w) for w in re.split(r"[/:]", name.lower()) if w} - {""}
-
-
 def pair_steps(ma: RunModel, mb: RunModel,
-               mapping: list[tuple[re.Pattern[str], re.Pattern[str]]] | None = None,
+               mapping: Mapping | None = None,
                same: SameValue | None = None) -> StepPairs:
     """Pair the steps of two modelled runs (see the module docstring; `same` tells whether
     two variables hold equal values at step 0, for variables of one shape that what their
@@ -234,7 +151,7 @@ def pair_steps(ma: RunModel, mb: RunModel,
     for k in range(n):
         _, _, ra = ma.steps[k]
         _, _, rb = mb.steps[k]
-        vp = _pair_variables(ma, ra, mb, rb, mapping or [])
+        vp = pair_variables(ma, ra, mb, rb, mapping or [])
         vp += pair_tables(vp, ma.steps[k][0], ra, mb.steps[k][0], rb)
         vp = untangle(vp, feats(ma.steps[k][0], ra), ra, feats(mb.steps[k][0], rb), rb, same,
                       ma.names, out.notes if k == 0 else [])
