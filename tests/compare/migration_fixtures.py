@@ -129,3 +129,23 @@ def frame_line(side: dict[str, Any] | None, program: str) -> int | None:
     if not str(frame.get("file", "")).endswith(program):
         return None
     return int(frame["line"])
+
+
+def recorded(tmp_path_factory: pytest.TempPathFactory, key: str,
+             runs: dict[str, tuple[Any, ...]]) -> dict[str, tuple[str, str]]:
+    """name → (logdir, the program's stdout): each `(program, *args)` of `runs` recorded by
+    `tfdbg-tui run --mode FULL_TENSOR` (forked from a process that imported TensorFlow),
+    built once per test run under `key` — the fixture every pair corpus of its own needs."""
+    pytest.importorskip("tensorflow")
+
+    def build(root: Path) -> dict[str, tuple[str, str]]:
+        out = {}
+        for name, (program, *args) in runs.items():
+            logdir = root / name
+            done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode",
+                               "FULL_TENSOR", "--", str(program), *args])
+            assert done.status == 0, done.err[-3000:]
+            out[name] = (str(logdir), done.out)
+        return out
+
+    return build_once(shared_root(tmp_path_factory), key, build)

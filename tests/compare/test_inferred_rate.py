@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from compare.migration_fixtures import diff_json
+from compare.migration_fixtures import diff_json, recorded
 from support.paths import PROGRAMS
 from support.shared import build_once, shared_root
 from support.tf_fork import run_forked
@@ -104,19 +104,8 @@ def _lr(step: int) -> float:
 @pytest.fixture(scope="session")
 def rate_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The five recordings (FULL_TENSOR), built once per test run."""
-    pytest.importorskip("tensorflow")
-
-    def build(root: Path) -> dict[str, str]:
-        out = {}
-        for name, (program, *args) in RUNS.items():
-            logdir = root / name
-            done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode",
-                               "FULL_TENSOR", "--", program, *args])
-            assert done.status == 0, done.err[-3000:]
-            out[name] = str(logdir)
-        return out
-
-    return build_once(shared_root(tmp_path_factory), "inferred-rate", build)
+    done = recorded(tmp_path_factory, "inferred-rate", RUNS)
+    return {name: logdir for name, (logdir, _) in done.items()}
 
 
 def _diff(runs: dict[str, str], a: str, b: str) -> tuple[int, dict[str, Any]]:

@@ -15,14 +15,11 @@ ends with its last update, so what runs after it opened the next step's flow).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-from compare.migration_fixtures import diff_json
+from compare.migration_fixtures import diff_json, recorded
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_forked
 
 TF1, KERAS = PROGRAMS / "state" / "tf1_state.py", PROGRAMS / "state" / "keras_state.py"
 RUNS = {"tf1_ema": (TF1, "ema"), "tf1_teacher": (TF1, "teacher"),
@@ -38,19 +35,8 @@ pytestmark = [pytest.mark.tf, pytest.mark.timeout(900)]
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The seven recordings (FULL_TENSOR), built once per test run."""
-    pytest.importorskip("tensorflow")
-
-    def build(root: Path) -> dict[str, str]:
-        out = {}
-        for name, (program, *args) in RUNS.items():
-            logdir = root / name
-            done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode",
-                               "FULL_TENSOR", "--", program, *args])
-            assert done.status == 0, done.err[-3000:]
-            out[name] = str(logdir)
-        return out
-
-    return build_once(shared_root(tmp_path_factory), "state-between-steps", build)
+    done = recorded(tmp_path_factory, "state-between-steps", RUNS)
+    return {name: logdir for name, (logdir, _) in done.items()}
 
 
 def _diff(runs: dict[str, str], a: str, b: str) -> tuple[int, dict[str, Any]]:

@@ -29,11 +29,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from compare.migration_fixtures import diff_json, frame_line
+from compare.migration_fixtures import diff_json, frame_line, recorded
 from support.by_path import module_at
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_forked
 
 HERE = PROGRAMS / "tables"
 TF1, KERAS = HERE / "tf1_factors.py", HERE / "keras_factors.py"
@@ -51,19 +49,7 @@ def _marks(program: Path, mark: str) -> set[int]:
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
     """name → (logdir, the program's stdout): the four recordings (FULL_TENSOR)."""
-    pytest.importorskip("tensorflow")
-
-    def build(root: Path) -> dict[str, tuple[str, str]]:
-        out = {}
-        for name, (program, *args) in RUNS.items():
-            logdir = root / name
-            done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode",
-                               "FULL_TENSOR", "--", program, *args])
-            assert done.status == 0, done.err[-3000:]
-            out[name] = (str(logdir), done.out)
-        return out
-
-    return build_once(shared_root(tmp_path_factory), "embedding-tables", build)
+    return recorded(tmp_path_factory, "embedding-tables", RUNS)
 
 
 def _diff(runs: dict[str, tuple[str, str]], b: str) -> tuple[int, dict[str, Any]]:
