@@ -185,7 +185,10 @@ def with_backward(forward: Diagnosis, backward: list[Diagnosis], step: int | Non
             f"({'; '.join(parts)}{more}) {'is' if one else 'are'} also non-finite: "
             f"{_first_sentence(backward[0].explanation)} "
             "One bug: fixing this line fixes both.")
-    return replace(forward, explanation=forward.explanation.rstrip() + " " + text)
+    base = forward.explanation.rstrip()
+    if not base.endswith((".", "!", "?")):  # a story may end without its stop (divergence's)
+        base += "."
+    return replace(forward, explanation=base + " " + text)
 
 
 def _first_sentence(text: str) -> str:

@@ -79,3 +79,36 @@ def test_full_tensor_tells_the_bad_batch_from_a_divergence(
         origin, text = inc["origin"], inc["explanation"]
         assert (origin["op_type"], origin["cause"]) == ("Square", "divergence"), (eager, text)
         assert "# FIX" in origin["fix_frame"]["code"] and "largest |weight| 0 " in text, text
+
+
+def _overflow_fit(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """tests/programs/overflow_fit_program.py, its bad batch at step 3 of 6 (0-based)."""
+    from pathlib import Path
+
+    from support.paths import PROGRAMS
+    from support.shared import build_once, shared_root
+    from support.tf_fork import run_program
+
+    def build(d: Path) -> str:
+        status, output = run_program([PROGRAMS / "overflow_fit_program.py", d, "3"])
+        if status != 0:
+            pytest.fail(f"overflow_fit_program failed (status {status}):\n{output[-3000:]}")
+        return str(d)
+
+    return build_once(shared_root(tmp_path_factory), "overflow-fit", build)
+
+
+def test_the_backward_sentence_follows_a_full_stop(
+        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    """A held-out check of issue 31 read "…or normalise the inputs In the backward pass of
+    step 3, its gradient …" (a fit whose bad batch overflowed, health mode): the divergence
+    story ended without a stop, and the sentence on the gradient was glued to it."""
+    from tfdbg_tui.commands import report
+
+    report.main([_overflow_fit(tmp_path_factory), "--json"])
+    incidents = json.loads(capsys.readouterr().out)["incidents"]
+    assert [i["step"] for i in incidents] == [3] * len(incidents), incidents
+    texts = [i["explanation"] for i in incidents if "In the backward pass" in i["explanation"]]
+    assert texts, incidents  # the Square's gradient (a Mul) overflowed too
+    for text in texts:
+        assert ". In the backward pass of step 3" in text, text
