@@ -1,7 +1,7 @@
 """Keras fit over one epoch whose batch BAD_STEP (0-based) holds features of 3e38: the first
 Dense's MatMul overflows float32 there (to −∞ in the units whose weights are −1), and so
-do, on their own finite inputs, the loss's Square and the first kernel's gradient MatMul. Every other batch is standard
-normal, so no step before BAD_STEP holds a NaN/∞.
+does, on its own finite inputs, the loss's Square (and its gradient, a Mul). Every other
+batch is standard normal, so no step before BAD_STEP holds a NaN/∞.
 
 Usage: python overflow_fit_program.py LOGDIR BAD_STEP [--steps N]
 """
