@@ -18,7 +18,7 @@ from tfdbg_tui.commands.interrupts import INTERRUPTED, Watch
 
 USAGE = """\
 usage: tfdbg-tui LOGDIR [--run ID]        open the terminal debugger on a tfdbg2 logdir
-       tfdbg-tui A --compare B [--run ID] [--run-b ID] [--rtol R] [--atol A]
+       tfdbg-tui A --compare B [--run ID] [--run-b ID] [--rtol R] [--atol A] [--map FILE]
                                           the debugger on run A, compared with run B
        tfdbg-tui report LOGDIR [--json] [--run ID] [--limit N] [--values]
                                           the findings as text (or JSON): steps, incidents

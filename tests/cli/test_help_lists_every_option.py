@@ -33,8 +33,10 @@ def test_top_level_help_lists_the_commands_options(command: str) -> None:
 def test_top_level_help_lists_the_compare_options() -> None:
     top = _help()
     line = next(x for x in top.splitlines() if "--compare" in x)
-    for option in ("--run-b", "--rtol", "--atol"):
+    for option in ("--run-b", "--rtol", "--atol", "--map"):
         assert option in line
+    own = _help("LOGDIR")  # the app's own help: every option it takes, --map among them
+    assert "--map FILE" in own and "--compare" in own
 
 
 def test_top_level_help_lists_its_own_options() -> None:

@@ -21,11 +21,13 @@ from typing import Any
 
 from reader import LogdirError, ReaderError
 from tfdbg_tui.commands.args import Parser, UsageError, apply_remote_timeout, seconds
+from tfdbg_tui.commands.diff_map import MapError, Rule, read_map
+from tfdbg_tui.core.compare.user_map import CompareMap
 from tfdbg_tui.core.sanitize import error_line
 from tfdbg_tui.core.textutil import lit
 
-USAGE = ("tfdbg-tui LOGDIR [--run ID] [--compare B [--run-b ID] [--rtol R] [--atol A]] "
-         "[--remote-timeout SECONDS]")
+USAGE = ("tfdbg-tui LOGDIR [--run ID] [--compare B [--run-b ID] [--rtol R] [--atol A] "
+         "[--map FILE]] [--remote-timeout SECONDS]")
 HELP = f"""\
 usage: {USAGE}
 
@@ -35,6 +37,8 @@ Open the terminal debugger on a tfdbg2 logdir (the first alert is followed at la
   --run-b ID    the run of B to compare with
   --rtol R      relative tolerance of the comparison (default numpy's 1e-7)
   --atol A      absolute tolerance of the comparison (default 0)
+  --map FILE    pair variables the comparison cannot pair itself, as `diff --map`: lines
+                'A_REGEX = B_REGEX' (searched in the variable names each run shows)
   --remote-timeout SECONDS
                 how long a read from a bucket (s3://, gs://) may wait for the network:
                 to connect, for each answer, for each 64 KiB (default 30, or
@@ -42,7 +46,7 @@ Open the terminal debugger on a tfdbg2 logdir (the first alert is followed at la
 In the app, ? lists every key and ctrl+p searches every action. Other commands:
 tfdbg-tui --help.
 """
-OPTIONS = ("--run", "--compare", "--run-b", "--rtol", "--atol", "--remote-timeout")
+OPTIONS = ("--run", "--compare", "--run-b", "--rtol", "--atol", "--map", "--remote-timeout")
 
 
 def main(args: Sequence[str]) -> int:
@@ -61,6 +65,7 @@ def main(args: Sequence[str]) -> int:
     parser.add_argument("--run-b", default=None)
     parser.add_argument("--rtol", type=nonnegative, default=None)
     parser.add_argument("--atol", type=nonnegative, default=None)
+    parser.add_argument("--map", default=None, metavar="FILE")
     parser.add_argument("--remote-timeout", type=seconds, default=None)
     try:
         ns = parser.parse_args(list(args))
@@ -68,6 +73,18 @@ def main(args: Sequence[str]) -> int:
         print(error_line("tfdbg-tui: error", f"{exc} (see tfdbg-tui LOGDIR --help)"),
               file=sys.stderr)
         return 2
+    rules: list[Rule] = []
+    if ns.map is not None:  # read first, as diff does: a bad map is said before any read
+        if not ns.compare:
+            print(error_line("tfdbg-tui: error", "--map pairs the variables of a comparison: "
+                             "give --compare B too (see tfdbg-tui LOGDIR --help)"),
+                  file=sys.stderr)
+            return 2
+        try:
+            rules = read_map(ns.map)
+        except MapError as exc:
+            print(error_line("tfdbg-tui: error", exc), file=sys.stderr)
+            return 2
     apply_remote_timeout(ns.remote_timeout)
     try:
         from reader import DebugLogdir
@@ -95,7 +112,8 @@ def main(args: Sequence[str]) -> int:
     default = Tolerance()
     tolerance = Tolerance(default.rtol if ns.rtol is None else ns.rtol,
                           default.atol if ns.atol is None else ns.atol)
-    app = TfdbgApp(logdir, display_path=ns.logdir, compare_with=other, tolerance=tolerance)
+    app = TfdbgApp(logdir, display_path=ns.logdir, compare_with=other, tolerance=tolerance,
+                   compare_map=CompareMap(ns.map, rules) if rules else None)
     calm_collector()  # (this process runs the app and ends with it)
     _run(app)
     if app.read_error is not None:  # shown in the app too; the screen is gone now

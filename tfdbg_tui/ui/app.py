@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from reader import DebugLogdir
 from tfdbg_tui.core.compare import Tolerance
+from tfdbg_tui.core.compare.user_map import CompareMap
 from tfdbg_tui.core.keymap import load_keymap
 from tfdbg_tui.core.memory import release_freed_memory
 from tfdbg_tui.core.model import AppState, Snapshot
@@ -65,10 +66,13 @@ class TfdbgApp(App[None]):
     def __init__(self, logdir: DebugLogdir, *, display_path: str | None = None,
                  follow: bool = True, poll_interval: float = 0.2,
                  notify: bool | None = None, compare_with: DebugLogdir | None = None,
-                 tolerance: Tolerance | None = None) -> None:
+                 tolerance: Tolerance | None = None,
+                 compare_map: CompareMap | None = None) -> None:
         super().__init__()
         respect_no_color(self)  # NO_COLOR, TERM=dumb: greys, warnings still stand out
         self.compare_with, self.tolerance = compare_with, tolerance
+        self.compare_map = compare_map  # `--map FILE`: variables paired as the user says
+        self.map_warnings: list[str] | None = None  # said once, after the first comparison
         self.compared = asyncio.Event()  # set once compare mode's comparison is shown
         release_freed_memory()  # before indexing: its temporaries must not stay resident
         self.state = AppState(logdir)
@@ -149,7 +153,8 @@ class TfdbgApp(App[None]):
         """Compare mode: read run B and compare run A with it, then let the screen show it."""
         from tfdbg_tui.ui.compare.view import compare_runs
 
-        view, error = compare_runs(self.state.logdir, other, self.tolerance)
+        view, error = compare_runs(self.state.logdir, other, self.tolerance,
+                                   self.compare_map.mapping if self.compare_map else None)
         if self.follower.stopped or not self.is_running:
             return
         try:
@@ -167,6 +172,12 @@ class TfdbgApp(App[None]):
             return
         try:
             self.main.on_comparison(view, error)
+            if view is not None and self.compare_map and self.map_warnings is None:
+                # a rule that changed nothing is said, as diff says it (once: a live run A
+                # is compared again as it grows)
+                self.map_warnings = self.compare_map.warnings(view.c)
+                for why in self.map_warnings:
+                    self.notify(lit(why), severity="warning", timeout=15, markup=False)
         finally:
             self.compared.set()
 

@@ -34,6 +34,7 @@ from tfdbg_tui.core.compare import (
     SKIPPED,
     UNMATCHED,
     Comparison,
+    Mapping,
     Tolerance,
     compare,
 )
@@ -201,14 +202,15 @@ def _execution_status(c: Comparison) -> np.ndarray:
     return np.where(rank >= 0, worst[rank.clip(0)], -1)
 
 
-def compare_runs(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None
-                 ) -> tuple[CompareView | None, str | None]:
-    """Read run B and compare run A with it (in a worker thread): the view, or why not."""
+def compare_runs(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None,
+                 mapping: Mapping | None = None) -> tuple[CompareView | None, str | None]:
+    """Read run B and compare run A with it (in a worker thread): the view, or why not.
+    `mapping`: the user's variable pairs (`--map`), obeyed as `diff --map` obeys them."""
     try:
         b.update()
         if not len(b.traces) and not len(b.outputs):
             return None, f"no tensors recorded in {b.path}"
-        c = compare(a, b, tolerance)
+        c = compare(a, b, tolerance, mapping=mapping)
         return CompareView(c, loss_series(c)), None  # the losses read here, off the UI
     except ReaderError as exc:
         return None, str(exc)
