@@ -123,7 +123,9 @@ def test_index_writes_shards_into_the_bucket_and_opens_start_from_them(
     assert "2 file sets: 2 indexed" in proc.stdout
     names = sorted(p.rsplit("/", 1)[1] for p in gcs.fs().ls("runs/two/.tfdbg-index"))
     sets = sorted({p.name.rsplit(".", 1)[0] for p in local.iterdir()})
-    assert names == [f"{s}.parquet" for s in sets]
+    stored = [n for n in names if n.startswith("report-")]  # the run's report, made once
+    assert len(stored) == 1 and "report stored" in proc.stdout, proc.stdout
+    assert [n for n in names if n not in stored] == [f"{s}.parquet" for s in sets]
 
     assert report(gcs, url) == direct  # from the shards
     since = gcs.mark()
@@ -160,7 +162,7 @@ def test_index_of_a_local_run_out_to_a_bucket(gcs: GCSServer, reference_logdir: 
     out = "gs://shards/two"
     proc = cli(gcs, "index", str(local), "--out", out)
     assert proc.returncode == 0, proc.stderr
-    assert len(gcs.fs().ls("shards/two")) == 2
+    assert len(gcs.fs().ls("shards/two")) == 3  # two shards and the run's stored report
     since = gcs.mark()
     assert report(gcs, str(local), shards=out) == report(gcs, str(local), shards=DIRECT)
     assert sum(p.endswith(".parquet") for p in downloads(gcs, since)) == 2

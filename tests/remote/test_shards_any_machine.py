@@ -66,10 +66,10 @@ def cli(s3: S3Server, *args: str, **env: str) -> subprocess.CompletedProcess[str
     return proc
 
 
-def report(s3: S3Server, url: str, **env: str) -> tuple[dict[str, Any], list[str]]:
+def report(s3: S3Server, url: str, *args: str, **env: str) -> tuple[dict[str, Any], list[str]]:
     """`report --json` in that shell, and the objects whose bytes it asked the server for."""
     with s3.recording() as requests:
-        proc = cli(s3, "report", "--json", url, **env)
+        proc = cli(s3, "report", "--json", *args, url, **env)
     assert proc.returncode in (0, 1), proc.stderr
     got = [r["path"] for r in requests if r["method"] == "GET"]
     out: dict[str, Any] = json.loads(proc.stdout)
@@ -97,10 +97,18 @@ def indexed(s3: S3Server, tmp_path_factory: pytest.TempPathFactory) -> str:
 ], ids=["gcp-project", "gcs-emulator", "aws-region"])
 def test_a_shell_with_other_settings_for_the_same_endpoint_uses_the_shards(
         s3: S3Server, indexed: str, env: dict[str, str]) -> None:
-    direct, _ = report(s3, indexed, TFDBG_TUI_SHARDS=str(ROOT / "no-such-shard-folder"))
-    opened, got = report(s3, indexed, **env)
+    nowhere = str(ROOT / "no-such-shard-folder")
+    # --limit 5: not the report `index` stored (made for --limit 10): merged from the shards
+    direct, _ = report(s3, indexed, "--limit", "5", TFDBG_TUI_SHARDS=nowhere)
+    opened, got = report(s3, indexed, "--limit", "5", **env)
     assert not [w for w in opened["warnings"] if ".tfdbg-index" in w], opened["warnings"]
     assert sum(p.endswith(".parquet") for p in got) == 3  # opened from the shards
+    assert opened == direct
+    # the report `index` stored beside them is used as well: nothing else is read
+    direct, _ = report(s3, indexed, TFDBG_TUI_SHARDS=nowhere)
+    opened, got = report(s3, indexed, **env)
+    assert sum(p.rsplit("/", 1)[1].startswith("report-") for p in got) == 1, got
+    assert not [p for p in got if p.endswith((".parquet", *BIG))], got
     assert opened == direct
     proc = cli(s3, "index", indexed, **env)  # and index from there finds them current
     assert "3 file sets: 0 indexed, 3 up to date" in proc.stdout, (proc.stdout, proc.stderr)

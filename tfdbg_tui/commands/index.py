@@ -352,9 +352,24 @@ def _main(argv: Sequence[str]) -> int:
     print(f"{literal(logdir.path)}: {len(results)} file sets: {counts['indexed']} indexed, "
           f"{counts['current']} up to date, {len(failed)} failed -> {literal(where)} "
           f"({time.monotonic() - t0:.1f} s)")
+    if not failed and results:  # the run's report, made once from its shards
+        print(_stored_report(opts.logdir, logdir.run_id, where))
     if opts.out and not failed:
         print(f"open it with TFDBG_TUI_SHARDS={literal(where)} tfdbg-tui …")
     return 1 if failed else 0
+
+
+def _stored_report(path: str, run: str, where: str) -> str:
+    """Store the run's report beside its shards (`tfdbg_tui.commands.report.stored`):
+    `report` then reads it instead of merging every row. One line saying what was done; a
+    failure to make or write it is said in that line, the shards stay (exit status 0)."""
+    from reader import ReaderError
+    from tfdbg_tui.commands.report.stored import store
+
+    try:
+        return literal(store(path, run, where))
+    except (ReaderError, OSError, ValueError, MemoryError) as exc:
+        return literal(f"no report stored: {type(exc).__name__}: {exc}", limit=300)
 
 
 class _nothing:

@@ -105,6 +105,11 @@ def main(argv: Sequence[str]) -> int:
         print(error_line(PROG, exc), file=sys.stderr)
         return 2
     apply_remote_timeout(opts.remote_timeout)
+    from tfdbg_tui.commands.report.stored import read as read_stored
+
+    stored = read_stored(opts.logdir, opts.run, opts.limit, opts.values)
+    if stored is not None and (opts.json or _renders(stored)):
+        return _print(stored, opts.json)
     try:
         logdir = _load(opts.logdir, opts.run, sys.stderr.isatty() and not opts.json)
     except ReaderError as exc:
@@ -124,9 +129,27 @@ def main(argv: Sequence[str]) -> int:
     if empty is not None:  # a valid logdir with no tensor: no verdict on NaN/∞ (exit 2)
         print(error_line(PROG, f"{opts.logdir}: {empty}"), file=sys.stderr)
         return 2
-    report = build_report(logdir, opts.limit, opts)
+    return _print(build_report(logdir, opts.limit, opts), opts.json)
+
+
+def _renders(report: dict[str, Any]) -> bool:
+    """Can the human form be made of this stored report (read from a file: a forged one
+    might hold anything)? Made before anything is printed, so a failure prints nothing."""
+    from tfdbg_tui.commands.report.stored import damaged
+    from tfdbg_tui.commands.report.text import render_report
+
+    try:
+        list(render_report(report))
+    except Exception as exc:
+        damaged(exc)
+        return False
+    return True
+
+
+def _print(report: dict[str, Any], as_json: bool) -> int:
+    """Print the report (JSON or text); its exit status."""
     status = planned(1 if report["alerts"]["total"] else 0)  # (also if the output is cut)
-    if opts.json:
+    if as_json:
         # strict JSON: a NaN or ±∞ read from a file (a wall time, say) becomes null
         json.dump(_finite(report), sys.stdout, indent=1, allow_nan=False, default=str)
         sys.stdout.write("\n")

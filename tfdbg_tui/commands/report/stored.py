@@ -1,0 +1,381 @@
+"""The run's report stored beside its shards: `tfdbg-tui index` makes it, `report` reads it.
+
+Why: a `report` from the shards still merges every row of every host (~1.5 s of CPU for
+12.5M records), because the incidents and the diagnosis ask whole-run questions of the
+merged index; asking them per host would change answers where hosts share graph or eager
+tensor ids (docs/scale-out.md). So the answers are not asked anew: once the shards have
+landed, `index` makes the report as `report` would (the same code: the run opened from its
+shards, `build_report`) and stores its JSON model beside them; `report` then reads that
+model and checks the bytes it was made from are still there, instead of merging.
+
+The stored report (`report-<hash of the run id>.json` in the shard folder) is a header line
+(JSON) and the model's bytes. It is used only when it is *current* — the shards' trust rules
+(`reader.index.shard_store`, SECURITY.md) plus what a report depends on besides the
+records:
+- the same file: a regular file of a trusted owner, writable by its owner alone (an object
+  read in one GET), no bigger than `LIMIT`; the model's bytes hash to the header's digest;
+- made by the same code (a digest of the reader and of tfdbg_tui's commands and core, with
+  Python's and numpy's versions: `report_stamp`), for the same logdir path, run, endpoint
+  and `--limit`, of the same listing (the run's file sets, their files, the runs beside it,
+  the warnings listing them gave);
+- every file of every file set still holds the bytes it identifies, and has not grown
+  (as for a shard), and every shard file is still the one the report was made from.
+Anything else — stale, forged, damaged — is dropped with a warning (stderr) and the report
+is made from the shards as before. `--values` (which reads tensors' values back) and a cache
+folder that is not a folder (a warning of its own in the report) always make it anew.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from reader.cache.location import blake2b
+from reader.cache.snapshot import ALL_FILES
+
+FORMAT = 1
+LIMIT = 64 << 20  # bytes of a stored report (its model is a few MB at most: 10,000 steps)
+MAX_DEPTH = 64  # lists and dicts in a report nest ~8 deep
+DEFAULT_LIMIT = 10  # the `--limit` it is made for (report's default)
+PREFIX, SUFFIX = "report-", ".json"
+
+_STAMP: str | None = None
+
+
+def report_stamp() -> str:
+    """A digest of the code a report depends on: all of `reader/` (the index, the
+    diagnosis), tfdbg_tui's commands and core, and the versions of Python and numpy. Wider
+    than the shards' `code_stamp` (which covers what turns records into columns only)."""
+    global _STAMP
+    if _STAMP is None:
+        import numpy
+
+        root = Path(__file__).resolve().parents[3]
+        digest = blake2b(digest_size=12)
+        digest.update(f"{sys.version}\0{numpy.__version__}\0".encode())
+        files = sorted([*(root / "reader").rglob("*.py"), *(root / "reader").rglob("*.[ch]"),
+                        *(root / "tfdbg_tui" / "commands").rglob("*.py"),
+                        *(root / "tfdbg_tui" / "core").rglob("*.py"),
+                        root / "tfdbg_tui" / "__init__.py"])
+        for path in files:
+            try:
+                digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+            except OSError:
+                digest.update(path.name.encode() + b"\0?")
+        _STAMP = digest.hexdigest()
+    return _STAMP
+
+
+def name_for(run_id: str) -> str:
+    """The stored report's file name: a run id is untrusted text, never part of a path."""
+    return PREFIX + blake2b(run_id.encode(), digest_size=8).hexdigest() + SUFFIX
+
+
+def _listed(logdir: Any) -> dict[str, Any]:
+    """What the listing of the logdir gave a report (before any record is read)."""
+    return {"filesets": [[fs.name, sorted(fs.present)] for fs in logdir.filesets],
+            "runs": [r.run_id for r in logdir.runs], "warnings": list(logdir.warnings)}
+
+
+def _source(path: str) -> str:
+    from reader.io.remote import is_remote, source
+
+    return source(path) if is_remote(path) else ""
+
+
+# ------------------------------------------------------------------ reading
+class Stale(Exception):
+    """Why a stored report is not used (one line)."""
+
+
+def read(path: str, run: str | None, limit: int, values: bool) -> dict[str, Any] | None:
+    """The stored report of the run, when one is current for these options; None (the
+    report is made from the shards or the logdir) otherwise, with a warning on stderr when
+    one was there but could not be used."""
+    from reader.cache.location import cache_dir_problem
+
+    if values or limit != DEFAULT_LIMIT or cache_dir_problem() is not None:
+        return None
+    from reader import DebugLogdir
+    from reader.index.shard_store import INDEX_DIR, SHARDS_ENV, folder
+    from reader.io import regular
+    from reader.io.remote import one_pass
+
+    try:
+        with one_pass():
+            logdir = DebugLogdir(path, run)
+            where = folder(logdir.path)
+            if not os.environ.get(SHARDS_ENV) and INDEX_DIR not in regular.listdir(logdir.path):
+                return None
+            name = name_for(logdir.run_id)
+            if name not in regular.listdir(where):
+                return None
+            target = regular.join(where, name)
+            _last[0] = target
+            try:
+                return _current(target, logdir, where, limit)
+            except Stale as exc:
+                why = str(exc)
+            except Exception as exc:  # untrusted input: any surprise means "make it anew"
+                why = "damaged (" + " ".join(f"{type(exc).__name__}: {exc}".split())[:200] + ")"
+    except Exception:  # (no such logdir, no shard folder …: said by the usual path)
+        return None
+    _warn(f"{target}: stored report not used: {why}; the report was made from the shards "
+          "(`tfdbg-tui index` stores it anew)")
+    return None
+
+
+def damaged(exc: BaseException) -> None:
+    """Say that the stored report `read` returned could not be rendered (it is not used)."""
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+    _warn(f"{_last[0]}: stored report not used: damaged ({text}); the report was made from "
+          "the shards (`tfdbg-tui index` stores it anew)")
+
+
+_last = [""]  # the stored report `read` returned last
+
+
+def _warn(text: str) -> None:
+    from tfdbg_tui.core.sanitize import error_line
+
+    print(error_line("tfdbg-tui report: warning", text), file=sys.stderr)
+
+
+def _current(target: str, logdir: Any, where: str, limit: int) -> dict[str, Any]:
+    header, body = _load(target, logdir.path)
+    _check_key(header, logdir, limit)
+    _check_bytes(header, logdir, where)
+    try:
+        model = json.loads(body)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise Stale("damaged (not JSON)") from None
+    if _depth(model) > MAX_DEPTH:
+        raise Stale("damaged (nested too deep)")
+    if (not isinstance(model, dict) or model.get("logdir") != logdir.path
+            or model.get("runs") != header["listed"]["runs"]
+            or not isinstance(model.get("run"), dict) or model["run"].get("id") != logdir.run_id
+            or not isinstance(model.get("alerts"), dict)
+            or type(model["alerts"].get("total")) is not int):
+        raise Stale("it is not a report of this run")
+    return model
+
+
+def _depth(obj: Any) -> int:
+    """How deep lists and dicts nest in `obj` (the renderings recurse that deep)."""
+    deepest, todo = 0, [(obj, 1)]
+    while todo:
+        item, d = todo.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, d)
+            if d <= MAX_DEPTH:
+                todo.extend((v, d + 1) for v in (item.values() if isinstance(item, dict)
+                                                 else item))
+    return deepest
+
+
+def _load(target: str, logdir_path: str) -> tuple[dict[str, Any], bytes]:
+    from reader.index.shard_store import _allowed_owners, read_bytes
+
+    try:
+        data = read_bytes(target, LIMIT, _allowed_owners(logdir_path))
+    except OSError as exc:
+        raise Stale(f"cannot read it ({exc.strerror or exc})") from None
+    if len(data) > LIMIT:
+        raise Stale("larger than a report")
+    line, sep, body = data.partition(b"\n")
+    try:
+        header = json.loads(line) if sep else None
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        header = None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise Stale("not a stored report of this format")
+    if header.get("digest") != blake2b(body, digest_size=16).hexdigest():
+        raise Stale("its report is not the one its header names (changed after it was made)")
+    return header, body
+
+
+def _check_key(header: dict[str, Any], logdir: Any, limit: int) -> None:
+    if header.get("stamp") != report_stamp():
+        raise Stale("made by another version of tfdbg-tui")
+    if header.get("logdir") != logdir.path or header.get("run") != logdir.run_id:
+        raise Stale("it is another run's")
+    if header.get("source") != _source(logdir.path):
+        raise Stale("its objects were read from another endpoint")
+    if header.get("limit") != limit:
+        raise Stale("made for another --limit")
+    if header.get("listed") != _listed(logdir):
+        raise Stale("the logdir's listing changed since it was made")
+
+
+def _check_bytes(header: dict[str, Any], logdir: Any, where: str) -> None:
+    """Every file it was made from is there as it was, and so is every shard."""
+    from reader.index.shard_store import _allowed_owners, holds, open_shard_file, shard_path
+    from reader.io.remote import is_remote
+
+    files, shards = header.get("files"), header.get("shards")
+    names = [fs.name for fs in logdir.filesets]
+    if (not isinstance(files, dict) or not isinstance(shards, dict)
+            or sorted(files) != sorted(names) or sorted(shards) != sorted(names)):
+        raise Stale("it names other file sets")
+    jobs = [(fs, s) for fs in logdir.filesets for s in ALL_FILES]
+
+    def same(job: tuple[Any, str]) -> bool:
+        fs, s = job
+        saved = files[fs.name]
+        return isinstance(saved, dict) and holds(saved.get(s), fs.path(s), exact=True)
+
+    for (fs, s), ok in zip(jobs, _map(same, jobs, logdir.path), strict=True):
+        if not ok:
+            raise Stale(f"{fs.name}.{s} changed since it was made")
+    owners = _allowed_owners(logdir.path)
+    for fs in logdir.filesets:
+        target = shard_path(where, fs)
+        if not is_remote(target):  # a shard file no longer trusted (SECURITY.md) is not either
+            try:
+                opened = open_shard_file(target, 1 << 62, owners)
+                if not isinstance(opened, bytes):
+                    opened.close()
+            except OSError as exc:
+                raise Stale(f"the shard {fs.name}.parquet: {exc.strerror or exc}") from None
+        if not holds(shards[fs.name], target, exact=True):
+            raise Stale(f"the shard {fs.name}.parquet changed since it was made")
+
+
+def _map(fn: Any, jobs: list[Any], path: str) -> list[Any]:
+    """`fn` over `jobs` in order; local files two at a time (hashing releases the GIL)."""
+    from reader.io.remote import is_remote
+
+    if is_remote(path) or len(jobs) < 2:
+        return [fn(j) for j in jobs]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2, thread_name_prefix="tfdbg-stored") as pool:
+        return list(pool.map(fn, jobs))
+
+
+# ------------------------------------------------------------------ making
+SHARD_WARNINGS = ("shard not used", "shards not used", ": not indexed: ", ": cannot read (",
+                  ": reading stopped at byte ")
+
+
+def store(path: str, run: str | None, where: str) -> str:
+    """After `tfdbg-tui index` wrote the shards of `path`'s run into `where`: make the run's
+    report from them, as `report` would, and store it there — unless the one there is
+    current. Returns one line saying which (or why none was stored)."""
+    import time
+
+    from reader import DebugLogdir
+    from reader.index.shard_store import SHARDS_ENV
+    from reader.index.shard_task import _put
+    from reader.io import regular
+
+    t0 = time.monotonic()
+    old_env = os.environ.get(SHARDS_ENV)
+    os.environ[SHARDS_ENV] = where  # the run opened from these shards (`--out`)
+    try:
+        listing = DebugLogdir(path, run)
+        target = regular.join(where, name_for(listing.run_id))
+        try:
+            if name_for(listing.run_id) in regular.listdir(where):
+                _current(target, listing, where, DEFAULT_LIMIT)
+                return "the stored report is up to date"
+        except Exception:  # stale, or not one: made anew
+            pass
+        header = _key_of(listing, where)
+        if isinstance(header, str):
+            return f"no report stored: {header}"
+        logdir = DebugLogdir(path, run)  # (no index cache: nothing kept but the report)
+        made = _make(logdir, header, where)
+        if isinstance(made, str):
+            return f"no report stored: {made}"
+        _put(target, where, lambda f: f.write(made))
+    finally:
+        if old_env is None:
+            os.environ.pop(SHARDS_ENV, None)
+        else:
+            os.environ[SHARDS_ENV] = old_env
+    return f"report stored beside the shards ({time.monotonic() - t0:.1f} s)"
+
+
+def _key_of(logdir: Any, where: str) -> dict[str, Any] | str:
+    """The stored report's header (its digest to come): the identities of every file set's
+    files as its current shard names them, and of each shard file; or why there is none
+    (a file set without a current shard)."""
+    from reader.cache.identity import file_identity
+    from reader.index.parquet_shards import ShardError, metadata
+    from reader.index.shard_store import (
+        _allowed_owners,
+        open_shard_file,
+        portable,
+        shard_path,
+        stale_reason,
+    )
+
+    src, owners = _source(logdir.path), _allowed_owners(logdir.path)
+    files, shards = {}, {}
+    for fs in logdir.filesets:
+        target = shard_path(where, fs)
+        try:
+            data = open_shard_file(target, 1 << 62, owners)
+            try:
+                meta = metadata(data)
+            finally:
+                if not isinstance(data, bytes):
+                    data.close()
+        except (OSError, ShardError) as exc:
+            return f"{fs.name}.parquet: {exc}"
+        why = stale_reason(meta, fs, logdir.run_id, src, exact=True)
+        if why is not None:
+            return f"{fs.name}.parquet: {why}"
+        files[fs.name] = {s: portable(meta["files"][s]) for s in ALL_FILES}
+        shards[fs.name] = portable(file_identity(target))
+    return {"format": FORMAT, "stamp": report_stamp(), "logdir": logdir.path,
+            "run": logdir.run_id, "source": src, "limit": DEFAULT_LIMIT,
+            "listed": _listed(logdir), "files": files, "shards": shards}
+
+
+def _make(logdir: Any, header: dict[str, Any], where: str) -> bytes | str:
+    """The stored report's bytes (header line, model), made as `report` makes it; or why
+    none is stored (the run has nothing to report, a shard was not used, the model does not
+    come back the same from JSON)."""
+    from tfdbg_tui.commands.report import _nothing_readable, build_parser
+    from tfdbg_tui.commands.report.build import build_report
+    from tfdbg_tui.core.recorded import nothing_recorded
+
+    if _listed(logdir) != header["listed"]:
+        return "the logdir changed while it was read"
+    logdir.update()
+    if _nothing_readable(logdir) or nothing_recorded(logdir) is not None:
+        return "nothing recorded to report"
+    model = build_report(logdir, DEFAULT_LIMIT, build_parser().parse_args([logdir.path]))
+    if any(w in line for line in model["warnings"] for w in SHARD_WARNINGS):
+        return "the shards were not all used or a file could not be read"
+    try:
+        body = json.dumps(model, allow_nan=True).encode()
+    except (TypeError, ValueError) as exc:
+        return f"the report is not JSON ({exc})"
+    if len(body) > LIMIT // 2 or not _same(json.loads(body), model):
+        return "the report does not come back the same from JSON"
+    try:
+        _check_bytes(header, logdir, where)  # nothing changed while it was made
+    except Stale as exc:
+        return str(exc)
+    head = {**header, "digest": blake2b(body, digest_size=16).hexdigest()}
+    return json.dumps(head).encode() + b"\n" + body
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, of the same types, keys in the same order (a NaN equal to a NaN): what the
+    text and the JSON renderings of the two cannot tell apart."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float):
+        return a == b or (a != a and b != b)
+    return bool(a == b)
