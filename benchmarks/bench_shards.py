@@ -8,9 +8,10 @@ times, so the merge interleaves all ten everywhere). Parts:
   a Dask `LocalCluster` (`--engine dask --workers 2`, the cluster's start included); the
   throughput per worker (source bytes / wall / workers) against the in-process read, a
   cold `report --json` of one host (its 1.25M records) in the same run.
-- **report**: `report --json` from the shards against a direct first read (the shard folder
-  pointed nowhere: the hosts read in worker processes, as without an index), each cold (a
-  new, empty index cache), interleaved; the outputs must be equal. Bar: ≤ 1/4.
+- **report**: `report --json` from the shards — the report `index` stored beside them, and
+  merged from the shards with it moved aside — against a direct first read (the shard
+  folder pointed nowhere: the hosts read in worker processes, as without an index), each
+  cold (a new, empty index cache), interleaved; the outputs must be equal. Bar: ≤ 1/4.
 - **tui**: the TUI's first open from the shards (headless, as benchmarks/bench_tui.py runs
   it, in a fresh process): first alert selected and drawn (bar ≤ 1 s), the process's peak
   RSS by then and once everything is merged (bar ≤ 300 MB), and whether the first alert
@@ -109,28 +110,51 @@ def _current(logdir: Path) -> None:
     _cold(_cli("index", str(logdir), "--workers", "2"))
 
 
+def _stored(logdir: Path) -> Path:
+    """The report `index` stored beside the shards (tfdbg_tui/commands/report/stored.py)."""
+    where = Path(os.environ.get("TFDBG_TUI_SHARDS") or logdir / ".tfdbg-index")
+    found = sorted(where.glob("report-*.json"))
+    if len(found) != 1:
+        raise SystemExit(f"index stored no report in {where}: {found}")
+    return found[0]
+
+
 def report(logdir: Path, repeats: int) -> dict[str, Any]:
+    """`report --json` three ways, interleaved in each round: from the report `index` stored
+    beside the shards, merged from the shards (the stored report moved aside for the run),
+    and a direct first read; the three outputs must be byte-identical."""
     cmd = _cli("report", "--json", "--limit", "10", str(logdir))
     direct_env = {"TFDBG_TUI_SHARDS": str(ROOT / "no-such-shard-folder")}
-    shards, direct = [], []
+    shards, merged, direct = [], [], []
     same = True
     for _ in range(repeats):
         _current(logdir)
+        stored = _stored(logdir)
         shards.append(_cold_cpu(cmd))
+        aside = stored.with_name("aside-" + stored.name)
+        stored.rename(aside)
+        try:
+            merged.append(_cold_cpu(cmd))
+        finally:
+            aside.rename(stored)
         direct.append(_cold_cpu(cmd, **direct_env))
         # a round whose command failed (a traceback exits 1, as alerts do) is no timing
-        for out in (shards[-1][2], direct[-1][2]):
+        for out in (shards[-1][2], merged[-1][2], direct[-1][2]):
             if not out.lstrip().startswith("{"):
                 raise SystemExit(f"report printed no report: {out[:200]!r}")
-        same = same and shards[-1][2] == direct[-1][2]
+        same = same and shards[-1][2] == direct[-1][2] == merged[-1][2]
         assert ".tfdbg-index" not in shards[-1][2], "the shards were not used"
     ratios = [a[0] / b[0] for a, b in zip(shards, direct, strict=True)]
     cpu_ratios = [a[3] / b[3] for a, b in zip(shards, direct, strict=True)]
+    merged_cpu = [a[3] / b[3] for a, b in zip(merged, direct, strict=True)]
     return {"shards": [r[0] for r in shards], "direct": [r[0] for r in direct],
+            "merged": [r[0] for r in merged],
             "shards_rss": max(r[1] for r in shards), "direct_rss": max(r[1] for r in direct),
             "ratio": statistics.median(ratios), "same": same,
             "shards_cpu": [r[3] for r in shards], "direct_cpu": [r[3] for r in direct],
-            "cpu_ratio": statistics.median(cpu_ratios), "load": os.getloadavg()[0]}
+            "merged_cpu": [r[3] for r in merged],
+            "cpu_ratio": statistics.median(cpu_ratios),
+            "merged_cpu_ratio": statistics.median(merged_cpu), "load": os.getloadavg()[0]}
 
 
 def _rss_mb() -> float:
@@ -213,6 +237,9 @@ def render(r: dict[str, Any]) -> str:
         f"{rep['cpu_ratio']:.2f} ({statistics.median(rep['shards_cpu']):.2f} s vs "
         f"{statistics.median(rep['direct_cpu']):.2f} s) | ≤ {REPORT_BAR} | "
         f"{_ok(rep['cpu_ratio'] <= REPORT_BAR)} |",
+        f"| … merged from the shards (no stored report: `--values`, another `--limit`, "
+        f"or none stored), CPU time | {rep['merged_cpu_ratio']:.2f} "
+        f"({statistics.median(rep['merged_cpu']):.2f} s) | | |",
         f"| `index`, local engine, 2 workers: per worker | "
         f"{ix['local']['per_worker_mbs']:.0f} MB/s ({ix['local']['wall']:.1f} s) | | |",
         f"| `index`, Dask LocalCluster, 2 workers (its start included): per worker | "
