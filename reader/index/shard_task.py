@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import stat
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -107,10 +108,14 @@ def _ended_by_sigterm() -> Iterator[None]:
     """In a worker process of `tfdbg-tui index` (one of a local pool: a child, running the
     task in its main thread), SIGTERM — which the command sends its workers when it is
     itself ended by one — unwinds the task (a shard being written: its temporary removed),
-    then ends the worker at once with status 143 (no further task). Elsewhere (the command's
-    own process, a Dask worker's thread) nothing changes."""
-    if (multiprocessing.parent_process() is None
-            or threading.current_thread() is not threading.main_thread()):
+    then ends the worker at once with status 143 (no further task). In a Dask worker (the
+    task in a thread of its own) see `_dask_worker_terminated`; in the command's own process
+    nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        _dask_worker_terminated()
+        yield
+        return
+    if multiprocessing.parent_process() is None:
         yield
         return
 
@@ -124,6 +129,49 @@ def _ended_by_sigterm() -> Iterator[None]:
         os._exit(128 + signal.SIGTERM)
     finally:
         signal.signal(signal.SIGTERM, old)
+
+
+_TERM_SET: set[int] = set()  # the processes whose SIGTERM handler is set (a fork copies it)
+
+
+def _dask_worker_terminated() -> None:
+    """In a Dask worker process, SIGTERM (a batch system preempting the worker, an
+    operator's `kill`) removes the shard temporaries the process is writing, then ends it as
+    SIGTERM would have (the Nanny restarts it, Dask runs the task again). Why: the task runs
+    in a thread, which a signal cannot unwind, and the process died at once, its
+    `.NAME.parquet.tmp-…` left in the shard folder for good. The handler can only be set in
+    the main thread — the worker's event loop's, asked here and waited for; a worker whose
+    loop is not in its main thread (threads, not processes) keeps Dask's behaviour."""
+    if os.getpid() in _TERM_SET or "distributed" not in sys.modules:
+        return
+    try:
+        from distributed import get_worker
+
+        loop = get_worker().loop
+    except (ImportError, ValueError, AttributeError):  # not in a Dask worker
+        return
+    done = threading.Event()
+
+    def install() -> None:
+        try:
+            if threading.current_thread() is threading.main_thread():
+                previous = signal.getsignal(signal.SIGTERM)
+                if previous in (signal.SIG_DFL, None):
+                    signal.signal(signal.SIGTERM, _remove_then_die)
+            _TERM_SET.add(os.getpid())
+        finally:
+            done.set()
+
+    loop.add_callback(install)
+    done.wait(60.0)  # (the loop answers at once; never block a task for ever on it)
+
+
+def _remove_then_die(signum: int, _frame: object) -> None:
+    from reader.io.safewrite import remove_live_temporaries
+
+    remove_live_temporaries()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 def _index_task(path: str, run_id: str, fs: FileSet, where: str, expected_source: str,

@@ -34,6 +34,21 @@ from reader.io.linkguard import foreign_link
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _TRIES = 64  # random temporary names tried before giving up (each taken one: another)
+# this process's temporaries not yet renamed or removed: (folder descriptor, name) — what a
+# signal handler removes when the process is ended mid-write (`remove_live_temporaries`)
+_LIVE: dict[tuple[int, str], None] = {}
+
+
+def remove_live_temporaries() -> None:
+    """Remove every temporary this process is still writing (async-signal-tolerant: no lock,
+    no allocation beyond a list). Why: a process ended by a signal in a thread that cannot
+    unwind (a Dask worker's task thread) would leave them; its folders' descriptors are
+    still open, as the entries are dropped before their writers close them."""
+    for dir_fd, tmp in list(_LIVE):
+        try:
+            os.unlink(tmp, dir_fd=dir_fd)
+        except OSError:
+            pass
 
 
 def open_folder(base: str, parts: Sequence[str], follow_base: bool = True) -> int:
@@ -112,9 +127,11 @@ def create_temporary(dir_fd: int, name: str, mode: int = 0o644) -> tuple[int, st
     for _ in range(_TRIES):
         tmp = f".{name[:80]}.tmp-{secrets.token_hex(8)}"
         try:
-            return os.open(tmp, _NEW, mode, dir_fd=dir_fd), tmp
+            fd = os.open(tmp, _NEW, mode, dir_fd=dir_fd)
         except FileExistsError:
             continue
+        _LIVE[(dir_fd, tmp)] = None  # (dropped by write_new / Replacement when done)
+        return fd, tmp
     raise FileExistsError(errno.EEXIST, f"no free temporary name beside {name}")
 
 
@@ -149,6 +166,7 @@ def write_new(dir_fd: int, name: str, fill: Callable[[BinaryIO], object],
             os.unlink(tmp, dir_fd=dir_fd)
         except FileNotFoundError:
             pass
+        _LIVE.pop((dir_fd, tmp), None)
     try:
         os.fsync(dir_fd)
     except OSError:
@@ -186,6 +204,7 @@ class Replacement:
             raise OSError(errno.EBADF, f"{self.name}: already committed or discarded")
         os.fsync(self.fd)
         os.rename(self.tmp, self.name, src_dir_fd=self.dir_fd, dst_dir_fd=self.dir_fd)
+        _LIVE.pop((self.dir_fd, self.tmp), None)
         self.open = False
         os.close(self.fd)
 
@@ -198,6 +217,7 @@ class Replacement:
         except FileNotFoundError:
             pass
         finally:
+            _LIVE.pop((self.dir_fd, self.tmp), None)
             os.close(self.fd)
 
 

@@ -175,6 +175,10 @@ def _dask(jobs: list[tuple[Any, ...]], address: str | None, workers: int,
             try:
                 cluster = _local_cluster(LocalCluster, workers)
                 client = Client(cluster)
+            except RuntimeError as exc:  # "Nanny failed to start": a worker killed meanwhile
+                raise ConnectionError(f"the Dask LocalCluster could not start its workers "
+                                      f"({' '.join(str(exc).split())[:200]}; a worker process "
+                                      "ended while starting)") from None
             finally:  # (an interrupt meanwhile lands here, the cluster closed below)
                 signal.pthread_sigmask(signal.SIG_SETMASK, old)
         token = f"{time.time_ns():x}"
