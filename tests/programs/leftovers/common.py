@@ -15,7 +15,7 @@ NAMES = ["hidden/kernel", "hidden/bias", "out/kernel", "out/bias"]
 INIT = [(0.5 * rng.randn(4, 3)).astype("float32"), np.full(3, 0.1, "float32"),
         (0.5 * rng.randn(3, 1)).astype("float32"), np.full(1, 0.2, "float32")]
 DECAY = 0.9  # the moving average's
-RATES = {"adamax": 0.05, "momentum": 0.1, "nesterov": 0.1, "sgd": 0.1}
+RATES = {"adamax": 0.05, "adam": 0.05, "momentum": 0.1, "nesterov": 0.1, "sgd": 0.1}
 
 
 def _grads(w: list[np.ndarray]) -> tuple[float, list[np.ndarray]]:
@@ -39,7 +39,12 @@ def reference(optimizer: str, steps: int = 3, rate: float | None = None) -> list
     for t in range(1, steps + 1):
         loss, g = _grads(w)
         for i in range(len(w)):
-            if optimizer == "adamax":  # Kingma & Ba 7.1, epsilon 1e-8
+            if optimizer == "adam":  # Kingma & Ba 1, the step size bias-corrected; eps 1e-8
+                m[i] = 0.9 * m[i] + 0.1 * g[i]
+                u[i] = 0.999 * u[i] + 0.001 * g[i] ** 2
+                step = lr * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+                w[i] = w[i] - step * m[i] / (np.sqrt(u[i]) + 1e-8)
+            elif optimizer == "adamax":  # Kingma & Ba 7.1, epsilon 1e-8
                 m[i] = 0.9 * m[i] + 0.1 * g[i]
                 u[i] = np.maximum(0.999 * u[i], np.abs(g[i]))
                 w[i] = w[i] - lr / (1 - 0.9 ** t) * m[i] / (u[i] + 1e-8)

@@ -1,7 +1,8 @@
 """tf1_leftover.py in Keras (tests/compare/test_leftovers.py): Dense(3, tanh), Dense(1), the
 weights set by `set_weights`, three steps on the batch of common.py.
 
-- OPT `adamax`: Adamax(0.05, epsilon=1e-8); `momentum`: SGD(0.1, momentum=0.9);
+- OPT `adamax`: Adamax(0.05, epsilon=1e-8); `adam`: Adam(0.05, epsilon=1e-8);
+  `adam_slow`: Adam(0.01, epsilon=1e-8) (the rate a fifth: a bug); `momentum`: SGD(0.1, momentum=0.9);
   `nesterov`: SGD(0.1, momentum=0.9, nesterov=True);
   `momentum_slow`: SGD(0.05, momentum=0.9) (the rate halved: a bug); `sgd`: SGD(0.1);
 - FORM `eager` (a Python train_step) or `function` (the same in tf.function);
@@ -30,6 +31,10 @@ model = tf.keras.Sequential([tf.keras.Input(shape=(4,)),
 model.set_weights(INIT)
 if OPT == "adamax":
     optimizer = tf.keras.optimizers.Adamax(RATES[OPT], epsilon=1e-8)  # CALL:optimizer
+elif OPT == "adam":
+    optimizer = tf.keras.optimizers.Adam(RATES[OPT], epsilon=1e-8)  # CALL:optimizer
+elif OPT == "adam_slow":
+    optimizer = tf.keras.optimizers.Adam(0.01, epsilon=1e-8)  # BUG:adam_slow
 elif OPT == "momentum":
     optimizer = tf.keras.optimizers.SGD(RATES[OPT], momentum=0.9)  # CALL:optimizer
 elif OPT == "nesterov":

@@ -1,7 +1,8 @@
 """common.py's regression in TF1 (graph, Session), three steps (tests/compare/test_leftovers.py):
 
 - OPT `adamax`: AdaMax as tf.contrib.opt.AdaMaxOptimizer had it (the fused ApplyAdaMax
-  kernel; TF 2 no longer ships contrib), rate 0.05; `momentum`: MomentumOptimizer(0.1, 0.9);
+  kernel; TF 2 no longer ships contrib), rate 0.05; `adam`: AdamOptimizer(0.05,
+  epsilon=1e-8) (the fused ApplyAdam kernel, its rate an input); `momentum`: MomentumOptimizer(0.1, 0.9);
   `nesterov`: the same with use_nesterov=True; `sgd`: GradientDescentOptimizer(0.1);
 - AVG `none`; `ema`: tf.train.ExponentialMovingAverage(0.9) of the weights applied after the
   update under a control dependency (it subtracts: shadow -= (shadow - w)(1 - decay)).
@@ -62,6 +63,8 @@ pred = tf.matmul(tf.tanh(tf.matmul(x, W[0]) + W[1]), W[2]) + W[3]
 loss = tf.reduce_mean(tf.square(pred - y))  # AT:loss
 if OPT == "adamax":
     optimizer = AdaMaxOptimizer(RATES[OPT])  # AT:optimizer
+elif OPT == "adam":
+    optimizer = tf.compat.v1.train.AdamOptimizer(RATES[OPT], epsilon=1e-8)  # AT:optimizer
 elif OPT == "momentum":
     optimizer = tf.compat.v1.train.MomentumOptimizer(RATES[OPT], 0.9)  # AT:optimizer
 elif OPT == "nesterov":

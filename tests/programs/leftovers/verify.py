@@ -2,7 +2,8 @@
 program: each runs once (no dumping) and prints its trace; every step's loss, weights after
 the update and moving averages must match common.reference within |a-b| <= 1e-6 + 1e-5|b|.
 So two programs proven against the same reference are equivalent, and `momentum_slow`
-(proven against the rate 0.05) differs from TF1's 0.1 from step 0's learning rate on.
+(proven against the rate 0.05) differs from TF1's 0.1 from step 0's learning rate on;
+`adam_slow` (proven against Adam at 0.01) from TF1's Adam at 0.05 from step 0's update on.
 
 python verify.py      (exit 0 only if every claim holds; prints each with its error)
 """
@@ -21,6 +22,9 @@ from common import reference  # noqa: E402
 CLAIMS = {
     ("tf1_leftover.py", "adamax", "none"): ("adamax", None, False),
     ("tf1_leftover.py", "momentum", "none"): ("momentum", None, False),
+    ("tf1_leftover.py", "adam", "none"): ("adam", None, False),
+    ("keras_leftover.py", "adam", "eager", "none"): ("adam", None, False),
+    ("keras_leftover.py", "adam_slow", "eager", "none"): ("adam", 0.01, False),
     ("tf1_leftover.py", "nesterov", "none"): ("nesterov", None, False),
     ("keras_leftover.py", "nesterov", "eager", "none"): ("nesterov", None, False),
     ("tf1_leftover.py", "sgd", "ema"): ("sgd", None, True),
