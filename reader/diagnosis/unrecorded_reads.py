@@ -26,11 +26,20 @@ input, as the walk does); the explanation names them all. It says the read is in
 what a constant made in Python would mean. When no variable qualifies but some were last
 written with a value no recorded op made (a numpy array assigned), the op stays the origin
 and its explanation names those writes and says that what it read is not known
-(`unknown_reads`). Writes inside a tf.function call are not looked
-for here (a graph's reads are recorded: the walk follows them already).
+(`unknown_reads`).
+
+A write inside a tf.function call (an optimizer's update in a compiled step, or an
+`assign_sub` in a function of its own) is looked for too: the call's inputs hold the
+variables' handles, and the graph's last write op on a handle's Placeholder (or, nested, in a
+function it calls) is the write; the value it wrote is the graph tensor traced in that call.
+An eager `x * w` after a compiled update is then explained as after an eager one. Such a
+write whose value was not traced (an --op-regex run) is unknown, as a numpy write is.
 """
 
 from __future__ import annotations
+
+import weakref
+from dataclasses import replace
 
 import numpy as np
 
@@ -43,16 +52,23 @@ from reader.diagnosis.variables import (
     WRITE_OPS,
     Write,
     is_write,
+    write_in,
     write_place,
 )
 from reader.diagnosis.walk import Link, Walker
 from reader.errors import ReaderError
-from reader.index.schema import EAGER
+from reader.index.schema import EAGER, GRAPH
 
 HOP_READ = "not recorded: taken to be a read of the variable"  # in the path
 MAX_SCAN = 4096  # executions looked at before the op for the variables' writes
 MAX_WRITES = 1024  # write records read at most (a model of many variables writes each step)
 MAX_NAMED = 3  # writes of an unknown value named in an explanation
+MAX_CALL_INPUTS = 4096  # a call's inputs looked at for variable handles
+
+# per walker: (graph id, input position) → the write the graph does on that input's variable
+# (its call index left to fill in), so that each graph's ops are searched once per input
+_CALL_WRITES: weakref.WeakKeyDictionary[Walker, dict[tuple[str, int], Write | None]] = \
+    weakref.WeakKeyDictionary()
 
 
 def _value_tids(op_type: str, ins: list[int]) -> list[int]:
@@ -81,7 +97,8 @@ def _writes(walker: Walker, cur: Ref, newest_read: int) -> _Found:
     lo = max(0, cur.index - MAX_SCAN)
     types = np.asarray(L.executions.col("op_type")[lo:cur.index])
     ids = [int(u) for u in np.unique(types) if is_write(L.strings[int(u)])]
-    cand = np.flatnonzero(np.isin(types, ids))[::-1][:MAX_WRITES] + lo
+    calls = idx.calls_between(lo, cur.index)
+    cand = np.flatnonzero(np.isin(types, ids) | calls)[::-1][:MAX_WRITES] + lo
     for e in cand.tolist():
         try:
             rec = L.read_execution(e)
@@ -89,25 +106,56 @@ def _writes(walker: Walker, cur: Ref, newest_read: int) -> _Found:
             L.warn(str(exc))
             continue
         ins = [int(t) for t in rec.input_tensor_ids]
-        if not ins or ins[0] in found.settled or idx.exec_graph(e) is not None:
+        if not ins or max(ins) >= newest_read:
+            continue  # written after the op's inputs were made: not what it read
+        if idx.exec_graph(e) is not None:
+            _call_writes(walker, e, ins, found)
             continue
         handle = ins[0]
-        if max(ins) >= newest_read:
-            continue  # written after the op's inputs were made: not what it read
-        values = [(t, idx.eager_producer(t, e)) for t in _value_tids(rec.op_type, ins)]
-        if rec.op_type in WRITE_OPS | SCATTER_OPS and any(r is None for _t, r in values):
-            found.settled.add(handle)  # its value was not recorded: not known
-            found.unknown.append(Write(EAGER, e, rec.op_type))
+        if handle in found.settled:
             continue
-        bad = [r for _t, r in values if r is not None and idx.is_bad(r) == 1]
-        if bad:
-            first = min(bad, key=lambda r: (idx.wall(r), r.index))
-            found.bad[handle] = (Write(EAGER, e, rec.op_type, value_tid=None), first)
-            found.settled.add(handle)
-        elif rec.op_type == "AssignVariableOp":
-            found.settled.add(handle)  # overwritten with a finite value
-        # else: a finite update leaves what an earlier write put there: look further back
+        values = [idx.eager_producer(t, e) for t in _value_tids(rec.op_type, ins)]
+        _settle(walker, found, handle, Write(EAGER, e, rec.op_type), values)
     return found
+
+
+def _settle(walker: Walker, found: _Found, handle: int, w: Write,
+            values: list[Ref | None]) -> None:
+    """What write `w` (the last one of `handle` not yet settled) says of the variable's
+    content, from the values it wrote (None: not recorded)."""
+    if w.op_type in WRITE_OPS | SCATTER_OPS and any(r is None for r in values):
+        found.settled.add(handle)  # its value was not recorded: not known
+        found.unknown.append(w)
+        return
+    bad = [r for r in values if r is not None and walker.idx.is_bad(r) == 1]
+    if bad:
+        first = min(bad, key=lambda r: (walker.idx.wall(r), r.index))
+        found.bad[handle] = (w, first)
+        found.settled.add(handle)
+    elif w.op_type == "AssignVariableOp":
+        found.settled.add(handle)  # overwritten with a finite value
+    # else: a finite update leaves what an earlier write put there: look further back
+
+
+def _call_writes(walker: Walker, e: int, ins: list[int], found: _Found) -> None:
+    """The writes tf.function call `e` made to the variables whose handles it was handed."""
+    gid = walker.idx.exec_graph(e)
+    cache = _CALL_WRITES.setdefault(walker, {})
+    for k, tid in enumerate(ins[:MAX_CALL_INPUTS]):
+        if tid in found.settled or gid is None:
+            continue
+        key = (gid, k)
+        if key not in cache:
+            cache[key] = write_in(walker.idx, e, tid, walker.nested)
+        w = cache[key]
+        if w is None or w.graph is None or w.op is None:
+            continue
+        g, op = w.graph, w.op
+        wall = walker.idx.wall(Ref(EAGER, e))
+        pairs = [w.value] if w.value is not None else op.inputs[1:]
+        values = [walker._resolve(g.graph_id, n, s, None, wall, op, 0, (), n).ref
+                  for n, s in pairs]
+        _settle(walker, found, tid, replace(w, index=e), values)
 
 
 def _reads(walker: Walker, cur: Ref, links: list[Link]) -> tuple[list[int], _Found] | None:
@@ -173,7 +221,7 @@ def _inferred(walker: Walker, cur: Ref, outside: list[int], found: _Found) -> In
             f"{'the first of them' if many else 'it'} — inferred, not recorded (had "
             f"{tensors} been made in Python, a constant or a numpy array, the NaN/∞ would "
             "have come with it).")
-    via = (f"tensor {tensors} ({HOP_READ} written by {w.op_type} (eager #{w.index}))",)
+    via = (f"tensor {tensors} ({HOP_READ} written by {_write_ref(walker, w)})",)
     return Inferred(value, via, text)
 
 
@@ -189,7 +237,16 @@ def _place_words(walker: Walker, w: Write) -> str:
     """"AssignSubVariableOp (eager #42) at prog.py:80"."""
     uf = write_place(walker.idx, w).user_frame
     at = f" at {uf.file.rsplit('/', 1)[-1]}:{uf.line}" if uf else ""
-    return f"{w.op_type} (eager #{w.index}){at}"
+    return f"{_write_ref(walker, w)}{at}"
+
+
+def _write_ref(walker: Walker, w: Write) -> str:
+    """"AssignSubVariableOp (eager #42)", or for a write in a tf.function call
+    "AssignSubVariableOp in apply (the call eager #42)"."""
+    if w.kind == GRAPH and w.graph is not None:
+        return (f"{w.op_type} in {walker.graph_name(w.graph.graph_id)} "
+                f"(the call eager #{w.index})")
+    return f"{w.op_type} (eager #{w.index})"
 
 
 def _bad(h: Health) -> str:

@@ -76,7 +76,7 @@ def last_write(idx: DiagIndex, ref: Ref, tid: int | None,
     calls = idx.calls_between(lo, before)
     cand = np.flatnonzero(np.isin(window, write_ids) | calls)[::-1] + lo
     for e in cand:
-        w = _write_in(idx, int(e), tid, nested)
+        w = write_in(idx, int(e), tid, nested)
         if w is not None:
             return w
     return None
@@ -93,7 +93,7 @@ def _read_execution(idx: DiagIndex, ref: Ref) -> int | None:
     return idx.calling_execution(top, float(L.traces.col("wall_time")[ref.index]))
 
 
-def _write_in(idx: DiagIndex, e: int, tid: int, nested: NestedCalls | None) -> Write | None:
+def write_in(idx: DiagIndex, e: int, tid: int, nested: NestedCalls | None) -> Write | None:
     """A write to handle `tid` done by execution `e` (an eager write, or inside its call)."""
     L = idx.L
     try:

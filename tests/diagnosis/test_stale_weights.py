@@ -133,3 +133,47 @@ def test_a_weight_written_from_numpy_is_not_claimed(
     assert f"stale_weight_program.py:{_line('WRITE numpy')}" in text, text
     assert "not known" in text and "taken to have read" not in text, text
     assert sum(i["alerts"] for i in rep["incidents"]) == rep["alerts"]["total"]
+
+
+@pytest.mark.parametrize("update", ("function", "fnkeras"))
+def test_a_weight_written_in_a_tf_function_is_followed_as_an_eager_write(
+        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
+        update: str) -> None:
+    """The update inside a tf.function (a hand-written assign_sub, or Keras' SGD), the
+    forward eager: the later step's `x * w` read what that call wrote. It is one incident
+    with the bad step's Log, as when the write is eager, its path naming the write in the
+    function. Before, the writes of a call were not searched: 'function' was an incident of
+    its own at the later step, whose explanation named the variables' first assignments as
+    their last writes (and said what they held was not known)."""
+    rep = _report(_logdir(tmp_path_factory, "mul", update), capsys)
+    incidents = rep["incidents"]
+    assert [((i["origin"] or {}).get("op_type"),
+             ((i["origin"] or {}).get("fix_frame") or {}).get("line")) for i in incidents] \
+        == [("Log", _line("NAN log"))], incidents
+    assert incidents[0]["alerts"] == rep["alerts"]["total"]
+    # the first NaN of the read's line is a later step's (the bad step's x * w is finite)
+    later = next(a for a in rep["first_alerts"]
+                 if (a["user_frame"] or {}).get("line") == _line("READ mul"))
+    assert later["incident"] == incidents[0]["number"], later
+    path = later["diagnosis"]["path"]
+    assert any("not recorded" in p and "AssignSubVariableOp in apply_in_function" in p
+               for p in path), path
+    text = later["diagnosis"]["explanation"]
+    assert "inferred" in text and "not known" not in text, text
+    if update == "function":  # the write's own line (Keras' is inside the optimizer)
+        assert f"stale_weight_program.py:{_line('WRITE function')}" in text, text
+
+
+def test_an_alert_of_the_gradient_names_the_incident_it_is_printed_under(
+        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    """The bad step's log(0) and its gradient 1/x are one incident, headed by the Log. A
+    held-out check of issue 31 read, under "Incident 1 of 1: Log", the gradient's alerts
+    saying "incident 1 (above): Reciprocal" — another name than the heading's. Each now
+    names the heading's origin, then where its own walk ended."""
+    from tfdbg_tui.commands import report
+
+    report.main([_logdir(tmp_path_factory, "mul", "assign"), "--limit", "40"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Incident 1 of 1: Log " in out, out
+    assert "incident 1 (above): Log — at its gradient Reciprocal" in out, out
+    assert "incident 1 (above): Reciprocal" not in out, out

@@ -14,6 +14,9 @@ UPDATE: how the gradient is written into the weights:
 - assign: w.assign_sub(0.01 * g)     (a hand-written update)
 - numpy:  w.assign(w.numpy() - 0.01 * g.numpy())   (an update computed in numpy: the value
           written is made by no recorded op, so what w holds is not in the record)
+- function: w.assign_sub(0.01 * g) inside a tf.function (the write is an op of its graph,
+          recorded as a graph trace; the eager `x * w` reads what that call wrote)
+- fnkeras: the Keras SGD's apply_gradients inside a tf.function
 The loss is -mean(log(p)). Every batch is positive except batch BAD_STEP (0-based), one of
 whose rows is 0, so that p = 0 there: log(0) = −∞ (the line marked `# NAN log`), and the
 gradient of every weight that multiplies the row is 0 · ∞ = NaN, which the update writes into
@@ -70,6 +73,15 @@ def forward(read: str, x: tf.Tensor, weights: list[tf.Variable]) -> tf.Tensor:
 def train(n: int, bad: int, read: str, update: str) -> None:
     weights, width = model(read)
     opt = tf.keras.optimizers.SGD(LR)
+
+    @tf.function
+    def apply_in_function(grads: list[tf.Tensor]) -> None:
+        if update == "fnkeras":
+            opt.apply_gradients(zip(grads, weights, strict=True))
+        else:
+            for g, v in zip(grads, weights, strict=True):
+                v.assign_sub(LR * g)  # WRITE function
+
     for x in batches(n, bad, width):
         with tf.GradientTape() as tape:
             p = forward(read, tf.constant(x), weights)
@@ -77,6 +89,8 @@ def train(n: int, bad: int, read: str, update: str) -> None:
         grads = tape.gradient(loss, weights)
         if update == "keras":
             opt.apply_gradients(zip(grads, weights, strict=True))
+        elif update in ("function", "fnkeras"):
+            apply_in_function(grads)
         elif update == "numpy":
             for g, v in zip(grads, weights, strict=True):
                 v.assign(v.numpy() - LR * g.numpy())  # WRITE numpy
@@ -89,7 +103,7 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("logdir")
     p.add_argument("read", choices=["mul", "square", "matmul", "add"])
-    p.add_argument("update", choices=["keras", "assign", "numpy"])
+    p.add_argument("update", choices=["keras", "assign", "numpy", "function", "fnkeras"])
     p.add_argument("bad_step", type=int)
     p.add_argument("--steps", type=int, default=4)
     a = p.parse_args()

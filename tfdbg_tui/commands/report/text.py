@@ -112,6 +112,7 @@ def render_report(report: dict[str, Any]) -> list[Any]:
     if first:
         out.append(Text(f"\nFirst {len(first)} alert{'s' if len(first) != 1 else ''} "
                         "(earliest first):", style="bold"))
+    by_number = {inc.get("number"): inc for inc in incidents}
     for n, entry in enumerate(first, 1):
         line = Text(f"{n:>3}. ")
         line.append(literal(entry["op_type"]), style="bold")
@@ -138,7 +139,7 @@ def render_report(report: dict[str, Any]) -> list[Any]:
             out.append(where)
             if uf.get("code"):
                 out.append(Hanging(9, literal(uf["code"]), style="yellow"))
-        for extra in _extras(entry):
+        for extra in _extras(entry, by_number):
             indent = len(extra) - len(extra.lstrip(" "))
             out.append(Hanging(6 + indent, extra.lstrip(" ")))
     for note in report.get("notes") or []:
@@ -148,7 +149,7 @@ def render_report(report: dict[str, Any]) -> list[Any]:
     return out
 
 
-def _extras(entry: dict[str, Any]) -> list[str]:
+def _extras(entry: dict[str, Any], incidents: dict[Any, dict[str, Any]]) -> list[str]:
     """The sections' lines for one alert; an alert of an incident printed above gets one
     line pointing to it instead of the same diagnosis again."""
     lines: list[str] = []
@@ -157,12 +158,30 @@ def _extras(entry: dict[str, Any]) -> list[str]:
             inferred = any(HOP in step or HOP_READ in step
                            for step in entry["diagnosis"].get("path", []))
             lines.append(f"incident {entry['incident']} (above): "
-                         + literal(_origin_name(entry["diagnosis"]["origin"]))
+                         + _incident_origin(entry["diagnosis"].get("origin"),
+                                            incidents.get(entry["incident"]))
                          + (" — reached through a tensor TensorFlow did not record, "
                             "inferred (--json: its explanation)" if inferred else ""))
             continue
         lines.extend(literal(s) for s in section.human_lines(entry))
     return lines
+
+
+def _incident_origin(own: dict[str, Any] | None, incident: dict[str, Any] | None) -> str:
+    """The incident's origin as its heading names it; when the alert's own walk ended
+    elsewhere (at the origin's gradient, merged into it), that too — else "incident 1
+    (above): Reciprocal" read under a heading "Incident 1: Log"."""
+    head = (incident or {}).get("origin")
+    if not head or not own or _key(own) == _key(head):
+        return literal(_origin_name(own or head))
+    backward = any(_key(own) == _key(b) for b in (incident or {}).get("backward") or [])
+    return (literal(_origin_name(head)) + (" — at its gradient " if backward else
+                                           " — this alert's walk ended at ")
+            + literal(_origin_name(own)))
+
+
+def _key(origin: dict[str, Any]) -> tuple[Any, Any]:
+    return origin.get("kind"), origin.get("index")
 
 
 def _origin_name(origin: dict[str, Any] | None) -> str:
