@@ -43,6 +43,11 @@ DEFAULT_LIMIT = 10  # the `--limit` it is made for (report's default)
 PREFIX, SUFFIX = "report-", ".json"
 
 _STAMP: str | None = None
+# a report's keys, in order, and their types (`build.build_report`)
+SHAPE: dict[str, type] = {
+    "logdir": str, "run": dict, "runs": list, "tensor_debug_modes": list, "counts": dict,
+    "alerts": dict, "steps": dict, "incidents": list, "first_alerts": list, "notes": list,
+    "warnings": list}
 
 
 def report_stamp() -> str:
@@ -154,7 +159,9 @@ def _current(target: str, logdir: Any, where: str, limit: int) -> dict[str, Any]
         raise Stale("damaged (not JSON)") from None
     if _depth(model) > MAX_DEPTH:
         raise Stale("damaged (nested too deep)")
-    if (not isinstance(model, dict) or model.get("logdir") != logdir.path
+    if (not isinstance(model, dict) or list(model) != list(SHAPE)
+            or not all(isinstance(model[k], t) for k, t in SHAPE.items())
+            or model.get("logdir") != logdir.path
             or model.get("runs") != header["listed"]["runs"]
             or not isinstance(model.get("run"), dict) or model["run"].get("id") != logdir.run_id
             or not isinstance(model.get("alerts"), dict)
