@@ -8,7 +8,9 @@ bad flag, unreadable logdir) ends in one line on stderr and exit status 2, never
 
 from __future__ import annotations
 
+import errno
 import gc
+import io
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -63,8 +65,64 @@ def _silence_stdout() -> None:
         pass
 
 
+class _ClosedOutput(io.TextIOBase):
+    """stdout when the command was started with it closed (`>&-`): writing is an error, as
+    in every tool (`ls >&-`: "write error: Bad file descriptor", status 2), said in one line
+    by `_main` — not Python's AttributeError on `None` (a traceback; `report` then ended 1,
+    its status for "alerts found")."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not text:
+            return 0
+        raise OSError(errno.EBADF, "stdout is closed (Bad file descriptor)")
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return 1
+
+
+def _standard_streams() -> None:
+    """Make a process started with its standard descriptors closed, or a terminal size that
+    does not fit in memory, one the commands can run in. A closed 0, 1 or 2 gets /dev/null:
+    else the next file opened takes its number (a logdir file, export's table) and whatever
+    writes to fd 1 or 2 (a library's warning) writes into it. stdout stays an error to write
+    to (`_ClosedOutput`), stdin and stderr are /dev/null (what cannot be said is not said; the
+    status still is). $COLUMNS/$LINES beyond 100,000 are taken as 100,000: rich pads a line to
+    that width (an OverflowError traceback for 10**21, MemoryError for 10**12)."""
+    for fd, mode in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY)):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        try:
+            null = os.open(os.devnull, mode)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        except OSError:
+            continue
+        if fd == 0 and sys.stdin is None:
+            sys.stdin = open(0, closefd=False)
+        elif fd == 1 and sys.stdout is None:
+            sys.stdout = _ClosedOutput()
+        elif fd == 2 and sys.stderr is None:
+            sys.stderr = open(2, "w", closefd=False)
+    for name in ("COLUMNS", "LINES"):
+        value = os.environ.get(name, "").strip()
+        if value.isdigit() and int(value) > 100_000:
+            os.environ[name] = "100000"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit status."""
+    if argv is None:
+        _standard_streams()
     args = list(sys.argv[1:] if argv is None else argv)
     command = args[0] if args and args[0] in SUBCOMMANDS else "open"
     # a one-shot command stopped by Ctrl-C ends 130 whoever caught its KeyboardInterrupt
