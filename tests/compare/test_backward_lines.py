@@ -64,7 +64,7 @@ def test_a_gradient_is_shown_where_the_backward_pass_departs(runs: dict[str, str
     fd = r["first_divergence"]
     assert code == 1 and fd is not None, r["verdict_text"]
     assert (fd["step"], fd["quantity"]) == (0, "gradient"), r["verdict_text"]
-    assert fd["label"] in ("gradient of w1", "gradient of b1"), fd["label"]
+    assert fd["what"] in ("gradient of w1", "gradient of b1"), fd["what"]
     a, bf = fd["a"]["user_frame"], fd["b"]["user_frame"]
     assert Path(a["file"]).name == TF1.name, a
     assert a["line"] in _marked(TF1, "AT:grads") | _marked(TF1, "AT:ste"), a

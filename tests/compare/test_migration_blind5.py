@@ -44,12 +44,6 @@ KNOWN_FAILING: dict[str, str] = {
                    "MeanAbsoluteError called eagerly on (8,) targets and (8, 1) predictions); "
                    "variables, layer, gradients, rates and updates all equal",
     # buggy pairs: verdict, step and quantity right, a line wrong
-    "grl_scale_fn": "first contact: step 0 gradient (right), A :46 minimize (right), but B's "
-                    "line is `tape.gradient` (:51), not the custom gradient's `grad` (:21, "
-                    "BUG), the reversal's call or apply_gradients",
-    "grl_detach_eager": "first contact: step 0 gradient (right), A :46 (right), but B's line "
-                        "is `tape.gradient` (:36), not the stop_gradient (:33, BUG) or "
-                        "apply_gradients",
     "prox_penalty_fit": "first contact: step 0 regularization (right), but A's line is :23 "
                         "(the prediction; the data loss's Mean is built on :24) and B's is "
                         "`model.fit` (:24), not the Dense line carrying the L1 regularizers "

@@ -23,6 +23,7 @@ from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.index.frames import Frame, program_frames
 from tfdbg_tui.core.compare.contract import (
     Q_APPLIED,
+    Q_GRADIENT,
     Q_LAYER,
     Q_LOSS,
     Q_LR,
@@ -41,6 +42,7 @@ from tfdbg_tui.core.compare.creation import (
     layer_build,
     statement_lines,
 )
+from tfdbg_tui.core.compare.departed import departed
 from tfdbg_tui.core.compare.layer_weights import weights_creation
 from tfdbg_tui.core.compare.pairs import DIFFERENT, R_NONFINITE
 from tfdbg_tui.core.compare.result import Comparison
@@ -184,6 +186,11 @@ def place(c: Comparison, p: int) -> tuple[SideLines, SideLines]:
     elif q == Q_VARIABLE:
         _built(a, c.a)
         _built(b, c.b)
+    elif q == Q_GRADIENT:  # where the backward pass departs, not the gradient call
+        for s, logdir, frames in zip((a, b), (c.a, c.b), departed(c, p), strict=True):
+            uf = logdir.user_frame(frames or [])
+            if uf is not None:
+                s.line, s.stack = _line(logdir, uf), frames
     return a, b
 
 
