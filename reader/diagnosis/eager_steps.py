@@ -18,6 +18,10 @@ one count of updates, the most common one: a metric reset each epoch, a learning
 once or AdamW's two writes a step to a weight (its decay, then its update) have other counts
 and do not decide the steps. Step k ends with the k-th update of every variable of that count.
 
+An update compiled apart (`@tf.function def apply(grads)`, the forward and `tape.gradient`
+eager) writes inside its call: each call of a graph that writes variables (itself or in a
+function it calls) is one update of that graph's variables, counted as one variable's.
+
 A step whose update was skipped — a mixed-precision `LossScaleOptimizer` skips a step whose
 gradients are not finite, the very step a NaN hunt is after — has no update to end it: a span
 holding two backward passes (ops run by `tape.gradient`) is two steps (`_split_skipped`).
@@ -68,13 +72,20 @@ def eager_steps(logdir: DebugLogdir, max_eager: int) -> TrainingSteps | None:
                                                                              write_ids)))))
     n_made = int(np.count_nonzero(np.isin(kind_col, np.flatnonzero(np.isin(kind_types,
                                                                            made_ids)))))
-    if n_writes <= n_made:
+    writing = _writing_graphs(logdir)
+    if n_writes <= n_made and not writing:
         return None
     if n > max_eager:
         return no_steps(logdir, (f"{n:,} eager executions: too many to find training steps "
                                  f"in (at most {max_eager:,} are read)",))
     types = np.asarray(e.op_type[np.arange(n)])
     per = _updates(logdir, types, write_ids, made_ids)
+    if writing:  # a graph's calls: handles are tensor ids (≥ 0), a graph's key is below 0
+        graph_col = np.asarray(e.graph_id[np.arange(n)])
+        for sid in writing:
+            calls = np.flatnonzero(graph_col == sid).tolist()
+            if calls:
+                per[-1 - sid] = calls
     if not per:
         return None
     m = Counter(len(v) for v in per.values()).most_common(1)[0][0]
@@ -91,8 +102,33 @@ def eager_steps(logdir: DebugLogdir, max_eager: int) -> TrainingSteps | None:
         function = uf.function if uf is not None and uf.function != "<module>" else None
     except (ReaderError, KeyError, ValueError):
         pass
-    return TrainingSteps(EAGER_STEP, m, np.full(len(logdir.traces), -1, np.int64),
-                         exec_step, function)
+    trace_step = np.full(len(logdir.traces), -1, np.int64)
+    if len(logdir.traces):  # a call's traces are its step's (its record follows them)
+        enclosing = np.searchsorted(e.wall_time, logdir.traces.wall_time, "left")
+        inside = enclosing < n
+        trace_step[inside] = exec_step[enclosing[inside]]
+    return TrainingSteps(EAGER_STEP, m, trace_step, exec_step, function)
+
+
+def _writing_graphs(logdir: DebugLogdir) -> list[int]:
+    """String ids of the graphs that write a variable, in their own ops or in a function
+    they call (the graphs a tf.function call of the run may be)."""
+    graphs = logdir.graphs.graphs
+    own = {gid: any(writes_variable(op.op_type) for op in g.ops.values())
+           for gid, g in graphs.items()}
+    out = []
+    for gid in graphs:
+        stack, seen, hit = [gid], set[str](), False
+        while stack and not hit and len(seen) < 10_000:
+            inner = stack.pop()
+            if inner in seen or inner not in graphs:
+                continue
+            seen.add(inner)
+            hit = own[inner]
+            stack.extend(graphs[inner].inner_ids)
+        if hit:
+            out.append(gid)
+    return [s for s in (logdir.strings.lookup(g) for g in out) if s >= 0]
 
 
 def _updates(logdir: DebugLogdir, types: np.ndarray, write_ids: list[int],

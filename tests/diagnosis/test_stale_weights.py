@@ -144,9 +144,18 @@ def test_a_weight_written_in_a_tf_function_is_followed_as_an_eager_write(
     with the bad step's Log, as when the write is eager, its path naming the write in the
     function. Before, the writes of a call were not searched: 'function' was an incident of
     its own at the later step, whose explanation named the variables' first assignments as
-    their last writes (and said what they held was not known)."""
+    their last writes (and said what they held was not known); and no step was found."""
     rep = _report(_logdir(tmp_path_factory, "mul", update), capsys)
+    bad, steps = RUNS["mul"]
+    # the steps: eager ones, each ended by its call of the compiled update (found before
+    # only when the update ran eagerly: this run had no steps); every alert in one
+    per_step = {s["step"]: s["alerts"] for s in rep["steps"]["per_step"]}
+    assert rep["steps"]["count"] == steps, rep["steps"]
+    assert all(per_step[s] == 0 for s in range(bad)), per_step
+    assert all(per_step[s] > 0 for s in range(bad, steps)), per_step
+    assert sum(per_step.values()) == rep["alerts"]["total"], per_step
     incidents = rep["incidents"]
+    assert [i["step"] for i in incidents] == [bad], incidents
     assert [((i["origin"] or {}).get("op_type"),
              ((i["origin"] or {}).get("fix_frame") or {}).get("line")) for i in incidents] \
         == [("Log", _line("NAN log"))], incidents
