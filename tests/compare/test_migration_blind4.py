@@ -37,16 +37,7 @@ CORPUS = UserCorpus(BLIND4, "migration-blind4", PAIRS, programs, CONTRACT)
 
 # pair → what the tool says instead (first contact, 2026-11-28 ~22:25, the engine of HEAD
 # 575b180: 8 of 17 pairs right; each a strict xfail)
-KNOWN_FAILING: dict[str, str] = {
-    # equivalent pairs
-    "nadam_fn": "exit 0 now, the rate no longer claimed (a bias-corrected step size times "
-                "the moment is part of the update), but one layer output differs at every "
-                "step: A's PReLU intermediate `mul` (alpha·relu(−pre)) is taken for the "
-                "layer's output (TF1's `sub` is no layer op) and paired with Keras' PReLU "
-                "output `prelu_1/add` (max rel 2.0); the verdict's note says it decides "
-                "nothing, the harness wants no differing quantity",
-    "nadam_fit": "the same as nadam_fn (exit 0; A's `mul` against Keras' `prelu_1/add`)",
-}
+KNOWN_FAILING: dict[str, str] = {}
 
 
 @pytest.fixture(scope="session")

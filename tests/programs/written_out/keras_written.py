@@ -1,5 +1,6 @@
-"""tf1_written.py in Keras 3: Dense(4, tanh), Dense(3, log_softmax) — each activation one op
-(`Tanh`, `LogSoftmax`) — the weights by `set_weights`, the same loss written by hand, SGD(0.2).
+"""tf1_written.py in Keras 3: Dense(4, tanh) — one op, `Tanh` — and Dense(3) logits, the weights
+by `set_weights`; the log-softmax and the negative log-likelihood in one op,
+`tf.nn.softmax_cross_entropy_with_logits` (the same mean loss); SGD(0.2).
 
 - FORM `eager` (a Python train_step) or `function` (the same in tf.function);
 - ACT `tanh`; `sigmoid`: the hidden layer's activation mistaken (a bug).
@@ -24,15 +25,15 @@ if ACT == "tanh":
 else:
     hidden = tf.keras.layers.Dense(4, activation="sigmoid", name="hidden")  # BUG:sigmoid
 model = tf.keras.Sequential([tf.keras.Input(shape=(5,)), hidden,
-                             tf.keras.layers.Dense(3, activation=tf.nn.log_softmax,  # CALL:logits
-                                                   name="out")])
+                             tf.keras.layers.Dense(3, name="out")])  # CALL:logits
 model.set_weights(INIT)
 optimizer = tf.keras.optimizers.SGD(RATE)  # CALL:optimizer
 
 
 def train_step(x, y):
     with tf.GradientTape() as tape:
-        loss = -tf.reduce_mean(tf.reduce_sum(y * model(x, training=True), axis=1))  # CALL:loss
+        loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(  # CALL:loss
+            labels=y, logits=model(x, training=True)))  # CALL:loss
     grads = tape.gradient(loss, model.trainable_variables)
     optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))  # CALL:update
     return loss

@@ -28,7 +28,7 @@ LAYER_OPS = frozenset({"MatMul", "BatchMatMulV2", "BatchMatMulV3", "BiasAdd", "A
                        "LeakyRelu", "Gelu", "Conv2D", "Conv1D", "Conv3D",
                        "DepthwiseConv2dNative", "MaxPool", "AvgPool", "FusedBatchNormV3",
                        "FusedBatchNorm", "Erf", "Mul", "Reshape", "Transpose", "SelectV2",
-                       "Select"}) | STAGE_OPS
+                       "Select", "Sub"}) | STAGE_OPS
 
 
 LayerKey = tuple[frozenset[str], int, str, frozenset[int]]
@@ -281,3 +281,78 @@ def before_bias(flow: Flow, k: int, deps: list[frozenset[str]],
             if j >= 0 and j != k and flow.op_type[j] in READS:
                 return True
     return False
+
+
+def forks(flow: Flow, groups: Groups, layer_key: Callable[[int], LayerKey],
+          consumers: list[list[int]], candidates: dict[LayerKey, list[int]],
+          depth: Callable[[int], int], sig: Callable[[Tensor], Sig]) -> Groups:
+    """A group whose value leaves it in two or more tensors of one size, all joined by one
+    other group of the same layer (its line and name scope), forks inside that layer: Keras'
+    PReLU computes relu(x) and relu(−x) of the previous layer's variables alone, then weighs
+    them by α in the next group; neither branch is a layer's output, and taking one would
+    pair it with whatever the other run computes in its place (TF1's `relu(h) − α·relu(−h)`
+    on one line has no such group). The group's output is then the deepest of its
+    candidates every leaving tensor is computed from (the Dense's BiasAdd where one eager
+    line runs both layers), or none (under a name scope the fork's input is the previous
+    layer's output, a group of its own). A normalization's statistics leave with the value
+    they normalize, in other sizes: no fork."""
+    members: dict[LayerKey, list[int]] = {}
+    for k in range(len(flow)):
+        if flow.phase[k] == FWD and flow.op_type[k] not in SHAPE_ONLY:
+            members.setdefault(layer_key(k), []).append(k)
+    out = dict(groups)
+    for gkey, (_, _, chosen) in groups.items():
+        exits: list[int] = []
+        joins: set[object] = set()
+        for j in members.get(gkey, []):
+            outside = [c for c in consumers[j] if flow.phase[c] in FORWARD
+                       and flow.op_type[c] not in SHAPE_ONLY
+                       and (flow.phase[c] != FWD or layer_key(c) != gkey)]
+            if outside:
+                exits.append(j)
+                joins |= {layer_key(c) if flow.phase[c] == FWD else None for c in outside}
+        if len(exits) < 2 or len(joins) != 1 or len({sig((e, 0))[2] for e in exits}) != 1:
+            continue
+        join = next(iter(joins))
+        if not isinstance(join, tuple) or join[1:3] != gkey[1:3]:
+            continue
+        common: set[int] | None = None
+        for e in exits:  # the group's tensors each leaving tensor is computed from
+            seen, todo = {e}, [e]
+            while todo:
+                for j, _ in flow.inputs[todo.pop()]:
+                    if j >= 0 and j not in seen and flow.phase[j] == FWD \
+                            and layer_key(j) == gkey:
+                        seen.add(j)
+                        todo.append(j)
+            common = seen if common is None else common & seen
+        if common is None or chosen in common:
+            continue
+        inner = [k for k in candidates.get(gkey, []) if k in common]
+        if inner:
+            k = max(inner, key=lambda i: (depth(i), i))
+            out[gkey] = (groups[gkey][0], depth(k), k)
+        else:
+            del out[gkey]
+    return out
+
+
+
+def subtraction_ends_layer(flow: Flow, k: int, deps: list[frozenset[str]],
+                           sig: Callable[[Tensor], Sig]) -> bool:
+    """Whether a subtraction can be a layer's value: one that subtracts two of the layer's
+    own tensors of its size (`relu(h) − α·relu(−h)`, a PReLU written out) or a constant
+    scalar (`2·sigmoid(2h) − 1`, a tanh written out) — each what the other run's layer op
+    (`Tanh`, Keras' PReLU) computes. Not the loss's `prediction − target` (something of no
+    variable, not a scalar), nor a centering by a reduction of the value (`z − logsumexp(z)`,
+    `x − mean(x)`: a log-softmax's or a normalization's step, whose ops — `LogSoftmax` — are
+    no layer op either). An operand whose producer was not recorded (an eager run's data, or
+    a Python number converted) is not known to be a scalar."""
+    size = sig((k, 0))[2]
+    for j, s in flow.inputs[k]:
+        if j < 0:
+            return False
+        got = sig((j, s))[2]
+        if not (got == 1 if not deps[j] else got == size > 0):
+            return False
+    return True

@@ -34,6 +34,7 @@ import numpy as np
 from reader import GRAPH
 from tfdbg_tui.core.compare.contract.blocks import BLOCK, joined, kind_of, layout_of, recipe
 from tfdbg_tui.core.compare.contract.dataflow import (
+    BWD,
     FORWARD,
     FWD,
     LOSS,
@@ -49,12 +50,14 @@ from tfdbg_tui.core.compare.contract.layer_groups import (
     LayerKey,
     assembled,
     before_bias,
+    forks,
     inner_steps,
     layer_key_of,
     leaving,
     parts_of,
     pooling,
     stages,
+    subtraction_ends_layer,
     unit_outputs,
 )
 from tfdbg_tui.core.compare.contract.loops import feeding, loop_results
@@ -132,8 +135,14 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     # forward depth and which variables each forward tensor depends on
     depth = np.zeros(n, np.int64)
     deps: list[frozenset[str]] = [frozenset()] * n
+    # computed from the backward pass: the optimizer's arithmetic, whatever code it ran in
+    # (Keras 3's `var.assign_sub(u)` is `var - u` then an assignment, in no optimizer file):
+    # never a forward value, so no layer's output and no line of the forward pass
+    after_bwd = np.zeros(n, bool)
     for k in range(n):
-        if flow.phase[k] not in FORWARD:
+        after_bwd[k] = flow.phase[k] == BWD or any(
+            0 <= j < k and after_bwd[j] for j, _ in flow.inputs[k])
+        if flow.phase[k] not in FORWARD or after_bwd[k]:
             continue
         h = flow.handle[k]
         if flow.op_type[k] in READS and h in trained:
@@ -236,6 +245,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     # state, is not its output); the deepest of all where none is seen leaving
     limit = best[0] if best is not None else 1 << 30
     groups: Groups = {}
+    candidates: dict[LayerKey, list[int]] = {}  # per group, every layer-like tensor of it
     ranks: dict[LayerKey, tuple[bool, bool, int, int]] = {}
     # what the step is fed: a tower applied to two inputs computes each layer twice
     data = step_data(flow, deps, every)
@@ -265,15 +275,19 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         s = sig((k, 0))
         if s[1] < 2 or s[0] not in FLOATS:
             continue
-        if before_bias(flow, k, deps, consumers):
+        if before_bias(flow, k, deps, consumers) or (
+                flow.op_type[k] == "Sub" and not subtraction_ends_layer(flow, k, deps, sig)):
             continue
         gkey = layer_key(k)
+        candidates.setdefault(gkey, []).append(k)
         # a group's own computation before what only reshapes another group's output for
         # the next layer (a `dense` helper's tensordot reshape, after a residual line)
         rank = (not layout_of(flow, k, layer_key), leaves(k), int(depth[k]), k)
         if gkey not in groups or rank > ranks[gkey]:
             groups[gkey], ranks[gkey] = (leaves(k), int(depth[k]), k), rank
     groups = unit_outputs(flow, groups, layer_key, consumers)
+    groups = forks(flow, groups, layer_key, consumers, candidates, lambda k: int(depth[k]),
+                   sig)
     groups = inner_steps(flow, groups, deps, consumers)
     groups = parts_of(flow, groups, gathers, consumers)
     ordered = sorted(groups.items(), key=lambda x: x[1][1:])
