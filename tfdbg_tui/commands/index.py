@@ -364,16 +364,11 @@ def _main(argv: Sequence[str]) -> int:
 
 
 def _stored_report(path: str, run: str, where: str) -> str:
-    """Store the run's report beside its shards (`tfdbg_tui.commands.report.stored`):
-    `report` then reads it instead of merging every row. One line saying what was done; a
-    failure to make or write it is said in that line, the shards stay (exit status 0)."""
-    from reader import ReaderError
-    from tfdbg_tui.commands.report.stored import store
+    """Store the run's report beside its shards: `report` then reads it instead of merging
+    every row (`tfdbg_tui.commands.report.stored`). One line saying what was done."""
+    from tfdbg_tui.commands.report.stored_make import stored_report_line
 
-    try:
-        return literal(store(path, run, where))
-    except (ReaderError, OSError, ValueError, MemoryError) as exc:
-        return literal(f"no report stored: {type(exc).__name__}: {exc}", limit=300)
+    return stored_report_line(path, run, where)
 
 
 class _nothing:

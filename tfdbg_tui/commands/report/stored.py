@@ -14,8 +14,9 @@ The stored report (`report-<hash of the run id>.json` in the shard folder) is a 
 records:
 - the same file: a regular file of a trusted owner, writable by its owner alone (an object
   read in one GET), no bigger than `LIMIT`; the model's bytes hash to the header's digest;
-- made by the same code (a digest of the reader and of tfdbg_tui's commands and core, with
-  Python's and numpy's versions: `report_stamp`), for the same logdir path, run, endpoint
+- made by the same code (a digest of the source of every module of ours that was loaded
+  when it was made and rendered, of the reader's compiled core's sources, and of Python's,
+  numpy's and Rich's versions: `report_stamp`), for the same logdir path, run, endpoint
   and `--limit`, of the same listing (the run's file sets, their files, the runs beside it,
   the warnings listing them gave);
 - every file of every file set still holds the bytes it identifies, and has not grown
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -42,7 +44,8 @@ MAX_DEPTH = 64  # lists and dicts in a report nest ~8 deep
 DEFAULT_LIMIT = 10  # the `--limit` it is made for (report's default)
 PREFIX, SUFFIX = "report-", ".json"
 
-_STAMP: str | None = None
+MAX_FILES = 2000  # modules a report's code may name
+_MODULE = re.compile(r"(reader|tfdbg_tui)(/[A-Za-z_][A-Za-z0-9_]*)*\.py")
 # a report's keys, in order, and their types (`build.build_report`)
 SHAPE: dict[str, type] = {
     "logdir": str, "run": dict, "runs": list, "tensor_debug_modes": list, "counts": dict,
@@ -50,28 +53,52 @@ SHAPE: dict[str, type] = {
     "warnings": list}
 
 
-def report_stamp() -> str:
-    """A digest of the code a report depends on: all of `reader/` (the index, the
-    diagnosis), tfdbg_tui's commands and core, and the versions of Python and numpy. Wider
-    than the shards' `code_stamp` (which covers what turns records into columns only)."""
-    global _STAMP
-    if _STAMP is None:
-        import numpy
+def code_files() -> list[str]:
+    """The source files (relative to the tree) of every module of ours loaded in this
+    process: after a report was made and rendered, the code it depended on."""
+    root = _root()
+    out = set()
+    for name, module in list(sys.modules.items()):
+        f = getattr(module, "__file__", None)
+        if name.split(".")[0] in ("reader", "tfdbg_tui") and f:
+            path = Path(f).resolve()
+            if path.suffix == ".py" and path.is_relative_to(root):
+                out.add(path.relative_to(root).as_posix())
+    return sorted(out)
 
-        root = Path(__file__).resolve().parents[3]
-        digest = blake2b(digest_size=12)
-        digest.update(f"{sys.version}\0{numpy.__version__}\0".encode())
-        files = sorted([*(root / "reader").rglob("*.py"), *(root / "reader").rglob("*.[ch]"),
-                        *(root / "tfdbg_tui" / "commands").rglob("*.py"),
-                        *(root / "tfdbg_tui" / "core").rglob("*.py"),
-                        root / "tfdbg_tui" / "__init__.py"])
-        for path in files:
-            try:
-                digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
-            except OSError:
-                digest.update(path.name.encode() + b"\0?")
-        _STAMP = digest.hexdigest()
-    return _STAMP
+
+def report_stamp(files: Any) -> str | None:
+    """A digest of the code a report depends on: `files` (`code_files` when it was made),
+    the shards' `code_stamp` (the reader's compiled core's sources among it), and the
+    versions of Python, numpy and Rich (the human form). None when `files` is not a list of
+    our modules' paths (a forged header). Why not the whole tree: a change to code the
+    report never ran (the TUI, `diff`'s pairing) would make every stored report stale."""
+    if (not isinstance(files, list) or not 0 < len(files) <= MAX_FILES
+            or not all(isinstance(f, str) and _MODULE.fullmatch(f) for f in files)):
+        return None
+    import numpy
+
+    from reader.cache.location import code_stamp
+
+    try:
+        from importlib.metadata import version
+
+        rich = version("rich")
+    except Exception:  # (not installed as a distribution: its files decide nothing here)
+        rich = "?"
+    root = _root()
+    digest = blake2b(digest_size=12)
+    digest.update(f"{sys.version}\0{numpy.__version__}\0{rich}\0{code_stamp()}\0".encode())
+    for name in files:
+        try:
+            digest.update(name.encode() + b"\0" + (root / name).read_bytes())
+        except OSError:
+            digest.update(name.encode() + b"\0?")
+    return digest.hexdigest()
+
+
+def _root() -> Path:
+    return Path(__file__).resolve().parents[3]
 
 
 def name_for(run_id: str) -> str:
@@ -79,13 +106,13 @@ def name_for(run_id: str) -> str:
     return PREFIX + blake2b(run_id.encode(), digest_size=8).hexdigest() + SUFFIX
 
 
-def _listed(logdir: Any) -> dict[str, Any]:
+def listed(logdir: Any) -> dict[str, Any]:
     """What the listing of the logdir gave a report (before any record is read)."""
     return {"filesets": [[fs.name, sorted(fs.present)] for fs in logdir.filesets],
             "runs": [r.run_id for r in logdir.runs], "warnings": list(logdir.warnings)}
 
 
-def _source(path: str) -> str:
+def source_of(path: str) -> str:
     from reader.io.remote import is_remote, source
 
     return source(path) if is_remote(path) else ""
@@ -121,7 +148,7 @@ def read(path: str, run: str | None, limit: int, values: bool) -> dict[str, Any]
             target = regular.join(where, name)
             _last[0] = target
             try:
-                return _current(target, logdir, where, limit)
+                return current(target, logdir, where, limit)
             except Stale as exc:
                 why = str(exc)
             except Exception as exc:  # untrusted input: any surprise means "make it anew"
@@ -149,10 +176,10 @@ def _warn(text: str) -> None:
     print(error_line("tfdbg-tui report: warning", text), file=sys.stderr)
 
 
-def _current(target: str, logdir: Any, where: str, limit: int) -> dict[str, Any]:
+def current(target: str, logdir: Any, where: str, limit: int) -> dict[str, Any]:
     header, body = _load(target, logdir.path)
     _check_key(header, logdir, limit)
-    _check_bytes(header, logdir, where)
+    check_bytes(header, logdir, where)
     try:
         model = json.loads(body)
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -205,19 +232,20 @@ def _load(target: str, logdir_path: str) -> tuple[dict[str, Any], bytes]:
 
 
 def _check_key(header: dict[str, Any], logdir: Any, limit: int) -> None:
-    if header.get("stamp") != report_stamp():
+    stamp = report_stamp(header.get("code"))
+    if stamp is None or header.get("stamp") != stamp:
         raise Stale("made by another version of tfdbg-tui")
     if header.get("logdir") != logdir.path or header.get("run") != logdir.run_id:
         raise Stale("it is another run's")
-    if header.get("source") != _source(logdir.path):
+    if header.get("source") != source_of(logdir.path):
         raise Stale("its objects were read from another endpoint")
     if header.get("limit") != limit:
         raise Stale("made for another --limit")
-    if header.get("listed") != _listed(logdir):
+    if header.get("listed") != listed(logdir):
         raise Stale("the logdir's listing changed since it was made")
 
 
-def _check_bytes(header: dict[str, Any], logdir: Any, where: str) -> None:
+def check_bytes(header: dict[str, Any], logdir: Any, where: str) -> None:
     """Every file it was made from is there as it was, and so is every shard."""
     from reader.index.shard_store import _allowed_owners, holds, open_shard_file, shard_path
     from reader.io.remote import is_remote
@@ -261,128 +289,3 @@ def _map(fn: Any, jobs: list[Any], path: str) -> list[Any]:
 
     with ThreadPoolExecutor(2, thread_name_prefix="tfdbg-stored") as pool:
         return list(pool.map(fn, jobs))
-
-
-# ------------------------------------------------------------------ making
-SHARD_WARNINGS = ("shard not used", "shards not used", ": not indexed: ", ": cannot read (",
-                  ": reading stopped at byte ")
-
-
-def store(path: str, run: str | None, where: str) -> str:
-    """After `tfdbg-tui index` wrote the shards of `path`'s run into `where`: make the run's
-    report from them, as `report` would, and store it there — unless the one there is
-    current. Returns one line saying which (or why none was stored)."""
-    import time
-
-    from reader import DebugLogdir
-    from reader.index.shard_store import SHARDS_ENV
-    from reader.index.shard_task import _put
-    from reader.io import regular
-
-    t0 = time.monotonic()
-    old_env = os.environ.get(SHARDS_ENV)
-    os.environ[SHARDS_ENV] = where  # the run opened from these shards (`--out`)
-    try:
-        listing = DebugLogdir(path, run)
-        target = regular.join(where, name_for(listing.run_id))
-        try:
-            if name_for(listing.run_id) in regular.listdir(where):
-                _current(target, listing, where, DEFAULT_LIMIT)
-                return "the stored report is up to date"
-        except Exception:  # stale, or not one: made anew
-            pass
-        header = _key_of(listing, where)
-        if isinstance(header, str):
-            return f"no report stored: {header}"
-        logdir = DebugLogdir(path, run)  # (no index cache: nothing kept but the report)
-        made = _make(logdir, header, where)
-        if isinstance(made, str):
-            return f"no report stored: {made}"
-        _put(target, where, lambda f: f.write(made))
-    finally:
-        if old_env is None:
-            os.environ.pop(SHARDS_ENV, None)
-        else:
-            os.environ[SHARDS_ENV] = old_env
-    return f"report stored beside the shards ({time.monotonic() - t0:.1f} s)"
-
-
-def _key_of(logdir: Any, where: str) -> dict[str, Any] | str:
-    """The stored report's header (its digest to come): the identities of every file set's
-    files as its current shard names them, and of each shard file; or why there is none
-    (a file set without a current shard)."""
-    from reader.cache.identity import file_identity
-    from reader.index.parquet_shards import ShardError, metadata
-    from reader.index.shard_store import (
-        _allowed_owners,
-        open_shard_file,
-        portable,
-        shard_path,
-        stale_reason,
-    )
-
-    src, owners = _source(logdir.path), _allowed_owners(logdir.path)
-    files, shards = {}, {}
-    for fs in logdir.filesets:
-        target = shard_path(where, fs)
-        try:
-            data = open_shard_file(target, 1 << 62, owners)
-            try:
-                meta = metadata(data)
-            finally:
-                if not isinstance(data, bytes):
-                    data.close()
-        except (OSError, ShardError) as exc:
-            return f"{fs.name}.parquet: {exc}"
-        why = stale_reason(meta, fs, logdir.run_id, src, exact=True)
-        if why is not None:
-            return f"{fs.name}.parquet: {why}"
-        files[fs.name] = {s: portable(meta["files"][s]) for s in ALL_FILES}
-        shards[fs.name] = portable(file_identity(target))
-    return {"format": FORMAT, "stamp": report_stamp(), "logdir": logdir.path,
-            "run": logdir.run_id, "source": src, "limit": DEFAULT_LIMIT,
-            "listed": _listed(logdir), "files": files, "shards": shards}
-
-
-def _make(logdir: Any, header: dict[str, Any], where: str) -> bytes | str:
-    """The stored report's bytes (header line, model), made as `report` makes it; or why
-    none is stored (the run has nothing to report, a shard was not used, the model does not
-    come back the same from JSON)."""
-    from tfdbg_tui.commands.report import _nothing_readable, build_parser
-    from tfdbg_tui.commands.report.build import build_report
-    from tfdbg_tui.core.recorded import nothing_recorded
-
-    if _listed(logdir) != header["listed"]:
-        return "the logdir changed while it was read"
-    logdir.update()
-    if _nothing_readable(logdir) or nothing_recorded(logdir) is not None:
-        return "nothing recorded to report"
-    model = build_report(logdir, DEFAULT_LIMIT, build_parser().parse_args([logdir.path]))
-    if any(w in line for line in model["warnings"] for w in SHARD_WARNINGS):
-        return "the shards were not all used or a file could not be read"
-    try:
-        body = json.dumps(model, allow_nan=True).encode()
-    except (TypeError, ValueError) as exc:
-        return f"the report is not JSON ({exc})"
-    if len(body) > LIMIT // 2 or not _same(json.loads(body), model):
-        return "the report does not come back the same from JSON"
-    try:
-        _check_bytes(header, logdir, where)  # nothing changed while it was made
-    except Stale as exc:
-        return str(exc)
-    head = {**header, "digest": blake2b(body, digest_size=16).hexdigest()}
-    return json.dumps(head).encode() + b"\n" + body
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equal, of the same types, keys in the same order (a NaN equal to a NaN): what the
-    text and the JSON renderings of the two cannot tell apart."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float):
-        return a == b or (a != a and b != b)
-    return bool(a == b)
