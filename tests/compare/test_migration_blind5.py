@@ -48,9 +48,6 @@ KNOWN_FAILING: dict[str, str] = {
                         "(the prediction; the data loss's Mean is built on :24) and B's is "
                         "`model.fit` (:24), not the Dense line carrying the L1 regularizers "
                         "(:20, BUG)",
-    "pad_topleft_eager": "first contact: step 0 layer_output (right), A :23 conv (right), but "
-                         "B's line is Flatten's (:22, its Reshape paired with A's Relu), not "
-                         "the ZeroPadding2D (:20, BUG) or the Conv2D (:21)",
     "bcast_fn": "first contact: step 0 loss (right), B :30 (BUG, right), but A's line is :24 "
                 "(the prediction's squeeze; absolute_difference's DivNoNan is built on :25, "
                 "AT:loss)",

@@ -39,6 +39,10 @@ def weights_creation(c: Comparison, p: int, side: str, owner: str) -> Creation |
         kind = int(c.pairs.kind[p])
     row = int(c.pairs.a_row[p] if side == "a" else c.pairs.b_row[p])
     groups = [g for g, t in roles.layers if model.row(step, t) == (kind, row)]
+    if not groups:  # a layer output compared at its reshape's input (`unflattened`)
+        groups = [g for g, t in roles.layers if 0 <= t[0] < len(flow)
+                  and flow.op_type[t[0]] == "Reshape" and flow.inputs[t[0]]
+                  and model.row(step, flow.inputs[t[0]][0]) == (kind, row)]
     if not groups:
         return None
     # the layer's own weight: of the variables its output depends on, the one the forward

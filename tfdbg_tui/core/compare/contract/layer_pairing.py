@@ -28,7 +28,7 @@ from tfdbg_tui.core.compare.contract.blocks import BLOCK, LAYOUT, VALUE
 from tfdbg_tui.core.compare.contract.model import RunModel
 from tfdbg_tui.core.compare.contract.quantities import Q_LAYER
 from tfdbg_tui.core.compare.contract.roles import Roles
-from tfdbg_tui.core.compare.contract.tensors import Tensor
+from tfdbg_tui.core.compare.contract.tensors import Sig, Tensor, sig_class
 
 if TYPE_CHECKING:
     from tfdbg_tui.core.compare.contract.pairing import StepPairs
@@ -42,13 +42,55 @@ def pair_layer_outputs(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunM
     intermediates left unpaired."""
     pairs, left_a, left_b = pair_layers(ra, rb, vp)
     for j, ta, tb in pairs:
-        got = out.add(ma.row(k, ta), mb.row(k, tb), k, Q_LAYER, f"layer {j + 1} output")
+        xa, xb = unflattened(ma, k, ta, mb, tb)
+        got = out.add(ma.row(k, xa), mb.row(k, xb), k, Q_LAYER, f"layer {j + 1} output")
         if got >= 0:
             alt = (ma.row(k, _transposed(ma, k, ra, ta)), mb.row(k, _transposed(mb, k, rb, tb)))
             if alt != (None, None):
                 out.relaid[got] = alt
     if k == 0 and (left_a or left_b):
         out.notes.append(_block_note(ma, ra, left_a, mb, rb, left_b))
+
+
+def unflattened(ma: RunModel, k: int, ta: Tensor, mb: RunModel, tb: Tensor
+                ) -> tuple[Tensor, Tensor]:
+    """The tensors to compare for layer outputs `ta` and `tb` of step k: a reshape (a
+    Flatten) paired with a tensor of another shape is compared at the reshape's input when
+    that input has the other's shape. An eager model call runs a conv, its activation and
+    the Flatten after it on one line, so the Flatten's reshape is its group's deepest output,
+    while a TF1 program flattens on a line of its own: the activation is the layer's
+    output, and a reshape of it is no activation to compare it with (a wrong activation
+    would be shown at the Flatten's line)."""
+    sa, sb = _sig_of(ma, k, ta), _sig_of(mb, k, tb)
+    if sa == sb or -1 in sa or -1 in sb:
+        return ta, tb
+    ra, rb = _reshaped(ma, k, ta), _reshaped(mb, k, tb)
+    if ra is not None and rb is None and _sig_of(ma, k, ra) == sb:
+        return ra, tb
+    if rb is not None and ra is None and _sig_of(mb, k, rb) == sa:
+        return ta, rb
+    return ta, tb
+
+
+def _reshaped(model: RunModel, k: int, t: Tensor) -> Tensor | None:
+    """The data input of `t` when `t` is a reshape's output, else None."""
+    flow = model.steps[k][0]
+    node = t[0]
+    if not 0 <= node < len(flow) or flow.op_type[node] != "Reshape" or not flow.inputs[node]:
+        return None
+    src = flow.inputs[node][0]
+    return src if src[0] >= 0 else None
+
+
+def _sig_of(model: RunModel, k: int, t: Tensor) -> Sig:
+    """(dtype class, rank, size) of tensor `t` of step k's flow (-1s: unknown)."""
+    flow = model.steps[k][0]
+    table = model.cache.get(("sig", id(flow)))
+    node, slot = t
+    if table is None or not 0 <= node < table.shape[0] or not 0 <= slot < table.shape[1]:
+        return (-1, -1, -1)
+    s = table[node, slot]
+    return sig_class((int(s[0]), int(s[1]), int(s[2])))
 
 
 def _transposed(model: RunModel, k: int, roles: Roles, t: Tensor) -> Tensor | None:
