@@ -7,8 +7,11 @@ What the stack does show is the object's own method near its innermost frames (a
 `__call__`, an optimizer's `update_step`). From the logdir's captured copy of that framework
 file we read which class the method belongs to, then look for a construction `Class(` in the
 user's captured source files (dotted aliases such as `keras.optimizers.SGD(` and
-`import … as Name` included). Only a construction found on exactly one line is reported; zero
-or several matches leave the applying line, and say that the creating line is unknown.
+`import … as Name` included). A construction found on exactly one line is reported; one found on
+several lines (one per branch of an if/elif/else) is the one whose statement a recorded stack
+frame is at — the branch that ran, where the constructor made ops or eager executions. Zero
+matches, or several none or more than one of which ran, leave the applying line, and say that
+the creating line is unknown (naming the candidate lines).
 If a framework function between the user's line and the method constructs the class itself
 (TF1's `polynomial_decay`), the user's line already is the creating one.
 """
@@ -20,6 +23,16 @@ from dataclasses import dataclass
 
 from reader import DebugLogdir
 from reader.index.frames import Frame, is_framework_file, user_frame_index
+from tfdbg_tui.core.compare.source_calls import (  # statement_lines: for `lines`
+    MAX_LINE,
+    Hit,
+    calls,
+    candidates,
+    construction,
+    ran_of,
+    statement_lines,
+    which_ran,
+)
 
 # only schedule and optimizer code: a layer's or a variable's class found the same way would
 # move a layer output's line from where the layer is applied to where it is built
@@ -31,10 +44,6 @@ _DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
 _CLASS = re.compile(r"^(\s*)class\s+(\w+)")
 _MAX_SCAN = 5000  # lines scanned upward for the enclosing def/class
 _MAX_FILES = 200  # user files searched for a construction
-# Lines longer than this are not searched: code that constructs an object is short, and a
-# forged source file's megabyte line would cost the regexes quadratic time.
-_MAX_LINE = 2000
-_MAX_SOURCE = 4 << 20  # characters of one file tokenized
 
 
 @dataclass(frozen=True)
@@ -81,16 +90,12 @@ def _body(lines: list[str], line: int) -> str:
     return "\n".join(lines[max(i, 0):end + 1])
 
 
-def _construction(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w]){re.escape(name)}\s*\(")
-
-
 def _aliases(files: list[list[str]], owner: str) -> set[str]:
     names = {owner}
     alias = re.compile(rf"\bimport\b.*\b{re.escape(owner)}\s+as\s+(\w+)")
     for lines in files:
         for text in lines:
-            if len(text) > _MAX_LINE:
+            if len(text) > MAX_LINE:
                 continue
             m = alias.search(text)
             if m:
@@ -146,94 +151,39 @@ def find_creation(logdir: DebugLogdir, frames: list[Frame]) -> Creation | None:
         for outer in inner[:k]:
             olines = logdir.source_lines(outer.host, outer.file) if outer.resolved else None
             if olines and 1 <= outer.line <= len(olines) and \
-                    _construction(owner).search(_body(olines, outer.line)):
+                    construction(owner).search(_body(olines, outer.line)):
                 uf = frames[user]
                 return Creation(owner, uf, (logdir.code_line(uf) or "").strip())
         return _search(logdir, owner)
     return None
 
 
-def statement_lines(lines: list[str], line: int) -> tuple[int, int] | None:
-    """The first and last line (1-based) of the statement holding `line`, read from the
-    source's tokens (a call spread over lines is one statement); None when the source is
-    too big or cannot be tokenized, or `line` holds no statement."""
-    import io
-    import tokenize
-
-    text = "\n".join(lines) + "\n"
-    if len(text) > _MAX_SOURCE:
-        return None
-    skip = (tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT)
-    start: int | None = None
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type in skip:
-                continue
-            if tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
-                if start is not None and start <= line <= tok.start[0]:
-                    return start, tok.start[0]
-                if start is not None and start > line:
-                    return None
-                start = None
-                continue
-            if start is None:
-                start = tok.start[0]
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        return None
-    return None
-
-
-def _calls(lines: list[str], names: set[str]) -> list[int]:
-    """1-based lines where one of `names` is called (`Name(`, `mod.Name(`), read from the
-    source's tokens: a name in a string, a docstring or a comment is no construction. A
-    file Python cannot tokenize falls back to its lines, comments cut."""
-    import io
-    import tokenize
-
-    text = "\n".join(t for t in lines if len(t) <= _MAX_LINE) + "\n"
-    if len(text) > _MAX_SOURCE:
-        return []
-    found: list[int] = []
-    try:
-        prev: tokenize.TokenInfo | None = None
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE):
-                continue
-            if (tok.type == tokenize.OP and tok.string == "(" and prev is not None
-                    and prev.type == tokenize.NAME and prev.string in names):
-                found.append(prev.start[0])
-            prev = tok
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        patterns = [_construction(n) for n in names]
-        found = [n for n, t in enumerate(lines, 1) if len(t) <= _MAX_LINE
-                 and any(p.search(t.split("#", 1)[0]) for p in patterns)]
-    # lines were dropped above only when too long: map token lines back to the file's
-    if any(len(t) > _MAX_LINE for t in lines):
-        kept = [n for n, t in enumerate(lines, 1) if len(t) <= _MAX_LINE]
-        found = [kept[n - 1] for n in found if 0 < n <= len(kept)]
-    return sorted(set(found))
-
-
 def _search(logdir: DebugLogdir, owner: str) -> Creation:
     files = _user_files(logdir)
     names = _aliases([f[2] for f in files], owner)
-    hits: list[tuple[str, str, int, str]] = []
+    hits: list[Hit] = []
     for host, path, lines in files:
-        for number in _calls(lines, names):
+        for number in calls(lines, names):
             text = lines[number - 1]
             if text.lstrip().startswith(("class ", "def ")):
                 continue
             hits.append((host, path, number, text))
-    if len(hits) != 1:
-        seen = "on no line" if not hits else f"on {len(hits)} lines"
+    if len(hits) > 1:  # one construction per branch of an if/elif/else: the one that ran
+        ran = ran_of(logdir, hits)
+        if len(ran) == 1:
+            hits = ran
+        else:
+            return Creation(owner, None, why=f"the line creating the {owner} is unknown: "
+                                             f"`{owner}(` is on {len(hits)} lines of the "
+                                             f"captured sources ({candidates(hits)}), and "
+                                             f"{which_ran(ran)}")
+    if not hits:
         return Creation(owner, None, why=f"the line creating the {owner} is unknown: "
-                                         f"`{owner}(` is {seen} of the captured sources")
+                                         f"`{owner}(` is on no line of the captured sources")
     host, path, number, text = hits[0]
     lines = logdir.source_lines(host, path) or []
     frame = Frame(path, number, _function_at(lines, number), host)
     return Creation(owner, frame, text.strip())
-
-
 
 
 # --------------------------------------------------------------- layers in `fit`
@@ -295,7 +245,7 @@ def find_layer_creation(logdir: DebugLogdir, frames: list[Frame], op_name: str |
             re.search(rf"name\s*=\s*['\"]{re.escape(n)}['\"]", s[3]) for n in names)]
         if not named and not sites:
             named = [(host, path, number, lines[number - 1]) for host, path, lines in files
-                     for number in _calls(lines, _called(lines)) if any(re.search(
+                     for number in calls(lines, _called(lines)) if any(re.search(
                          rf"name\s*=\s*['\"]{re.escape(n)}['\"]", lines[number - 1])
                          for n in names)]
         if len(named) == 1:
@@ -337,7 +287,7 @@ def constructions_at(logdir: DebugLogdir, frame: Frame, owner: str) -> list[Crea
         names |= {c for c in _called(lines[span[0] - 1:span[1]]) if stem in _snake(c)}
     return [Creation(owner, Frame(frame.file, n, _function_at(lines, n), frame.host),
                      lines[n - 1].strip())
-            for n in _calls(lines, names) if span[0] <= n <= span[1]]
+            for n in calls(lines, names) if span[0] <= n <= span[1]]
 
 
 def _layer_of(op_name: str) -> str:
@@ -352,12 +302,12 @@ def _sites(files: list[tuple[str, str, list[str]]], classes: set[str]
            ) -> list[tuple[str, str, int, str]]:
     """(host, path, line, text) of every construction of one of `classes` in user code."""
     return [(host, path, number, lines[number - 1]) for host, path, lines in files
-            for number in _calls(lines, classes)]
+            for number in calls(lines, classes)]
 
 
 def _called(lines: list[str]) -> set[str]:
     """Capitalised names called in a source: the classes it may construct."""
-    return {c for t in lines if len(t) <= _MAX_LINE for c in re.findall(r"\b([A-Z]\w*)\s*\(", t)}
+    return {c for t in lines if len(t) <= MAX_LINE for c in re.findall(r"\b([A-Z]\w*)\s*\(", t)}
 
 
 def _snake(name: str) -> str:
