@@ -18,6 +18,7 @@ gradient call's line: never a guess).
 
 from __future__ import annotations
 
+import re
 from collections import deque
 
 import numpy as np
@@ -59,7 +60,7 @@ def departure(logdir: DebugLogdir, model: RunModel, step: int, kind: int, row: i
     if body is not None:
         return CUSTOM, flow, body
     handle = next((h for h, t in roles.grad.items() if t[0] == node), None)
-    cut = cut_of(flow, handle) if handle is not None else None
+    cut = cut_of(logdir, flow, handle) if handle is not None else None
     return (CUT, flow, cut) if cut is not None else None
 
 
@@ -86,9 +87,11 @@ def _custom_body(logdir: DebugLogdir, flow: Flow, node: int, call: Frame) -> int
     return None
 
 
-def cut_of(flow: Flow, handle: str) -> int | None:
-    """The first forward cut (breadth first from the variable's reads, through forward ops)
-    whose input is computed from variable `handle`, or None."""
+def cut_of(logdir: DebugLogdir, flow: Flow, handle: str) -> int | None:
+    """The first forward cut the user's code makes (breadth first from the variable's reads,
+    through forward ops) whose input is computed from variable `handle`, or None. A cut a
+    library makes inside a layer or a loss (Keras' batch statistics stop the mean's gradient
+    in the variance) is part of that layer, the same in any program: passed over."""
     consumers: dict[int, list[int]] = {}
     for i, ins in enumerate(flow.inputs):
         for j, _ in ins:
@@ -101,11 +104,23 @@ def cut_of(flow: Flow, handle: str) -> int | None:
         for c in consumers.get(j, []):
             if c in seen or flow.phase[c] in (BWD, OPT):
                 continue
-            if flow.op_type[c] in CUTS:
+            if flow.op_type[c] in CUTS and _users(logdir, flow, c):
                 return c
             seen.add(c)
             todo.append(c)
     return None
+
+
+def _users(logdir: DebugLogdir, flow: Flow, node: int) -> bool:
+    """Whether node's op was made by the user's code itself: no layer library's frame
+    between the user's innermost line and the op."""
+    frames = node_frames(logdir, flow, node)
+    at = next((i for i in range(len(frames) - 1, -1, -1)
+               if frames[i].resolved and not frames[i].is_framework), None)
+    return at is not None and not any(_LIBRARY.search(f.file) for f in frames[at + 1:])
+
+
+_LIBRARY = re.compile(r"[\\/](keras|tf_keras)[\\/]")
 
 
 __all__ = ["CUSTOM", "CUT", "cut_of", "departure", "gradient_node"]
