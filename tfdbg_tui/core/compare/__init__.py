@@ -166,9 +166,9 @@ def compare(a: DebugLogdir, b: DebugLogdir, tolerance: Tolerance | None = None,
         ga, gb, ghow = graph_rows(a, b, ops_a, ops_b, tensors)
         ea, eb, ehow = eager_rows(a, b, graph_pairs, budget)
         ma, mb = f_models.result()
-    kind = np.concatenate([np.full(len(ga), GRAPH), np.full(len(ea), EAGER)]).astype(np.int8)
+    kind = np.concatenate([np.full(len(ga), GRAPH, np.int8), np.full(len(ea), EAGER, np.int8)])
     a_row, b_row = np.concatenate([ga, ea]), np.concatenate([gb, eb])
-    how = np.concatenate([ghow, ehow]).astype(np.int8)
+    how = np.concatenate([ghow, ehow]).astype(np.int8, copy=False)
     sp = (pair_steps(ma, mb, mapping, same_at_step0(a, b, ma, mb, tol))
           if ma.n_steps and mb.n_steps else None)
     if sp is not None:

@@ -26,6 +26,7 @@ import numpy as np
 from reader import GRAPH, DebugLogdir
 from reader.index.detail import BULK_ROWS, Scratch
 from reader.index.health import COMPARED, DIGEST_EMPTY, empty_health
+from reader.index.kinds import LazyColumn
 from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
 from tfdbg_tui.core.compare.pairs import (
     DIFFERENT,
@@ -53,17 +54,32 @@ _DIGESTED = np.array(sorted(COMPARED), np.int64)
 
 def identity(rows: np.ndarray) -> bool:
     """Whether `rows` is simply 0..n-1 (two runs of one program pair row i with row i)."""
+    return run_start(rows) == 0
+
+
+def run_start(rows: np.ndarray) -> int:
+    """`rows[0]` when `rows` is rows[0], rows[0]+1, … (a slice of a column: two runs of one
+    program pair row i with row i, and `judge` takes them a block at a time), else -1."""
     n = len(rows)
-    return bool(n and int(rows[0]) == 0 and int(rows[-1]) == n - 1
-                and (n < 3 or np.all(np.diff(rows) == 1)))
+    if not n:
+        return -1
+    first = int(rows[0])
+    if int(rows[-1]) != first + n - 1 or (n > 2 and not np.all(np.diff(rows) == 1)):
+        return -1
+    return first
 
 
-def take(column: Any, rows: np.ndarray, is_identity: bool | None = None) -> np.ndarray:
-    """`column[rows]`, as a view when `rows` is 0..n-1."""
-    if is_identity is None:
-        is_identity = identity(rows)
-    if is_identity and isinstance(column, np.ndarray) and len(rows) <= len(column):
-        return column[:len(rows)]
+def take(column: Any, rows: np.ndarray, start: int | None = None) -> np.ndarray:
+    """`column[rows]`; when `rows` is a run of rows (`start`, see `run_start`), a slice: a
+    view of an array, or a lazy column's span — no index array made, checked and gathered
+    through (a million rows: megabytes of fresh memory each)."""
+    if start is None:
+        start = run_start(rows)
+    if 0 <= start and start + len(rows) <= len(column):
+        if isinstance(column, np.ndarray):
+            return column[start:start + len(rows)]
+        if isinstance(column, LazyColumn):
+            return np.asarray(column[start:start + len(rows)])
     return np.asarray(column[rows])
 
 
@@ -77,7 +93,7 @@ def gather(logdir: DebugLogdir, kind: int, rows: np.ndarray,
     `empty` (a mask; their digest says their record holds no summary) are not read back:
     all their columns but `bad` are unknown."""
     t = _table(logdir, kind)
-    same = identity(rows)
+    same = run_start(rows)
     bulk = getattr(t, "health_columns", None)  # an index that reads health back in bulk
     if bulk is not None and empty is not None and empty.any():
         read = np.flatnonzero(~empty)
@@ -189,7 +205,7 @@ def same_summaries(a: DebugLogdir, b: DebugLogdir, kind: int, rows_a: np.ndarray
     same = np.zeros(len(rows_a), bool)
     if not len(rows_a) or "bad" not in ta.columns or "bad" not in tb.columns:
         return same
-    ident_a, ident_b = identity(rows_a), identity(rows_b)
+    ident_a, ident_b = run_start(rows_a), run_start(rows_b)
     bad_a, bad_b = take(ta.bad, rows_a, ident_a), take(tb.bad, rows_b, ident_b)
     ask = (bad_a == bad_b) & (bad_a >= 0)
     dig_a, dig_b = getattr(ta, "digest", None), getattr(tb, "digest", None)
@@ -233,11 +249,11 @@ def _both_empty(a: DebugLogdir, b: DebugLogdir, kinds: tuple[int, int], rows_a: 
     return np.asarray((dig_a[rows_a] == DIGEST_EMPTY) & (dig_b[rows_b] == DIGEST_EMPTY))
 
 
-def _modes(logdir: DebugLogdir, kind: int, rows: np.ndarray, is_identity: bool) -> np.ndarray:
-    """The recorded mode of some rows of one kind."""
+def _modes(logdir: DebugLogdir, kind: int, rows: np.ndarray, start: int) -> np.ndarray:
+    """The recorded mode of some rows of one kind (`start`: see `run_start`)."""
     if kind == GRAPH:
-        return take(logdir.traces.mode, rows, is_identity)
-    return take(logdir.executions.mode, take(logdir.outputs.execution, rows, is_identity))
+        return take(logdir.traces.mode, rows, start)
+    return take(logdir.executions.mode, take(logdir.outputs.execution, rows, start))
 
 
 def _is_float(dtype: np.ndarray) -> np.ndarray:

@@ -72,6 +72,11 @@ class OpTable:
     row_op: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # per trace
     # (dtype, rank, size) of each op's first trace, -1s when it has none (see `Tokens`)
     shape: list[tuple[int, int, int]] = field(default_factory=list)
+    # when the traces have kinds (`reader.index.kinds`): each row's kind, and per kind its op
+    # (-1: a kind no row has) and output slot — per-row work done once per kind (`rows`)
+    row_kind: np.ndarray | None = None
+    kind_op: np.ndarray | None = None
+    kind_slot: np.ndarray | None = None
 
     def add(self, graph_id: str, name: str, op_type: str, n_out: int) -> int:
         i = self.index.get((graph_id, name))
@@ -114,10 +119,14 @@ def _combos(graph: np.ndarray, name: np.ndarray, width: int) -> tuple[np.ndarray
     return uniq, index[cell]
 
 
-def _trace_ops(logdir: DebugLogdir, width: int
-               ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+TraceOps = tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray],
+                 Callable[[np.ndarray], np.ndarray] | None]
+
+
+def _trace_ops(logdir: DebugLogdir, width: int) -> TraceOps:
     """The distinct (graph, op name) of the trace rows (as `_combos` numbers them), the first
-    row of each, and a function mapping a per-combo array to one per row.
+    row of each, a function mapping a per-combo array to one per row, and (with kinds) one
+    mapping it to one per kind (-1 for a kind no row has), else None.
 
     A row's graph and op name are fields of its kind (`reader.index.kinds`): thousands of
     kinds for millions of rows, so the combos are found over the kinds and only two
@@ -129,7 +138,7 @@ def _trace_ops(logdir: DebugLogdir, width: int
         uniq, inverse = _combos(np.asarray(t.graph_id), np.asarray(t.op_name), width)
         first_row = np.zeros(len(uniq), np.int64)
         first_row[inverse[::-1]] = np.arange(n - 1, -1, -1)
-        return uniq, first_row, lambda per_combo: per_combo[inverse]
+        return uniq, first_row, lambda per_combo: per_combo[inverse], None
     kind = kinds.of_row
     n_kinds = len(kinds.graph_id)
     used = np.flatnonzero(np.bincount(kind, minlength=n_kinds))  # kinds some row has
@@ -140,7 +149,13 @@ def _trace_ops(logdir: DebugLogdir, width: int
     np.minimum.at(first_row, combo_of_kind, first_of_kind[used])
     combo = np.zeros(n_kinds, np.int64)
     combo[used] = combo_of_kind
-    return uniq_all, first_row, lambda per_combo: per_combo[combo][kind]
+    unused = np.ones(n_kinds, bool)
+    unused[used] = False
+
+    def per_kind(per_combo: np.ndarray) -> np.ndarray:
+        return np.where(unused, -1, per_combo[combo])
+
+    return uniq_all, first_row, lambda per_combo: per_combo[combo][kind], per_kind
 
 
 def op_table(logdir: DebugLogdir) -> OpTable:
@@ -152,12 +167,18 @@ def op_table(logdir: DebugLogdir) -> OpTable:
     t = logdir.traces
     n = len(t)
     width = len(logdir.strings) + 1
-    uniq, first_row, op_of = _trace_ops(logdir, width)
+    uniq, first_row, op_of, op_of_kind = _trace_ops(logdir, width)
     lut = np.empty(len(uniq), np.int64)
     for k, u in enumerate(uniq.tolist()):
         gid, name = logdir.strings[u // width], logdir.strings[u % width]
         lut[k] = table.add(gid, name, logdir.op_type_of_trace(int(first_row[k])), 1)
     table.row_op = op_of(lut) if n else np.zeros(0, np.int64)
+    kinds = t.kinds if op_of_kind is not None else None
+    if kinds is not None and "slot" in kinds.fields:  # (a row's slot is its kind's)
+        assert op_of_kind is not None
+        table.row_kind = np.asarray(t.col("kind"))
+        table.kind_op = op_of_kind(lut)
+        table.kind_slot = np.asarray(kinds.col("slot"))
     table.shape = [(-1, -1, -1)] * len(table.keys)
     if n:
         health = t.health_columns(first_row) if hasattr(t, "health_columns") else {
@@ -167,10 +188,16 @@ def op_table(logdir: DebugLogdir) -> OpTable:
             if table.shape[op] == (-1, -1, -1):
                 table.shape[op] = (d, r, z)
     most = np.zeros(len(table.keys), np.int64)
-    slot = np.asarray(t.slot)
-    multi = np.flatnonzero((slot > 0) & (slot < MAX_OUTPUTS))  # few rows: multi-output ops
+    if table.kind_op is not None and table.kind_slot is not None:  # over kinds, not rows
+        op_k, slot_k = table.kind_op, table.kind_slot
+        multi = np.flatnonzero((op_k >= 0) & (slot_k > 0) & (slot_k < MAX_OUTPUTS))
+        op_multi = op_k[multi]
+    else:
+        slot_k = np.asarray(t.slot)
+        multi = np.flatnonzero((slot_k > 0) & (slot_k < MAX_OUTPUTS))  # few: multi-output
+        op_multi = table.row_op[multi]
     if len(multi):
-        np.maximum.at(most, table.row_op[multi], slot[multi].astype(np.int64) + 1)
+        np.maximum.at(most, op_multi, slot_k[multi].astype(np.int64) + 1)
     table.n_out = [max(k, int(m)) for k, m in zip(table.n_out, most.tolist(), strict=True)]
     table.first_tensor = np.concatenate([[0], np.cumsum(table.n_out)]).astype(np.int64)
     return table

@@ -25,6 +25,17 @@ Rows = tuple[np.ndarray, np.ndarray, np.ndarray]  # rows of A, rows of B, how
 
 
 def _row_tensors(logdir: DebugLogdir, ops: OpTable) -> np.ndarray:
+    """Each trace row's tensor number (its op's first tensor + its slot), -1 for a slot past
+    its op's outputs (unpaired). With kinds, worked out per kind and looked up once per row
+    (a row's op and slot are its kind's): one row-sized array, not six."""
+    if ops.row_kind is not None and ops.kind_op is not None and ops.kind_slot is not None:
+        op = ops.kind_op
+        has = op >= 0  # kinds no row has: -1, never looked up
+        op = np.where(has, op, 0)
+        slot = ops.kind_slot.astype(np.int64)
+        n_out = np.diff(ops.first_tensor)[op]
+        per_kind = np.where(has & (slot >= 0) & (slot < n_out), ops.first_tensor[op] + slot, -1)
+        return per_kind[ops.row_kind]
     slot = logdir.traces.slot.astype(np.int64)
     n_out = np.diff(ops.first_tensor)[ops.row_op]  # a slot past its op's outputs: unpaired
     return np.where((slot >= 0) & (slot < n_out), ops.first_tensor[ops.row_op] + slot, -1)
@@ -87,8 +98,19 @@ def _timeline_tokens(logdir: DebugLogdir, graph_key: dict[str, str],
     """One int per execution: its op type, or for a tf.function call the (paired) graph."""
     e = logdir.executions
     width = len(logdir.strings) + 1
-    combo = (e.graph_id.astype(np.int64) + 1) * width + e.op_type.astype(np.int64)
-    uniq, inverse = np.unique(combo, return_inverse=True)
+    kinds = getattr(e, "kinds", None)
+    if kinds is not None and {"graph_id", "op_type"} <= set(kinds.fields) and len(e):
+        # an execution's op type and graph are its kind's: the distinct combos are found
+        # over the (few) kinds some execution has, then looked up once per execution
+        of_row = np.asarray(e.col("kind"))
+        combo = ((np.asarray(kinds.col("graph_id"), np.int64) + 1) * width
+                 + np.asarray(kinds.col("op_type"), np.int64))
+        used = np.bincount(of_row, minlength=len(combo)) > 0
+        uniq = np.unique(combo[used])  # (sorted: the tokens are numbered as below)
+        inverse = np.searchsorted(uniq, np.where(used, combo, uniq[0]))[of_row]
+    else:
+        combo = (e.graph_id.astype(np.int64) + 1) * width + e.op_type.astype(np.int64)
+        uniq, inverse = np.unique(combo, return_inverse=True)
     lut = np.empty(len(uniq), np.int64)
     for k, u in enumerate(uniq.tolist()):
         gsid, tsid = u // width - 1, u % width
@@ -98,7 +120,7 @@ def _timeline_tokens(logdir: DebugLogdir, graph_key: dict[str, str],
         else:
             key = "op:" + logdir.strings[tsid]
         lut[k] = vocab.setdefault(key, len(vocab))
-    return lut[inverse] if len(combo) else np.zeros(0, np.int64)
+    return lut[inverse] if len(e) else np.zeros(0, np.int64)
 
 
 def eager_rows(a: DebugLogdir, b: DebugLogdir, graph_pairs: list[GraphPair],
