@@ -134,14 +134,18 @@ def read(path: str, run: str | None, limit: int, values: bool) -> dict[str, Any]
     from reader import DebugLogdir
     from reader.index.shard_store import INDEX_DIR, SHARDS_ENV, folder
     from reader.io import regular
-    from reader.io.remote import one_pass
+    from reader.io.remote import is_remote, local_path, normalize, one_pass
 
     try:
         with one_pass():
+            # no shard folder: nothing more is done here (the listing is the one the
+            # report makes next: a folder, or a bucket's prefix, is listed once)
+            here = local_path(path)
+            here = normalize(here) if is_remote(here) else os.path.abspath(here)
+            if not os.environ.get(SHARDS_ENV) and INDEX_DIR not in regular.listdir(here):
+                return None
             logdir = DebugLogdir(path, run)
             where = folder(logdir.path)
-            if not os.environ.get(SHARDS_ENV) and INDEX_DIR not in regular.listdir(logdir.path):
-                return None
             name = name_for(logdir.run_id)
             if name not in regular.listdir(where):
                 return None
