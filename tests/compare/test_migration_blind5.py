@@ -39,18 +39,6 @@ CORPUS = UserCorpus(BLIND5, "migration-blind5", PAIRS, programs, CONTRACT)
 # pair → what the tool says instead (first contact, 2026-11-29 ~01:25, the engine of HEAD
 # 9dcbb71: 10 of 16 pairs right; each a strict xfail)
 KNOWN_FAILING: dict[str, str] = {
-    # equivalent pair
-    "bcast_eager": "first contact: exit 3, incomparable — 'no loss found in B' (Keras "
-                   "MeanAbsoluteError called eagerly on (8,) targets and (8, 1) predictions); "
-                   "variables, layer, gradients, rates and updates all equal",
-    # buggy pairs: verdict, step and quantity right, a line wrong
-    "prox_penalty_fit": "first contact: step 0 regularization (right), but A's line is :23 "
-                        "(the prediction; the data loss's Mean is built on :24) and B's is "
-                        "`model.fit` (:24), not the Dense line carrying the L1 regularizers "
-                        "(:20, BUG)",
-    "bcast_fn": "first contact: step 0 loss (right), B :30 (BUG, right), but A's line is :24 "
-                "(the prediction's squeeze; absolute_difference's DivNoNan is built on :25, "
-                "AT:loss)",
 }
 
 

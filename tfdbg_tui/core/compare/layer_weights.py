@@ -13,11 +13,15 @@ exactly one layer of the class whose `call` made the op.
 
 from __future__ import annotations
 
+import re
+
 from reader import EAGER, GRAPH, ReaderError
 from reader.index.frames import Frame, program_frames
-from tfdbg_tui.core.compare.contract.dataflow import READS
+from tfdbg_tui.core.compare.contract.dataflow import READS, node_frames
+from tfdbg_tui.core.compare.contract.penalty_pairing import penalized
 from tfdbg_tui.core.compare.creation import Creation, constructions_at, find_layer_creation
 from tfdbg_tui.core.compare.result import Comparison
+from tfdbg_tui.core.compare.verdict import step_offset
 
 
 def weights_creation(c: Comparison, p: int, side: str, owner: str) -> Creation | None:
@@ -81,4 +85,36 @@ def _the_one(c: Comparison, side: str, uf: Frame | None, owner: str) -> Creation
     return hits[0] if len(hits) == 1 else None
 
 
-__all__ = ["weights_creation"]
+def penalized_read(c: Comparison, p: int, side: str) -> tuple[list[Frame], str] | None:
+    """For a penalty pair `p` whose line on `side` is the penalty's, run by Keras' `fit`
+    (whose ops carry only the `model.fit` line: the regularizer is called by the trainer,
+    not by the layer): the stack and op name of the step's read of the weight it
+    regularizes — made in that layer's `call`, so its construction, where the regularizer
+    is given, can be found from it. None when the penalty's node or the weight is unknown."""
+    sp = c.training.sp
+    model = c.training.a if side == "a" else c.training.b
+    step = int(c.pairs.step[p])
+    got = (sp.where_a if side == "a" else sp.where_b).get(p - step_offset(c)) if sp else None
+    flow = got[0] if got is not None else None
+    if got is None or flow is None or not 0 <= step < model.n_steps:
+        return None
+    node = got[1]
+    _, _, roles = model.steps[step]
+    h = penalized(flow, node, roles.variables)
+    if h is None:
+        return None
+    logdir = c.a if side == "a" else c.b
+    # of the weight's reads, one a layer's `call` made (the regularizer reads it too)
+    for k in range(min(len(flow), len(flow.name))):
+        if flow.handle[k] != h or flow.op_type[k] not in READS:
+            continue
+        frames = node_frames(logdir, flow, k)
+        if any(f.function == "call" and _LAYERS.search(f.file) for f in frames):
+            return frames, flow.name[k]
+    return None
+
+
+_LAYERS = re.compile(r"[/\\]layers[/\\]")
+
+
+__all__ = ["penalized_read", "weights_creation"]

@@ -43,7 +43,7 @@ from tfdbg_tui.core.compare.creation import (
     statement_lines,
 )
 from tfdbg_tui.core.compare.departed import departed
-from tfdbg_tui.core.compare.layer_weights import weights_creation
+from tfdbg_tui.core.compare.layer_weights import penalized_read, weights_creation
 from tfdbg_tui.core.compare.pairs import DIFFERENT, R_NONFINITE
 from tfdbg_tui.core.compare.result import Comparison
 from tfdbg_tui.core.compare.verdict import step_offset
@@ -181,6 +181,10 @@ def place(c: Comparison, p: int) -> tuple[SideLines, SideLines]:
             name = _where_op(c, p, side)
             if s.stack and name:
                 _layer(s, logdir, where=(s.stack, name))
+            if s.created_by is None and s.line is not None and drives_keras(s.line.code):
+                read = penalized_read(c, p, side)  # fit's penalty: its weight's layer
+                if read is not None:
+                    _layer(s, logdir, where=read)
     elif q == Q_STATE and b.created_by is None and _by_layer(b):
         _layer(b, c.b, always=True)  # from a user's `call`: the building line beside
     elif q == Q_VARIABLE:

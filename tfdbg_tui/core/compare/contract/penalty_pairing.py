@@ -4,8 +4,10 @@ then the total loss.
 When both runs split their loss alike the terms pair in order (`tf.nn.l2_loss` is half the
 sum of squares, `regularizers.l2` the whole: the term's line is shown). When one run adds a
 penalty the other lacks, its total is compared with the other's loss, and the lines shown are
-that penalty's and, on the other side, the read of the first variable it regularizes (the
-layer that lacks its regularizer).
+that penalty's and, on the other side, where that run would add it: the read of the first
+variable it regularizes when a library's layer reads it (the layer that lacks its
+regularizer), else — the user's own variables, a TF1 program's — its loss's computation (a
+penalty term is added to the loss there).
 """
 
 from __future__ import annotations
@@ -46,19 +48,28 @@ def pair_penalties(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunModel
         fa, fb = ma.steps[k][0], mb.steps[k][0]
         if ra.penalties:
             out.where_a[got] = (fa, ra.penalties[0][0])
-            h = _penalized(fa, ra.penalties[0][0], ra.variables)
+            h = penalized(fa, ra.penalties[0][0], ra.variables)
             hb = dict(vp).get(h or "")
             if hb is not None and hb in rb.read:
-                out.where_b[got] = (fb, rb.read[hb][0])
+                out.where_b[got] = (fb, _lacking(fb, rb, rb.read[hb][0]))
         else:
             out.where_b[got] = (fb, rb.penalties[0][0])
-            h = _penalized(fb, rb.penalties[0][0], rb.variables)
+            h = penalized(fb, rb.penalties[0][0], rb.variables)
             ha = {b: a for a, b in vp}.get(h or "")
             if ha is not None and ha in ra.read:
-                out.where_a[got] = (fa, ra.read[ha][0])
+                out.where_a[got] = (fa, _lacking(fa, ra, ra.read[ha][0]))
 
 
-def _penalized(flow: Flow, node: int, variables: list[str]) -> str | None:
+def _lacking(flow: Flow, roles: Roles, read: int) -> int:
+    """The node whose line shows where a run without the other's penalty would add it: the
+    read of the weight when a library's layer reads it (its constructor takes the
+    regularizer), else the loss (see the module docstring)."""
+    if flow.line[read] in flow.library_lines or roles.loss is None:
+        return read
+    return roles.loss[0]
+
+
+def penalized(flow: Flow, node: int, variables: list[str]) -> str | None:
     """The first trained variable (in forward order) a penalty term is computed from."""
     todo: list[int] = [node]
     seen: set[int] = set()

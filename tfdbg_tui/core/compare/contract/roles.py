@@ -37,7 +37,6 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     BWD,
     FORWARD,
     FWD,
-    LOSS,
     METRIC,
     READS,
     UPDATES,
@@ -61,6 +60,7 @@ from tfdbg_tui.core.compare.contract.layer_groups import (
     unit_outputs,
 )
 from tfdbg_tui.core.compare.contract.loops import feeding, loop_results
+from tfdbg_tui.core.compare.contract.loss_node import loss_entry, tape_target
 from tfdbg_tui.core.compare.contract.model_output import loss_side, step_data
 from tfdbg_tui.core.compare.contract.reads import GATHER, rows_read, value_uses, whole_reads
 from tfdbg_tui.core.compare.contract.tape_anchors import anchored_gradients
@@ -165,6 +165,8 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
                  and flow.phase[k] in FORWARD and bool(traced[k, 0]) for k in range(n)]
     best = _loss_node(flow, deps, depth, traced, sig,
                       frozenset(flow.handle[k] or "" for k in range(n) if step_read[k]))
+    if best is None:  # the forward dataflow is cut: what the tape differentiates
+        best = tape_target(flow, deps, depth, traced, sig, consumers)
     to_loss = feeding(flow, best[1]) if best is not None else np.ones(n, bool)
     has_feeding = {flow.handle[k] for k in range(n) if step_read[k] and to_loss[k]}
     first_use: dict[str, tuple[int, int]] = {}
@@ -302,11 +304,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
                            for (_, (_, _, k)), kind in zip(ordered, roles.layer_kinds,
                                                            strict=True)]
     if roles.layers and roles.loss is not None:  # where the loss function starts
-        last = roles.layers[-1][1][0]
-        uses = [c for c in consumers[last] if flow.phase[c] in FORWARD
-                and flow.op_type[c] not in SHAPE_ONLY]
-        uses.sort(key=lambda c: (flow.phase[c] != LOSS, c))
-        roles.loss_entry = uses[0] if uses else None
+        roles.loss_entry = loss_entry(flow, roles.layers[-1][1][0], consumers)
     _split_loss(flow, roles, deps, traced)
     return roles
 
