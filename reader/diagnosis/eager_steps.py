@@ -73,19 +73,24 @@ def eager_steps(logdir: DebugLogdir, max_eager: int) -> TrainingSteps | None:
     n_made = int(np.count_nonzero(np.isin(kind_col, np.flatnonzero(np.isin(kind_types,
                                                                            made_ids)))))
     writing = _writing_graphs(logdir)
-    if n_writes <= n_made and not writing:
+    eager_updates = n_writes > n_made
+    if not eager_updates and not writing:
         return None
-    if n > max_eager:
+    if n > max_eager:  # (said only of a run that updates eagerly, as before)
         return no_steps(logdir, (f"{n:,} eager executions: too many to find training steps "
-                                 f"in (at most {max_eager:,} are read)",))
-    types = np.asarray(e.op_type[np.arange(n)])
-    per = _updates(logdir, types, write_ids, made_ids)
+                                 f"in (at most {max_eager:,} are read)",)) \
+            if eager_updates else None
+    per: dict[int, list[int]] = {}
     if writing:  # a graph's calls: handles are tensor ids (≥ 0), a graph's key is below 0
         graph_col = np.asarray(e.graph_id[np.arange(n)])
         for sid in writing:
             calls = np.flatnonzero(graph_col == sid).tolist()
             if calls:
                 per[-1 - sid] = calls
+    if not per and not eager_updates:
+        return None
+    types = np.asarray(e.op_type[np.arange(n)])
+    per.update(_updates(logdir, types, write_ids, made_ids))
     if not per:
         return None
     m = Counter(len(v) for v in per.values()).most_common(1)[0][0]
