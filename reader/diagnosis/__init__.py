@@ -19,6 +19,7 @@ from typing import ParamSpec, TypeVar
 
 from reader.diagnosis.conclude import conclude
 from reader.diagnosis.explain import In
+from reader.diagnosis.explain.common import then
 from reader.diagnosis.index import Health, Ref, diag_index
 from reader.diagnosis.result import Diagnosis, InputHealth
 from reader.diagnosis.trail import (
@@ -142,7 +143,7 @@ def diagnose(logdir: DebugLogdir, kind: int, index: int, slot: int = 0) -> Diagn
         uf = logdir.user_frame(frames)
         ins = [in_of(walker, lk, True) for lk in trail.links]
         for text in trail.inferred:  # an unrecorded Identity crossed on the way: said so
-            verdict.explanation = verdict.explanation.rstrip() + " " + text
+            verdict.explanation = then(verdict.explanation, text)
             verdict.notes.append(text)
         for e, n in sorted(walker.unexamined.items()):
             verdict.explanation += (f" Eager #{e} lists {n:,} inputs: only the first "

@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from reader.diagnosis.calls import call_graph, singular_candidates
+from reader.diagnosis.explain.common import then
 from reader.diagnosis.gradients import is_gradient_name
 from reader.diagnosis.index import DiagIndex, Ref
 from reader.diagnosis.places import Place, graph_display_name
@@ -185,10 +186,7 @@ def with_backward(forward: Diagnosis, backward: list[Diagnosis], step: int | Non
             f"({'; '.join(parts)}{more}) {'is' if one else 'are'} also non-finite: "
             f"{_first_sentence(backward[0].explanation)} "
             "One bug: fixing this line fixes both.")
-    base = forward.explanation.rstrip()
-    if not base.endswith((".", "!", "?")):  # a story may end without its stop (divergence's)
-        base += "."
-    return replace(forward, explanation=base + " " + text)
+    return replace(forward, explanation=then(forward.explanation, text))
 
 
 def _first_sentence(text: str) -> str:

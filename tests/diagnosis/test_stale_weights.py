@@ -186,3 +186,36 @@ def test_an_alert_of_the_gradient_names_the_incident_it_is_printed_under(
     assert "Incident 1 of 1: Log " in out, out
     assert "incident 1 (above): Log — at its gradient Reciprocal" in out, out
     assert "incident 1 (above): Reciprocal" not in out, out
+
+
+def test_a_kernel_fit_wrote_nan_and_an_eager_op_read_is_the_bad_batch(
+        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    """tests/programs/fit_then_read_program.py: fit's compiled step writes the NaN of the
+    bad batch (step 2) into the kernel, nested (one_step_on_data, called by
+    multi_step_on_iterator); an eager `probe * kernel` after fit reads it unrecorded. One
+    incident, at step 2; the read's path names the write in one_step_on_data; and the
+    inferred hop's sentence follows the origin's explanation after a stop (a held-out check
+    of issue 31 read "…drop such elements with dataset.filter) Mul:0 (eager #56) read …")."""
+    import re
+
+    program = PROGRAMS / "fit_then_read_program.py"
+
+    def build(d: Path) -> str:
+        status, output = run_program([program, d, "2"])
+        if status != 0:
+            pytest.fail(f"fit_then_read_program failed ({status}):\n{output[-3000:]}")
+        return str(d)
+
+    rep = _report(build_once(shared_root(tmp_path_factory), "fit-then-read", build), capsys)
+    incidents = rep["incidents"]
+    assert [i["step"] for i in incidents] == [2], incidents
+    assert incidents[0]["alerts"] == rep["alerts"]["total"]
+    lines = program.read_text().splitlines()
+    read_line = next(k + 1 for k, t in enumerate(lines) if t.rstrip().endswith("# READ kernel"))
+    read = next(a for a in rep["first_alerts"] if a["kind"] == "eager"
+                and (a["user_frame"] or {}).get("line") == read_line and a["op_type"] == "Mul")
+    assert read["incident"] == incidents[0]["number"], read
+    path = read["diagnosis"]["path"]
+    assert any("not recorded" in p and "in one_step_on_data" in p for p in path), path
+    text = read["diagnosis"]["explanation"]
+    assert re.search(r"[.!?] Mul:0 \(eager #\d+\) read tensor", text), text

@@ -36,6 +36,15 @@ class In:
     note: str = ""
 
 
+def then(text: str, more: str) -> str:
+    """`more` as the next sentence after `text`, with the stop `text` may lack (some stories
+    end on a parenthesis or a clause: "…or drop such elements with dataset.filter)")."""
+    text = text.rstrip()
+    if text and not text.endswith((".", "!", "?")):
+        text += "."
+    return f"{text} {more}" if text else more
+
+
 def plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else (plural or word + 's')}"
 
