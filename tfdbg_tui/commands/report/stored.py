@@ -188,7 +188,7 @@ def current(target: str, logdir: Any, where: str, limit: int) -> dict[str, Any]:
         model = json.loads(body)
     except (ValueError, UnicodeDecodeError, RecursionError):
         raise Stale("damaged (not JSON)") from None
-    if _depth(model) > MAX_DEPTH:
+    if nesting(model) > MAX_DEPTH:
         raise Stale("damaged (nested too deep)")
     if (not isinstance(model, dict) or list(model) != list(SHAPE)
             or not all(isinstance(model[k], t) for k, t in SHAPE.items())
@@ -201,7 +201,7 @@ def current(target: str, logdir: Any, where: str, limit: int) -> dict[str, Any]:
     return model
 
 
-def _depth(obj: Any) -> int:
+def nesting(obj: Any) -> int:
     """How deep lists and dicts nest in `obj` (the renderings recurse that deep)."""
     deepest, todo = 0, [(obj, 1)]
     while todo:

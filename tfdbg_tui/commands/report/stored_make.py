@@ -21,12 +21,14 @@ from tfdbg_tui.commands.report.stored import (
     DEFAULT_LIMIT,
     FORMAT,
     LIMIT,
+    MAX_DEPTH,
     Stale,
     check_bytes,
     code_files,
     current,
     listed,
     name_for,
+    nesting,
     report_stamp,
     source_of,
 )
@@ -132,7 +134,8 @@ def _make(logdir: Any, header: dict[str, Any], where: str) -> bytes | str:
         body = json.dumps(model, allow_nan=True).encode()
     except (TypeError, ValueError) as exc:
         return f"the report is not JSON ({exc})"
-    if len(body) > LIMIT // 2 or not _same(json.loads(body), model):
+    if (len(body) > LIMIT // 2 or nesting(model) > MAX_DEPTH
+            or not _same(json.loads(body), model)):
         return "the report does not come back the same from JSON"
     from tfdbg_tui.commands.report.text import render_report
 
