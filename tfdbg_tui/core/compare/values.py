@@ -21,7 +21,7 @@ breaks the tolerance most (or of the first NaN/∞ mismatch when only those brea
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -29,7 +29,7 @@ from reader import GRAPH, DebugLogdir, ReaderError
 from reader.index.health import shape_from_vector
 from reader.io.tensors import FLOAT_DTYPES, TensorValue
 from reader.modes import FULL_HEALTH, FULL_TENSOR, SHAPE
-from tfdbg_tui.core.compare.contract.quantities import Q_LAYER
+from tfdbg_tui.core.compare.contract.quantities import Q_APPLIED, Q_GRADIENT, Q_LAYER
 from tfdbg_tui.core.compare.pairs import (
     DIFFERENT,
     EQUAL,
@@ -53,6 +53,8 @@ class Tolerance:
     rtol: float = 1e-7
     atol: float = 0.0
     tight_steps: int = 0
+    # a floor under each element's |b| besides its tensor's rms (`gradient_scale`; 0: none)
+    scale: float = 0.0
 
     def for_step(self, step: int) -> Tolerance:
         """The tolerance in effect at training step `step` (-1: outside any step)."""
@@ -158,7 +160,7 @@ def compare_values(va: TensorValue, vb: TensorValue, tol: Tolerance) -> Outcome:
     with np.errstate(invalid="ignore", over="ignore"):
         diff = np.abs(x - y)
         finite = np.isfinite(x) & np.isfinite(y)
-        allowed = tol.atol + tol.rtol * np.maximum(np.abs(y), _rms(y[finite]))
+        allowed = tol.atol + tol.rtol * np.maximum(np.abs(y), max(_rms(y[finite]), tol.scale))
         # an infinity is close only to itself (rtol·∞ would otherwise let −∞ match +∞)
         close = np.where(finite, diff <= allowed, x == y) | (np.isnan(x) & np.isnan(y))
         fd = diff[finite]
@@ -260,6 +262,61 @@ def record_checks(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, todo: np.ndarray
         if got.reason != R_NONE and pairs.reason[p] == R_NONE:
             pairs.reason[p] = got.reason
         pairs.status[p] = EQUAL if pairs.reason[p] == R_NONE else DIFFERENT
+    _gradients_at_their_scale(ra, rb, pairs, todo, tol)
+
+
+_GRADIENTS = (Q_GRADIENT, Q_APPLIED)
+
+
+def _gradients_at_their_scale(ra: RecordReader, rb: RecordReader, pairs: Pairs,
+                              todo: np.ndarray, tol: Tolerance) -> None:
+    """Judge a gradient found different again at the scale of its step's gradients. A
+    gradient is a sum over the batch of the terms backprop multiplies; where they cancel, an
+    element — or a whole one-element gradient, a bias of one unit — is near zero, and a
+    difference of the weights within the tolerance, propagated through the terms, is far
+    above rtol of its own size (an equivalent eager Adam pair: out/bias's gradient, the sum
+    of eight terms up to 0.4, cancels to −2.4e-4 and differs by 1.7e-6 at step 1, every
+    update agreeing). The rms of all of B's gradients of the step (pooled over their
+    elements) is then a floor under each element's scale: a real mistake — a scaled loss, a
+    missing term, other clipping — moves a gradient by far more than rtol of that."""
+    sel = [p for p in todo.tolist() if int(pairs.quantity[p]) in _GRADIENTS
+           and pairs.status[p] != SKIPPED] if len(pairs.quantity) else []
+    bad = [p for p in sel if pairs.status[p] == DIFFERENT and pairs.reason[p] == R_VALUES]
+    if not bad:
+        return
+    parts: dict[int, list[tuple[float, int]]] = {}  # step → (rms, size) of B's gradients
+    for p in sel:
+        try:
+            tv = rb.tensor(int(pairs.kind_b[p]), int(pairs.b_row[p]))
+        except ReaderError:
+            continue
+        if tv is not None and tv.dtype in FLOAT_DTYPES and tv.values.size:
+            v = tv.values.reshape(-1).astype(np.float64)
+            parts.setdefault(int(pairs.step[p]), []).append((_rms(v[np.isfinite(v)]), v.size))
+    for p in bad:
+        step = int(pairs.step[p])
+        t = tol.for_step(step)
+        scale = gradient_scale(parts.get(step, []))
+        if not t.rtol or not scale:
+            continue
+        try:
+            got = compare_records(ra, rb, int(pairs.kind[p]), int(pairs.a_row[p]),
+                                  int(pairs.b_row[p]), replace(t, scale=scale),
+                                  int(pairs.kind_b[p]))
+        except ReaderError:
+            continue
+        if got.reason == R_NONE:
+            pairs.status[p], pairs.reason[p] = EQUAL, R_NONE
+
+
+def gradient_scale(parts: list[tuple[float, int]]) -> float:
+    """The rms of tensors pooled over their elements, from each one's (rms, size) —
+    computed relative to the largest rms, so that squares of big values do not overflow."""
+    top = max((r for r, _ in parts), default=0.0)
+    n = sum(size for _, size in parts)
+    if not top or not n or not np.isfinite(top):
+        return 0.0
+    return top * float(np.sqrt(sum(size * (r / top) ** 2 for r, size in parts) / n))
 
 
 def _relaid(ra: RecordReader, rb: RecordReader, pairs: Pairs, p: int,
