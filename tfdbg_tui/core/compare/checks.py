@@ -163,7 +163,9 @@ def _judge_block(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, kinds: tuple[int,
     todo = np.zeros(len(sel), bool)
     reason = np.zeros(len(sel), np.int8)
     kind, kind_b = kinds
-    same = same_summaries(a, b, kind, pairs.a_row[sel], pairs.b_row[sel], pool, scratch,
+    first = run_start(sel)  # pairs of one kind are one run of ids: slices, not gathers
+    at: slice | np.ndarray = slice(first, first + len(sel)) if first >= 0 else sel
+    same = same_summaries(a, b, kind, pairs.a_row[at], pairs.b_row[at], pool, scratch,
                           kind_b)
     rest = np.flatnonzero(~same)
     if len(rest):
@@ -178,8 +180,8 @@ def _judge_block(a: DebugLogdir, b: DebugLogdir, pairs: Pairs, kinds: tuple[int,
         reason[rest] = why
         both_ft = (ca["mode"] == FULL_TENSOR) & (cb["mode"] == FULL_TENSOR)
         todo[rest] = needs_records(ca["mode"], cb["mode"]) & ((why == R_NONE) | both_ft)
-    pairs.reason[sel] = reason
-    pairs.status[sel] = np.where(reason != R_NONE, DIFFERENT, 0)
+    pairs.reason[at] = reason
+    pairs.status[at] = np.where(reason != R_NONE, DIFFERENT, 0)
     return todo
 
 

@@ -24,17 +24,26 @@ from tfdbg_tui.core.compare.seqalign import Budget, align
 Rows = tuple[np.ndarray, np.ndarray, np.ndarray]  # rows of A, rows of B, how
 
 
+def _kind_tensors(ops: OpTable) -> np.ndarray | None:
+    """Per trace kind, its rows' tensor number (see `_row_tensors`; -1 also for a kind no row
+    has); None when the traces have no kinds."""
+    if ops.row_kind is None or ops.kind_op is None or ops.kind_slot is None:
+        return None
+    op = ops.kind_op
+    has = op >= 0  # kinds no row has: -1, never looked up
+    op = np.where(has, op, 0)
+    slot = ops.kind_slot.astype(np.int64)
+    n_out = np.diff(ops.first_tensor)[op]
+    return np.where(has & (slot >= 0) & (slot < n_out), ops.first_tensor[op] + slot, -1)
+
+
 def _row_tensors(logdir: DebugLogdir, ops: OpTable) -> np.ndarray:
     """Each trace row's tensor number (its op's first tensor + its slot), -1 for a slot past
     its op's outputs (unpaired). With kinds, worked out per kind and looked up once per row
     (a row's op and slot are its kind's): one row-sized array, not six."""
-    if ops.row_kind is not None and ops.kind_op is not None and ops.kind_slot is not None:
-        op = ops.kind_op
-        has = op >= 0  # kinds no row has: -1, never looked up
-        op = np.where(has, op, 0)
-        slot = ops.kind_slot.astype(np.int64)
-        n_out = np.diff(ops.first_tensor)[op]
-        per_kind = np.where(has & (slot >= 0) & (slot < n_out), ops.first_tensor[op] + slot, -1)
+    per_kind = _kind_tensors(ops)
+    if per_kind is not None:
+        assert ops.row_kind is not None
         return per_kind[ops.row_kind]
     slot = logdir.traces.slot.astype(np.int64)
     n_out = np.diff(ops.first_tensor)[ops.row_op]  # a slot past its op's outputs: unpaired
@@ -63,6 +72,9 @@ def graph_rows(a: DebugLogdir, b: DebugLogdir, ops_a: OpTable, ops_b: OpTable,
         return empty, empty, empty
     pa, pb = np.asarray(tensors.a, np.int64), np.asarray(tensors.b, np.int64)
     how = np.asarray(tensors.how, np.int8)
+    same = _same_kinds(ops_a, ops_b, pa, pb, how)
+    if same is not None:
+        return same
     ta, tb = _row_tensors(a, ops_a), _row_tensors(b, ops_b)
     same = _same_sequence(ta, tb, pa, pb, how, ops_a.n_tensors)
     if same is not None:
@@ -91,6 +103,34 @@ def _same_sequence(ta: np.ndarray, tb: np.ndarray, pa: np.ndarray, pb: np.ndarra
     how_of[pa] = how
     rows = np.arange(len(ta), dtype=np.int64)
     return rows, rows.copy(), how_of[ta]
+
+
+def _same_kinds(ops_a: OpTable, ops_b: OpTable, pa: np.ndarray, pb: np.ndarray,
+                how: np.ndarray) -> Rows | None:
+    """`_same_sequence` decided over kinds, when both runs' rows have the same kinds in the
+    same order (one program twice, indexed alike): row i's tensors pair exactly when each
+    kind's tensor in A pairs with that kind's in B, so thousands of kinds are checked
+    instead of millions of rows (and no row-sized tensor numbers are made). None when it
+    cannot tell: `_same_sequence` then asks row by row."""
+    ka, kb = ops_a.row_kind, ops_b.row_kind
+    tka, tkb = _kind_tensors(ops_a), _kind_tensors(ops_b)
+    if (ka is None or kb is None or tka is None or tkb is None or ops_a.kind_op is None
+            or len(ka) != len(kb) or not len(ka) or len(tka) != len(tkb)
+            or not np.array_equal(ka, kb)):
+        return None
+    used = ops_a.kind_op >= 0  # the kinds rows have (B's rows have the same kinds)
+    if (tka[used] < 0).any():
+        return None
+    if np.bincount(pa).max() > 1 or np.bincount(pb).max() > 1:
+        return None
+    partner = np.full(ops_a.n_tensors, -1, np.int64)
+    partner[pa] = pb
+    if not np.array_equal(partner[tka[used]], tkb[used]):
+        return None
+    how_of = np.zeros(ops_a.n_tensors, np.int8)
+    how_of[pa] = how
+    rows = np.arange(len(ka), dtype=np.int64)
+    return rows, rows.copy(), how_of[np.where(used, tka, 0)][ka]
 
 
 def _timeline_tokens(logdir: DebugLogdir, graph_key: dict[str, str],
