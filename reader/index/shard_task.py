@@ -107,10 +107,11 @@ def index_task(path: str, run_id: str, fs: FileSet, where: str, expected_source:
 def _ended_by_sigterm() -> Iterator[None]:
     """In a worker process of `tfdbg-tui index` (one of a local pool: a child, running the
     task in its main thread), SIGTERM — which the command sends its workers when it is
-    itself ended by one — unwinds the task (a shard being written: its temporary removed),
-    then ends the worker at once with status 143 (no further task). In a Dask worker (the
-    task in a thread of its own) see `_dask_worker_terminated`; in the command's own process
-    nothing changes."""
+    itself ended by one, and the kernel when it is killed (`die_with_parent`) — removes the
+    shard temporary being written and ends the worker at once with status 143 (no further
+    task; `reader.io.lifeline.ended_by_signal`: no exception a library could swallow). In a
+    Dask worker (the task in a thread of its own) see `_dask_worker_terminated`; in the
+    command's own process nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         _dask_worker_terminated()
         yield
@@ -118,15 +119,11 @@ def _ended_by_sigterm() -> Iterator[None]:
     if multiprocessing.parent_process() is None:
         yield
         return
+    from reader.io.lifeline import ended_by_signal
 
-    def end(signum: int, _frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    old = signal.signal(signal.SIGTERM, end)
+    old = signal.signal(signal.SIGTERM, ended_by_signal)
     try:
         yield
-    except SystemExit:
-        os._exit(128 + signal.SIGTERM)
     finally:
         signal.signal(signal.SIGTERM, old)
 

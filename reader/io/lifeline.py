@@ -35,17 +35,36 @@ _PR_SET_PDEATHSIG = 1
 _REAP = 'cat >/dev/null; rm -rf -- "$1"'
 
 
-def die_with_parent(parent: int) -> None:
-    """In a child process: be killed when the thread that started it ends; end now if the
-    parent (pid `parent`) is gone already."""
+def die_with_parent(parent: int, signum: int = signal.SIGKILL) -> None:
+    """In a child process: be sent `signum` (SIGKILL unless told) when the thread that
+    started it ends; end now if the parent (pid `parent`) is gone already. `index`'s workers
+    take SIGTERM, handled by `ended_by_signal`: a shard being written into a folder of the
+    user's has its temporary removed even after a SIGKILL of the command — a SIGKILL of the
+    worker itself would leave it there for good."""
+    if signum != signal.SIGKILL:
+        # the signal ends the worker at once, wherever it is, after removing what it was
+        # writing: not the handler a fork inherited from the command (raising SystemExit,
+        # which the pool's `except BaseException` around a task takes for the task's
+        # error — the worker then waited for its next task for ever, its parent gone)
+        signal.signal(signum, ended_by_signal)
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0)
         except (OSError, AttributeError):
             pass
     if os.getppid() != parent:
         os._exit(1)
+
+
+def ended_by_signal(signum: int, _frame: object) -> None:
+    """A worker's handler of an ending signal: remove the temporaries this process is
+    writing (`reader.io.safewrite`), then end now with status 128 + signum — no exception
+    that code on the way could catch and carry on from."""
+    from reader.io.safewrite import remove_live_temporaries
+
+    remove_live_temporaries()
+    os._exit(128 + signum)
 
 
 def worker_pool() -> Any:

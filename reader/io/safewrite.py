@@ -25,6 +25,7 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import signal
 import stat
 from collections.abc import Callable, Sequence
 from typing import BinaryIO
@@ -37,6 +38,21 @@ _TRIES = 64  # random temporary names tried before giving up (each taken one: an
 # this process's temporaries not yet renamed or removed: (folder descriptor, name) — what a
 # signal handler removes when the process is ended mid-write (`remove_live_temporaries`)
 _LIVE: dict[tuple[int, str], None] = {}
+
+
+_ENDING = {signal.SIGTERM, signal.SIGHUP, signal.SIGINT}
+
+
+def _hold_signals() -> set[int | signal.Signals] | None:
+    try:
+        return signal.pthread_sigmask(signal.SIG_BLOCK, _ENDING)
+    except (OSError, ValueError, AttributeError):  # (not POSIX)
+        return None
+
+
+def _release_signals(held: set[int | signal.Signals] | None) -> None:
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def remove_live_temporaries() -> None:
@@ -126,11 +142,16 @@ def create_temporary(dir_fd: int, name: str, mode: int = 0o644) -> tuple[int, st
     tried instead."""
     for _ in range(_TRIES):
         tmp = f".{name[:80]}.tmp-{secrets.token_hex(8)}"
+        # made and noted with the ending signals held: a handler that removes this
+        # process's temporaries (`remove_live_temporaries`) never runs in between
+        held = _hold_signals()
         try:
             fd = os.open(tmp, _NEW, mode, dir_fd=dir_fd)
+            _LIVE[(dir_fd, tmp)] = None  # (dropped by write_new / Replacement when done)
         except FileExistsError:
             continue
-        _LIVE[(dir_fd, tmp)] = None  # (dropped by write_new / Replacement when done)
+        finally:
+            _release_signals(held)
         return fd, tmp
     raise FileExistsError(errno.EEXIST, f"no free temporary name beside {name}")
 

@@ -99,8 +99,10 @@ def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
     ctx = worker_context(start_method())
     pool_of = worker_pool()  # a ProcessPoolExecutor whose calls Ctrl-C never cuts in half
     broken = []
+    # SIGTERM, not SIGKILL, when this process dies (a SIGKILL too): the worker removes the
+    # shard temporary it was writing, then ends (`reader.io.lifeline.ended_by_signal`)
     with pool_of(max_workers=workers, mp_context=ctx, initializer=die_with_parent,
-                 initargs=(os.getpid(),)) as pool:
+                 initargs=(os.getpid(), signal.SIGTERM)) as pool:
         try:
             futures = {pool.submit(index_task, *job): job for job in jobs}
             for fut in as_completed(futures):
@@ -115,7 +117,7 @@ def _local(jobs: list[tuple[Any, ...]], workers: int) -> Iterator[TaskResult]:
             raise
     for job in broken:
         with pool_of(max_workers=1, mp_context=ctx, initializer=die_with_parent,
-                     initargs=(os.getpid(),)) as pool:
+                     initargs=(os.getpid(), signal.SIGTERM)) as pool:
             try:
                 yield pool.submit(index_task, *job).result()
             except BrokenProcessPool:
