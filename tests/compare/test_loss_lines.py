@@ -4,6 +4,8 @@ EXPECTATIONS.md, proven with numpy by its verify.py; written before the tool was
 - An eager Keras step whose recorded forward dataflow is cut (a `tf.custom_gradient`
   activation: TensorFlow does not record the eager Identity it passes its result through)
   still has a loss: the one its gradient tape differentiates.
+  Its layers are compared too: the Identity is inferred from the eager tensor ids
+  (`contract/eager_identity`), so the forward pass is whole again.
 - A TF1 prediction reshaped on its own line before the loss reads it: the loss's line is the
   loss's (`huber_loss`), not the reshape's.
 - A penalty only B's `fit` adds: B's line is the layer carrying the regularizer, not
@@ -89,3 +91,12 @@ def test_a_penalty_fit_adds_is_shown_at_its_layer(runs: dict[str, str]) -> None:
     (fa, la), (fb, lb) = _lines(r)
     assert fa == TF1.name and la in _marked(TF1, "AT:loss"), (fa, la)
     assert fb == KERAS.name and lb in _marked(KERAS, "BUG:penalty"), (fb, lb)
+
+
+def test_the_layer_behind_a_custom_gradient_is_compared(runs: dict[str, str]) -> None:
+    """The eager Identity a custom gradient adds is inferred from the tensor ids: both layer
+    outputs (A's softplus and prediction; B's custom softplus and Dense) are compared at every
+    step, and equal — the softplus was left out while the forward pass was cut there."""
+    code, r = _diff(runs, "same_eager")
+    assert code == 0, r["verdict_text"]
+    assert _per_step(r, "layer_output") == {k: (2, 0) for k in range(3)}, r["steps"]

@@ -28,6 +28,7 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     Frames,
     training_update,
 )
+from tfdbg_tui.core.compare.contract.eager_identity import identity_links
 from tfdbg_tui.core.compare.contract.variable_kinds import state_handles, trained_handles
 
 
@@ -52,12 +53,14 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str],
     records = [logdir.read_execution(i) for i in range(limit)]
     whole = Flow(EAGER)
     producer: dict[int, tuple[int, int]] = {}
+    phases = [frames.phase(r.stack_frame_ids) for r in records]
+    # a forward input no recorded op made: an unrecorded Identity's (a custom gradient's)
+    copies = identity_links(records, phases)
     for i, r in enumerate(records):
-        ins = [producer.get(tid, (-1, 0)) for tid in r.input_tensor_ids]
+        ins = [producer.get(tid, copies.get(tid, (-1, 0))) for tid in r.input_tensor_ids]
         handle = (f"id:{r.input_tensor_ids[0]}" if (r.op_type in READS or r.op_type in UPDATES)
                   and r.input_tensor_ids else None)
-        whole.add(r.op_type, "", ins, handle, frames.phase(r.stack_frame_ids),
-                  frames.line(r.stack_frame_ids))
+        whole.add(r.op_type, "", ins, handle, phases[i], frames.line(r.stack_frame_ids))
         for s, tid in enumerate(r.output_tensor_ids):
             producer[tid] = (i, s)
     first = np.asarray(e.first_output, np.int64)
