@@ -48,6 +48,25 @@ def called_graph_name(op_type: str) -> str | None:
     return None
 
 
+def function_label(op_type: str) -> str:
+    """The name a user gave the tf.function an execution's op type calls, for people to read.
+
+    Why: TensorFlow records a call as its mangled graph name (`__inference_train_step_1234`),
+    the same prefix on every row, so a list cut to fit showed "__inference_…" for every call.
+    `__inference_train_step_12` → `train_step`; `__forward_f_12` → `f (forward)`;
+    `__inference___backward_f_7_13` → `f (backward)`; a primitive op (`MatMul`) unchanged.
+    The full name stays in the JSON and the inspector (it tells two traces of one apart).
+    """
+    base = called_graph_name(op_type)
+    if base is None:
+        return op_type
+    if base.startswith(_BACKWARD):
+        return f"{_UID.sub('', base[len(_BACKWARD):]) or base} (backward)"
+    if op_type.startswith(_FORWARD):
+        return f"{base} (forward)"
+    return base
+
+
 def is_function_call(op_type: str) -> bool:
     """True when an execution's op type names a tf.function (not a primitive op)."""
     return op_type.startswith((_FORWARD, _INFERENCE, _BACKWARD))

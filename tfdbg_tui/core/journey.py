@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reader import Alerts, DebugLogdir
+from reader.diagnosis.functions import function_label
 from reader.diagnosis.incidents import Incidents, find_incidents
 from reader.diagnosis.losses import StepLosses, step_losses
 from reader.diagnosis.step_model import TrainingSteps
@@ -70,7 +71,7 @@ class Journey:
         parts = []
         for inc in items[:3]:
             where = f"step {inc.step}, " if inc.step is not None else ""
-            parts.append(f"{inc.origin_name} ({where}{inc.alerts:,} alert"
+            parts.append(f"{function_label(inc.origin_name)} ({where}{inc.alerts:,} alert"
                          f"{'' if inc.alerts == 1 else 's'})")
         more = f", +{len(items) - 3} more" if len(items) > 3 else ""
         n = len(items)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, cast
 from textual.timer import Timer
 
 from reader import EAGER, GRAPH, ReaderError
+from reader.diagnosis.functions import function_label
 from reader.index.frames import Frame
 from tfdbg_tui.core.journey import enclosing_call
 from tfdbg_tui.core.textutil import lit
@@ -136,7 +137,7 @@ class Following:
             self._s.notify(lit(str(exc)), severity="error", markup=False)
             return
         frames = logdir.stack(record.stack_frame_ids)
-        frame = self._s.stack.show_frames(frames, f"ran {record.op_type}")
+        frame = self._s.stack.show_frames(frames, f"ran {function_label(record.op_type)}")
         self._show_source(self._s.fix_or(EAGER, index, frame))
 
     def _show_source(self, frame: Frame | None) -> None:

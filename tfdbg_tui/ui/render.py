@@ -12,6 +12,7 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from reader import EAGER, DebugLogdir
+from reader.diagnosis.functions import function_label
 from reader.diagnosis.incidents import Incident
 from reader.index.schema import HealthRow
 from reader.io.tensors import dtype_name
@@ -120,8 +121,8 @@ def name_room(name_w: int, room: int) -> int:
 
 def execution_row(logdir: DebugLogdir, i: int, width: int, n_rows: int,
                   n_outputs: int, bad: bool, host: str = "") -> Text:
-    """One Timeline row: index, op type (or tf.function), outputs' health, and the host
-    when the run has several (their timelines are merged in wall-time order)."""
+    """One Timeline row: index, op type (or the tf.function's own name), outputs' health,
+    and the host when the run has several (their timelines are merged in wall-time order)."""
     ex = logdir.execution(i)
     idx_w = max(2, len(str(max(n_rows - 1, 0))))
     is_call = ex.graph_id is not None
@@ -136,7 +137,8 @@ def execution_row(logdir: DebugLogdir, i: int, width: int, n_rows: int,
     name_w = name_room(name_w, width - idx_w - 3 - health.cell_len - cell_len(after))
     row = Text(no_wrap=True, end="")
     row.append(f" {i:>{idx_w}} ", WARN if bad else DIM)
-    row.append(pad(lit(ex.op_type), name_w),
+    # a tf.function call by its user's name (`train_step`), not `__inference_train_step_12`
+    row.append(pad(lit(function_label(ex.op_type)), name_w),
                "bold magenta" if is_call else ("bold" if bad else ""))
     row.append(" ")
     row.append_text(health)
@@ -203,7 +205,7 @@ def incident_row(inc: Incident, total: int, shown: int, collapsed: bool, width: 
     head.append(f"{inc.number}/{total} " if total > 1 else "", MARK_STYLE)
     if inc.step is not None:
         head.append(f"step {inc.step} ", "bold")
-    origin = lit(inc.origin_name)
+    origin = lit(function_label(inc.origin_name))  # a call: `train_step`
     uf = d.origin_user_frame if d is not None else None
     where = f" in {lit(uf.function)}" if uf is not None and uf.function != "<module>" else ""
     s = "" if inc.alerts == 1 else "s"
@@ -240,7 +242,7 @@ def alert_row(logdir: DebugLogdir, number: int, kind: int, index: int, slot: int
     if step is not None:
         row.append(f"s{step} ", "bold")
     if kind == EAGER:
-        op_type = lit(logdir.op_type_of_execution(index))
+        op_type = lit(function_label(logdir.op_type_of_execution(index)))
         name, kind_text, kind_style = f"{op_type}:{slot}", "eager", "magenta"
         h = logdir.tensor_health(EAGER, index, slot)
     else:

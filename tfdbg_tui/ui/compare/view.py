@@ -25,6 +25,7 @@ import numpy as np
 from rich.text import Text
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
+from reader.diagnosis.functions import function_label
 from reader.index.frames import Frame, program_frames, user_frame_index
 from tfdbg_tui.core.compare import (
     DIFFERENT,
@@ -243,7 +244,8 @@ def other_side(view: CompareView, kind: int, index: int) -> OtherSide | str:
     if int(c.pairs.kind_b[p]) == EAGER:  # an eager op (perhaps against a TF1 graph tensor)
         execution = int(b.outputs.execution[row])
         record = b.read_execution(execution)
-        return OtherSide(b.stack(record.stack_frame_ids), f"B: ran {record.op_type}", b)
+        return OtherSide(b.stack(record.stack_frame_ids),
+                         f"B: ran {function_label(record.op_type)}", b)
     op = b.op_of_trace(row)
     return OtherSide(b.op_stack(op) if op is not None else [],
                      f"B: created {b.trace_name(row)}", b)

@@ -25,6 +25,7 @@ from textual.widgets import Static
 
 from reader import GRAPH, Alerts
 from reader.diagnosis import Diagnosis
+from reader.diagnosis.functions import function_label
 from tfdbg_tui.core import model
 from tfdbg_tui.core.recorded import nothing_recorded
 from tfdbg_tui.core.textutil import lit, shorten_parts
@@ -102,14 +103,15 @@ class AlertsPane(AlertRows, AlertDiagnosis, ListPane):
         k = self.selected_incident()
         inc = self._groups.incident(k) if k is not None and self._groups is not None else None
         if inc is not None:
-            out.append(f"Incident {inc.number}: {lit(inc.origin_name)}\n\n", "bold")
+            out.append(f"Incident {inc.number}: {lit(function_label(inc.origin_name))}\n\n",
+                       "bold")
             out.append_text(self.diagnosis_box.text)
             out.append("\n")
         if alert is not None and self.selected is not None:
             kind, index, slot = alert
             logdir = self.state.logdir
             name = (logdir.trace_name(index) if kind == GRAPH
-                    else f"{logdir.op_type_of_execution(index)}:{slot} (eager #{index})")
+                    else _eager_name(logdir.op_type_of_execution(index), slot, index))
             out.append(f"Alert {self.selected + 1}: {lit(name)}\n", "bold")
             j = self.journey()
             if j is not None and j.steps.count:
@@ -316,3 +318,11 @@ class AlertsPane(AlertRows, AlertDiagnosis, ListPane):
         super().on_indexed()
         if self.provisional and self.selected_alert() is not None:
             self._diagnose()
+
+
+def _eager_name(op_type: str, slot: int, index: int) -> str:
+    """An eager alert's tensor in the detail view: a tf.function call by its user's name,
+    with TensorFlow's full name after it (it tells two traces of one function apart)."""
+    label = function_label(op_type)
+    full = f", {op_type}" if label != op_type else ""
+    return f"{label}:{slot} (eager #{index}{full})"

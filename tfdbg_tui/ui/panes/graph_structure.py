@@ -19,6 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.worker import get_current_worker
 
+from reader.diagnosis.functions import function_label
 from reader.diagnosis.index import diag_index
 from reader.index.graphs import Op
 from tfdbg_tui.core import model
@@ -127,7 +128,10 @@ class GraphStructurePane(ListPane):
     def show_execution(self, index: int) -> None:
         """An eager op has no graph; a tf.function call names its graph."""
         ex = self.state.logdir.execution(index)
-        rows = [Row(Text(f"{lit(ex.op_type)}  #{index}", style="bold magenta"))]
+        head = Text(f"{lit(function_label(ex.op_type))}  #{index}", style="bold magenta")
+        if function_label(ex.op_type) != ex.op_type:  # the full name too: retraces differ
+            head.append(f"  {lit(ex.op_type)}", DIM)
+        rows = [Row(head)]
         if ex.graph_id is not None:
             g = self.state.logdir.graph(ex.graph_id)
             name = graph_label(self.state.logdir, ex.graph_id)
