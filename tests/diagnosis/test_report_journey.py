@@ -194,3 +194,37 @@ def test_incident_op_types_count_each_alert_by_its_op(
     for inc in found.items:
         assert dict(inc.op_types) == dict(expected[inc.number])
     assert sum(len(c) for c in expected.values()) > len(expected)  # several op types
+
+
+@pytest.mark.parametrize("kind", ["eager", "function"])
+def test_no_training_steps_text_says_so_in_one_line(
+        make_tf_logdir,  # type: ignore[no-untyped-def]
+        capsys: pytest.CaptureFixture[str], kind: str) -> None:
+    """Programs with no training loop (tf_program.py: eager ops; a tf.function `f` called
+    three times with no gradient nor update): the text says no step was found, once, on one
+    line, as `--json` gives `step: null` (issue 31, held-out check)."""
+    path = make_tf_logdir(kind)
+    rep = run_json([path], capsys)
+    assert rep["steps"]["count"] == 0
+    assert report.main([path]) == 1
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line.startswith("steps ")]
+    assert len(lines) == 1, out
+    assert lines[0].split(None, 1)[1] == ("none found (no Session.run, train_step, "
+                                          "tf.function or fit step)"), lines
+    assert "step 0" not in out and "first NaN/∞ at step" not in out
+
+
+def test_text_report_names_a_tf_function_call_by_its_users_name(
+        make_tf_logdir,  # type: ignore[no-untyped-def]
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The calls of tf_program.py's `f` are alerts of their own: the text names them `f`,
+    not `__inference_f_<uid>`; `--json` keeps TensorFlow's full name."""
+    path = make_tf_logdir("function")
+    rep = run_json([path, "--limit", "20"], capsys)
+    calls = [e for e in rep["first_alerts"] if e["kind"] != "graph"]
+    assert calls and all(e["op_type"].startswith("__inference_f_") for e in calls)
+    assert report.main([path, "--limit", "20"]) == 1
+    out = capsys.readouterr().out
+    assert "__inference" not in out, out
+    assert "f  output 0  eager execution #" in out and "f×3" in out

@@ -16,6 +16,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from reader.diagnosis.functions import function_label
 from reader.diagnosis.unrecorded import HOP
 from reader.diagnosis.unrecorded_reads import HOP_READ
 from tfdbg_tui.commands import output
@@ -104,6 +105,8 @@ def render_report(report: dict[str, Any]) -> list[Any]:
     steps = report.get("steps") or {}
     if steps.get("count"):
         head.add_row("steps", Text(literal(_steps_line(steps, total))))
+    elif "steps" in report:  # looked for, none found: say so (--json gives `step: null`)
+        head.add_row("steps", Text(literal(_no_steps_line(steps))))
     out.append(head)
     out.extend(_strip(steps))
     for inc in incidents:
@@ -115,7 +118,7 @@ def render_report(report: dict[str, Any]) -> list[Any]:
     by_number = {inc.get("number"): inc for inc in incidents}
     for n, entry in enumerate(first, 1):
         line = Text(f"{n:>3}. ")
-        line.append(literal(entry["op_type"]), style="bold")
+        line.append(literal(function_label(entry["op_type"])), style="bold")
         if entry["kind"] == "graph":
             line.append(f"  {literal(entry['op_name'])}:{entry['output_slot']}")
             line.append(f"  graph trace #{entry['index']}", style="dim")
@@ -123,7 +126,9 @@ def render_report(report: dict[str, Any]) -> list[Any]:
                 line.append(f" in {literal(entry['graph_name'])}", style="dim")
         else:
             line.append(f"  output {entry['output_slot']}")
-            line.append(f"  eager execution #{entry['index']}", style="dim")
+            call = function_label(entry["op_type"]) != entry["op_type"]
+            line.append(f"  eager execution #{entry['index']}"
+                        + (" (a tf.function call)" if call else ""), style="dim")
         if entry.get("step") is not None:
             line.append(f"  step {entry['step']}", style="bold")
             form = entry.get("step_form") or ""
@@ -187,10 +192,10 @@ def _key(origin: dict[str, Any]) -> tuple[Any, Any]:
 def _origin_name(origin: dict[str, Any] | None) -> str:
     if not origin:
         return "?"
-    name = origin.get("op_name") or origin.get("op_type") or "?"
+    op_type = function_label(origin.get("op_type") or "?")  # a call: `train_step`
+    name = origin.get("op_name") or op_type
     graph = f" in {origin['graph_name']}" if origin.get("graph_name") else ""
-    return f"{name} ({origin.get('op_type')}){graph}" if name != origin.get("op_type") \
-        else f"{name}{graph}"
+    return f"{name} ({op_type}){graph}" if name != op_type else f"{name}{graph}"
 
 
 def _steps_line(steps: dict[str, Any], total: int) -> str:
@@ -205,6 +210,14 @@ def _steps_line(steps: dict[str, Any], total: int) -> str:
     if total:
         return f"{what}; the first NaN/∞ is outside them"
     return what
+
+
+def _no_steps_line(steps: dict[str, Any]) -> str:
+    """A run whose training steps were not found, in one line: what was looked for, and why
+    not when the search says (an error, or a run too long to search)."""
+    notes = "; ".join(str(n) for n in steps.get("notes") or [])
+    return ("none found (no Session.run, train_step, tf.function or fit step)"
+            + (f"; {notes}" if notes else ""))
 
 
 def _strip(steps: dict[str, Any]) -> list[Any]:
@@ -229,14 +242,14 @@ def _incident(inc: dict[str, Any], n: int) -> list[Any]:
     out: list[Any] = []
     head = Text(f"\nIncident {inc['number']} of {n}: ", style="bold")
     head.append(literal(_origin_name(inc.get("origin")) if inc.get("origin")
-                        else inc.get("origin_op_type") or "?"), style="bold red")
+                        else function_label(inc.get("origin_op_type") or "?")), style="bold red")
     if inc.get("step") is not None:
         head.append(f"  step {inc['step']}", style="bold")
         if inc.get("step_form"):
             head.append(f" ({literal(inc['step_form'])})", style="dim")
     out.append(head)
     ops = inc.get("op_types") or {}
-    top = ", ".join(f"{literal(k)}×{v:,}" for k, v in list(ops.items())[:4])
+    top = ", ".join(f"{literal(function_label(k))}×{v:,}" for k, v in list(ops.items())[:4])
     more = " …" if len(ops) > 4 else ""
     count = inc["alerts"]
     out.append(Hanging(6, f"{count:,} alert{'' if count == 1 else 's'} from alert "
