@@ -9,7 +9,9 @@ Python objects.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +34,25 @@ REASON_NAMES = {R_MISSING: "variable_missing", R_NONE: "equal", R_DTYPE: "dtype"
                 R_UNREADABLE: "unreadable"}
 
 
+class NoLabels(Sequence[str]):
+    """`n` empty labels: what op-by-op pairs have, without a list of a million "" (10 MB
+    of pointers, every page of it written) on the hot path of a diff of two big runs."""
+
+    def __init__(self, n: int) -> None:
+        self._n = n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, slice):
+            return [""] * len(range(*key.indices(self._n)))
+        i = int(key)
+        if not -self._n <= i < self._n:
+            raise IndexError("label index out of range")
+        return ""
+
+
 @dataclass
 class Pairs:
     """Parallel arrays over the pairs; `order` lists pair ids in run A's timeline order."""
@@ -50,7 +71,7 @@ class Pairs:
     kind_b: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))
     step: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # -1: none
     quantity: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # Q_* of steps
-    label: list[str] = field(default_factory=list)  # per pair, what it is ("" for op pairs)
+    label: Sequence[str] = field(default_factory=list)  # per pair, what it is ("" for op pairs)
 
     @classmethod
     def build(cls, kind: np.ndarray, a_row: np.ndarray, b_row: np.ndarray,
@@ -67,7 +88,7 @@ class Pairs:
                    np.full(n, np.nan), np.full(n, np.nan), np.full(n, -1, np.int64),
                    np.arange(n, dtype=np.int64) if order is None else order,
                    kind.copy() if kind_b is None else kind_b.astype(np.int8),
-                   np.full(n, -1, np.int64), np.full(n, 7, np.int8), [""] * n)
+                   np.full(n, -1, np.int64), np.full(n, 7, np.int8), NoLabels(n))
 
     def __len__(self) -> int:
         return len(self.kind)
