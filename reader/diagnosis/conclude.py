@@ -29,6 +29,7 @@ from reader.diagnosis.explain.cause import (
     untraced_gradient,
 )
 from reader.diagnosis.explain.family import UNKNOWN_EXAMPLE
+from reader.diagnosis.functions import function_label
 from reader.diagnosis.gradients import (
     LOSS_SCALING,
     custom_gradient_function,
@@ -149,7 +150,7 @@ def _untraced_call(c: Case) -> Verdict | None:
         return None
     cands = singular_candidates(c.idx, g, c.origin.index)
     if cands or g.name.startswith("__backward_"):
-        text, chosen = untraced_gradient(c.op_type, g.name, c.out, c.ins, cands)
+        text, chosen = untraced_gradient(function_label(c.op_type), g.name, c.out, c.ins, cands)
         if chosen is None:
             return Verdict("gradient", text, None)
         row = c.idx.latest_trace(chosen.forward_graph.graph_id, chosen.forward.op_name, 0,
@@ -161,7 +162,8 @@ def _untraced_call(c: Case) -> Verdict | None:
     if not len(call_traces(c.idx, c.origin.index, g)):
         note = ("no trace of this call was recorded: a circular buffer dropped them (it "
                 "keeps only the last records), or its ops are not instrumented")
-    return Verdict("function", function_call(c.op_type, g.name, c.out, c.ins, note), c.place)
+    text = function_call(function_label(c.op_type), g.name, c.out, c.ins, note)
+    return Verdict("function", text, c.place)
 
 
 def _deliberate(c: Case) -> Verdict | None:

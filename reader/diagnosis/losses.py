@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reader.diagnosis.functions import function_label
 from reader.diagnosis.step_model import EAGER_STEP, TrainingSteps
 from reader.diagnosis.steps import GRADIENT_MARKS, backprop_frames
 from reader.errors import ReaderError
@@ -331,6 +332,6 @@ def _eager_rows(logdir: DebugLogdir, steps: TrainingSteps, n: int) -> tuple[np.n
                 continue
             if _scalar(logdir, EAGER, i) and not (scaling and ran_in(i, scaling)):
                 out[k] = i
-                name = name or f"eager {logdir.op_type_of_execution(i)}"
+                name = name or f"eager {function_label(logdir.op_type_of_execution(i))}"
                 break
     return out, name

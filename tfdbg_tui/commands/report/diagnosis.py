@@ -14,6 +14,7 @@ from typing import Any
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError
 from reader.diagnosis import DiagnosisFailed, diagnose
+from reader.diagnosis.functions import function_label
 from tfdbg_tui.commands.report.journey import KNOWN
 
 
@@ -46,9 +47,12 @@ def human_lines(entry: dict[str, Any]) -> list[str]:
     origin = diag["origin"]
     if (origin["kind"], origin["index"]) != (entry.get("kind"), entry.get("index")):
         where = origin["op_name"] or origin["op_type"]
+        label = function_label(where)  # a call by its user's name, the full one after its #
+        full = f": {where}" if label != where else ""
         graph = f" in {origin['graph_name']}" if origin.get("graph_name") else ""
         device = f" on {origin['device']}" if origin.get("device") else ""
-        lines.append(f"born at: {where} ({origin['kind']} #{origin['index']}){graph}{device}")
+        lines.append(f"born at: {label} ({origin['kind']} #{origin['index']}{full}){graph}"
+                     f"{device}")
         uf = origin.get("user_frame")
         if uf:
             lines.append(f"origin at {uf['file']}:{uf['line']} in {uf['function']}")
