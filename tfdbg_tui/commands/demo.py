@@ -16,6 +16,8 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
+from tfdbg_tui.core.sanitize import error_line, literal
+
 USAGE = """\
 usage: tfdbg-tui demo [--no-open] [--refresh]
 
@@ -34,8 +36,26 @@ def cache_dir() -> str:
 
 
 def _fail(message: str) -> int:
-    print(f"tfdbg-tui: error: {message}", file=sys.stderr)
+    print(error_line("tfdbg-tui: error", message), file=sys.stderr)
     return 2
+
+
+def _mark_complete(marker: str) -> None:
+    """Write the marker through a temporary of its own renamed over it: a symlink planted at
+    its fixed name (a cache folder others can write to) is replaced, never written through —
+    `open(marker, "w")` created a file wherever a dangling link there pointed."""
+    from reader.io.safewrite import Replacement, open_folder
+
+    dfd = open_folder(os.path.dirname(marker), [])
+    try:
+        new = Replacement(dfd, os.path.basename(marker))
+        try:
+            os.write(new.fd, (DEMO_STEPS + "\n").encode())
+            new.commit()
+        finally:
+            new.discard()
+    finally:
+        os.close(dfd)
 
 
 # TensorFlow's C++ start-up chatter, written before its log level is read (so
@@ -65,7 +85,8 @@ def record(logdir: str) -> int:
                     sys.stderr.flush()
             return child.wait()
     except OSError as exc:
-        print(f"tfdbg-tui: error: cannot start {shlex.join(command)}: {exc}", file=sys.stderr)
+        print(error_line("tfdbg-tui: error", f"cannot start {shlex.join(command)}: {exc}"),
+              file=sys.stderr)
         return 2
 
 
@@ -92,14 +113,17 @@ def main(args: Sequence[str]) -> int:
                 os.remove(marker)
         except OSError as exc:
             return _fail(f"cannot use the cache folder {logdir}: {exc.strerror}")
-        print(f"tfdbg-tui: recording the demo into {logdir} …", file=sys.stderr, flush=True)
+        print(f"tfdbg-tui: recording the demo into {literal(logdir)} …", file=sys.stderr,
+              flush=True)
         status = record(logdir)
         if status != 0:
             return _fail(f"recording the demo failed (exit status {status})")
-        with open(marker, "w", encoding="utf-8") as f:
-            f.write(DEMO_STEPS + "\n")
+        try:
+            _mark_complete(marker)
+        except OSError as exc:
+            return _fail(f"cannot use the cache folder {logdir}: {exc.strerror or exc}")
     if "--no-open" in opts:
-        print(logdir)
+        print(literal(logdir))  # (a path holding control characters is shown escaped)
         return 0
     from tfdbg_tui.commands.open import main as open_main  # Textual only when opening
 

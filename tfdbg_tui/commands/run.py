@@ -25,6 +25,7 @@ from importlib.machinery import ModuleSpec
 from types import TracebackType
 
 from tfdbg_tui.commands.program import ProgramError, Script, load
+from tfdbg_tui.core.sanitize import literal
 
 DEFAULT_LOGDIR = "/tmp/tfdbg2_logdir"
 STOPPED_AT_NAN_STATUS = 3
@@ -147,11 +148,13 @@ def _disk_full(logdir: str) -> str | None:
 def _announce(logdir: str, mode: str) -> None:
     """Say where the data is and how to open it (stderr: the program's stdout stays clean)."""
     full = _disk_full(logdir)
+    shown = literal(logdir)  # (a path holding control characters: escaped, never raw)
     print(
-        f"tfdbg-tui: {mode} dump {'(incomplete) ' if full else ''}written to {logdir} "
+        f"tfdbg-tui: {mode} dump {'(incomplete) ' if full else ''}written to {shown} "
         f"({_size(logdir)})\n"
-        + (f"{full}\n" if full else "")
-        + f"tfdbg-tui: open it with: tfdbg-tui {shlex.quote(logdir)}",
+        + (f"{literal(full)}\n" if full else "")
+        + f"tfdbg-tui: open it with: tfdbg-tui "
+        f"{shlex.quote(logdir) if shown == logdir else shown}",
         file=sys.stderr,
         flush=True,
     )
@@ -165,8 +168,8 @@ def _end_swallowed_stop(message: str, logdir: str, mode: str) -> None:
     """
     with contextlib.suppress(OSError, ValueError):
         sys.stdout.flush()
-    print(f"tfdbg-tui: {message} (the program caught the stop and went on; ended at its "
-          "next TensorFlow op)", file=sys.stderr, flush=True)
+    print(f"tfdbg-tui: {literal(message)} (the program caught the stop and went on; ended at "
+          "its next TensorFlow op)", file=sys.stderr, flush=True)
     _announce(logdir, mode)
     os._exit(STOPPED_AT_NAN_STATUS)
 
@@ -301,7 +304,7 @@ def main(args: Sequence[str]) -> int:
     except dumper.StoppedAtNaN as exc:
         dump.enforce_stop(None)
         dumper.disable()
-        print(f"tfdbg-tui: {exc}", file=sys.stderr)
+        print(f"tfdbg-tui: {literal(str(exc))}", file=sys.stderr)  # (op names: the program's)
         status = STOPPED_AT_NAN_STATUS
         stop_shown = True
     except BaseException as exc:  # the program's own error: show it as Python would
@@ -320,8 +323,8 @@ def main(args: Sequence[str]) -> int:
     except (OSError, ValueError):
         pass
     if dump.stopped is not None and not stop_shown:
-        print(f"tfdbg-tui: {dump.stopped} (the program caught the stop and ran on to its "
-              "end, unrecorded)", file=sys.stderr)
+        print(f"tfdbg-tui: {literal(str(dump.stopped))} (the program caught the stop and ran "
+              "on to its end, unrecorded)", file=sys.stderr)
         status = STOPPED_AT_NAN_STATUS
     _announce(logdir, mode)
     if interrupted:  # end as an uncaught Ctrl-C ends Python: killed by SIGINT
