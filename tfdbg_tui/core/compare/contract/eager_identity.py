@@ -13,6 +13,9 @@ holds (else it stays unlinked, as before):
 - O is the last recorded output made before T, at most `MAX_GAP` ids before it;
 - no recorded op ever read O (its one reader was the unrecorded Identity), and no other
   input from outside the record lies between O and T (a constant converted from numpy);
+- O was made inside a `tf.custom_gradient` (its decorator on the stack: the function that
+  makes the Identity had just returned O; a weight read to log it, then a numpy batch
+  converted for the next step, is no such pair);
 - O was made, and T is first read, in the forward pass (never a tape's seed, nor the
   Identities Keras' apply_gradients passes gradients through: those are `unlinked_grads`'
   concern; the backward pass reads a forward T again, as it reads every activation);
@@ -22,12 +25,17 @@ holds (else it stays unlinked, as before):
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from tfdbg_tui.core.compare.contract.dataflow import FORWARD
 
 MAX_GAP = 4  # tensor ids between O and the Identity's output T
+
+
+def custom_gradient_stack(files: Sequence[str]) -> bool:
+    """Whether a stack (its files) runs inside a `tf.custom_gradient`'s decorator."""
+    return any(f.replace("\\", "/").endswith("/ops/custom_gradient.py") for f in files)
 
 
 class _Record(Protocol):
@@ -38,10 +46,11 @@ class _Record(Protocol):
     def output_tensor_ids(self) -> Sequence[int]: ...
 
 
-def identity_links(records: Sequence[_Record], phases: Sequence[int]
-                   ) -> dict[int, tuple[int, int]]:
+def identity_links(records: Sequence[_Record], phases: Sequence[int],
+                   in_custom_gradient: Callable[[int], bool]) -> dict[int, tuple[int, int]]:
     """Unrecorded input tensor id → (execution, output slot) it is taken to copy (see the
-    module docstring); `phases[i]` is execution i's phase."""
+    module docstring); `phases[i]` is execution i's phase, `in_custom_gradient(i)` whether
+    it ran inside a `tf.custom_gradient`."""
     produced: dict[int, tuple[int, int]] = {}
     readers: dict[int, list[int]] = {}
     for i, r in enumerate(records):
@@ -60,6 +69,7 @@ def identity_links(records: Sequence[_Record], phases: Sequence[int]
         if t - o > MAX_GAP or o in readers or outside[bisect_right(outside, o)] != t:
             continue
         src = produced[o]
-        if phases[src[0]] in FORWARD and phases[min(readers[t])] in FORWARD:
+        if phases[src[0]] in FORWARD and phases[min(readers[t])] in FORWARD \
+                and in_custom_gradient(src[0]):
             links[t] = src
     return links

@@ -16,7 +16,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from reader import EAGER, DebugLogdir
+from reader import EAGER, DebugLogdir, ReaderError
 from tfdbg_tui.core.compare.contract.dataflow import (
     BWD,
     MAX_EXECUTIONS,
@@ -28,7 +28,7 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     Frames,
     training_update,
 )
-from tfdbg_tui.core.compare.contract.eager_identity import identity_links
+from tfdbg_tui.core.compare.contract.eager_identity import custom_gradient_stack, identity_links
 from tfdbg_tui.core.compare.contract.variable_kinds import state_handles, trained_handles
 
 
@@ -55,7 +55,8 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str],
     producer: dict[int, tuple[int, int]] = {}
     phases = [frames.phase(r.stack_frame_ids) for r in records]
     # a forward input no recorded op made: an unrecorded Identity's (a custom gradient's)
-    copies = identity_links(records, phases)
+    copies = identity_links(records, phases, lambda i: _in_custom_gradient(
+        logdir, records[i].stack_frame_ids))
     for i, r in enumerate(records):
         ins = [producer.get(tid, copies.get(tid, (-1, 0))) for tid in r.input_tensor_ids]
         handle = (f"id:{r.input_tensor_ids[0]}" if (r.op_type in READS or r.op_type in UPDATES)
@@ -118,6 +119,13 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str],
         flows.append(flow)
         start = end + 1
     return flows, trained, step_of
+
+
+def _in_custom_gradient(logdir: DebugLogdir, ids: tuple[str, ...]) -> bool:
+    try:
+        return custom_gradient_stack([f.file for f in logdir.stack(ids)])
+    except (ReaderError, KeyError, ValueError):
+        return False
 
 
 def _read_only(n: int, limit: int, steps: int) -> str:
