@@ -13,6 +13,7 @@ notebook and CI read the same words.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -91,7 +92,16 @@ class Run:
 def open_run(path: str, run: str | None = None,
              progress: Callable[[int, int], None] | None = None, cache: bool = True) -> Run:
     """Read a logdir (a path or a URL) and return its run as tables. LogdirError when
-    nothing is readable there; `run` picks a run when the logdir holds several."""
+    nothing is readable there; `run` picks a run when the logdir holds several. TypeError
+    for a logdir that is no path (None, a number: an AttributeError from deep inside
+    before) or a run that is no string; a bytes or os.PathLike path is taken as one."""
+    if isinstance(path, (bytes, os.PathLike)):
+        path = os.fsdecode(path)
+    if not isinstance(path, str):
+        raise TypeError(f"logdir must be a path or a URL (str or os.PathLike), not "
+                        f"{type(path).__name__}")
+    if run is not None and not isinstance(run, str):
+        raise TypeError(f"run must be a run id (str) or None, not {type(run).__name__}")
     logdir = DebugLogdir(path, run, cache=cache)
     logdir.update(progress)
     counts = (len(logdir.executions), len(logdir.traces), len(logdir.graphs.graphs),
