@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from reader.diagnosis.functions import function_label
 from tfdbg_tui.commands import output
 from tfdbg_tui.core.compare.series import series_from_json
 from tfdbg_tui.core.compare.spark import plain_rows
@@ -21,7 +22,7 @@ from tfdbg_tui.core.sanitize import literal
 def _tensor(entry: dict[str, Any]) -> Text:
     """`RealDiv  truediv:0  graph trace #7 in train_step` (or an eager execution)."""
     line = Text()
-    line.append(literal(entry["op_type"]) or "?", style="bold")
+    line.append(_op(entry) or "?", style="bold")
     if entry["kind"] == "graph":
         line.append(f"  {literal(entry['op_name'])}:{entry['output_slot']}")
         line.append(f"  graph trace #{entry['index']}", style="dim")
@@ -60,8 +61,14 @@ def _at(uf: dict[str, Any], indent: str, label: str) -> list[Text]:
     return out
 
 
+def _op(entry: dict[str, Any]) -> str:
+    """An entry's op type for people: a tf.function call by its user's name (`train_step`,
+    not `__inference_train_step_42`; --json keeps the full one)."""
+    return literal(function_label(entry["op_type"] or ""))
+
+
 def _names(entry: dict[str, Any]) -> str:
-    name = entry["op_name"] or entry["op_type"]
+    name = entry["op_name"] or function_label(entry["op_type"] or "")
     graph = f" ({entry['graph_name']})" if entry.get("graph_name") else ""
     return literal(f"{name}:{entry['output_slot']}{graph}")
 
@@ -129,18 +136,18 @@ def render_result(r: dict[str, Any]) -> list[Any]:
         for t in r.get(key, []):
             where = f"graph trace #{t['index']}" if t["kind"] == "graph" else \
                 f"eager execution #{t['index']}"
-            out.append(Text(f"  {_names(t)} {literal(t['op_type'])}: from {where}, "
+            out.append(Text(f"  {_names(t)} {_op(t)}: from {where}, "
                             f"{t['rows']:,} of {t['compared']:,} compared differ"))
     if r["aligned_by_structure"]:
         out.append(Text("\nAligned by structure, not by name:", style="bold"))
         for s in r["aligned_by_structure"]:
-            out.append(Text(f"  A {_names(s['a'])} {literal(s['a']['op_type'])} ↔ "
-                            f"B {_names(s['b'])} {literal(s['b']['op_type'])}  ×{s['rows']:,}"))
+            out.append(Text(f"  A {_names(s['a'])} {_op(s['a'])} ↔ "
+                            f"B {_names(s['b'])} {_op(s['b'])}  ×{s['rows']:,}"))
     for side in ("a", "b"):
         groups = r["unmatched"][side]
         if groups:
             out.append(Text(f"\nUnmatched in {side.upper()}:", style="bold"))
-            out.extend(Text(f"  {_names(g)} {literal(g['op_type'])}  ×{g['rows']:,}")
+            out.extend(Text(f"  {_names(g)} {_op(g)}  ×{g['rows']:,}")
                        for g in groups)
     for note in r["notes"]:
         out.append(Text("note: " + literal(note), style="yellow"))
