@@ -60,3 +60,23 @@ async def test_timeline_rows_name_the_users_function(
         assert "train_step " in head, head
         if size[0] >= 200:
             assert full in head, head
+
+
+@pytest.mark.parametrize("form", ["function", "fit"])
+def test_a_calls_name_is_its_recorded_graphs_name(
+        tmp_path_factory: pytest.TempPathFactory, form: str) -> None:
+    """The name shown for a call is the name its graph was recorded under (the .graphs
+    file), for every call TensorFlow linked to a graph: `train_step`, Keras' own step."""
+    from reader.diagnosis.functions import function_label
+
+    logdir = DebugLogdir(step_logdir(tmp_path_factory, form))
+    logdir.update()
+    checked = 0
+    for i in range(len(logdir.executions)):
+        ex = logdir.execution(i)
+        g = logdir.graph(ex.graph_id) if ex.graph_id is not None else None
+        if g is None or not ex.op_type.startswith("__inference_"):
+            continue
+        assert function_label(ex.op_type) == g.name, (ex.op_type, g.name)
+        checked += 1
+    assert checked >= 5  # one per training step at least
