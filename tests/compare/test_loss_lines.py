@@ -24,6 +24,7 @@ from support.paths import PROGRAMS
 HERE = PROGRAMS / "loss_lines"
 TF1, KERAS = HERE / "tf1_huber.py", HERE / "keras_huber.py"
 RUNS = {"tf1": (TF1,), "same_eager": (KERAS, "eager", "same"),
+        "identity_eager": (KERAS, "eager", "identity"),
         "delta_fn": (KERAS, "function", "delta"), "penalty_fit": (KERAS, "fit", "penalty")}
 
 pytestmark = [pytest.mark.tf, pytest.mark.timeout(900)]
@@ -31,7 +32,7 @@ pytestmark = [pytest.mark.tf, pytest.mark.timeout(900)]
 
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The four recordings (FULL_TENSOR), built once per test run."""
+    """The five recordings (FULL_TENSOR), built once per test run."""
     done = recorded(tmp_path_factory, "loss_lines", RUNS)
     return {name: logdir for name, (logdir, _) in done.items()}
 
@@ -100,3 +101,16 @@ def test_the_layer_behind_a_custom_gradient_is_compared(runs: dict[str, str]) ->
     code, r = _diff(runs, "same_eager")
     assert code == 0, r["verdict_text"]
     assert _per_step(r, "layer_output") == {k: (2, 0) for k in range(3)}, r["steps"]
+
+
+def test_a_loss_behind_an_unrecorded_identity_is_what_the_tape_differentiates(
+        runs: dict[str, str]) -> None:
+    """The user's tf.identity after the first layer (eager: not recorded, and no custom
+    gradient made its input) cuts the forward pass for good: no scalar depends on the first
+    layer's weights. The loss is still found — what the backward pass starts from — and
+    compared at every step with the 4 gradients and the updates (equivalent, numpy)."""
+    code, r = _diff(runs, "identity_eager")
+    assert code == 0 and r["verdict"] == "equivalent", r["verdict_text"]
+    assert _per_step(r, "loss") == {k: (1, 0) for k in range(3)}, r["steps"]
+    assert _per_step(r, "gradient") == {k: (4, 0) for k in range(3)}, r["steps"]
+    assert _per_step(r, "update") == {k: (4, 0) for k in range(2)}, r["steps"]

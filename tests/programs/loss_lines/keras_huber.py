@@ -3,7 +3,9 @@ gradient is given by tf.custom_gradient (eagerly, TensorFlow passes its result t
 Identity it does not record), Dense(1); the Huber loss object; SGD(0.1), three steps.
 
 FORM: eager (a GradientTape loop), function (the step in tf.function) or fit.
-VARIANT: same (TF1's training), delta (Huber(delta=0.5): the rewrite's mistake) or penalty
+VARIANT: same (TF1's training), identity (the same, the model's layers called one by one
+with a tf.identity after the first: eagerly another Identity TensorFlow does not record),
+delta (Huber(delta=0.5): the rewrite's mistake) or penalty
 (an L2 kernel_regularizer on the output layer, which TF1 does not have).
 
 Prints `trace {json}` last: per step the loss and the weights after the update.
@@ -50,9 +52,16 @@ huber = tf.keras.losses.Huber(delta=DELTA)  # BUG:delta
 targets = Y.reshape(-1, 1)
 
 
+def forward(x):
+    if VARIANT == "identity":  # the layers called one by one, a tf.identity after the first
+        hidden = tf.identity(model.layers[0](x))  # CALL:identity
+        return model.layers[2](model.layers[1](hidden))
+    return model(x, training=True)
+
+
 def train_step(x, y):
     with tf.GradientTape() as tape:
-        loss = huber(y, model(x, training=True))  # CALL:loss
+        loss = huber(y, forward(x))  # CALL:loss
         if model.losses:
             loss = loss + tf.add_n(model.losses)  # CALL:reg
     grads = tape.gradient(loss, model.trainable_variables)

@@ -1,8 +1,9 @@
 """Proves with numpy, without tfdbg-tui, what tests/compare/test_loss_lines.py expects of each
 program: each runs once (no dumping) and prints its trace; every step's loss, and the weights
 after the last update (TF1's after every update), must match common.reference within
-|a-b| <= 1e-6 + 1e-5|b|. So tf1_huber.py and keras_huber.py FORM `same` are equivalent (both
-the delta-1 reference), `delta` follows the delta-0.5 reference and `penalty` the one with
+|a-b| <= 1e-6 + 1e-5|b|. So tf1_huber.py and keras_huber.py FORM `same` and `identity` are
+equivalent (both the delta-1 reference), `delta` follows the delta-0.5 reference and
+`penalty` the one with
 0.05·Σw² on the output kernel — and both references differ from TF1's at step 0 (the loss;
 the penalised total) while the data loss of `penalty` equals TF1's at step 0.
 
@@ -23,6 +24,7 @@ from common import L2, reference  # noqa: E402
 CLAIMS = {
     ("tf1_huber.py",): (1.0, 0.0),
     ("keras_huber.py", "eager", "same"): (1.0, 0.0),
+    ("keras_huber.py", "eager", "identity"): (1.0, 0.0),
     ("keras_huber.py", "function", "delta"): (0.5, 0.0),
     ("keras_huber.py", "fit", "penalty"): (1.0, L2),
 }
