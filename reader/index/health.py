@@ -120,7 +120,9 @@ def summary_digests(mode: int, vecs: np.ndarray) -> np.ndarray:
         h = _fmix64(h ^ words[:, i])
     h[h == 0] = 1
     h[h == DIGEST_EMPTY] = DIGEST_EMPTY - np.uint64(1)
-    ok = sane(mode, vecs) & ~np.isnan(vecs[:, lo:hi]).any(axis=1)
+    ok = sane(mode, vecs)
+    if mode not in LIMITS:  # (with limits, a NaN fails `sane` already: NaN >= -1 is False)
+        ok &= ~np.isnan(vecs[:, lo:hi]).any(axis=1)
     return np.where(ok, h, np.uint64(0))
 
 
