@@ -32,6 +32,15 @@ class TraceKinds(NamedTuple):
     of_row: np.ndarray  # int32: the kind of each trace row
     graph_id: np.ndarray  # per kind: the graph id's string id
     op_name: np.ndarray  # per kind: the op name's string id
+    slot: np.ndarray | None = None  # per kind: the output slot (None: not kept)
+
+
+class ExecutionKinds(NamedTuple):
+    """See `TensorQueries.execution_kinds`."""
+
+    of_row: np.ndarray  # int32: the kind of each execution
+    graph_id: np.ndarray  # per kind: the called graph's string id (-1: none)
+    op_type: np.ndarray  # per kind: the op type's string id
 
 
 class TensorQueries:
@@ -110,8 +119,19 @@ class TensorQueries:
         kinds = t.kinds
         if kinds is None:
             return None
+        slot = np.asarray(kinds.col("slot")) if "slot" in kinds.fields else None
         return TraceKinds(np.asarray(t.col("kind")), np.asarray(kinds.col("graph_id")),
-                          np.asarray(kinds.col("op_name")))
+                          np.asarray(kinds.col("op_name")), slot)
+
+    def execution_kinds(self) -> ExecutionKinds | None:
+        """The executions' kinds, as `trace_kinds` gives the traces': each execution's kind,
+        and each kind's graph id and op type (string ids); None without kinds."""
+        e = self.executions
+        kinds = getattr(e, "kinds", None)
+        if kinds is None or not {"graph_id", "op_type"} <= set(kinds.fields):
+            return None
+        return ExecutionKinds(np.asarray(e.col("kind")), np.asarray(kinds.col("graph_id")),
+                              np.asarray(kinds.col("op_type")))
 
     def graph(self, graph_id: str) -> Graph | None:
         return self.graphs.graphs.get(graph_id)

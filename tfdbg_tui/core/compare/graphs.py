@@ -173,12 +173,12 @@ def op_table(logdir: DebugLogdir) -> OpTable:
         gid, name = logdir.strings[u // width], logdir.strings[u % width]
         lut[k] = table.add(gid, name, logdir.op_type_of_trace(int(first_row[k])), 1)
     table.row_op = op_of(lut) if n else np.zeros(0, np.int64)
-    kinds = t.kinds if op_of_kind is not None else None
-    if kinds is not None and "slot" in kinds.fields:  # (a row's slot is its kind's)
+    kinds = logdir.trace_kinds() if op_of_kind is not None else None
+    if kinds is not None and kinds.slot is not None:  # (a row's slot is its kind's)
         assert op_of_kind is not None
-        table.row_kind = np.asarray(t.col("kind"))
+        table.row_kind = kinds.of_row
         table.kind_op = op_of_kind(lut)
-        table.kind_slot = np.asarray(kinds.col("slot"))
+        table.kind_slot = kinds.slot
     table.shape = [(-1, -1, -1)] * len(table.keys)
     if n:
         health = t.health_columns(first_row) if hasattr(t, "health_columns") else {

@@ -138,13 +138,13 @@ def _timeline_tokens(logdir: DebugLogdir, graph_key: dict[str, str],
     """One int per execution: its op type, or for a tf.function call the (paired) graph."""
     e = logdir.executions
     width = len(logdir.strings) + 1
-    kinds = getattr(e, "kinds", None)
-    if kinds is not None and {"graph_id", "op_type"} <= set(kinds.fields) and len(e):
+    kinds = logdir.execution_kinds()
+    if kinds is not None and len(e):
         # an execution's op type and graph are its kind's: the distinct combos are found
         # over the (few) kinds some execution has, then looked up once per execution
-        of_row = np.asarray(e.col("kind"))
-        combo = ((np.asarray(kinds.col("graph_id"), np.int64) + 1) * width
-                 + np.asarray(kinds.col("op_type"), np.int64))
+        of_row = kinds.of_row
+        combo = ((kinds.graph_id.astype(np.int64) + 1) * width
+                 + kinds.op_type.astype(np.int64))
         used = np.bincount(of_row, minlength=len(combo)) > 0
         uniq = np.unique(combo[used])  # (sorted: the tokens are numbered as below)
         inverse = np.searchsorted(uniq, np.where(used, combo, uniq[0]))[of_row]
