@@ -16,13 +16,15 @@ $(STAMP): pyproject.toml setup.py constraints.txt $(wildcard reader/_native/*.c 
 
 install: $(STAMP)
 
-# Two workers (CI has two cores), a test file per worker at a time: files with their own
-# TensorFlow fixtures build them once; shared fixtures are built once per run (tests/support/shared.py).
+# Three workers on CI's two cores (with two, tests/tui kept the cores 77% busy: tests wait on
+# subprocesses, servers and the TUI's workers; with three the whole suite took 13m54s on a quiet
+# machine, CPU 96% busy), a test file per worker at a time: files with their own TensorFlow
+# fixtures build them once; shared fixtures are built once per run (tests/support/shared.py).
 # pytest exits 5 when it collected no tests; that is not a failure of the suite.
 # A worker that crashes is not replaced: the run stops, red, naming the test. A replaced one
 # can leave the loadfile scheduler waiting forever (pytest-dev/pytest-xdist#1378).
 test: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --max-worker-restart=0 tests; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
+	$(PY) -m pytest -q -p no:cacheprovider -n 3 --dist loadfile --max-worker-restart=0 tests; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

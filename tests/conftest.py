@@ -157,10 +157,13 @@ def zoo_runs(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
     programs = [p for p in sorted(ZOO.glob("*.py")) if p.stem in wanted]
     if worker_id() == "master":
         threads = 2
-    else:  # two workers build from both ends of the list, one program at a time each
+    else:  # the workers build from both ends and the middle, one program at a time each
         threads = 1
-        if worker_id() != "gw0":
+        if worker_id() == "gw1":
             programs.reverse()
+        elif worker_id() != "gw0":
+            half = len(programs) // 2
+            programs = programs[half:] + programs[:half]
 
     def one(p: Path) -> Any:
         return build_once(root, f"zoo-{p.stem}", lambda d: run_program(p, d))

@@ -5,7 +5,7 @@ two-core machine's time); the programs themselves take well under a second. Each
 process starts one server (tests/programs/tf_forkserver.py) the first time it needs a
 logdir, and every program then runs in a fresh fork of it: its own process, as before, only
 without paying for the import again. Jobs run one at a time per pytest process (a lock);
-`make test`'s two workers have a server each.
+each of `make test`'s workers has a server of its own.
 
 The server runs from a .pyc compiled under the name `<frozen tf_forkserver>`, so the frames
 under a program's outermost one in its recorded stacks are framework frames, as `python -m`'s
