@@ -14,6 +14,7 @@ still land (exit status 1). Run again, only the file sets whose files changed ar
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import math
 import os
@@ -328,7 +329,7 @@ def _main(argv: Sequence[str]) -> int:
     t0 = time.monotonic()
     bar = _Bar() if sys.stderr.isatty() else None
     try:
-        with bar or _nothing():
+        with bar or contextlib.nullcontext():
             results, where, logdir = index_logdir(
                 opts.logdir, opts.run, opts.engine, opts.out, opts.force, opts.workers,
                 bar.update if bar is not None else None)
@@ -371,14 +372,6 @@ def _stored_report(path: str, run: str, where: str) -> str:
     from tfdbg_tui.commands.report.stored_make import stored_report_line
 
     return stored_report_line(path, run, where)
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *_exc: object) -> None:
-        return None
 
 
 class _Bar:
