@@ -1,0 +1,28 @@
+"""tf1_pois.py as a Keras Sequential model trained by Model.fit: a linear Dense(1)
+(the exponential left out); loss="poisson"; SGD(0.05). The TF1 weights from the saved
+arrays.
+
+python tf2_pois_linear_fit.py DATA_DIR     (DATA_DIR/pois.npz: prepare_data.py)
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+saved = dict(np.load(os.path.join(sys.argv[1], "pois.npz")))
+NAMES = ["rate/kernel", "rate/bias"]
+
+model = tf.keras.Sequential([
+    tf.keras.Input(shape=(3,)),
+    tf.keras.layers.Dense(1, name="rate"),  # BUG:pois_linear_fit
+])
+model.set_weights([saved[n] for n in NAMES])  # CALL:restore
+model.compile(optimizer=tf.keras.optimizers.SGD(learning_rate=0.05), loss="poisson")  # CALL:opt CALL:loss
+history = model.fit(saved["x"], saved["y"], batch_size=10, epochs=3, shuffle=False, verbose=0)  # CALL:fit
+for step, value in enumerate(history.history["loss"]):
+    print("step %d loss %.6f" % (step, value))
+if os.environ.get("BLIND6_TRACE"):
+    print("trace", json.dumps({"loss": history.history["loss"], "weights": {
+        n: w.tolist() for n, w in zip(NAMES, model.get_weights())}}))
