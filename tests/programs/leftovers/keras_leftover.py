@@ -2,8 +2,8 @@
 weights set by `set_weights`, three steps on the batch of common.py.
 
 - OPT `adamax`: Adamax(0.05, epsilon=1e-8); `adam`: Adam(0.05, epsilon=1e-8);
-  `adam_slow`: Adam(0.01, epsilon=1e-8) (the rate a fifth: a bug); `momentum`: SGD(0.1, momentum=0.9);
-  `nesterov`: SGD(0.1, momentum=0.9, nesterov=True);
+  `adam_slow`: Adam(0.01, epsilon=1e-8) (the rate a fifth: a bug); `momentum`:
+  SGD(0.1, momentum=0.9); `nesterov`: SGD(0.1, momentum=0.9, nesterov=True);
   `momentum_slow`: SGD(0.05, momentum=0.9) (the rate halved: a bug); `sgd`: SGD(0.1);
 - FORM `eager` (a Python train_step) or `function` (the same in tf.function);
 - AVG `none`; `assign`: the moving average (decay 0.9) kept by hand, `tf.Variable`s assigned

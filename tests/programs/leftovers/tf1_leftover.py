@@ -2,8 +2,8 @@
 
 - OPT `adamax`: AdaMax as tf.contrib.opt.AdaMaxOptimizer had it (the fused ApplyAdaMax
   kernel; TF 2 no longer ships contrib), rate 0.05; `adam`: AdamOptimizer(0.05,
-  epsilon=1e-8) (the fused ApplyAdam kernel, its rate an input); `momentum`: MomentumOptimizer(0.1, 0.9);
-  `nesterov`: the same with use_nesterov=True; `sgd`: GradientDescentOptimizer(0.1);
+  epsilon=1e-8) (the fused ApplyAdam kernel, its rate an input); `momentum`:
+  MomentumOptimizer(0.1, 0.9); `nesterov`: use_nesterov=True; `sgd`: GradientDescentOptimizer(0.1);
 - AVG `none`; `ema`: tf.train.ExponentialMovingAverage(0.9) of the weights applied after the
   update under a control dependency (it subtracts: shadow -= (shadow - w)(1 - decay)).
 
