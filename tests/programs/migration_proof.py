@@ -1,11 +1,18 @@
-"""The numpy proof of a user-style migration corpus (migration_heldout, migration_fresh): each
-corpus's verify.py names its pairs, its numpy model and how its programs print their trace,
-and this module proves every pair — equivalent pairs agree on every quantity of the step
-contract at every step, each buggy pair first differs at the claimed step and quantity; the
-real programs, run once each, must match their numpy model, and the pairs' real outputs must
-agree (equivalent) or not (buggy) at the diff's tolerance.
-"""
+"""The numpy proof of a user-style migration corpus: each corpus's verify.py names its pairs,
+its numpy model and how its programs print their trace, and this module proves every pair —
+equivalent pairs agree on every quantity of the step contract at every step, each buggy pair
+first differs at the claimed step and quantity; the real programs, run once each, must match
+their numpy model, and the pairs' real outputs must agree (equivalent) or not (buggy) at the
+diff's tolerance. One copy, so a fix to the tolerance or the trace runner reaches every corpus.
 
+Two entry points, both `sys.exit(...)`-ready (0 when no claim fails):
+- `main(corpus)`: migration_heldout and migration_fresh.
+- `prove(corpus, checks=..., state=...)`: migration_blind3 onward (and new corpora): also
+  claims both sides train the same variables, takes `--numpy-only`, and runs the corpus's
+  own claims (`checks`: trajectories → [(holds, text)], e.g. no value near a kink).
+Helpers for a corpus's own claims: `excess` (the diff's tolerance, NaN-aware), `near` (a
+float32 run against its float64 model), `first_divergence`, `report`.
+"""
 from __future__ import annotations
 
 import argparse
@@ -38,22 +45,38 @@ class Corpus:
 RTOL, ATOL = 1e-5, 1e-6
 
 
+Claims = list[tuple[bool, str]]  # (holds, what is claimed), in the order printed
+Trajectory = list[dict[str, Any]]  # a program's numpy steps (quantity → value), then its end
+
+
 def _flat(v: Any) -> np.ndarray:
     if v is None:
         return np.zeros(0)
     if isinstance(v, dict):
-        return np.concatenate([np.ravel(v[k]) for k in sorted(v)]) if v else np.zeros(0)
+        return np.concatenate([_flat(v[k]) for k in sorted(v)]) if v else np.zeros(0)
     return np.ravel(np.asarray(v, np.float64))
 
 
-def excess(a: Any, b: Any) -> float:
-    """max |a-b| / (atol + rtol|b|): above 1 means 'differs' for the diff."""
+def excess(a: Any, b: Any, rtol: float = RTOL, atol: float = ATOL) -> float:
+    """max |a-b| / (atol + rtol|b|): above 1 means 'differs' for the diff. NaN-aware: a NaN on
+    one side only is infinitely far, NaN on both sides agrees (as the diff reads them)."""
     fa, fb = _flat(a), _flat(b)
     if fa.shape != fb.shape:
         return float("inf")
-    if fa.size == 0:
+    na, nb = np.isnan(fa), np.isnan(fb)
+    if (na != nb).any():
+        return float("inf")
+    keep = ~na
+    if not keep.any():
         return 0.0
-    return float(np.max(np.abs(fa - fb) / (ATOL + RTOL * np.abs(fb))))
+    fa, fb = fa[keep], fb[keep]
+    return float(np.max(np.abs(fa - fb) / (atol + rtol * np.abs(fb))))
+
+
+def near(real: Any, model: Any) -> float:
+    """How far a real (float32) run is from its float64 model, in units of rtol 1e-4/atol
+    1e-5: above 1 means the numpy model is not the program."""
+    return excess(real, model, rtol=1e-4, atol=1e-5)
 
 
 def first_divergence(ta: list[dict[str, Any]], tb: list[dict[str, Any]],
@@ -156,8 +179,82 @@ def main(c: Corpus) -> int:
         else:
             claim(e > 1.0, f"{name}: real A and B differ ({e:.3g}x the tolerance)")
 
+    return report(claims)
+
+
+def report(claims: Claims) -> int:
+    """Print one line per claim and "N of M claims fail"; the exit status (0 if none fail)."""
     for ok, text in claims:
         print(("ok   " if ok else "FAIL ") + text)
     fails = sum(not ok for ok, _ in claims)
     print(f"{fails} of {len(claims)} claims fail")
     return 1 if fails else 0
+
+
+def prove(c: Corpus, checks: Callable[[dict[str, Trajectory]], Claims] | None = None,
+          state: bool = False) -> int:
+    """Prove corpus `c` from the command line `verify.py DATA_DIR [--python PY] [--numpy-only]`.
+
+    In order: per pair, both sides run `steps` steps and train the same variables, and the
+    numpy first divergence is the claimed one (at least `c.margin` times the tolerance) or
+    none; then `checks(trajectories)`, the corpus's own claims; then (unless --numpy-only)
+    each real program equals its numpy model (losses and final weights, and the final
+    `state` when `state` is true: the programs print it) and each pair's real outputs agree
+    or differ as claimed. 0 when no claim fails.
+    """
+    ap = argparse.ArgumentParser()
+    ap.add_argument("data_dir", type=Path)
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--numpy-only", action="store_true")
+    args = ap.parse_args()
+    traj = {p: c.trajectory(p) for p in c.programs()}
+    claims: Claims = []
+
+    def claim(ok: bool, text: str) -> None:
+        claims.append((ok, text))
+
+    for name, pair in c.pairs.items():
+        ta, tb = traj[pair.a], traj[pair.b]
+        claim(len(ta) == len(tb) == pair.steps + 1, f"{name}: {pair.steps} steps on both sides")
+        claim(set(ta[0]["variable"]) == set(tb[0]["variable"]),
+              f"{name}: the same trainable variables on both sides")
+        got = first_divergence(ta, tb, c.contract)
+        if pair.exit == 0:
+            worst = max(excess(ta[k][q], tb[k][q]) for k in range(pair.steps) for q in c.contract
+                        if q != "layer_output")
+            claim(got is None, f"{name}: numpy equivalent at every step and quantity (worst "
+                               f"excess {worst:.2g} of the tolerance; got {got})")
+        else:
+            ok = got is not None and got[:2] == (pair.step, pair.quantity) and got[2] >= c.margin
+            margin = f"{got[2]:.3g}x the tolerance" if got else "none"
+            claim(ok, f"{name}: numpy first divergence {got[:2] if got else None} "
+                      f"(expected {(pair.step, pair.quantity)}), margin {margin}")
+    claims += checks(traj) if checks else []
+    if args.numpy_only:
+        return report(claims)
+
+    what = "losses, final weights and state" if state else "losses and final weights"
+    real = run_programs(c, args.data_dir, args.python)
+    for program, tr in real.items():
+        final = traj[program][-1]["variable"]
+        st = (traj[program][-1]["state"] or {}) if state else {}
+        same = set(tr["weights"]) == set(final) and set(tr.get("state", {}) if state else ()) \
+            == set(st)
+        e_loss = near(tr["loss"], [s["loss_total"] for s in traj[program][:-1]])
+        e_w = max([near(tr["weights"][n], final[n]) for n in final]
+                  + [near(tr["state"][n], st[n]) for n in st]) if same else np.inf
+        claim(max(e_loss, e_w) <= 1.0,
+              f"{program}: real run = numpy model ({what} within "
+              f"rtol 1e-4/atol 1e-5: worst {max(e_loss, e_w):.2g} of it)")
+    for name, pair in c.pairs.items():
+        ra, rb = real[pair.a], real[pair.b]
+        e = max(excess(ra["loss"], rb["loss"]),
+                *(excess(ra["weights"][n], rb["weights"][n]) for n in ra["weights"]),
+                *(excess(ra["state"][n], rb["state"][n])
+                  for n in (ra.get("state", {}) if state else ())))
+        if pair.exit == 0:
+            claim(e <= 1.0, f"{name}: real A and B agree at the diff's tolerance "
+                            f"({what}; worst {e:.2g} of it)")
+        else:
+            claim(e > 1.0, f"{name}: real A and B differ ({e:.3g}x the tolerance)")
+    return report(claims)
