@@ -1,0 +1,40 @@
+"""A small regression (3 features -> 4 tanh -> 1) under the mean squared error, trained with
+TF1's MomentumOptimizer (0.9) on an exponentially decaying rate (0.1, halved every step)
+(TF1, Session). Weights from the arrays an earlier run saved.
+
+python tf1_mom.py DATA_DIR     (DATA_DIR/mom.npz: prepare_data.py)
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+tf.compat.v1.disable_eager_execution()
+
+saved = dict(np.load(os.path.join(sys.argv[1], "mom.npz")))
+names = ["hid/kernel", "hid/bias", "out/kernel", "out/bias"]
+W = {n: tf.compat.v1.get_variable(n, initializer=saved[n]) for n in names}  # AT:var
+
+x = tf.compat.v1.placeholder(tf.float32, [None, 3])
+y = tf.compat.v1.placeholder(tf.float32, [None, 1])
+hidden = tf.nn.tanh(tf.matmul(x, W["hid/kernel"]) + W["hid/bias"])  # AT:hidden
+pred = tf.matmul(hidden, W["out/kernel"]) + W["out/bias"]  # AT:pred
+loss = tf.compat.v1.losses.mean_squared_error(y, pred)  # AT:loss
+
+global_step = tf.compat.v1.train.get_or_create_global_step()
+learning_rate = tf.compat.v1.train.exponential_decay(0.1, global_step, decay_steps=1, decay_rate=0.5)  # AT:lr
+optimizer = tf.compat.v1.train.MomentumOptimizer(learning_rate, momentum=0.9)  # AT:opt
+train_op = optimizer.minimize(loss, global_step=global_step)  # AT:update AT:grads
+
+with tf.compat.v1.Session() as sess:
+    sess.run(tf.compat.v1.global_variables_initializer())
+    losses = []
+    for step in range(3):
+        value, _ = sess.run([loss, train_op], {x: saved["x"], y: saved["y"]})
+        print("step", step, "loss", value)
+        losses.append(float(value))
+    if os.environ.get("BLIND7_TRACE"):
+        final = sess.run(W)
+        print("trace", json.dumps({"loss": losses, "weights": {n: a.tolist() for n, a in final.items()}}))
