@@ -125,31 +125,9 @@ def run_programs(c: Corpus, data_dir: Path, python: str) -> dict[str, dict[str, 
 
 def main(c: Corpus) -> int:
     """Prove every pair of corpus `c` (see the module docstring); 0 when no claim fails."""
-    ap = argparse.ArgumentParser()
-    ap.add_argument("data_dir", type=Path)
-    ap.add_argument("--python", default=sys.executable)
-    args = ap.parse_args()
-    claims: list[tuple[bool, str]] = []
-
-    def claim(ok: bool, text: str) -> None:
-        claims.append((ok, text))
-
+    args = _arguments(numpy_only=False)
     traj = {p: c.trajectory(p) for p in c.programs()}
-    for name, pair in c.pairs.items():
-        ta, tb = traj[pair.a], traj[pair.b]
-        claim(len(ta) == len(tb) == pair.steps + 1, f"{name}: {pair.steps} steps on both sides")
-        got = first_divergence(ta, tb, c.contract)
-        if pair.exit == 0:
-            worst = max(excess(ta[k][q], tb[k][q]) for k in range(pair.steps) for q in c.contract
-                        if q != "layer_output")
-            claim(got is None, f"{name}: numpy equivalent at every step and quantity "
-                               f"(worst excess {worst:.2g} of the tolerance; got {got})")
-        else:
-            # a clear divergence: `c.margin` times the tolerance (float32 noise is far below)
-            ok = got is not None and got[:2] == (pair.step, pair.quantity) and got[2] >= c.margin
-            margin = f"{got[2]:.3g}x the tolerance" if got else "none"
-            claim(ok, f"{name}: numpy first divergence {got[:2] if got else None} "
-                      f"(expected {(pair.step, pair.quantity)}), margin {margin}")
+    claims = numpy_claims(c, traj)
 
     real = run_programs(c, args.data_dir, args.python)
     for program, tr in real.items():
@@ -165,30 +143,11 @@ def main(c: Corpus) -> int:
             st = model[-2]["state"]
             e_s = max(float(np.max(np.abs(np.array(tr["state"][n]) - st[n])
                                    / (1e-5 + 1e-4 * np.abs(st[n])))) for n in st)
-        claim(max(e_loss, e_w, e_s) <= 1.0,
-              f"{program}: real run = numpy model (losses, final weights, state within "
-              f"rtol 1e-4/atol 1e-5: worst {max(e_loss, e_w, e_s):.2g} of it)")
-    for name, pair in c.pairs.items():
-        ra, rb = real[pair.a], real[pair.b]
-        e = max(excess(ra["loss"], rb["loss"]),
-                *(excess(ra["weights"][n], rb["weights"][n]) for n in ra["weights"]),
-                *(excess(ra["state"][n], rb["state"][n]) for n in ra.get("state", {})))
-        if pair.exit == 0:
-            claim(e <= 1.0, f"{name}: real A and B agree at the diff's tolerance "
-                            f"(losses, final weights, state; worst {e:.2g} of it)")
-        else:
-            claim(e > 1.0, f"{name}: real A and B differ ({e:.3g}x the tolerance)")
-
+        claims.append((max(e_loss, e_w, e_s) <= 1.0,
+                       f"{program}: real run = numpy model (losses, final weights, state within "
+                       f"rtol 1e-4/atol 1e-5: worst {max(e_loss, e_w, e_s):.2g} of it)"))
+    claims += real_pair_claims(c, real, "losses, final weights, state", state=True)
     return report(claims)
-
-
-def report(claims: Claims) -> int:
-    """Print one line per claim and "N of M claims fail"; the exit status (0 if none fail)."""
-    for ok, text in claims:
-        print(("ok   " if ok else "FAIL ") + text)
-    fails = sum(not ok for ok, _ in claims)
-    print(f"{fails} of {len(claims)} claims fail")
-    return 1 if fails else 0
 
 
 def prove(c: Corpus, checks: Callable[[dict[str, Trajectory]], Claims] | None = None,
@@ -202,33 +161,9 @@ def prove(c: Corpus, checks: Callable[[dict[str, Trajectory]], Claims] | None = 
     `state` when `state` is true: the programs print it) and each pair's real outputs agree
     or differ as claimed. 0 when no claim fails.
     """
-    ap = argparse.ArgumentParser()
-    ap.add_argument("data_dir", type=Path)
-    ap.add_argument("--python", default=sys.executable)
-    ap.add_argument("--numpy-only", action="store_true")
-    args = ap.parse_args()
+    args = _arguments(numpy_only=True)
     traj = {p: c.trajectory(p) for p in c.programs()}
-    claims: Claims = []
-
-    def claim(ok: bool, text: str) -> None:
-        claims.append((ok, text))
-
-    for name, pair in c.pairs.items():
-        ta, tb = traj[pair.a], traj[pair.b]
-        claim(len(ta) == len(tb) == pair.steps + 1, f"{name}: {pair.steps} steps on both sides")
-        claim(set(ta[0]["variable"]) == set(tb[0]["variable"]),
-              f"{name}: the same trainable variables on both sides")
-        got = first_divergence(ta, tb, c.contract)
-        if pair.exit == 0:
-            worst = max(excess(ta[k][q], tb[k][q]) for k in range(pair.steps) for q in c.contract
-                        if q != "layer_output")
-            claim(got is None, f"{name}: numpy equivalent at every step and quantity (worst "
-                               f"excess {worst:.2g} of the tolerance; got {got})")
-        else:
-            ok = got is not None and got[:2] == (pair.step, pair.quantity) and got[2] >= c.margin
-            margin = f"{got[2]:.3g}x the tolerance" if got else "none"
-            claim(ok, f"{name}: numpy first divergence {got[:2] if got else None} "
-                      f"(expected {(pair.step, pair.quantity)}), margin {margin}")
+    claims = numpy_claims(c, traj, same_variables=True)
     claims += checks(traj) if checks else []
     if args.numpy_only:
         return report(claims)
@@ -238,14 +173,68 @@ def prove(c: Corpus, checks: Callable[[dict[str, Trajectory]], Claims] | None = 
     for program, tr in real.items():
         final = traj[program][-1]["variable"]
         st = (traj[program][-1]["state"] or {}) if state else {}
-        same = set(tr["weights"]) == set(final) and set(tr.get("state", {}) if state else ()) \
-            == set(st)
+        printed = tr.get("state", {}) if state else {}
+        same = set(tr["weights"]) == set(final) and set(printed) == set(st)
         e_loss = near(tr["loss"], [s["loss_total"] for s in traj[program][:-1]])
         e_w = max([near(tr["weights"][n], final[n]) for n in final]
-                  + [near(tr["state"][n], st[n]) for n in st]) if same else np.inf
-        claim(max(e_loss, e_w) <= 1.0,
-              f"{program}: real run = numpy model ({what} within "
-              f"rtol 1e-4/atol 1e-5: worst {max(e_loss, e_w):.2g} of it)")
+                  + [near(printed[n], st[n]) for n in st]) if same else np.inf
+        claims.append((max(e_loss, e_w) <= 1.0,
+                       f"{program}: real run = numpy model ({what} within "
+                       f"rtol 1e-4/atol 1e-5: worst {max(e_loss, e_w):.2g} of it)"))
+    claims += real_pair_claims(c, real, what, state)
+    return report(claims)
+
+
+def report(claims: Claims) -> int:
+    """Print one line per claim and "N of M claims fail"; the exit status (0 if none fail)."""
+    for ok, text in claims:
+        print(("ok   " if ok else "FAIL ") + text)
+    fails = sum(not ok for ok, _ in claims)
+    print(f"{fails} of {len(claims)} claims fail")
+    return 1 if fails else 0
+
+
+def _arguments(numpy_only: bool) -> argparse.Namespace:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("data_dir", type=Path)
+    ap.add_argument("--python", default=sys.executable)
+    if numpy_only:
+        ap.add_argument("--numpy-only", action="store_true")
+    return ap.parse_args()
+
+
+def numpy_claims(c: Corpus, traj: dict[str, Trajectory], same_variables: bool = False
+                 ) -> Claims:
+    """Per pair: both sides run its steps (and train the same variables, if asked), and the
+    numpy first divergence is none (equivalent) or the claimed (step, quantity), at least
+    `c.margin` times the tolerance (buggy: a clear divergence, float32 noise is far below)."""
+    claims: Claims = []
+    for name, pair in c.pairs.items():
+        ta, tb = traj[pair.a], traj[pair.b]
+        claims.append((len(ta) == len(tb) == pair.steps + 1,
+                       f"{name}: {pair.steps} steps on both sides"))
+        if same_variables:
+            claims.append((set(ta[0]["variable"]) == set(tb[0]["variable"]),
+                           f"{name}: the same trainable variables on both sides"))
+        got = first_divergence(ta, tb, c.contract)
+        if pair.exit == 0:
+            worst = max(excess(ta[k][q], tb[k][q]) for k in range(pair.steps) for q in c.contract
+                        if q != "layer_output")
+            claims.append((got is None, f"{name}: numpy equivalent at every step and quantity "
+                                        f"(worst excess {worst:.2g} of the tolerance; got {got})"))
+        else:
+            ok = got is not None and got[:2] == (pair.step, pair.quantity) and got[2] >= c.margin
+            margin = f"{got[2]:.3g}x the tolerance" if got else "none"
+            claims.append((ok, f"{name}: numpy first divergence {got[:2] if got else None} "
+                               f"(expected {(pair.step, pair.quantity)}), margin {margin}"))
+    return claims
+
+
+def real_pair_claims(c: Corpus, real: dict[str, dict[str, Any]], what: str, state: bool
+                     ) -> Claims:
+    """Per pair: the real A and B outputs (losses, final weights, and the printed state if
+    `state`) agree at the diff's tolerance (equivalent) or not (buggy); `what` names them."""
+    claims: Claims = []
     for name, pair in c.pairs.items():
         ra, rb = real[pair.a], real[pair.b]
         e = max(excess(ra["loss"], rb["loss"]),
@@ -253,8 +242,8 @@ def prove(c: Corpus, checks: Callable[[dict[str, Trajectory]], Claims] | None = 
                 *(excess(ra["state"][n], rb["state"][n])
                   for n in (ra.get("state", {}) if state else ())))
         if pair.exit == 0:
-            claim(e <= 1.0, f"{name}: real A and B agree at the diff's tolerance "
-                            f"({what}; worst {e:.2g} of it)")
+            claims.append((e <= 1.0, f"{name}: real A and B agree at the diff's tolerance "
+                                     f"({what}; worst {e:.2g} of it)"))
         else:
-            claim(e > 1.0, f"{name}: real A and B differ ({e:.3g}x the tolerance)")
-    return report(claims)
+            claims.append((e > 1.0, f"{name}: real A and B differ ({e:.3g}x the tolerance)"))
+    return claims
