@@ -111,9 +111,13 @@ def _incident_json(inc: Incident, steps_form: str | None) -> dict[str, Any]:
         "alerts": inc.alerts,
         "first_alert": inc.first_alert,
         "diagnosed": inc.diagnosed,
-        "op_types": dict(inc.op_types.most_common()),
+        # most alerts first, ties by name: the counter's own order follows string ids, which
+        # differ between a read in one pass and one host by host (workers, shards)
+        "op_types": dict(sorted(inc.op_types.items(), key=lambda kv: (-kv[1], kv[0]))),
         # its gradient's origins, counted with it (reader.diagnosis.backward_pairs)
         "backward": [_backward_json(b) for b in inc.backward],
+        # the step's later overflows, counted with it (reader.diagnosis.overflows)
+        "overflows": [_backward_json(o) for o in inc.overflows],
     }
     if d is None:
         out["origin_op_type"] = inc.origin_name
