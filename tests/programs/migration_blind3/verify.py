@@ -2,7 +2,7 @@
 agree on every quantity of the step contract at every step, and each buggy pair first differs
 at the step and quantity blind3_pairs.py claims (and nowhere earlier).
 
-    python verify.py DATA_DIR [--python PY]
+    python verify.py DATA_DIR [--python PY] [--numpy-only]
 
 1. blind3_models.py computes, in float64, every program's steps from its own data and
    starting weights (the TF1 and Keras rules written apart). Layer outputs are compared under
@@ -15,134 +15,26 @@ at the step and quantity blind3_pairs.py claims (and nowhere earlier).
    their losses, final weights and final state (averages of the weights, a target network);
    each must match its numpy model (rtol 1e-4 / atol 1e-5: float32 against float64), so the
    numpy model is the program; equivalent pairs' real outputs must agree at the diff's
-   tolerance, buggy pairs' must not.
+   tolerance, buggy pairs' must not (--numpy-only skips this part).
 Prints one line per claim and "N of M claims fail"; exit 0 only if none fail.
+The proof itself is shared with the other corpora: ../migration_proof.py (prove).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
-from migration_proof import Corpus, run_programs  # noqa: E402
+from migration_proof import Corpus, prove  # noqa: E402
 
 from blind3_models import trajectory  # noqa: E402
 from blind3_pairs import CONTRACT, PAIRS, programs  # noqa: E402
 
-MARGIN = 2.0
-RTOL, ATOL = 1e-5, 1e-6
-
-
-def _flat(v: Any) -> np.ndarray:
-    if v is None:
-        return np.zeros(0)
-    if isinstance(v, dict):
-        return np.concatenate([_flat(v[k]) for k in sorted(v)]) if v else np.zeros(0)
-    return np.ravel(np.asarray(v, np.float64))
-
-
-def excess(a: Any, b: Any, rtol: float = RTOL, atol: float = ATOL) -> float:
-    """max |a-b| / (atol + rtol|b|), NaN-aware: a NaN on one side only is infinitely far."""
-    fa, fb = _flat(a), _flat(b)
-    if fa.shape != fb.shape:
-        return float("inf")
-    na, nb = np.isnan(fa), np.isnan(fb)
-    if (na != nb).any():
-        return float("inf")
-    keep = ~na
-    if not keep.any():
-        return 0.0
-    fa, fb = fa[keep], fb[keep]
-    return float(np.max(np.abs(fa - fb) / (atol + rtol * np.abs(fb))))
-
-
-def first_divergence(ta: list[dict[str, Any]], tb: list[dict[str, Any]]
-                     ) -> tuple[int, str, float] | None:
-    """The first (step, quantity, excess) in the contract's order where the two differ."""
-    for k in range(min(len(ta), len(tb)) - 1):
-        for q in CONTRACT:
-            a, b = ta[k][q], tb[k][q]
-            if q == "layer_output":
-                common = sorted(set(a) & set(b))
-                a, b = {n: a[n] for n in common}, {n: b[n] for n in common}
-            if (a is None) != (b is None):
-                return k, q, float("inf")
-            e = excess(a, b)
-            if e > 1.0:
-                return k, q, e
-    return None
-
-
-def _near(real: Any, model: Any) -> float:
-    """How far a real (float32) run is from its float64 model, in units of rtol 1e-4/atol
-    1e-5."""
-    return excess(real, model, rtol=1e-4, atol=1e-5)
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("data_dir", type=Path)
-    ap.add_argument("--python", default=sys.executable)
-    args = ap.parse_args()
-    traj = {p: trajectory(p) for p in programs()}
-    claims: list[tuple[bool, str]] = []
-
-    def claim(ok: bool, text: str) -> None:
-        claims.append((ok, text))
-
-    for name, pair in PAIRS.items():
-        ta, tb = traj[pair.a], traj[pair.b]
-        claim(len(ta) == len(tb) == pair.steps + 1, f"{name}: {pair.steps} steps on both sides")
-        claim(set(ta[0]["variable"]) == set(tb[0]["variable"]),
-              f"{name}: the same trainable variables on both sides")
-        got = first_divergence(ta, tb)
-        if pair.exit == 0:
-            worst = max(excess(ta[k][q], tb[k][q]) for k in range(pair.steps) for q in CONTRACT
-                        if q != "layer_output")
-            claim(got is None, f"{name}: numpy equivalent at every step and quantity (worst "
-                               f"excess {worst:.2g} of the tolerance; got {got})")
-        else:
-            ok = got is not None and got[:2] == (pair.step, pair.quantity) and got[2] >= MARGIN
-            margin = f"{got[2]:.3g}x the tolerance" if got else "none"
-            claim(ok, f"{name}: numpy first divergence {got[:2] if got else None} "
-                      f"(expected {(pair.step, pair.quantity)}), margin {margin}")
-
-    corpus = Corpus(HERE, PAIRS, CONTRACT, programs, trajectory, prepared="dqn.npz",
-                    trace_env="BLIND3_TRACE", margin=MARGIN)
-    real = run_programs(corpus, args.data_dir, args.python)
-    for program, tr in real.items():
-        model = traj[program]
-        final, state = model[-1]["variable"], model[-1]["state"] or {}
-        e_loss = _near(tr["loss"], [s["loss_total"] for s in model[:-1]])
-        same = set(tr["weights"]) == set(final) and set(tr.get("state", {})) == set(state)
-        e_w = max([_near(tr["weights"][n], final[n]) for n in final]
-                  + [_near(tr["state"][n], state[n]) for n in state]) if same else np.inf
-        claim(max(e_loss, e_w) <= 1.0,
-              f"{program}: real run = numpy model (losses, final weights and state within "
-              f"rtol 1e-4/atol 1e-5: worst {max(e_loss, e_w):.2g} of it)")
-    for name, pair in PAIRS.items():
-        ra, rb = real[pair.a], real[pair.b]
-        e = max(excess(ra["loss"], rb["loss"]),
-                *(excess(ra["weights"][n], rb["weights"][n]) for n in ra["weights"]),
-                *(excess(ra["state"][n], rb["state"][n]) for n in ra.get("state", {})))
-        if pair.exit == 0:
-            claim(e <= 1.0, f"{name}: real A and B agree at the diff's tolerance "
-                            f"(losses, final weights and state; worst {e:.2g} of it)")
-        else:
-            claim(e > 1.0, f"{name}: real A and B differ ({e:.3g}x the tolerance)")
-
-    for ok, text in claims:
-        print(("ok   " if ok else "FAIL ") + text)
-    fails = sum(not ok for ok, _ in claims)
-    print(f"{fails} of {len(claims)} claims fail")
-    return 1 if fails else 0
+CORPUS = Corpus(HERE, PAIRS, CONTRACT, programs, trajectory, prepared="dqn.npz",
+                trace_env="BLIND3_TRACE", margin=2.0)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(prove(CORPUS, state=True))

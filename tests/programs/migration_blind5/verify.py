@@ -15,148 +15,38 @@ at the step and quantity blind5_pairs.py claims (and nowhere earlier).
    their losses and final weights (no program here keeps state outside the optimizer);
    each must match its numpy model (rtol 1e-4 / atol 1e-5: float32 against float64), so the
    numpy model is the program; equivalent pairs' real outputs must agree at the diff's
-   tolerance, buggy pairs' must not.
+   tolerance, buggy pairs' must not (--numpy-only skips this part).
 3. No relu input (the strided convolution) and no residual of the absolute error is within
    1e-4 of its kink, so float32 rounding cannot move a value across one and the central
    differences are the gradient.
 Prints one line per claim and "N of M claims fail"; exit 0 only if none fail.
+The proof itself is shared with the other corpora: ../migration_proof.py (prove).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
-from migration_proof import Corpus, run_programs  # noqa: E402
+from migration_proof import Claims, Corpus, Trajectory, prove  # noqa: E402
 
 from blind5_models import kink_distance, trajectory  # noqa: E402
 from blind5_pairs import CONTRACT, PAIRS, programs  # noqa: E402
 
-MARGIN = 2.0
-RTOL, ATOL = 1e-5, 1e-6
+CORPUS = Corpus(HERE, PAIRS, CONTRACT, programs, trajectory, prepared="bcast.npz",
+                trace_env="BLIND5_TRACE", margin=2.0)
 
 
-def _flat(v: Any) -> np.ndarray:
-    if v is None:
-        return np.zeros(0)
-    if isinstance(v, dict):
-        return np.concatenate([_flat(v[k]) for k in sorted(v)]) if v else np.zeros(0)
-    return np.ravel(np.asarray(v, np.float64))
-
-
-def excess(a: Any, b: Any, rtol: float = RTOL, atol: float = ATOL) -> float:
-    """max |a-b| / (atol + rtol|b|), NaN-aware: a NaN on one side only is infinitely far."""
-    fa, fb = _flat(a), _flat(b)
-    if fa.shape != fb.shape:
-        return float("inf")
-    na, nb = np.isnan(fa), np.isnan(fb)
-    if (na != nb).any():
-        return float("inf")
-    keep = ~na
-    if not keep.any():
-        return 0.0
-    fa, fb = fa[keep], fb[keep]
-    return float(np.max(np.abs(fa - fb) / (atol + rtol * np.abs(fb))))
-
-
-def first_divergence(ta: list[dict[str, Any]], tb: list[dict[str, Any]]
-                     ) -> tuple[int, str, float] | None:
-    """The first (step, quantity, excess) in the contract's order where the two differ."""
-    for k in range(min(len(ta), len(tb)) - 1):
-        for q in CONTRACT:
-            a, b = ta[k][q], tb[k][q]
-            if q == "layer_output":
-                common = sorted(set(a) & set(b))
-                a, b = {n: a[n] for n in common}, {n: b[n] for n in common}
-            if (a is None) != (b is None):
-                return k, q, float("inf")
-            e = excess(a, b)
-            if e > 1.0:
-                return k, q, e
-    return None
-
-
-def _near(real: Any, model: Any) -> float:
-    """How far a real (float32) run is from its float64 model, in units of rtol 1e-4/atol
-    1e-5."""
-    return excess(real, model, rtol=1e-4, atol=1e-5)
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("data_dir", type=Path)
-    ap.add_argument("--python", default=sys.executable)
-    ap.add_argument("--numpy-only", action="store_true")
-    args = ap.parse_args()
-    traj = {p: trajectory(p) for p in programs()}
-    claims: list[tuple[bool, str]] = []
-
-    def claim(ok: bool, text: str) -> None:
-        claims.append((ok, text))
-
-    for name, pair in PAIRS.items():
-        ta, tb = traj[pair.a], traj[pair.b]
-        claim(len(ta) == len(tb) == pair.steps + 1, f"{name}: {pair.steps} steps on both sides")
-        claim(set(ta[0]["variable"]) == set(tb[0]["variable"]),
-              f"{name}: the same trainable variables on both sides")
-        got = first_divergence(ta, tb)
-        if pair.exit == 0:
-            worst = max(excess(ta[k][q], tb[k][q]) for k in range(pair.steps) for q in CONTRACT
-                        if q != "layer_output")
-            claim(got is None, f"{name}: numpy equivalent at every step and quantity (worst "
-                               f"excess {worst:.2g} of the tolerance; got {got})")
-        else:
-            ok = got is not None and got[:2] == (pair.step, pair.quantity) and got[2] >= MARGIN
-            margin = f"{got[2]:.3g}x the tolerance" if got else "none"
-            claim(ok, f"{name}: numpy first divergence {got[:2] if got else None} "
-                      f"(expected {(pair.step, pair.quantity)}), margin {margin}")
-
-    for program in programs():
-        if program.split("_")[1].removesuffix(".py") in ("pad", "bcast"):
-            gap = kink_distance(program)
-            claim(gap >= 1e-4, f"{program}: no relu input or absolute residual near its kink "
-                               f"(closest {gap:.2g})")
-    if args.numpy_only:
-        return _report(claims)
-
-    corpus = Corpus(HERE, PAIRS, CONTRACT, programs, trajectory, prepared="bcast.npz",
-                    trace_env="BLIND5_TRACE", margin=MARGIN)
-    real = run_programs(corpus, args.data_dir, args.python)
-    for program, tr in real.items():
-        model = traj[program]
-        final = model[-1]["variable"]
-        e_loss = _near(tr["loss"], [s["loss_total"] for s in model[:-1]])
-        same = set(tr["weights"]) == set(final)
-        e_w = max(_near(tr["weights"][n], final[n]) for n in final) if same else np.inf
-        claim(max(e_loss, e_w) <= 1.0,
-              f"{program}: real run = numpy model (losses and final weights within "
-              f"rtol 1e-4/atol 1e-5: worst {max(e_loss, e_w):.2g} of it)")
-    for name, pair in PAIRS.items():
-        ra, rb = real[pair.a], real[pair.b]
-        e = max(excess(ra["loss"], rb["loss"]),
-                *(excess(ra["weights"][n], rb["weights"][n]) for n in ra["weights"]))
-        if pair.exit == 0:
-            claim(e <= 1.0, f"{name}: real A and B agree at the diff's tolerance "
-                            f"(losses and final weights; worst {e:.2g} of it)")
-        else:
-            claim(e > 1.0, f"{name}: real A and B differ ({e:.3g}x the tolerance)")
-
-    return _report(claims)
-
-
-def _report(claims: list[tuple[bool, str]]) -> int:
-    for ok, text in claims:
-        print(("ok   " if ok else "FAIL ") + text)
-    fails = sum(not ok for ok, _ in claims)
-    print(f"{fails} of {len(claims)} claims fail")
-    return 1 if fails else 0
+def kink_checks(traj: dict[str, Trajectory]) -> Claims:
+    """No relu input or absolute residual near its kink (claim 3 above)."""
+    return [(gap >= 1e-4, f"{program}: no relu input or absolute residual near its kink "
+                          f"(closest {gap:.2g})")
+            for program in programs()
+            if program.split("_")[1].removesuffix(".py") in ("pad", "bcast")
+            for gap in [kink_distance(program)]]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(prove(CORPUS, kink_checks))
