@@ -27,6 +27,7 @@ import os
 import secrets
 import signal
 import stat
+import threading
 from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
@@ -38,6 +39,9 @@ _TRIES = 64  # random temporary names tried before giving up (each taken one: an
 # this process's temporaries not yet renamed or removed: (folder descriptor, name) — what a
 # signal handler removes when the process is ended mid-write (`remove_live_temporaries`)
 _LIVE: dict[tuple[int, str], None] = {}
+# held while a temporary is made and noted, and while they are removed: a worker's ending
+# thread (`reader.io.lifeline`) runs beside the writer — os.open lets it run mid-call
+_LIVE_LOCK = threading.Lock()
 
 
 _ENDING = {signal.SIGTERM, signal.SIGHUP, signal.SIGINT}
@@ -56,15 +60,21 @@ def _release_signals(held: set[int | signal.Signals] | None) -> None:
 
 
 def remove_live_temporaries() -> None:
-    """Remove every temporary this process is still writing (async-signal-tolerant: no lock,
-    no allocation beyond a list). Why: a process ended by a signal in a thread that cannot
-    unwind (a Dask worker's task thread) would leave them; its folders' descriptors are
-    still open, as the entries are dropped before their writers close them."""
-    for dir_fd, tmp in list(_LIVE):
-        try:
-            os.unlink(tmp, dir_fd=dir_fd)
-        except OSError:
-            pass
+    """Remove every temporary this process is still writing. Why: a process ended by a
+    signal in a thread that cannot unwind (a Dask worker's task thread) would leave them;
+    its folders' descriptors are still open, as the entries are dropped before their
+    writers close them. Called from a signal handler too: the lock is never held where a
+    handler can run (creation holds the ending signals), and is waited for 5 s at most."""
+    locked = _LIVE_LOCK.acquire(timeout=5.0)
+    try:
+        for dir_fd, tmp in list(_LIVE):
+            try:
+                os.unlink(tmp, dir_fd=dir_fd)
+            except OSError:
+                pass
+    finally:
+        if locked:
+            _LIVE_LOCK.release()
 
 
 def open_folder(base: str, parts: Sequence[str], follow_base: bool = True) -> int:
@@ -146,8 +156,9 @@ def create_temporary(dir_fd: int, name: str, mode: int = 0o644) -> tuple[int, st
         # process's temporaries (`remove_live_temporaries`) never runs in between
         held = _hold_signals()
         try:
-            fd = os.open(tmp, _NEW, mode, dir_fd=dir_fd)
-            _LIVE[(dir_fd, tmp)] = None  # (dropped by write_new / Replacement when done)
+            with _LIVE_LOCK:  # (nor does another thread remove them in between)
+                fd = os.open(tmp, _NEW, mode, dir_fd=dir_fd)
+                _LIVE[(dir_fd, tmp)] = None  # (dropped by write_new / Replacement when done)
         except FileExistsError:
             continue
         finally:

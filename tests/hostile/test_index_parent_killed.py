@@ -41,6 +41,26 @@ def _session(sid: int) -> list[int]:
     return out
 
 
+def _describe(pids: list[int]) -> str:
+    """What each process left is and where it waits (its command line, state, signal masks,
+    kernel wait channel): a failure says which process stayed and why."""
+    out = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")[:160]
+            with open(f"/proc/{pid}/status") as f:
+                status = {k: v.strip() for k, _, v in (ln.partition(":") for ln in f)}
+            with open(f"/proc/{pid}/wchan") as f:
+                wchan = f.read()
+        except OSError:
+            continue
+        keys = ("State", "PPid", "Threads", "SigPnd", "ShdPnd", "SigBlk", "SigCgt")
+        out.append(f"[{pid} {cmd!r} " + " ".join(f"{k}={status.get(k)}" for k in keys)
+                   + f" wchan={wchan}]")
+    return "; ".join(out) or "(none left)"
+
+
 def test_a_killed_index_leaves_no_shard_temporary(tmp_path: Path) -> None:
     logdir, out = tmp_path / "job", tmp_path / "shards"
     write_job(logdir)
@@ -70,7 +90,8 @@ def test_a_killed_index_leaves_no_shard_temporary(tmp_path: Path) -> None:
         # every worker ends with the command (its parent-death signal), each once it has
         # removed what it was writing
         while _session(proc.pid):
-            assert time.monotonic() < deadline, "workers outlived the killed command"
+            assert time.monotonic() < deadline, (
+                "workers outlived the killed command: " + _describe(_session(proc.pid)))
             time.sleep(0.05)
     finally:
         if proc.poll() is None:
