@@ -308,6 +308,16 @@ def seed_pass(url: str, entries: dict[str, RemoteStat | None]) -> None:
     _pass.seeded[normalize(url)] = dict(entries)
 
 
+def relist(url: str) -> None:
+    """Forget what this process (and this thread's `one_pass`) listed of folder `url`: other
+    processes changed it (`tfdbg-tui index`'s workers replaced shards there), so its next
+    `stat` lists it anew instead of giving an object's old size and ETag."""
+    url = normalize(url)
+    getattr(_pass, "seeded", {}).pop(url, None)
+    with _listings._lock:
+        _listings._folders.pop(url, None)
+
+
 class _Listings:
     """Folder listings, each answering `stat` for `LISTING_TTL` seconds (and every
     listing within `one_pass`)."""

@@ -241,7 +241,7 @@ def index_logdir(path: str, run: str | None = None, engine: str = "local",
     from reader.index.shard_store import folder
     from reader.index.shard_task import seen_by_driver
     from reader.io.linkguard import foreign_link
-    from reader.io.remote import is_remote, source
+    from reader.io.remote import is_remote, relist, source
 
     logdir = DebugLogdir(path, run)
     where = folder(logdir.path, out)
@@ -270,6 +270,9 @@ def index_logdir(path: str, run: str | None = None, engine: str = "local",
         got.append(r)
         if on_result is not None:
             on_result(r, len(got), len(jobs))
+    for changed in (where, logdir.path):  # the tasks wrote shards (and maybe the shard
+        if is_remote(changed):  # folder into the logdir): not what this pass listed
+            relist(changed)
     return got, where, logdir
 
 
