@@ -107,8 +107,10 @@ def stale_reason(meta: dict[str, Any], fs: FileSet, run_id: str, src: str,
     does)."""
     from reader.cache.location import code_stamp
 
-    if meta.get("fileset") != fs.name or meta.get("run") != run_id:
+    if meta.get("fileset") != fs.name:
         return "it is another file set's"
+    if meta.get("run") != run_id:  # (a folder shared by runs whose file sets share names)
+        return "it is another run's"
     if meta.get("code") != code_stamp():
         return "written by another version of tfdbg-tui"
     if meta.get("source") != src:
