@@ -36,15 +36,9 @@ pytestmark = [pytest.mark.tf, pytest.mark.timeout(1800)]
 CORPUS = UserCorpus(BLIND6, "migration-blind6", PAIRS, programs, CONTRACT)
 
 # pair → what the tool says instead (first contact, 2026-11-29 ~03:05, the engine of HEAD
-# 5515cda: 7 of 10 pairs right; each a strict xfail)
-KNOWN_FAILING: dict[str, str] = {
-    "kld_swap_fn": "step 0 loss right, B's line right; A's Mean shown at tf1_kld.py:22 (the "
-                   "softmax line above the loss, AT:loss is :23)",
-    "kld_mean_eager": "exit 1 but step 0 layer_output (A add @tf1_kld.py:22, B Mul "
-                      "@tf2_kld_mean_eager.py:29, an intermediate of the loss), not the loss",
-    "pois_linear_fit": "step 0 loss right, A right; B model.fit (:23), not the linear Dense "
-                       "(BUG :19) nor the compile line (CALL:loss :22)",
-}
+# 5515cda: 7 of 10 pairs right; kld_swap_fn, kld_mean_eager and pois_linear_fit fixed since,
+# see tests/compare/test_loss_after_output.py: 10 of 10)
+KNOWN_FAILING: dict[str, str] = {}
 
 
 @pytest.fixture(scope="session")

@@ -145,6 +145,9 @@ def find_creation(logdir: DebugLogdir, frames: list[Frame]) -> Creation | None:
                 hit = _search(logdir, camel)
                 if hit.frame is not None:
                     return hit
+                named = _compiled(logdir, frames[user], camel)
+                if named is not None:
+                    return named
             continue
         owner = found[0]
         # made inside the call the user's line makes (TF1's polynomial_decay): that line
@@ -154,8 +157,34 @@ def find_creation(logdir: DebugLogdir, frames: list[Frame]) -> Creation | None:
                     construction(owner).search(_body(olines, outer.line)):
                 uf = frames[user]
                 return Creation(owner, uf, (logdir.code_line(uf) or "").strip())
-        return _search(logdir, owner)
+        made = _search(logdir, owner)
+        if made.frame is None and _NAMED_PATH.search(f.file):
+            return _compiled(logdir, frames[user], owner) or made
+        return made
     return None
+
+
+# what `compile` makes from a name (`loss="huber"`, `optimizer="sgd"`) or a function
+_NAMED_PATH = re.compile(r"[/\\](optimizers|optimizer_v2|losses)[/\\]")
+_COMPILE = re.compile(r"(?<!\bre)\.compile\s*\(")
+
+
+def _compiled(logdir: DebugLogdir, user: Frame, owner: str) -> Creation | None:
+    """A loss or an optimizer that `fit` runs and the user's code constructs nowhere was
+    made by `compile` from what it was given (a name, a function): the compile statement is
+    the line that chose it. Only for a stack a Keras loop drives (the user's line is
+    `model.fit(...)`), and only where one line of the user's sources calls `.compile(`
+    (several: which one ran is not recorded, compile makes no op)."""
+    if not drives_keras(logdir.code_line(user) or ""):
+        return None
+    hits = [(host, path, number, lines[number - 1]) for host, path, lines in _user_files(logdir)
+            for number in calls(lines, {"compile"})
+            if _COMPILE.search(lines[number - 1].split("#", 1)[0])]
+    if len(hits) != 1:
+        return None
+    host, path, number, text = hits[0]
+    lines = logdir.source_lines(host, path) or []
+    return Creation(owner, Frame(path, number, _function_at(lines, number), host), text.strip())
 
 
 def _search(logdir: DebugLogdir, owner: str) -> Creation:

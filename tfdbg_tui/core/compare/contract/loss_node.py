@@ -11,10 +11,16 @@ value), so the loss is the forward scalar whose tensor or operands the *earliest
 op reads (`tape_target`).
 
 The loss function starts (`loss_entry`, the line shown for a loss) at the first op reading
-the model's last layer output — past a reshape of that output that the user wrote as part of
-the prediction (`prediction = tf.reshape(logits, [-1])`, `tf.squeeze(..., axis=1)` on the
-line above the loss's call): it only lays the prediction out, and its line is the
-prediction's, not the loss's.
+the model's last layer output — past what the user wrote as part of the prediction: a
+reshape of that output (`prediction = tf.reshape(logits, [-1])`, `tf.squeeze(..., axis=1)` on
+the line above the loss's call), which only lays it out, and an op on the last layer's own
+line that reads nothing from outside the model (`probs = tf.nn.softmax(h @ W + b)`,
+`rate = tf.exp(...)`, an activation Keras' Dense applies in the model's call): the line
+computing the prediction is the prediction's, not the loss's. The loss starts where the
+prediction meets data from outside the model (the targets), or leaves that line — also when
+the op is not one the layers are made of (a softmax is no layer output, yet no loss either).
+Where the loss is computed on the prediction's line itself (`loss_fn(t, model(x) / T)`, every
+op of a `fit`), the statement is the loss's: its first op on the output starts it.
 """
 
 from __future__ import annotations
@@ -56,21 +62,41 @@ def tape_target(flow: Flow, deps: list[frozenset[str]], depth: np.ndarray,
     return (-best[1], -best[2]) if best is not None else None
 
 
-def loss_entry(flow: Flow, last: int, consumers: list[list[int]]) -> int | None:
+def loss_entry(flow: Flow, last: int, consumers: list[list[int]],
+               deps: list[frozenset[str]] | None = None, loss: int = -1) -> int | None:
     """The first op of the loss function: the first forward consumer of the last layer's
     output `last` (the loss function's own ops first), past the user's forward reshapes of
-    that output (see the module docstring)."""
+    that output and, where the loss (node `loss`) is computed on another line, the
+    prediction's ops on its own line (see the module docstring)."""
     frontier, seen = [last], {last}
-    for _ in range(8):
+    line = flow.line[last] if max(last, loss) < len(flow.line) else -1
+    if loss < 0 or flow.line[loss] == line:  # one statement: what it computes is the loss's
+        line = -1
+    for _ in range(16):
         uses = sorted({c for j in frontier for c in consumers[j]
                        if flow.phase[c] in FORWARD and flow.op_type[c] not in SHAPE_ONLY},
                       key=lambda c: (flow.phase[c] != LOSS, c))
         if not uses:
             return None
-        layout = [c for c in uses if flow.phase[c] == FWD and flow.op_type[c] in _LAYOUT
-                  and c not in seen]
-        if len(layout) != len(uses):  # an op computing on the values: the loss's
-            return next(c for c in uses if c not in layout)
-        frontier = layout
-        seen.update(layout)
+        ahead = [c for c in uses if flow.phase[c] == FWD and c not in seen
+                 and (flow.op_type[c] in _LAYOUT or _predicts(flow, c, line, deps))]
+        if len(ahead) != len(uses):  # an op computing on the values: the loss's
+            return next(c for c in uses if c not in ahead)
+        frontier = ahead
+        seen.update(ahead)
     return None
+
+
+def _predicts(flow: Flow, c: int, line: int, deps: list[frozenset[str]] | None) -> bool:
+    """Whether node `c`, a consumer of the prediction, is still the prediction's: on the last
+    layer's own user line and reading no data from outside the model — an operand from
+    outside the step (an eager tensor made before it), or one computed from no variable
+    (a placeholder, a function's argument, what is made of them); a constant is no data."""
+    if deps is None or line < 0 or c >= len(flow.line) or flow.line[c] != line:
+        return False
+    for j, _ in flow.inputs[c]:
+        if j < 0:
+            return False
+        if not deps[j] and flow.op_type[j] != "Const":
+            return False
+    return True

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from reader import GRAPH
 from tfdbg_tui.core.compare.contract.dataflow import FORWARD, READS, UPDATES, Flow
 from tfdbg_tui.core.compare.contract.tensors import SHAPE_ONLY
 
@@ -46,6 +47,7 @@ class StepData:
     inputs: set[int] = field(default_factory=set)
     entries: set[int] = field(default_factory=set)
     targets: set[int] = field(default_factory=set)
+    fed: set[int] = field(default_factory=set)  # eager nodes an input from outside feeds
 
     def entry_of(self, k: int) -> frozenset[int]:
         """The model inputs node k is computed from, where the model has several first-layer
@@ -61,9 +63,10 @@ def step_data(flow: Flow, deps: list[frozenset[str]], every: frozenset[str]) -> 
                for j, _ in flow.inputs[k][:1] if j >= 0}  # a variable's handle is no data
     sources = [k for k in range(n) if fwd[k] and not flow.inputs[k] and not deps[k]
                and flow.op_type[k] != "Const" and flow.handle[k] is None and k not in handles]
+    ext = _outside(flow, fwd)
     src: list[frozenset[int]] = [frozenset()] * n
     out = StepData(src)
-    if len(sources) < 2 or not every:
+    if len(sources) + sum(map(len, ext.values())) < 2 or not every:
         return out
     for s in sources:
         src[s] = frozenset([s])
@@ -72,11 +75,15 @@ def step_data(flow: Flow, deps: list[frozenset[str]], every: frozenset[str]) -> 
         if not fwd[k] or k in sources:
             continue
         ins = [j for j, _ in flow.inputs[k] if 0 <= j < n and fwd[j]]
+        outside = ext.get(k, frozenset())
         if flow.op_type[k] in READS:  # the rows a gather reads: its indices meet the table
             for j in ins[1:]:
                 out.inputs |= src[j]
                 out.entries |= src[j]
+            out.inputs |= outside
+            out.fed |= {k} if outside else set()
             continue
+        src[k] = src[k] | outside
         for j in ins:
             src[k] = src[k] | src[j]
         if not deps[k]:
@@ -87,12 +94,39 @@ def step_data(flow: Flow, deps: list[frozenset[str]], every: frozenset[str]) -> 
         model = [j for j in ins if deps[j]]
         read = any(_is_read(flow, j) for j in model)
         if read or any(deps[j] != every for j in model):
+            out.inputs |= outside
+            out.fed |= {k} if outside else set()
             for j in ins:
                 if not deps[j]:
                     out.inputs |= src[j]
                     if read:
                         out.entries |= src[j]
-    out.targets = (set(sources) - out.inputs) & met
+    every_source = set(sources).union(*ext.values())
+    out.targets = (every_source - out.inputs) & met
+    return out
+
+
+def _outside(flow: Flow, fwd: list[bool]) -> dict[int, frozenset[int]]:
+    """An eager step's data from outside it: per node, a source of its own (numbered past the
+    nodes) for each operand no recorded execution of the step made (a tensor made before the
+    step: the batch, the targets; an eager constant) — a variable's handle excepted, and the
+    operands of a library layer's ops (a Keras activation's `0.5 * x` in a model's call reads
+    a constant no execution made, as a graph reads a Const: the data come in through the
+    layer's inputs). A graph's data are its placeholders and arguments, nodes of the flow:
+    none here."""
+    if flow.kind == GRAPH:
+        return {}
+    n, out = len(flow), {}
+    for k in range(n):
+        if not fwd[k] or (k < len(flow.line) and flow.line[k] in flow.library_lines
+                          and not any(j >= 0 and _is_read(flow, j)
+                                      for j, _ in flow.inputs[k])):
+            continue
+        first = 1 if flow.op_type[k] in READS | UPDATES else 0
+        ids = frozenset(n + 8 * k + i for i, (j, _) in enumerate(flow.inputs[k][:8])
+                        if j < 0 and i >= first)
+        if ids:
+            out[k] = ids
     return out
 
 
@@ -106,7 +140,7 @@ def loss_side(flow: Flow, deps: list[frozenset[str]], loss: int, every: frozense
     fwd = [flow.phase[k] in FORWARD and flow.op_type[k] not in SHAPE_ONLY for k in range(n)]
     labelled = [bool(data.src[k] & data.targets) for k in range(n)]
     out = {k for k in range(n) if labelled[k] and deps[k]}
-    end = _model_output(flow, fwd, labelled, data.inputs, loss)
+    end = _model_output(flow, fwd, labelled, data.inputs | data.fed, loss)
     if end is not None and deps[end] == every:
         todo = [end]
         seen = {end}

@@ -304,7 +304,8 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
                            for (_, (_, _, k)), kind in zip(ordered, roles.layer_kinds,
                                                            strict=True)]
     if roles.layers and roles.loss is not None:  # where the loss function starts
-        roles.loss_entry = loss_entry(flow, roles.layers[-1][1][0], consumers)
+        roles.loss_entry = loss_entry(flow, roles.layers[-1][1][0], consumers, deps,
+                                       roles.loss[0])
     _split_loss(flow, roles, deps, traced)
     return roles
 
