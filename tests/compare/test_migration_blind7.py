@@ -50,10 +50,6 @@ KNOWN_FAILING: dict[str, str] = {
                        "not the loss",
     "focal_balance_fn": "step 0 loss right, B's line right (:28); A's Mean shown at "
                         "tf1_focal.py:26 (the sigmoid line above the four loss lines :27-30)",
-    "mom_eager": "exit 3, incomparable: 'B has no training step (no variable that the forward "
-                 "pass reads is updated from a gradient)' — TF1's momentum written out eagerly "
-                 "(accum.assign, var.assign_sub(lr * accum)); the same code in tf.function "
-                 "(mom_fn) is compared whole",
 }
 
 

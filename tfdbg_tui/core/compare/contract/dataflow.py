@@ -146,6 +146,9 @@ class Flow:
     # lines that call a library's layer (`model(x)`, `self.bn(h)`, `model.fit`: Keras' own
     # code between the user's line and the ops), not a statement of ops the user wrote
     library_lines: set[int] = field(default_factory=set)
+    # eager updates taken as training ones though their slot's read went unrecorded
+    # (`slot_reads`)
+    slot_updates: set[int] = field(default_factory=set)
     # (nodes, consumers, handle → where its reads go: `reach`)
     slot_memo: tuple[int, dict[int, list[int]], dict[str, Reach]] | None = field(
         default=None, repr=False, compare=False)
@@ -244,7 +247,7 @@ def training_update(flow: Flow, k: int, dtype_of: dict[int, int]) -> bool:
     t = flow.op_type[k]
     if not (t in UPDATES and flow.phase[k] != METRIC and float_update(flow, k, dtype_of)):
         return False
-    if t in APPLY or flow.phase[k] not in FORWARD:
+    if t in APPLY or k in flow.slot_updates or flow.phase[k] not in FORWARD:
         return True
     # an assignment in the user's or a layer's code: training when its value comes from the
     # gradients. A graph holds the whole dataflow, so a moving average (batch norm's

@@ -29,6 +29,7 @@ from tfdbg_tui.core.compare.contract.dataflow import (
     training_update,
 )
 from tfdbg_tui.core.compare.contract.eager_identity import custom_gradient_stack, identity_links
+from tfdbg_tui.core.compare.contract.slot_reads import slot_updates
 from tfdbg_tui.core.compare.contract.variable_kinds import state_handles, trained_handles
 
 
@@ -69,6 +70,8 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str],
     dtype_of = {i: int(dtype[first[i]]) if e.n_outputs[i] > 0 else -1 for i in range(limit)}
     if keep is not None:
         keep.append(whole)
+    # a weight's update reading its slot through a read TensorFlow did not record
+    whole.slot_updates = slot_updates(whole, dtype_of)
     trained = trained_handles(whole, dtype_of)
     if not trained:
         if limit < n:
@@ -93,6 +96,7 @@ def eager_training(logdir: DebugLogdir, frames: Frames, notes: list[str],
         flow = Flow(EAGER, steps=[s], index=list(range(start, end + 1)), truncated=truncated,
                     state=state)
         index = {k: j for j, k in enumerate(range(start, end + 1))}
+        flow.slot_updates = {index[k] for k in whole.slot_updates if k in index}
         width = max([records[k].num_outputs for k in range(start, end + 1)] + [1])
         width = min(width, MAX_SLOTS)
         rows = np.full((1, end + 1 - start, width), -1, np.int64)
