@@ -24,7 +24,9 @@ were two incidents.
 A gradient op whose NaN/∞ is born again of what made its forward op's (log(0) = −∞ in the
 forward pass, its gradient 1/0 = ∞ in the backward) is counted with the forward op's incident
 when that op is an origin in the same step (`reader.diagnosis.backward_pairs`): one bug, one
-line to fix; the incident's text names the backward op.
+line to fix; the incident's text names the backward op. Likewise an overflow from finite
+inputs joins the incident of the first overflow of its step (`reader.diagnosis.overflows`):
+one bad batch overflowed the loss, then the gradients, then Adam's square of them — one cause.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from reader.diagnosis.backward_pairs import (
 )
 from reader.diagnosis.incident_picks import BLOCK, code_types, kind_codes, pick, segments
 from reader.diagnosis.index import diag_index
+from reader.diagnosis.overflows import is_overflow, with_overflows
 from reader.diagnosis.result import Diagnosis
 from reader.diagnosis.step_model import TrainingSteps
 from reader.errors import ReaderError
@@ -74,6 +77,7 @@ class Incident:
     backward: list[Diagnosis] = field(default_factory=list)  # its gradient's origins
     # (origin op, step) of each alert diagnosed to it: what a gradient origin is matched to
     origins: set[tuple[Identity, int | None]] = field(default_factory=set)
+    overflows: list[Diagnosis] = field(default_factory=list)  # later overflows of its step
 
     @property
     def origin_name(self) -> str:
@@ -162,6 +166,11 @@ def find_incidents(logdir: DebugLogdir, steps: TrainingSteps | None = None,
             if d is not None and origin_identity(d) not in {origin_identity(b)
                                                             for b in fwd.backward}:
                 fwd.backward.append(d)
+        elif inc is None and d is not None:
+            inc = _step_overflow(items, d, step)
+            if inc is not None:  # a later overflow of the step (reader.diagnosis.overflows)
+                by_key[key] = aliases[key] = inc
+                inc.overflows.append(d)
         if inc is None:
             inc = Incident(len(items) + 1, key, d, p, step, error=error)
             items.append(inc)
@@ -193,6 +202,8 @@ def find_incidents(logdir: DebugLogdir, steps: TrainingSteps | None = None,
     for inc in items:
         if inc.backward and inc.diagnosis is not None:
             inc.diagnosis = with_backward(inc.diagnosis, inc.backward, inc.step)
+        if inc.overflows and inc.diagnosis is not None:
+            inc.diagnosis = with_overflows(inc.diagnosis, inc.overflows, inc.step)
     return Incidents(items, of_alert, diagnoses, n,
                      {k: inc.number for k, inc in aliases.items()})
 
@@ -221,6 +232,15 @@ def _forward_incident(logdir: DebugLogdir, items: list[Incident], d: Diagnosis,
         want = (forward_identity(d.forward), step)
         hit = next((i for i in items if want in i.origins), None)
         return hit if hit is not None and reads_forward(idx, d) else None
+
+
+def _step_overflow(items: list[Incident], d: Diagnosis, step: int | None) -> Incident | None:
+    """The incident of the first overflow in `step`, when `d` is an overflow too: one step's
+    values past float32's range are one incident (`reader.diagnosis.overflows`)."""
+    if step is None or not is_overflow(d, recorded=False):
+        return None
+    return next((i for i in items if i.diagnosis is not None and is_overflow(i.diagnosis)
+                 and any(s == step for _, s in i.origins)), None)
 
 
 def _op_type(logdir: DebugLogdir, kind: int, index: int) -> str:

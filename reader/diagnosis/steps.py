@@ -7,7 +7,8 @@ counter, so the steps are found from the shape of the run, in whichever form it 
   graph it calls) is one step; an update is any op that writes a variable (an assignment, a
   fused optimizer update, a sparse write: `writes_variable`). A graph trace belongs to the
   call recorded next (TensorFlow writes a call's execution record when it returns, after its
-  traces); an eager op to the next call (the batch a step is fed is made before it), under
+  traces); an eager op to the next call (the batch a step is fed is made before it), unless
+  it reads what the call before returned (the user's logging of that step's loss), under
   `fit` to the call before (it reads its batch inside the call; after it come its logs).
   For `fit`, an epoch starts where Keras resets its metrics (or makes a new dataset
   iterator) between two calls. Calls that only accumulate gradients are no steps of their
@@ -167,6 +168,7 @@ def _called_steps(logdir: DebugLogdir, training: set[str]) -> TrainingSteps | No
     else:
         at = np.searchsorted(calls, idx, "left")  # the call made next (or this one)
         exec_step = np.where(at < len(calls), call_step[np.minimum(at, len(calls) - 1)], -1)
+        exec_step = _readers_of_calls(logdir, calls, call_step, exec_step)
     exec_step = exec_step.astype(np.int64)
     trace_step = np.full(len(logdir.traces), -1, np.int64)
     if len(logdir.traces):
@@ -183,6 +185,48 @@ def _called_steps(logdir: DebugLogdir, training: set[str]) -> TrainingSteps | No
                              _epoch_starts(logdir, step_calls), calls=step_calls)
     return TrainingSteps(FUNCTION, len(ends), trace_step, exec_step, function,
                          calls=step_calls)
+
+
+def _readers_of_calls(logdir: DebugLogdir, calls: np.ndarray, call_step: np.ndarray,
+                      exec_step: np.ndarray) -> np.ndarray:
+    """`exec_step` with each eager op run after a call that reads what the call returned
+    (or what such an op made) given to that call's step, and so the ops that only feed
+    those (`tf.reduce_mean`'s eager Range of axes): `shown = tf.reduce_mean(loss)` after
+    `loss = train_step(x, y)` logs step k's loss, and was counted in step k + 1 (the last
+    step's outside every step). Ops that read nothing of the call (the next batch made
+    ready) stay with the call after them. Reads the records of the ops between calls and of
+    the calls around them, when at most MAX_EAGER ops run between calls; a longer run keeps
+    the steps as they were."""
+    n = len(exec_step)
+    ends = [*(int(c) for c in calls), n]
+    gaps = [(k, ends[k] + 1, ends[k + 1]) for k in range(len(calls))
+            if int(call_step[k]) >= 0 and ends[k + 1] > ends[k] + 1]
+    if sum(hi - lo for _, lo, hi in gaps) > MAX_EAGER:
+        return exec_step
+    out = np.array(exec_step, np.int64)
+    for k, lo, hi in gaps:  # the records of a gap, its call and the call after it
+        try:
+            recs = [logdir.read_execution(i) for i in range(lo - 1, min(hi + 1, n))]
+        except ReaderError:
+            return exec_step
+        ins = [{int(t) for t in r.input_tensor_ids} for r in recs]
+        outs = [{int(t) for t in (r.output_tensor_ids or ())} for r in recs]
+        made, logs = set(outs[0]), set[int]()  # what the call returned, then its readers
+        for j in range(1, hi - lo + 1):
+            if made & ins[j]:
+                logs.add(j)
+                made |= outs[j]
+        producer = {t: j for j in range(1, hi - lo + 1) for t in outs[j]}
+        readers: dict[int, set[int]] = {}  # op of the gap → the ops (and next call) reading it
+        for r in range(1, len(recs)):
+            for t in ins[r] & producer.keys():
+                readers.setdefault(producer[t], set()).add(r)
+        for j in range(hi - lo, 0, -1):  # what feeds only those readers
+            if j not in logs and j in readers and readers[j] <= logs:
+                logs.add(j)
+        for j in logs:
+            out[lo - 1 + j] = int(call_step[k])
+    return out
 
 
 def _epoch_starts(logdir: DebugLogdir, calls: np.ndarray) -> tuple[int, ...]:

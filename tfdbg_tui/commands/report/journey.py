@@ -116,6 +116,8 @@ def _incident_json(inc: Incident, steps_form: str | None) -> dict[str, Any]:
         "op_types": dict(sorted(inc.op_types.items(), key=lambda kv: (-kv[1], kv[0]))),
         # its gradient's origins, counted with it (reader.diagnosis.backward_pairs)
         "backward": [_backward_json(b) for b in inc.backward],
+        # the step's later overflows, counted with it (reader.diagnosis.overflows)
+        "overflows": [_backward_json(o) for o in inc.overflows],
     }
     if d is None:
         out["origin_op_type"] = inc.origin_name

@@ -174,14 +174,17 @@ def _extras(entry: dict[str, Any], incidents: dict[Any, dict[str, Any]]) -> list
 
 def _incident_origin(own: dict[str, Any] | None, incident: dict[str, Any] | None) -> str:
     """The incident's origin as its heading names it; when the alert's own walk ended
-    elsewhere (at the origin's gradient, merged into it), that too — else "incident 1
-    (above): Reciprocal" read under a heading "Incident 1: Log"."""
+    elsewhere (at the origin's gradient, or another op that overflowed in its step, merged
+    into it), that too — else "incident 1 (above): Reciprocal" read under a heading
+    "Incident 1: Log"."""
     head = (incident or {}).get("origin")
     if not head or not own or _key(own) == _key(head):
         return literal(_origin_name(own or head))
     backward = any(_key(own) == _key(b) for b in (incident or {}).get("backward") or [])
+    overflow = any(_key(own) == _key(o) for o in (incident or {}).get("overflows") or [])
     return (literal(_origin_name(head)) + (" — at its gradient " if backward else
-                                           " — this alert's walk ended at ")
+                                           " — at another overflow of its step, " if overflow
+                                           else " — this alert's walk ended at ")
             + literal(_origin_name(own)))
 
 
