@@ -38,11 +38,18 @@ def ingest_executions(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, 
     Parses with the light message (no stack, no inputs: read on demand later); in C when the
     compiled core is there (see `reader._native.drivers` for why that is exact).
     """
+    b = scan_executions(idx, fsi, records, name, len(idx.executions), len(idx.outputs))
+    add_executions(idx, b, [(0, fsi, name)])
+
+
+def scan_executions(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, memoryview]],
+                    name: str, exec_base: int, out_base: int) -> ExecBatch:
+    """A batch of `.execution` records, rows numbered from `exec_base` and `out_base`,
+    not added yet (`add_executions`; `reader.index.exec_gather` adds several files' at once)."""
     native = _ingest.NATIVE  # looked up per call: tests switch the compiled core off
     compiled = native is not None and isinstance(records, RecordScan)
     digests = "digest" in idx.outputs.columns
-    sink = idx.health_sink
-    b = ExecBatch(len(idx.executions), len(idx.outputs), compiled, digests, sink is not None)
+    b = ExecBatch(exec_base, out_base, compiled, digests, idx.health_sink is not None)
     if compiled:
         assert native is not None and isinstance(records, RecordScan)
         cache = idx.ingest_cache
@@ -53,21 +60,36 @@ def ingest_executions(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, 
             partial(_exec_loop, idx, b, fsi, name=records.name))
     else:
         _exec_loop(idx, b, fsi, records, name)
+    return b
+
+
+Segments = list[tuple[int, int, str]]  # (first execution row of the batch, file set, name)
+
+
+def add_executions(idx: IngestTarget, b: ExecBatch, segments: Segments) -> None:
+    """Add a batch's rows to the tables: `segments` say which file set and file each run of
+    its executions came from (one, or one per file gathered)."""
     if b.row == 0:
         return
+    assert b.exec_base == len(idx.executions) and b.out_base == len(idx.outputs)
     rows = unpack(b.packed, EXEC_DT)
     add_rows(idx, idx.executions, rows, len(idx.executions), [])
     if b.orow == 0:
         return
+    sink = idx.health_sink
     # the execution's own output ids are authoritative; the vector's fills in
     bad, tids, kept = b.tensors.health(b.orow, np.frombuffer(b.o_tid, dtype=np.int64))
-    execs = np.frombuffer(b.o_exec, dtype=np.int64)[b.tensors.insane()] - b.exec_base
-    warn_insane(idx, name, rows["offset"][execs])
+    ex = np.frombuffer(b.o_exec, dtype=np.int64) - b.exec_base  # each output's execution
+    execs = ex[b.tensors.insane()]
+    starts = np.array([s for s, _, _ in segments], np.int64)
+    of = np.searchsorted(starts, execs, side="right") - 1  # the segment of each (sorted)
+    for k in np.unique(of).tolist():
+        warn_insane(idx, segments[k][2], rows["offset"][execs[of == k]])
     first = len(idx.outputs)
     ekinds = idx.executions.kinds
     assert ekinds is not None
-    made = b.tensors.digests(b.orow, ekinds.col("mode")[rows["kind"][
-        np.frombuffer(b.o_exec, dtype=np.int64) - b.exec_base]]) if digests else None
+    made = b.tensors.digests(b.orow, ekinds.col("mode")[rows["kind"][ex]]) \
+        if "digest" in idx.outputs.columns else None
     idx.outputs.extend({"execution": np.frombuffer(b.o_exec, dtype=np.int64),
                         "slot": np.frombuffer(b.o_slot, dtype=np.int32), "tensor_id": tids,
                         "bad": bad, "digest": made})
@@ -75,9 +97,9 @@ def ingest_executions(idx: IngestTarget, fsi: int, records: Iterator[tuple[int, 
         idx.outputs.details.extend({c: [first + r if c == "row" else h[c] for r, h in kept]
                                     for c in idx.outputs.details.columns})
     if sink is not None:
-        ex = np.frombuffer(b.o_exec, dtype=np.int64) - b.exec_base
-        where = (np.full(b.orow, fsi, np.int32), rows["offset"][ex],
-                 np.frombuffer(b.o_slot, dtype=np.int32))
+        fsis = np.repeat(np.array([f for _, f, _ in segments], np.int32),
+                         np.diff(np.append(starts, b.row)))
+        where = (fsis[ex], rows["offset"][ex], np.frombuffer(b.o_slot, dtype=np.int32))
         sink("outputs", first, where, b.tensors.kept(b.orow, bad, tids))
 
 

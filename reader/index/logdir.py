@@ -28,6 +28,7 @@ from reader.index.autograph import AutographMapper
 from reader.index.column_spool import ColumnSpool
 from reader.index.columns import StringTable, Table
 from reader.index.detail import RecordHealth
+from reader.index.exec_gather import SMALL_FILE, ExecGather
 from reader.index.graphs import GraphStore, ingest_graphs
 from reader.index.hooks import HOOKS, IndexCache
 from reader.index.ingest import HealthSink, IngestCache, ingest_traces
@@ -112,6 +113,7 @@ class DebugLogdir(TensorQueries, RecordAccess):
         self._alerts = AlertLog()
         self._alerts.attach(self.traces, self.executions, self.outputs)
         self._files = FileFollower(self.problems)
+        self._gather = ExecGather()  # small `.execution` files read, not added yet
         self._trace_keys: dict[tuple[str, str], tuple[int, int, int]] = {}
         self._unresolved_types = False
         self._lock = threading.RLock()
@@ -287,17 +289,22 @@ class DebugLogdir(TensorQueries, RecordAccess):
                 self._files.prefetch(list(zip(plan[ahead], paths[ahead], strict=True)))
                 done = self._read_one(p, paths[i], done, total, progress)
         finally:
-            self._files.settle()
+            try:
+                self._index_chunk(-1, "", iter(()), "")  # adds what was gathered
+            finally:
+                self._files.settle()
         return done
 
     def _read_one(self, p: PendingRead, path: str, done: int, total: int,
                   progress: Progress | None) -> int:
         """Read one pending file; returns the bytes consumed so far in all."""
         name = os.path.basename(path)
+        small = p.suffix == "execution" and (
+            p.size - self._files.cursor(p.fileset, p.suffix).offset <= SMALL_FILE)
 
         def consume(records: Records, fsi: int = p.fileset, suffix: str = p.suffix,
                     name: str = name) -> None:
-            self._index_chunk(fsi, suffix, records, name)
+            self._index_chunk(fsi, suffix, records, name, small)
 
         reserved = False
         for chunk in self._files.read(p.fileset, p.suffix, path, consume):
@@ -307,12 +314,18 @@ class DebugLogdir(TensorQueries, RecordAccess):
                 progress(done, total)
         return done
 
-    def _index_chunk(self, fsi: int, suffix: str, records: Records, name: str) -> None:
-        """Index one chunk's records into the tables, then run the alert detectors on it."""
+    def _index_chunk(self, fsi: int, suffix: str, records: Records, name: str,
+                     small: bool = False) -> None:
+        """Index one chunk's records, then run the alert detectors on the new rows. A small
+        file's executions wait for others' (`reader.index.exec_gather`): till the next chunk
+        of another kind of file, enough of them, or the end of the read (suffix "")."""
+        if small and not self._gather.add(self, fsi, records, name):
+            return
         n_traces, n_outputs = len(self.traces), len(self.outputs)
+        self._gather.flush(self)
         if suffix == "graph_execution_traces":
             ingest_traces(self, fsi, records, name)
-        elif suffix == "execution":
+        elif suffix == "execution" and not small:
             ingest_executions(self, fsi, records, name)
         elif suffix == "graphs":
             if ingest_graphs(self.graphs, fsi, records, name, self.problems):
