@@ -38,16 +38,7 @@ CORPUS = UserCorpus(BLIND7, "migration-blind7", PAIRS, programs, CONTRACT)
 
 # pair → what the tool says instead (first contact, 2026-11-29 ~04:55, the engine of HEAD
 # f03a13e: 6 of 12 pairs right, 11 of 12 by exit code; each a strict xfail)
-_SIGMOID = ("exit 0, equivalent (right), but layer_output differs at every step: A's Sigmoid "
-            "(tf1_ae.py:24, the reconstruction) paired with a B tensor 1.31 away (the "
-            "logits?); noted as deciding nothing")
 KNOWN_FAILING: dict[str, str] = {
-    "ae_eager": _SIGMOID,
-    "ae_fit": _SIGMOID,
-    "ae_twice_fn": _SIGMOID,
-    "ae_logits_eager": "exit 1 but step 0 layer_output (A Sigmoid @tf1_ae.py:24, B BiasAdd "
-                       "@tf2_ae_logits_eager.py:28: A's reconstruction against B's logits), "
-                       "not the loss",
     "focal_balance_fn": "step 0 loss right, B's line right (:28); A's Mean shown at "
                         "tf1_focal.py:26 (the sigmoid line above the four loss lines :27-30)",
 }
