@@ -20,8 +20,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
 from reader.index.access import RecordAccess
 from reader.index.alerts import AlertLog, Alerts, NewRows
 from reader.index.autograph import AutographMapper
@@ -41,6 +39,7 @@ from reader.index.schema import (
     TraceTable,
 )
 from reader.index.sources import SourceIndex
+from reader.index.trace_keys import TraceKeys
 from reader.io.cursors import (
     CHUNK,
     PREFETCH_FILES,
@@ -79,7 +78,7 @@ class UpdateStats:
         return bool(self.executions or self.traces or self.bytes_read)
 
 
-class DebugLogdir(TensorQueries, RecordAccess):
+class DebugLogdir(TensorQueries, RecordAccess, TraceKeys):
     """The index of one run in a tfdbg2 logdir. Call `update()` to read (more of) it."""
 
     def __init__(self, path: str, run: str | None = None, cache: bool = False, *,
@@ -356,39 +355,6 @@ class DebugLogdir(TensorQueries, RecordAccess):
             except (MemoryError, ValueError, OverflowError):
                 break
         return True
-
-    def trace_key(self, graph_id: str, op_name: str) -> tuple[int, int, int]:
-        """(graph id, op name, op type) string ids for a trace; op type -1 if not known yet."""
-        op = self.graphs.op(graph_id, op_name)
-        ids = (self.strings.intern(graph_id), self.strings.intern(op_name),
-               self.strings.intern(op.op_type) if op is not None else -1)
-        if op_name:  # an empty name is a foreign record: never cache it, so each is checked
-            self._trace_keys[(graph_id, op_name)] = ids
-        if op is None:
-            self._unresolved_types = True
-        return ids
-
-    def _resolve_op_types(self) -> None:
-        """Fill in op types of traces whose op creation was read after them (live logdirs)."""
-        self._unresolved_types = False
-        # raw-key entries made before the op was known are dropped and looked up again
-        self.ingest_cache.forget_unresolved()
-        stale = [k for k, ids in self._trace_keys.items() if ids[2] < 0]
-        if not stale:
-            return
-        kinds = self.traces.kinds
-        assert kinds is not None
-        unresolved = np.flatnonzero(kinds.col("op_type") < 0)  # a kind per op output: few
-        if len(unresolved) == 0:
-            return
-        gids = kinds.col("graph_id")[unresolved]
-        names = kinds.col("op_name")[unresolved]
-        for key in stale:
-            ids = self.trace_key(*key)
-            if ids[2] >= 0:
-                hit = unresolved[(gids == ids[0]) & (names == ids[1])]
-                if len(hit):
-                    kinds.patch("op_type", hit, ids[2])
 
     # ------------------------------------------------------------------ typed queries
     def alerts(self) -> Alerts:
