@@ -13,7 +13,7 @@ from reader.index.hooks import install
 from reader.index.logdir import DebugLogdir, UpdateStats, open_logdir
 from reader.index.schema import EAGER, GRAPH, ExecutionRow, HealthRow, TraceRow
 from reader.index.sharding import read_sharded
-from reader.io.remote import one_pass
+from reader.io.remote_listing import one_pass
 
 # the index cache and the sharded first read build on the index: it calls them through
 # these slots rather than importing them (see reader.index.hooks)

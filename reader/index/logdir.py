@@ -59,7 +59,8 @@ from reader.io.discovery import (
     select_run,
 )
 from reader.io.problems import ProblemLog
-from reader.io.remote import is_remote, local_path, normalize, one_pass
+from reader.io.remote import is_remote, local_path, normalize
+from reader.io.remote_listing import one_pass
 from reader.modes import NAN_REVEALING, mode_name
 
 Progress = Callable[[int, int], None]

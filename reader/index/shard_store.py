@@ -41,14 +41,9 @@ from reader.index.parquet_shards import ShardError, metadata
 from reader.index.shards import Shard
 from reader.io import regular
 from reader.io.discovery import FileSet
-from reader.io.remote import (
-    filesystem,
-    is_remote,
-    normalize,
-    source,
-    stat_file,
-)
+from reader.io.remote import filesystem, is_remote, normalize, source
 from reader.io.remote_errors import error_for
+from reader.io.remote_listing import stat_file
 
 INDEX_DIR = ".tfdbg-index"
 SHARDS_ENV = "TFDBG_TUI_SHARDS"

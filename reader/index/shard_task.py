@@ -31,16 +31,9 @@ from reader.index.shard_store import (
 )
 from reader.index.shards import index_fileset
 from reader.io.discovery import FileSet
-from reader.io.remote import (
-    filesystem,
-    is_remote,
-    normalize,
-    one_pass,
-    seed_pass,
-    source,
-    stat_file,
-)
+from reader.io.remote import filesystem, is_remote, normalize, source
 from reader.io.remote_errors import error_for
+from reader.io.remote_listing import one_pass, seed_pass, stat_file
 
 
 # ------------------------------------------------------------------ the task

@@ -18,7 +18,7 @@ import stat
 from io import BufferedReader
 from typing import TypeAlias
 
-from reader.io import remote, remote_file
+from reader.io import remote_file, remote_listing
 from reader.io.remote import RemoteStat, is_remote
 from reader.io.remote_file import RemoteFile
 
@@ -55,7 +55,7 @@ def check_regular(path: str) -> Stat:
     (a dangling symlink included), FileNotFoundError when nothing is. For a URL, the
     object's `RemoteStat` (OSError naming the URL when it cannot be listed)."""
     if is_remote(path):
-        rst = remote.stat_file(path)
+        rst = remote_listing.stat_file(path)
         if rst is None:
             raise NotRegularFile(path, "a directory")
         return rst
@@ -124,11 +124,11 @@ def pread(f: Readable, n: int, offset: int) -> bytes:
 
 def listdir(path: str) -> list[str]:
     """The names in a folder (local or remote); OSError when it cannot be listed."""
-    return remote.listdir(path) if is_remote(path) else os.listdir(path)
+    return remote_listing.listdir(path) if is_remote(path) else os.listdir(path)
 
 
 def exists(path: str) -> bool:
-    return remote.exists(path) if is_remote(path) else os.path.exists(path)
+    return remote_listing.exists(path) if is_remote(path) else os.path.exists(path)
 
 
 def join(folder: str, name: str) -> str:

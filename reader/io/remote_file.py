@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from reader.io.remote import SMALL, RemoteStat, filesystem, stat_file
+from reader.io.remote import SMALL, RemoteStat, filesystem
 from reader.io.remote_answers import checked
 from reader.io.remote_errors import error_for
+from reader.io.remote_listing import stat_file
 from reader.io.remote_stream import EDGE, Key, Stream, adopt, fetch, short_of, verifiable, warm
 from reader.io.remote_stream import blocks as _blocks
 from reader.io.remote_stream import seen as _seen

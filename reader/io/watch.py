@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Iterable
 
-from reader.io import remote
+from reader.io import remote_listing
 from reader.io.remote import is_remote
 
 POLL_ENV = "TFDBG_TUI_FORCE_POLLING"
@@ -34,7 +34,7 @@ def signature(path: str) -> Signature:
     """(name, inode, size, mtime) of every tfdbg file in the logdir: changes when any does
     (for an object: its version instead of the mtime)."""
     if is_remote(path):
-        return remote.signature(path)
+        return remote_listing.signature(path)
     out = []
     try:
         with os.scandir(path) as it:

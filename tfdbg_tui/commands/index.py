@@ -241,7 +241,8 @@ def index_logdir(path: str, run: str | None = None, engine: str = "local",
     from reader.index.shard_store import folder
     from reader.index.shard_task import seen_by_driver
     from reader.io.linkguard import foreign_link
-    from reader.io.remote import is_remote, relist, source
+    from reader.io.remote import is_remote, source
+    from reader.io.remote_listing import relist
 
     logdir = DebugLogdir(path, run)
     where = folder(logdir.path, out)

@@ -134,7 +134,8 @@ def read(path: str, run: str | None, limit: int, values: bool) -> dict[str, Any]
     from reader import DebugLogdir
     from reader.index.shard_store import INDEX_DIR, SHARDS_ENV, folder
     from reader.io import regular
-    from reader.io.remote import is_remote, local_path, normalize, one_pass
+    from reader.io.remote import is_remote, local_path, normalize
+    from reader.io.remote_listing import one_pass
 
     try:
         with one_pass():
