@@ -21,7 +21,8 @@ at the step and quantity blind7_pairs.py claims (and nowhere earlier).
    logits behind its own sigmoid); equivalent pairs' real outputs must agree at the diff's
    tolerance, buggy pairs' must not (--numpy-only skips this part).
 Prints one line per claim and "N of M claims fail"; exit 0 only if none fail. Written
-standalone (as blind6's was first): only the trace runner comes from ../migration_proof.py.
+standalone (as blind6's was first), but for the shared measures and the trace runner of
+../migration_proof.py.
 """
 
 from __future__ import annotations
@@ -35,60 +36,19 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
-from migration_proof import Corpus, run_programs  # noqa: E402
+from migration_proof import (  # noqa: E402
+    Claims,
+    Corpus,
+    excess,
+    first_divergence,
+    near,
+    run_programs,
+)
 
 from blind7_models import trajectory  # noqa: E402
 from blind7_pairs import CONTRACT, PAIRS, programs  # noqa: E402
 
 MARGIN = 2.0
-RTOL, ATOL = 1e-5, 1e-6
-Claims = list[tuple[bool, str]]
-
-
-def _flat(v: Any) -> np.ndarray:
-    if v is None:
-        return np.zeros(0)
-    if isinstance(v, dict):
-        return np.concatenate([_flat(v[k]) for k in sorted(v)]) if v else np.zeros(0)
-    return np.ravel(np.asarray(v, np.float64))
-
-
-def excess(a: Any, b: Any, rtol: float = RTOL, atol: float = ATOL) -> float:
-    """max |a-b| / (atol + rtol|b|), NaN-aware: a NaN on one side only is infinitely far."""
-    fa, fb = _flat(a), _flat(b)
-    if fa.shape != fb.shape:
-        return float("inf")
-    na, nb = np.isnan(fa), np.isnan(fb)
-    if (na != nb).any():
-        return float("inf")
-    keep = ~na
-    if not keep.any():
-        return 0.0
-    fa, fb = fa[keep], fb[keep]
-    return float(np.max(np.abs(fa - fb) / (atol + rtol * np.abs(fb))))
-
-
-def first_divergence(ta: list[dict[str, Any]], tb: list[dict[str, Any]]
-                     ) -> tuple[int, str, float] | None:
-    """The first (step, quantity, excess) in the contract's order where the two differ."""
-    for k in range(min(len(ta), len(tb)) - 1):
-        for q in CONTRACT:
-            a, b = ta[k][q], tb[k][q]
-            if q == "layer_output":
-                common = sorted(set(a) & set(b))
-                a, b = {n: a[n] for n in common}, {n: b[n] for n in common}
-            if (a is None) != (b is None):
-                return k, q, float("inf")
-            e = excess(a, b)
-            if e > 1.0:
-                return k, q, e
-    return None
-
-
-def _near(real: Any, model: Any) -> float:
-    """How far a real (float32) run is from its float64 model, in units of rtol 1e-4/atol
-    1e-5."""
-    return excess(real, model, rtol=1e-4, atol=1e-5)
 
 
 def pair_claims(traj: dict[str, list[dict[str, Any]]]) -> Claims:
@@ -100,7 +60,7 @@ def pair_claims(traj: dict[str, list[dict[str, Any]]]) -> Claims:
                        f"{name}: {pair.steps} steps on both sides"))
         claims.append((set(ta[0]["variable"]) == set(tb[0]["variable"]),
                        f"{name}: the same trainable variables on both sides"))
-        got = first_divergence(ta, tb)
+        got = first_divergence(ta, tb, CONTRACT)
         if pair.exit == 0:
             worst = max(excess(ta[k][q], tb[k][q]) for k in range(pair.steps) for q in CONTRACT
                         if q != "layer_output")
@@ -146,9 +106,9 @@ def real_claims(traj: dict[str, list[dict[str, Any]]], data_dir: Path, python: s
     for program, tr in real.items():
         model = traj[program]
         final = model[-1]["variable"]
-        e_loss = _near(tr["loss"], [s["loss_total"] for s in model[:-1]])
+        e_loss = near(tr["loss"], [s["loss_total"] for s in model[:-1]])
         same = set(tr["weights"]) == set(final)
-        e_w = max(_near(tr["weights"][n], final[n]) for n in final) if same else np.inf
+        e_w = max(near(tr["weights"][n], final[n]) for n in final) if same else np.inf
         claims.append((max(e_loss, e_w) <= 1.0,
                        f"{program}: real run = numpy model (losses and final weights within "
                        f"rtol 1e-4/atol 1e-5: worst {max(e_loss, e_w):.2g} of it)"))
