@@ -149,3 +149,22 @@ def recorded(tmp_path_factory: pytest.TempPathFactory, key: str,
         return out
 
     return build_once(shared_root(tmp_path_factory), key, build)
+
+
+def per_step(r: dict[str, Any], quantity: str) -> dict[int, tuple[int, int]]:
+    """Per step of a `diff --json` result, (compared, different) of one quantity."""
+    return {s["step"]: (q["compared"], q["different"]) for s in r["steps"]
+            if (q := s["quantities"].get(quantity)) is not None}
+
+
+def lines_marked(program: Path, *marks: str) -> set[int]:
+    """The 1-based lines of `program` carrying one of `# MARK` (among other marks)."""
+    return {n for n, line in enumerate(program.read_text().splitlines(), 1)
+            if any(f"# {m}" in line for m in marks)}
+
+
+def divergence_lines(r: dict[str, Any]) -> tuple[tuple[str, int], tuple[str, int]]:
+    """(file name, line) of A's and B's user frames at a result's first divergence."""
+    fd = r["first_divergence"]
+    a, b = fd["a"]["user_frame"], fd["b"]["user_frame"]
+    return (Path(a["file"]).name, a["line"]), (Path(b["file"]).name, b["line"])

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from compare.migration_fixtures import diff_json, recorded
+from compare.migration_fixtures import diff_json, lines_marked, recorded
 from support.paths import PROGRAMS
 
 HERE = PROGRAMS / "ste_backward"
@@ -35,12 +35,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 def _diff(runs: dict[str, str], b: str) -> tuple[int, dict[str, Any]]:
     return diff_json(runs["tf1"], runs[b], "--rtol", "1e-5", "--atol", "1e-6")
-
-
-def _marked(program: Path, mark: str) -> set[int]:
-    """The lines of `program` carrying `# MARK` (among its marks)."""
-    return {n for n, line in enumerate(program.read_text().splitlines(), 1)
-            if f"# {mark}" in line}
 
 
 def test_the_guides_estimator_is_equivalent(runs: dict[str, str]) -> None:
@@ -67,7 +61,7 @@ def test_a_gradient_is_shown_where_the_backward_pass_departs(runs: dict[str, str
     assert fd["what"] in ("gradient of w1", "gradient of b1"), fd["what"]
     a, bf = fd["a"]["user_frame"], fd["b"]["user_frame"]
     assert Path(a["file"]).name == TF1.name, a
-    assert a["line"] in _marked(TF1, "AT:grads") | _marked(TF1, "AT:ste"), a
+    assert a["line"] in lines_marked(TF1, "AT:grads") | lines_marked(TF1, "AT:ste"), a
     program = RUNS[b][0]
     assert Path(bf["file"]).name == program.name, bf
-    assert bf["line"] in _marked(program, f"BUG:{b}"), (bf, fd["b"])
+    assert bf["line"] in lines_marked(program, f"BUG:{b}"), (bf, fd["b"])

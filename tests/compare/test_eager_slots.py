@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from compare.migration_fixtures import diff_json, recorded
+from compare.migration_fixtures import diff_json, lines_marked, per_step, recorded
 from support.paths import PROGRAMS
 
 HERE = PROGRAMS / "eager_slots"
@@ -34,26 +34,15 @@ def _diff(runs: dict[str, str], b: str) -> tuple[int, dict[str, Any]]:
     return diff_json(runs["keras"], runs[b], "--rtol", "1e-5", "--atol", "1e-6")
 
 
-def _per_step(r: dict[str, Any], quantity: str) -> dict[int, tuple[int, int]]:
-    """Per step, (compared, different) of one quantity."""
-    return {s["step"]: (q["compared"], q["different"]) for s in r["steps"]
-            if (q := s["quantities"].get(quantity)) is not None}
-
-
-def _marked(program: Path, *marks: str) -> set[int]:
-    return {n for n, line in enumerate(program.read_text().splitlines(), 1)
-            if any(f"# {m}" in line for m in marks)}
-
-
 def test_momentum_by_hand_in_slot_variables_is_a_training_step(runs: dict[str, str]) -> None:
     """Equivalent (numpy): exit 0, 3 steps, loss and 4 gradients at every step, 4 updates at
     steps 0-1, nothing different (before: exit 3, 'B has no training step')."""
     code, r = _diff(runs, "same")
     assert code == 0 and r["verdict"] == "equivalent", r["verdict_text"]
     assert r["different"] == 0, r["verdict_text"]
-    assert _per_step(r, "loss") == {k: (1, 0) for k in range(3)}, r["steps"]
-    assert _per_step(r, "gradient") == {k: (4, 0) for k in range(3)}, r["steps"]
-    assert _per_step(r, "update") == {k: (4, 0) for k in range(2)}, r["steps"]
+    assert per_step(r, "loss") == {k: (1, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "gradient") == {k: (4, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "update") == {k: (4, 0) for k in range(2)}, r["steps"]
 
 
 def test_a_wrong_momentum_by_hand_is_found_at_step_1s_update(runs: dict[str, str]) -> None:
@@ -65,6 +54,6 @@ def test_a_wrong_momentum_by_hand_is_found_at_step_1s_update(runs: dict[str, str
     assert (fd["step"], fd["quantity"]) == (1, "update"), r["verdict_text"]
     a, b = fd["a"]["user_frame"], fd["b"]["user_frame"]
     assert Path(a["file"]).name == KERAS.name, a
-    assert a["line"] in _marked(KERAS, "AT:update", "AT:opt"), a
+    assert a["line"] in lines_marked(KERAS, "AT:update", "AT:opt"), a
     assert Path(b["file"]).name == HAND.name, b
-    assert b["line"] in _marked(HAND, "CALL:update"), b
+    assert b["line"] in lines_marked(HAND, "CALL:update"), b

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from compare.migration_fixtures import diff_json, recorded
+from compare.migration_fixtures import diff_json, lines_marked, recorded
 from support.paths import PROGRAMS
 
 HERE = PROGRAMS / "flatten_pairing"
@@ -35,11 +35,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 def _diff(runs: dict[str, str], b: str) -> tuple[int, dict[str, Any]]:
     return diff_json(runs["tf1"], runs[b], "--rtol", "1e-5", "--atol", "1e-6")
-
-
-def _marked(program: Path, mark: str) -> set[int]:
-    return {n for n, line in enumerate(program.read_text().splitlines(), 1)
-            if f"# {mark}" in line}
 
 
 def test_the_same_activation_is_equivalent(runs: dict[str, str]) -> None:
@@ -61,6 +56,6 @@ def test_a_wrong_activation_is_shown_at_the_conv_not_the_flatten(runs: dict[str,
     assert code == 1 and fd is not None, r["verdict_text"]
     assert (fd["step"], fd["quantity"]) == (0, "layer_output"), r["verdict_text"]
     a, b = fd["a"]["user_frame"], fd["b"]["user_frame"]
-    assert Path(a["file"]).name == TF1.name and a["line"] in _marked(TF1, "AT:conv"), a
-    assert Path(b["file"]).name == TF2.name and b["line"] in _marked(TF2, "BUG:relu"), b
+    assert Path(a["file"]).name == TF1.name and a["line"] in lines_marked(TF1, "AT:conv"), a
+    assert Path(b["file"]).name == TF2.name and b["line"] in lines_marked(TF2, "BUG:relu"), b
     assert fd["b"]["op_type"] != "Reshape" and fd["b"]["size"] == 6 * 8 * 3, fd["b"]

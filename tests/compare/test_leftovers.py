@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from compare.migration_fixtures import diff_json, recorded
+from compare.migration_fixtures import diff_json, per_step, recorded
 from support.paths import PROGRAMS
 
 HERE = PROGRAMS / "leftovers"
@@ -57,19 +57,13 @@ def _diff(runs: dict[str, str], a: str, b: str) -> tuple[int, dict[str, Any]]:
     return diff_json(runs[a], runs[b], "--rtol", "1e-5", "--atol", "1e-6")
 
 
-def _per_step(r: dict[str, Any], quantity: str) -> dict[int, tuple[int, int]]:
-    """Per step, (compared, different) of one quantity."""
-    return {s["step"]: (q["compared"], q["different"]) for s in r["steps"]
-            if (q := s["quantities"].get(quantity)) is not None}
-
-
 @pytest.mark.parametrize("optimizer", ["adamax", "momentum"])
 def test_the_rate_is_compared_from_step_0(runs: dict[str, str], optimizer: str) -> None:
     """Equivalent runs (numpy: verify.py): the rate of each of the four variables compared
     and equal at every step, step 0 included (Keras reads its rate once per variable)."""
     code, r = _diff(runs, f"tf1_{optimizer}", f"k_{optimizer}")
     assert code == 0 and r["verdict"] == "equivalent", r["verdict_text"]
-    assert _per_step(r, "learning_rate") == {k: (4, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "learning_rate") == {k: (4, 0) for k in range(3)}, r["steps"]
 
 
 def test_last_step_state_written_two_ways_is_compared(runs: dict[str, str]) -> None:
@@ -79,7 +73,7 @@ def test_last_step_state_written_two_ways_is_compared(runs: dict[str, str]) -> N
     skipped without a word)."""
     code, r = _diff(runs, "tf1_ema", "k_assign")
     assert code == 0 and r["verdict"] == "equivalent", r["verdict_text"]
-    assert _per_step(r, "state") == {0: (4, 0), 1: (4, 0), 2: (4, 0)}, r["steps"]
+    assert per_step(r, "state") == {0: (4, 0), 1: (4, 0), 2: (4, 0)}, r["steps"]
     assert not any("state is not compared" in n for n in r["training"]["notes"]), r["training"]
 
 
@@ -101,7 +95,7 @@ def test_state_only_one_run_keeps_diverges(runs: dict[str, str], a: str, b: str,
     frame = fd[side]["user_frame"]
     assert (Path(frame["file"]).name, frame["code"]) == (program, code_line), frame
     for q in ("loss", "gradient", "update"):
-        assert all(d == 0 for _, d in _per_step(r, q).values()), (q, r["steps"])
+        assert all(d == 0 for _, d in per_step(r, q).values()), (q, r["steps"])
 
 
 def test_a_run_longer_than_the_records_read_has_its_first_steps_compared(
@@ -128,7 +122,7 @@ def test_a_run_longer_than_the_records_read_has_its_first_steps_compared(
     assert r["training"]["steps_compared"] == 2, r["training"]
     assert f"{n:,} eager executions: training steps found in the first 200 only" in " ".join(
         r["notes"]) and "steps 0-1 compared as steps" in " ".join(r["notes"]), r["notes"]
-    assert _per_step(r, "update") == {0: (4, 0)}, r["steps"]  # step 1's is read by no step
+    assert per_step(r, "update") == {0: (4, 0)}, r["steps"]  # step 1's is read by no step
 
 
 def _lines(program: Path, text: str) -> set[int]:
@@ -175,8 +169,8 @@ def test_eager_adam_at_another_rate_diverges_at_its_update(runs: dict[str, str])
     assert (fd["step"], fd["quantity"]) == (0, "update"), r["verdict_text"]
     assert "update" in r["verdict_text"], r["verdict_text"]
     assert "the learning rate was not compared" in fd["hint"], fd["hint"]
-    assert _per_step(r, "learning_rate").get(0, (0, 0)) == (0, 0), r["steps"]
-    assert _per_step(r, "gradient")[0] == (4, 0), r["steps"]
+    assert per_step(r, "learning_rate").get(0, (0, 0)) == (0, 0), r["steps"]
+    assert per_step(r, "gradient")[0] == (4, 0), r["steps"]
     assert fd["b"]["user_frame"]["line"] in _marked(KERAS, "BUG:adam_slow"), fd["b"]
     assert fd["a"]["user_frame"]["line"] in (_marked(TF1, "AT:optimizer")
                                              | _marked(TF1, "AT:update")), fd["a"]
@@ -190,6 +184,6 @@ def test_eager_adam_at_the_same_rate_is_equivalent(runs: dict[str, str]) -> None
     at the scale of the step's gradients (`values.gradient_scale`), every gradient agrees."""
     code, r = _diff(runs, "tf1_adam", "k_adam")
     assert code == 0 and r["verdict"] == "equivalent", r["verdict_text"]
-    assert _per_step(r, "gradient") == {k: (4, 0) for k in range(3)}, r["steps"]
-    assert _per_step(r, "update") == {0: (4, 0), 1: (4, 0)}, r["steps"]
-    assert _per_step(r, "loss") == {k: (1, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "gradient") == {k: (4, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "update") == {0: (4, 0), 1: (4, 0)}, r["steps"]
+    assert per_step(r, "loss") == {k: (1, 0) for k in range(3)}, r["steps"]

@@ -13,11 +13,10 @@ another kind: the Huber loss on a prediction that is the exponential of the last
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-from compare.migration_fixtures import diff_json, recorded
+from compare.migration_fixtures import diff_json, divergence_lines, lines_marked, per_step, recorded
 from support.paths import PROGRAMS
 
 HERE = PROGRAMS / "loss_after_output"
@@ -42,24 +41,6 @@ def _diff(runs: dict[str, str], b: str) -> tuple[int, dict[str, Any]]:
     return diff_json(runs["tf1"], runs[b], "--rtol", "1e-5", "--atol", "1e-6")
 
 
-def _per_step(r: dict[str, Any], quantity: str) -> dict[int, tuple[int, int]]:
-    """Per step, (compared, different) of one quantity."""
-    return {s["step"]: (q["compared"], q["different"]) for s in r["steps"]
-            if (q := s["quantities"].get(quantity)) is not None}
-
-
-def _marked(program: Path, *marks: str) -> set[int]:
-    """The lines of `program` carrying one of `# MARK`."""
-    return {n for n, line in enumerate(program.read_text().splitlines(), 1)
-            if any(f"# {m}" in line for m in marks)}
-
-
-def _lines(r: dict[str, Any]) -> tuple[tuple[str, int], tuple[str, int]]:
-    fd = r["first_divergence"]
-    a, b = fd["a"]["user_frame"], fd["b"]["user_frame"]
-    return (Path(a["file"]).name, a["line"]), (Path(b["file"]).name, b["line"])
-
-
 @pytest.mark.parametrize("name", ["same_fn", "same_hand_eager"])
 def test_equivalent_pairs_compare_the_loss_and_both_layers(runs: dict[str, str],
                                                            name: str) -> None:
@@ -69,10 +50,10 @@ def test_equivalent_pairs_compare_the_loss_and_both_layers(runs: dict[str, str],
     code, r = _diff(runs, name)
     assert code == 0 and r["verdict"] == "equivalent", r["verdict_text"]
     assert r["different"] == 0, r["verdict_text"]
-    assert _per_step(r, "loss") == {k: (1, 0) for k in range(3)}, r["steps"]
-    assert _per_step(r, "gradient") == {k: (4, 0) for k in range(3)}, r["steps"]
-    assert _per_step(r, "layer_output") == {k: (2, 0) for k in range(3)}, r["steps"]
-    assert _per_step(r, "update") == {k: (4, 0) for k in range(2)}, r["steps"]
+    assert per_step(r, "loss") == {k: (1, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "gradient") == {k: (4, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "layer_output") == {k: (2, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "update") == {k: (4, 0) for k in range(2)}, r["steps"]
 
 
 @pytest.mark.parametrize("name, b_marks", [
@@ -90,6 +71,6 @@ def test_the_loss_diverges_at_the_losss_lines(runs: dict[str, str], name: str,
     assert code == 1 and fd is not None, r["verdict_text"]
     assert (fd["step"], fd["quantity"]) == (0, "loss"), r["verdict_text"]
     program = {"delta_fn": FN, "nohalf_hand_eager": HAND, "linear_fit": FIT}[name]
-    (fa, la), (fb, lb) = _lines(r)
-    assert fa == TF1.name and la in _marked(TF1, "AT:loss"), (fa, la)
-    assert fb == program.name and lb in _marked(program, *b_marks), (fb, lb)
+    (fa, la), (fb, lb) = divergence_lines(r)
+    assert fa == TF1.name and la in lines_marked(TF1, "AT:loss"), (fa, la)
+    assert fb == program.name and lb in lines_marked(program, *b_marks), (fb, lb)

@@ -14,11 +14,10 @@ EXPECTATIONS.md, proven with numpy by its verify.py; written before the tool was
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-from compare.migration_fixtures import diff_json, recorded
+from compare.migration_fixtures import diff_json, divergence_lines, lines_marked, per_step, recorded
 from support.paths import PROGRAMS
 
 HERE = PROGRAMS / "loss_lines"
@@ -41,33 +40,15 @@ def _diff(runs: dict[str, str], b: str) -> tuple[int, dict[str, Any]]:
     return diff_json(runs["tf1"], runs[b], "--rtol", "1e-5", "--atol", "1e-6")
 
 
-def _per_step(r: dict[str, Any], quantity: str) -> dict[int, tuple[int, int]]:
-    """Per step, (compared, different) of one quantity."""
-    return {s["step"]: (q["compared"], q["different"]) for s in r["steps"]
-            if (q := s["quantities"].get(quantity)) is not None}
-
-
-def _marked(program: Path, *marks: str) -> set[int]:
-    """The lines of `program` carrying one of `# MARK`."""
-    return {n for n, line in enumerate(program.read_text().splitlines(), 1)
-            if any(f"# {m}" in line for m in marks)}
-
-
-def _lines(r: dict[str, Any]) -> tuple[tuple[str, int], tuple[str, int]]:
-    fd = r["first_divergence"]
-    a, b = fd["a"]["user_frame"], fd["b"]["user_frame"]
-    return (Path(a["file"]).name, a["line"]), (Path(b["file"]).name, b["line"])
-
-
 def test_an_eager_loss_object_behind_a_custom_gradient_is_compared(
         runs: dict[str, str]) -> None:
     """Equivalent (numpy): exit 0, and every step's loss, 4 gradients and updates compared."""
     code, r = _diff(runs, "same_eager")
     assert code == 0 and r["verdict"] == "equivalent", r["verdict_text"]
     assert r["different"] == 0, r["verdict_text"]
-    assert _per_step(r, "loss") == {k: (1, 0) for k in range(3)}, r["steps"]
-    assert _per_step(r, "gradient") == {k: (4, 0) for k in range(3)}, r["steps"]
-    assert _per_step(r, "update") == {k: (4, 0) for k in range(2)}, r["steps"]
+    assert per_step(r, "loss") == {k: (1, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "gradient") == {k: (4, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "update") == {k: (4, 0) for k in range(2)}, r["steps"]
 
 
 def test_a_tf1_loss_is_shown_at_its_own_line(runs: dict[str, str]) -> None:
@@ -77,9 +58,9 @@ def test_a_tf1_loss_is_shown_at_its_own_line(runs: dict[str, str]) -> None:
     fd = r["first_divergence"]
     assert code == 1 and fd is not None, r["verdict_text"]
     assert (fd["step"], fd["quantity"]) == (0, "loss"), r["verdict_text"]
-    (fa, la), (fb, lb) = _lines(r)
-    assert fa == TF1.name and la in _marked(TF1, "AT:loss"), (fa, la)
-    assert fb == KERAS.name and lb in _marked(KERAS, "BUG:delta", "CALL:loss"), (fb, lb)
+    (fa, la), (fb, lb) = divergence_lines(r)
+    assert fa == TF1.name and la in lines_marked(TF1, "AT:loss"), (fa, la)
+    assert fb == KERAS.name and lb in lines_marked(KERAS, "BUG:delta", "CALL:loss"), (fb, lb)
 
 
 def test_a_penalty_fit_adds_is_shown_at_its_layer(runs: dict[str, str]) -> None:
@@ -89,9 +70,9 @@ def test_a_penalty_fit_adds_is_shown_at_its_layer(runs: dict[str, str]) -> None:
     fd = r["first_divergence"]
     assert code == 1 and fd is not None, r["verdict_text"]
     assert (fd["step"], fd["quantity"]) == (0, "regularization"), r["verdict_text"]
-    (fa, la), (fb, lb) = _lines(r)
-    assert fa == TF1.name and la in _marked(TF1, "AT:loss"), (fa, la)
-    assert fb == KERAS.name and lb in _marked(KERAS, "BUG:penalty"), (fb, lb)
+    (fa, la), (fb, lb) = divergence_lines(r)
+    assert fa == TF1.name and la in lines_marked(TF1, "AT:loss"), (fa, la)
+    assert fb == KERAS.name and lb in lines_marked(KERAS, "BUG:penalty"), (fb, lb)
 
 
 def test_the_layer_behind_a_custom_gradient_is_compared(runs: dict[str, str]) -> None:
@@ -100,7 +81,7 @@ def test_the_layer_behind_a_custom_gradient_is_compared(runs: dict[str, str]) ->
     step, and equal — the softplus was left out while the forward pass was cut there."""
     code, r = _diff(runs, "same_eager")
     assert code == 0, r["verdict_text"]
-    assert _per_step(r, "layer_output") == {k: (2, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "layer_output") == {k: (2, 0) for k in range(3)}, r["steps"]
 
 
 def test_a_loss_behind_an_unrecorded_identity_is_what_the_tape_differentiates(
@@ -111,6 +92,6 @@ def test_a_loss_behind_an_unrecorded_identity_is_what_the_tape_differentiates(
     compared at every step with the 4 gradients and the updates (equivalent, numpy)."""
     code, r = _diff(runs, "identity_eager")
     assert code == 0 and r["verdict"] == "equivalent", r["verdict_text"]
-    assert _per_step(r, "loss") == {k: (1, 0) for k in range(3)}, r["steps"]
-    assert _per_step(r, "gradient") == {k: (4, 0) for k in range(3)}, r["steps"]
-    assert _per_step(r, "update") == {k: (4, 0) for k in range(2)}, r["steps"]
+    assert per_step(r, "loss") == {k: (1, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "gradient") == {k: (4, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "update") == {k: (4, 0) for k in range(2)}, r["steps"]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from compare.migration_fixtures import diff_json, recorded
+from compare.migration_fixtures import diff_json, lines_marked, per_step, recorded
 from support.paths import PROGRAMS
 
 HERE = PROGRAMS / "output_activation"
@@ -38,17 +38,6 @@ def _diff(runs: dict[str, str], b: str) -> tuple[int, dict[str, Any]]:
     return diff_json(runs["tf1"], runs[b], "--rtol", "1e-5", "--atol", "1e-6")
 
 
-def _per_step(r: dict[str, Any], quantity: str) -> dict[int, tuple[int, int]]:
-    """Per step, (compared, different) of one quantity."""
-    return {s["step"]: (q["compared"], q["different"]) for s in r["steps"]
-            if (q := s["quantities"].get(quantity)) is not None}
-
-
-def _marked(program: Path, *marks: str) -> set[int]:
-    return {n for n, line in enumerate(program.read_text().splitlines(), 1)
-            if any(f"# {m}" in line for m in marks)}
-
-
 @pytest.mark.parametrize("b", ["sigmoid_eager", "sigmoid_fit", "logits_eager"])
 def test_layer_outputs_pair_logits_with_logits(runs: dict[str, str], b: str) -> None:
     """Equivalent (numpy): exit 0, nothing different, and at every step the hidden layer and
@@ -56,10 +45,10 @@ def test_layer_outputs_pair_logits_with_logits(runs: dict[str, str], b: str) -> 
     code, r = _diff(runs, b)
     assert code == 0 and r["verdict"] == "equivalent", r["verdict_text"]
     assert r["different"] == 0 and r["divergent_tensors"] == [], r["verdict_text"]
-    assert _per_step(r, "layer_output") == {k: (2, 0) for k in range(3)}, r["steps"]
-    assert _per_step(r, "loss") == {k: (1, 0) for k in range(3)}, r["steps"]
-    assert _per_step(r, "gradient") == {k: (4, 0) for k in range(3)}, r["steps"]
-    assert _per_step(r, "update") == {k: (4, 0) for k in range(2)}, r["steps"]
+    assert per_step(r, "layer_output") == {k: (2, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "loss") == {k: (1, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "gradient") == {k: (4, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "update") == {k: (4, 0) for k in range(2)}, r["steps"]
 
 
 def test_logits_read_as_probabilities_part_at_the_loss(runs: dict[str, str]) -> None:
@@ -68,8 +57,8 @@ def test_logits_read_as_probabilities_part_at_the_loss(runs: dict[str, str]) -> 
     fd = r["first_divergence"]
     assert code == 1 and fd is not None, r["verdict_text"]
     assert (fd["step"], fd["quantity"]) == (0, "loss"), r["verdict_text"]
-    assert _per_step(r, "layer_output")[0] == (2, 0), r["steps"]
+    assert per_step(r, "layer_output")[0] == (2, 0), r["steps"]
     a, b = fd["a"]["user_frame"], fd["b"]["user_frame"]
-    assert Path(a["file"]).name == TF1.name and a["line"] in _marked(TF1, "AT:loss"), a
+    assert Path(a["file"]).name == TF1.name and a["line"] in lines_marked(TF1, "AT:loss"), a
     assert Path(b["file"]).name == KERAS.name, b
-    assert b["line"] in _marked(KERAS, "BUG:probs", "CALL:loss"), b
+    assert b["line"] in lines_marked(KERAS, "BUG:probs", "CALL:loss"), b

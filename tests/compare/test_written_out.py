@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from compare.migration_fixtures import diff_json, recorded
+from compare.migration_fixtures import diff_json, per_step, recorded
 from support.paths import PROGRAMS
 
 HERE = PROGRAMS / "written_out"
@@ -38,12 +38,6 @@ def _diff(runs: dict[str, str], a: str, b: str) -> tuple[int, dict[str, Any]]:
     return diff_json(runs[a], runs[b], "--rtol", "1e-5", "--atol", "1e-6")
 
 
-def _per_step(r: dict[str, Any], quantity: str) -> dict[int, tuple[int, int]]:
-    """Per step, (compared, different) of one quantity."""
-    return {s["step"]: (q["compared"], q["different"]) for s in r["steps"]
-            if (q := s["quantities"].get(quantity)) is not None}
-
-
 def _marked(program: Path, mark: str) -> set[int]:
     """The lines of `program` carrying `# MARK`."""
     return {n for n, line in enumerate(program.read_text().splitlines(), 1)
@@ -59,11 +53,11 @@ def test_a_layer_ending_in_a_subtraction_is_compared_whole(runs: dict[str, str],
     assert code == 0 and r["verdict"] == "equivalent", r["verdict_text"]
     assert r["different"] == 0 and r["divergent_tensors"] == [], r["verdict_text"]
     assert not r["differing_deciding_nothing"], r["differing_deciding_nothing"]
-    layers = _per_step(r, "layer_output")
+    layers = per_step(r, "layer_output")
     assert sorted(layers) == [0, 1, 2], r["steps"]
     assert all(c >= 2 and d == 0 for c, d in layers.values()), layers
-    assert _per_step(r, "gradient") == {k: (4, 0) for k in range(3)}, r["steps"]
-    assert _per_step(r, "loss") == {k: (1, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "gradient") == {k: (4, 0) for k in range(3)}, r["steps"]
+    assert per_step(r, "loss") == {k: (1, 0) for k in range(3)}, r["steps"]
 
 
 def test_the_written_out_layer_is_where_a_wrong_activation_shows(runs: dict[str, str]) -> None:
