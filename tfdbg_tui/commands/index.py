@@ -207,6 +207,18 @@ def _local_cluster(make: Any, workers: int) -> Any:
                     dashboard_address=None, silence_logs=logging.CRITICAL)
 
 
+def _quiet_cluster_sockets() -> None:
+    """No "ResourceWarning: unclosed <socket…>" from Dask's own servers on our stderr (seen
+    with PYTHONWARNINGS=default when a LocalCluster worker died as it started: the warning,
+    its source line, then our one line). They are Dask's sockets, collected at whatever
+    moment, nothing the user can act on. Ignored here and in every worker process the
+    cluster spawns (multiprocessing passes `sys.warnoptions` on as -W, which outranks the
+    inherited PYTHONWARNINGS). For the command only: `index_logdir` leaves filters alone."""
+    warnings.filterwarnings("ignore", category=ResourceWarning)
+    if "ignore::ResourceWarning" not in sys.warnoptions:
+        sys.warnoptions.append("ignore::ResourceWarning")
+
+
 def _connect_timeout() -> float:
     """Seconds `$TFDBG_TUI_DASK_TIMEOUT` gives to connect to a scheduler (Dask's durations:
     "30s", "2 minutes", 45); UsageError for anything else — Dask's own parser raised a
@@ -313,6 +325,8 @@ def _main(argv: Sequence[str]) -> int:
         kind, address = _engine(opts.engine)  # (refused before the logdir is read)
         if kind == "dask" and address:
             _connect_timeout()
+        if kind == "dask" and not address:
+            _quiet_cluster_sockets()
     except UsageError as exc:
         return _usage_error(exc)
     apply_remote_timeout(opts.remote_timeout)
