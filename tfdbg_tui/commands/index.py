@@ -208,12 +208,10 @@ def _local_cluster(make: Any, workers: int) -> Any:
 
 
 def _quiet_cluster_sockets() -> None:
-    """No "ResourceWarning: unclosed <socket…>" from Dask's own servers on our stderr (seen
-    with PYTHONWARNINGS=default when a LocalCluster worker died as it started: the warning,
-    its source line, then our one line). They are Dask's sockets, collected at whatever
-    moment, nothing the user can act on. Ignored here and in every worker process the
-    cluster spawns (multiprocessing passes `sys.warnoptions` on as -W, which outranks the
-    inherited PYTHONWARNINGS). For the command only: `index_logdir` leaves filters alone."""
+    """No "ResourceWarning: unclosed <socket…>" of Dask's servers on our stderr (with
+    PYTHONWARNINGS=default, when a worker died as the LocalCluster started): not the user's
+    to act on. Here and in each worker spawned (multiprocessing passes `sys.warnoptions` on
+    as -W, which outranks PYTHONWARNINGS); the command's only: `index_logdir` sets none."""
     warnings.filterwarnings("ignore", category=ResourceWarning)
     if "ignore::ResourceWarning" not in sys.warnoptions:
         sys.warnoptions.append("ignore::ResourceWarning")
