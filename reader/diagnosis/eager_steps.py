@@ -16,7 +16,9 @@ the run's first backward pass (a restore, a set-up) is not a step's. The variabl
 updates once each — the trained ones, the optimizer's slots and iteration count — then share
 one count of updates, the most common one: a metric reset each epoch, a learning rate set
 once or AdamW's two writes a step to a weight (its decay, then its update) have other counts
-and do not decide the steps. Step k ends with the k-th update of every variable of that count.
+and do not decide the steps. Step k's update ends with the k-th update of every variable of
+that count; step k + 1 begins where its forward pass does, so what the loop logs after an
+update is that update's step (`reader.diagnosis.eager_gaps`).
 
 An update compiled apart (`@tf.function def apply(grads)`, the forward and `tape.gradient`
 eager) writes inside its call: each call of a graph that writes variables (itself or in a
@@ -35,6 +37,7 @@ from itertools import pairwise
 
 import numpy as np
 
+from reader.diagnosis.eager_gaps import steps_from_forward
 from reader.diagnosis.step_model import EAGER_STEP, TrainingSteps, no_steps
 from reader.errors import ReaderError
 from reader.index.graphs import Graph
@@ -102,6 +105,7 @@ def eager_steps(logdir: DebugLogdir, max_eager: int) -> TrainingSteps | None:
     m = len(ends)
     exec_step = np.searchsorted(ends, np.arange(n), "left").astype(np.int64)
     exec_step[exec_step >= m] = -1
+    exec_step = steps_from_forward(logdir, types, ends, exec_step, backprop_frames(logdir))
     function = None
     try:
         frames = logdir.stack(logdir.read_execution(int(trained[0][0])).stack_frame_ids)

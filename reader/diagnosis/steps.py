@@ -14,7 +14,9 @@ counter, so the steps are found from the shape of the run, in whichever form it 
   iterator) between two calls. Calls that only accumulate gradients are no steps of their
   own (`reader.diagnosis.step_calls`).
 - **an eager `train_step`** (no `tf.function`): a step ends with the k-th update of every
-  trained variable, whichever op writes it (`reader.diagnosis.eager_steps`).
+  trained variable, whichever op writes it (`reader.diagnosis.eager_steps`); what the loop
+  runs after it (the user's logging) is still that step's, the next one begins with its
+  forward pass (`reader.diagnosis.eager_gaps`).
 - **TF1 `Session.run`**: the traces of the training graph; its gradient ops run once per
   step, so step k starts at the first row of their k-th runs. Rows before step 0 (the
   initializer's run) belong to no step.

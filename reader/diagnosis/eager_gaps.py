@@ -1,0 +1,103 @@
+"""Where an eager training step (no `tf.function`) begins: at its forward pass, not where the
+step before ended its update.
+
+`eager_steps` ends step k with the k-th update of every trained variable. What the user's
+loop runs after that update — `print(float(tf.exp(loss)))`, `tf.reduce_mean(loss)` for a
+progress line, a metric's update and read — is step k's: it logs step k's tensors. Counted
+by position alone it fell in step k + 1 (and the last step's outside every step): a
+perplexity that overflowed in step 3's logging said "first ∞ at step 4".
+
+So each gap between two steps' updates is split where the next step's forward pass begins:
+the first op of the gap that the next step's backward pass (`tape.gradient`'s ops, found by
+their stack frames, and everything after them up to the step's end) reads, directly or
+through other ops. That holds the next batch (a `tf.gather` of its rows) and any state the
+forward pass carries from the step before (a running centre, an RNN's last state), which
+read step k's tensors but feed step k + 1: a rule on reads alone would pull them back a step.
+Before that op: step k's. After it, ops the next backward pass does not read go to step k
+only when they read what step k made (directly, or through such an op): logging written
+after the next batch was fetched.
+
+The last step has no next forward pass: the ops after its update are its own as far as
+they repeat what the loop ran after each earlier update (the same op types, in order),
+then those that read what it made (and the ops feeding only those); the rest — an
+evaluation after the training — stays outside every step.
+
+Reads every execution record of the run (about 90 µs each; `eager_steps` calls this only
+for runs of at most its `max_eager` executions).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reader.errors import ReaderError
+from reader.index.logdir import DebugLogdir
+
+
+def steps_from_forward(logdir: DebugLogdir, types: np.ndarray, ends: np.ndarray,
+                       exec_step: np.ndarray, backprop: frozenset[str]) -> np.ndarray:
+    """`exec_step` (each execution's step by position: after step k's last update, step
+    k + 1) with each gap split where the next forward pass begins (module docstring).
+    Unchanged when a record cannot be read."""
+    n, m = len(exec_step), len(ends)
+    try:
+        recs = [logdir.read_execution(i) for i in range(n)]
+    except ReaderError:
+        return exec_step
+    ins = [{int(t) for t in r.input_tensor_ids} for r in recs]
+    outs = [{int(t) for t in (r.output_tensor_ids or ())} for r in recs]
+    backward = [bool(backprop) and any(f in backprop for f in r.stack_frame_ids)
+                for r in recs]
+    out = np.array(exec_step, np.int64)
+    start, before = 0, 0  # step k's first execution; the last gap's part before its forward
+    for k in range(m):
+        lo = int(ends[k]) + 1
+        hi = int(ends[k + 1]) if k + 1 < m else n - 1
+        made: set[int] = set().union(*outs[start:lo])  # what step k made
+        if k + 1 < m:
+            seed = next((j for j in range(lo, hi + 1) if backward[j]), hi)
+            needed: set[int] = set().union(*ins[seed:hi + 1])
+            forward = set()
+            for j in range(seed - 1, lo - 1, -1):
+                if outs[j] & needed:
+                    forward.add(j)
+                    needed |= ins[j]
+            begin = min(forward, default=seed)
+            rest = [j for j in range(begin, seed) if j not in forward]
+            before = begin - lo
+        else:  # the last step: what repeats the earlier gaps' logging, then its readers
+            prev = int(ends[k - 1]) + 1 if k else lo
+            same = 0
+            while (same < before and lo + same <= hi
+                   and types[lo + same] == types[prev + same]):
+                same += 1
+            begin = lo + same
+            rest = list(range(begin, hi + 1))
+        for j in range(lo, begin):
+            out[j] = k
+            made |= outs[j]
+        for j in _readers(ins, outs, rest, made):
+            out[j] = k
+        start = lo
+    return out
+
+
+def _readers(ins: list[set[int]], outs: list[set[int]], ops: list[int],
+             made: set[int]) -> set[int]:
+    """Those of `ops` (in order) that read `made` or what such an op made, and the ops of
+    `ops` whose outputs only they read (`tf.reduce_mean`'s Range of axes)."""
+    logs: set[int] = set()
+    made = set(made)
+    for j in ops:
+        if made & ins[j]:
+            logs.add(j)
+            made |= outs[j]
+    readers: dict[int, set[int]] = {}
+    producer = {t: j for j in ops for t in outs[j]}
+    for r in ops:
+        for t in ins[r] & producer.keys():
+            readers.setdefault(producer[t], set()).add(r)
+    for j in reversed(ops):
+        if j not in logs and j in readers and readers[j] <= logs:
+            logs.add(j)
+    return logs
