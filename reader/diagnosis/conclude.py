@@ -9,7 +9,9 @@ first that recognises the origin answers, else the op's arithmetic rule does (`e
   recorded forward values allow it, else says what is unknown (`reader.diagnosis.calls`);
 - NaN made from deliberate ±∞ constants is fixed where NaN appears, naming the constants;
 - data (an iterator's output, a fed Placeholder) is fixed where the data enters the program;
-- a variable that already held NaN/∞ names the write that put it there.
+- a variable that already held NaN/∞ names the write that put it there;
+- 0/0 in an optimizer's update whose ε is 0 is fixed where the optimizer was made
+  (`reader.diagnosis.optimizer_ops`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from reader.diagnosis.gradients import (
     where_hides,
 )
 from reader.diagnosis.index import DiagIndex, Health, Ref
+from reader.diagnosis.optimizer_ops import optimizer_setting
 from reader.diagnosis.places import Place, place_of_op, place_of_ref
 from reader.diagnosis.trail import Trail, in_of, op_type
 from reader.diagnosis.underflow import underflow_behind
@@ -260,6 +263,10 @@ def conclude(walker: Walker, trail: Trail) -> Verdict:
         if under is not None:  # the zeros were made upstream: fixed where they were made
             verdict.explanation = verdict.explanation.rstrip(".") + "; " + under.text + "."
             verdict.fix = verdict.source = under.producer
+        setting = optimizer_setting(walker, origin, case.op_type, case.links)
+        if setting is not None:  # ε = 0: fixed where the optimizer was made
+            verdict.explanation = verdict.explanation.rstrip(".") + "; " + setting.text + "."
+            verdict.fix = setting.made or verdict.fix
         hidden = _where_hidden(case)
         if hidden:
             verdict.explanation = verdict.explanation.rstrip(".") + "; " + hidden + "."

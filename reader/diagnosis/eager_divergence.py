@@ -10,7 +10,8 @@ function, called again every step). The rest mirrors the graph's evidence:
   after the first of those earlier executions — written between the steps (an optimizer's
   update), not only by its initializer;
 - the learning rate: the update's value is a Mul (or RealDiv) of a variable read (through a
-  Cast) whose last write is named — the optimizer's creation, for Keras' optimizers;
+  Cast) whose last write is named — the optimizer's creation, for Keras' optimizers; with
+  momentum, the value is the slot, whose own update holds that Mul;
 - the data a bad batch would come in by: the tensors it depends on that no recorded op made
   (numpy arrays, tf.constant) or that an iterator handed out;
 - FULL_TENSOR: the weights read now and at the earliest of those reads (`growth`).
@@ -41,6 +42,8 @@ from reader.modes import FULL_TENSOR
 MAX_BACK = 1 << 16  # executions looked at backwards for earlier runs of the same op
 MAX_SAME = 256  # of those, executions of the same op type whose records are read
 MAX_NODES = 256  # eager ops visited upstream of the op
+MAX_LR_OPS = 16  # eager ops visited from an update's value to its learning rate
+_RATE_PATH = frozenset({"Mul", "RealDiv", "Sub", "AddV2", "Add", "Neg"})
 
 
 def eager_divergence(walker: Walker, origin: Ref, op_type: str, out: Health,
@@ -157,30 +160,62 @@ def _upstream(walker: Walker, e: int) -> tuple[list[Ref], list[str]]:
 
 
 def _learning_rate(walker: Walker, w: Write) -> Place | None:
-    """Where the learning rate an eager update multiplies the gradient by was last written."""
+    """Where the learning rate an eager update multiplies the gradient by was last written.
+
+    The update's value is a Mul (or RealDiv) of the gradient by a variable's read (through a
+    Cast), or, with momentum, a read of the optimizer's slot (Keras' `w += m` after
+    `m = 0.9·m − lr·g`): that slot's last write is followed to the Mul inside it (through
+    Sub/Add/Neg, at most MAX_LR_OPS ops). Of the variables read by those Muls, the one last
+    written earliest is the learning rate (set when the optimizer was made; a slot read
+    there, `0.9·m`, was written the step before)."""
     idx, L = walker.idx, walker.L
     if w.kind != EAGER or w.index is None or w.value_tid is None:
         return None
-    value = idx.eager_producer(w.value_tid, w.index)
-    if value is None or L.op_type_of_execution(value.index) not in ("Mul", "RealDiv"):
-        return None
-    try:
-        tids = L.read_execution(value.index).input_tensor_ids
-    except ReaderError:
-        return None
-    for tid in tids:
-        src = idx.eager_producer(int(tid), value.index)
-        for _ in range(4):  # through a Cast or an Identity
-            if src is None or L.op_type_of_execution(src.index) not in ("Cast", "Identity"):
-                break
-            try:
-                up = tuple(L.read_execution(src.index).input_tensor_ids)
-            except ReaderError:
-                up = ()
-            src = idx.eager_producer(int(up[0]), src.index) if up else None
-        if src is None or L.op_type_of_execution(src.index) not in READ_OPS:
+    todo = [idx.eager_producer(w.value_tid, w.index)]
+    best: Write | None = None
+    for _ in range(MAX_LR_OPS):
+        if not todo:
+            break
+        src = _through_casts(walker, todo.pop(0))
+        if src is None:
             continue
-        lw = walker.variable_write(src)
-        if lw is not None and (lw.kind != EAGER or lw.index is not None):
-            return write_place(idx, lw)
-    return None
+        op = L.op_type_of_execution(src.index)
+        if op in READ_OPS:  # a slot: what its last write wrote
+            lw = walker.variable_write(src)
+            if lw is not None and lw.kind == EAGER and lw.index is not None \
+                    and lw.value_tid is not None:
+                todo.append(idx.eager_producer(lw.value_tid, lw.index))
+            continue
+        if op not in _RATE_PATH:
+            continue
+        try:
+            tids = L.read_execution(src.index).input_tensor_ids
+        except ReaderError:
+            continue
+        ups = [idx.eager_producer(int(t), src.index) for t in tids]
+        if op in ("Mul", "RealDiv"):
+            for up in ups:
+                read = _through_casts(walker, up)
+                if read is None or L.op_type_of_execution(read.index) not in READ_OPS:
+                    continue
+                lw = walker.variable_write(read)
+                if lw is not None and (lw.kind != EAGER or lw.index is not None) and (
+                        best is None or (lw.index or 0) < (best.index or 0)):
+                    best = lw
+        else:
+            todo.extend(ups)
+    return write_place(idx, best) if best is not None else None
+
+
+def _through_casts(walker: Walker, src: Ref | None) -> Ref | None:
+    """`src`, or what it casts or copies (at most 4 Casts/Identities up)."""
+    L, idx = walker.L, walker.idx
+    for _ in range(4):
+        if src is None or L.op_type_of_execution(src.index) not in ("Cast", "Identity"):
+            return src
+        try:
+            up = tuple(L.read_execution(src.index).input_tensor_ids)
+        except ReaderError:
+            up = ()
+        src = idx.eager_producer(int(up[0]), src.index) if up else None
+    return src

@@ -18,7 +18,8 @@ Rules of the walk, each for a reason:
   walk goes on from that tensor and says so (`reader.diagnosis.unrecorded`); nor when,
   failing that, the input is taken to be a read of a variable whose last recorded write put
   NaN/∞ there (TensorFlow records no ReadVariableOp for an eager `x * w`): the walk goes on
-  from the value written (`reader.diagnosis.unrecorded_reads`);
+  from the value written (`reader.diagnosis.unrecorded_reads`); nor a graph op whose
+  finite inputs a comparison of NaN made (`reader.diagnosis.comparisons`);
 - an ∞ that a constant holds on purpose (a −∞ mask) is not a bug: when NaN first appears at
   an op whose only bad inputs hold such deliberate ∞ (0 × −∞, ∞ − ∞, softmax of a row of
   −∞), the walk stops there and the constants are named as where the ∞ came from.
@@ -33,6 +34,7 @@ import numpy as np
 from reader.diagnosis import pipeline
 from reader.diagnosis.calls import call_graph, first_bad_trace
 from reader.diagnosis.collectives import peer_links
+from reader.diagnosis.comparisons import compared_nan
 from reader.diagnosis.explain import In, explain_step
 from reader.diagnosis.index import Ref
 from reader.diagnosis.unrecorded import unrecorded_identity
@@ -124,6 +126,8 @@ def find_origin(walker: Walker, start: Ref, deliberate_check: bool = True,
             agree = (lambda refs: _one_origin(walker, refs, depth)) if depth < 1 else None
             same = unrecorded_identity(walker, cur, links, agree) or unrecorded_read(
                 walker, cur, links)
+            if same is None or same.ref in seen:
+                same = compared_nan(walker, cur)
             if same is not None and same.ref not in seen:
                 trail.inferred.append(same.text)
                 go(same.ref, same.via)
