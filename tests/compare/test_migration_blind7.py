@@ -38,10 +38,7 @@ CORPUS = UserCorpus(BLIND7, "migration-blind7", PAIRS, programs, CONTRACT)
 
 # pair → what the tool says instead (first contact, 2026-11-29 ~04:55, the engine of HEAD
 # f03a13e: 6 of 12 pairs right, 11 of 12 by exit code; each a strict xfail)
-KNOWN_FAILING: dict[str, str] = {
-    "focal_balance_fn": "step 0 loss right, B's line right (:28); A's Mean shown at "
-                        "tf1_focal.py:26 (the sigmoid line above the four loss lines :27-30)",
-}
+KNOWN_FAILING: dict[str, str] = {}
 
 
 @pytest.fixture(scope="session")

@@ -34,6 +34,7 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from tfdbg_tui.core.compare.contract.blocks import BLOCK, LAYOUT, VALUE
+from tfdbg_tui.core.compare.contract.loss_node import PROBABILITIES
 from tfdbg_tui.core.compare.contract.model import RunModel
 from tfdbg_tui.core.compare.contract.quantities import Q_LAYER
 from tfdbg_tui.core.compare.contract.roles import Roles
@@ -118,13 +119,10 @@ def _transposed(model: RunModel, k: int, roles: Roles, t: Tensor) -> Tensor | No
     return None
 
 
-_PROBABILITIES = frozenset({"Sigmoid", "Softmax"})
-
-
 def _probabilities_only(model: RunModel, k: int, roles: Roles, other: RunModel,
                         other_roles: Roles) -> set[int]:
     """{the index of this run's last layer output} when it is a probability activation
-    (`_PROBABILITIES`) of the layer output before it, of the same variables, and the other
+    (`PROBABILITIES`) of the layer output before it, of the same variables, and the other
     run's last layer output is no such activation but has the shape of what it activates —
     the logits both compute (see the module docstring); else nothing."""
     if len(roles.layers) < 2 or not other_roles.layers:
@@ -135,7 +133,7 @@ def _probabilities_only(model: RunModel, k: int, roles: Roles, other: RunModel,
     if not (0 <= last[0] < len(flow) and 0 <= theirs[0] < len(other_flow)):
         return set()
     op = flow.op_type[last[0]]
-    if (op not in _PROBABILITIES or group != before_group or flow.inputs[last[0]][:1] != [before]
+    if (op not in PROBABILITIES or group != before_group or flow.inputs[last[0]][:1] != [before]
             or other_flow.op_type[theirs[0]] == op):
         return set()
     if _sig_of(model, k, before) != _sig_of(other, k, theirs):

@@ -13,7 +13,8 @@ On one `Flow` (see `dataflow`), for one of its steps:
   variable are taken, last layer first (backprop's order);
 - the **learning rate** is the scalar the update multiplies the gradient by (or the apply op's
   learning-rate input) — so a schedule evaluated a second time just to log it is not it;
-- the **loss** is the deepest forward scalar that depends on every variable;
+- the **loss** is the deepest forward scalar that depends on every variable (and that
+  the backward pass differentiates, `loss_node`);
 - each **layer output** is, among the forward tensors depending on the same set of variables,
   the deepest one computed by a layer-like op (matmul, bias, activation, conv, pooling...):
   an activation inserted after a layer is that layer's output, so a divergence there is
@@ -26,7 +27,6 @@ found in `update_roles`; the loss is split into its data term and penalties here
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -60,7 +60,7 @@ from tfdbg_tui.core.compare.contract.layer_groups import (
     unit_outputs,
 )
 from tfdbg_tui.core.compare.contract.loops import feeding, loop_results
-from tfdbg_tui.core.compare.contract.loss_node import loss_entry, tape_target
+from tfdbg_tui.core.compare.contract.loss_node import loss_entry, loss_node, tape_target
 from tfdbg_tui.core.compare.contract.model_output import loss_side, step_data
 from tfdbg_tui.core.compare.contract.reads import GATHER, rows_read, value_uses, whole_reads
 from tfdbg_tui.core.compare.contract.tape_anchors import anchored_gradients
@@ -163,8 +163,9 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     # average of the weights, `shadow -= (shadow - w) * (1 - decay)`) is no read of the step's
     step_read = [flow.op_type[k] in READS and flow.handle[k] in trained
                  and flow.phase[k] in FORWARD and bool(traced[k, 0]) for k in range(n)]
-    best = _loss_node(flow, deps, depth, traced, sig,
-                      frozenset(flow.handle[k] or "" for k in range(n) if step_read[k]))
+    best = loss_node(flow, deps, depth, traced, sig,
+                     frozenset(flow.handle[k] or "" for k in range(n) if step_read[k]),
+                     consumers)
     if best is None:  # the forward dataflow is cut: what the tape differentiates
         best = tape_target(flow, deps, depth, traced, sig, consumers)
     to_loss = feeding(flow, best[1]) if best is not None else np.ones(n, bool)
@@ -305,23 +306,9 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
                                                            strict=True)]
     if roles.layers and roles.loss is not None:  # where the loss function starts
         roles.loss_entry = loss_entry(flow, roles.layers[-1][1][0], consumers, deps,
-                                       roles.loss[0])
+                                       roles.loss[0], to_loss)
     _split_loss(flow, roles, deps, traced)
     return roles
-
-
-def _loss_node(flow: Flow, deps: list[frozenset[str]], depth: np.ndarray, traced: np.ndarray,
-               sig: Callable[[Tensor], Sig], every: frozenset[str]) -> tuple[int, int] | None:
-    """(depth, node) of the loss: the deepest forward scalar depending on every variable."""
-    best: tuple[int, int] | None = None
-    for k in range(len(flow)):
-        if flow.phase[k] not in FORWARD or not traced[k, 0] or flow.op_type[k] in READS:
-            continue
-        s = sig((k, 0))
-        if s[1] == 0 and s[0] in FLOATS and deps[k] == every and every:
-            if best is None or (int(depth[k]), k) > best:
-                best = (int(depth[k]), k)
-    return best
 
 
 # the name scopes of TensorFlow's loss functions (tf.nn and tf.compat.v1.losses)
