@@ -22,8 +22,8 @@ they repeat what the loop ran after each earlier update (the same op types, in o
 then those that read what it made (and the ops feeding only those); the rest — an
 evaluation after the training — stays outside every step.
 
-Reads every execution record of the run (about 90 µs each; `eager_steps` calls this only
-for runs of at most its `max_eager` executions).
+Reads every execution record of the run, each file opened once and no tensor decoded
+(`eager_steps` calls this only for runs of at most its `max_eager` executions).
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ import numpy as np
 
 from reader.errors import ReaderError
 from reader.index.logdir import DebugLogdir
+from reader.io.records import read_records_at
+from reader.proto import tfdbg_events_pb2 as pb
 
 
 def steps_from_forward(logdir: DebugLogdir, types: np.ndarray, ends: np.ndarray,
@@ -41,13 +43,12 @@ def steps_from_forward(logdir: DebugLogdir, types: np.ndarray, ends: np.ndarray,
     Unchanged when a record cannot be read."""
     n, m = len(exec_step), len(ends)
     try:
-        recs = [logdir.read_execution(i) for i in range(n)]
+        recs = _executions(logdir, n)
     except ReaderError:
         return exec_step
-    ins = [{int(t) for t in r.input_tensor_ids} for r in recs]
-    outs = [{int(t) for t in (r.output_tensor_ids or ())} for r in recs]
-    backward = [bool(backprop) and any(f in backprop for f in r.stack_frame_ids)
-                for r in recs]
+    ins = [set(r.input_tensor_ids) for r in recs]
+    outs = [set(r.output_tensor_ids) for r in recs]
+    backward = [not backprop.isdisjoint(r.code_location.stack_frame_ids) for r in recs]
     out = np.array(exec_step, np.int64)
     start, before = 0, 0  # step k's first execution; the last gap's part before its forward
     for k in range(m):
@@ -79,6 +80,21 @@ def steps_from_forward(logdir: DebugLogdir, types: np.ndarray, ends: np.ndarray,
         for j in _readers(ins, outs, rest, made):
             out[j] = k
         start = lo
+    return out
+
+
+def _executions(logdir: DebugLogdir, n: int) -> list[pb.Execution]:
+    """The first `n` execution records (their `Execution` messages, tensors not decoded),
+    each file opened once."""
+    t = logdir.executions
+    fsets, offsets = np.asarray(t.lazy("fileset")[np.arange(n)]), np.asarray(t.col("offset"))
+    out: list[pb.Execution] = [pb.Execution()] * n
+    for fsi in np.unique(fsets).tolist():
+        rows = np.flatnonzero(fsets == fsi)
+        events = read_records_at(logdir.filesets[fsi].path("execution"),
+                                 [int(offsets[i]) for i in rows])
+        for i, ev in zip(rows.tolist(), events, strict=True):
+            out[i] = ev.execution
     return out
 
 
