@@ -15,7 +15,9 @@ FORM:
 - hand_after: `w.assign_sub(LR * g)` by hand, then `ppl = tf.exp(loss)` logged;
 - hand_before: the same, the perplexity logged before the update;
 - metric: Keras SGD, then a `tf.keras.metrics.Mean` of `tf.exp(loss)` updated and read;
-- nan_batch: Keras SGD, batch BAD's inputs hold a NaN, `tf.reduce_mean(loss)` logged.
+- nan_batch: Keras SGD, batch BAD's inputs hold a NaN, `tf.reduce_mean(loss)` logged;
+- prefetch: Keras SGD, the next batch gathered right after the update, then `tf.exp(loss)`
+  logged (the next step's data comes before this step's logging).
 
 In every form but nan_batch, batch BAD's targets are in the wrong units (×1000): its loss is
 finite (~1e6) and so are its gradients and update (LR is small), but the logged perplexity
@@ -35,7 +37,7 @@ import numpy as np
 
 STEPS, BAD, BATCH, FEATURES = 6, 3, 16, 4
 LR = 1e-5
-FORMS = ("keras", "hand_after", "hand_before", "metric", "nan_batch")
+FORMS = ("keras", "hand_after", "hand_before", "metric", "nan_batch", "prefetch")
 
 
 def make_data(form: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -83,9 +85,14 @@ def main() -> None:
     opt = tf.keras.optimizers.SGD(LR)
     ppl_metric = tf.keras.metrics.Mean(name="ppl")
     centre = tf.zeros([FEATURES])
-    for step in range(STEPS):
+
+    def batch(step: int) -> tuple[tf.Tensor, tf.Tensor]:
         rows = tf.range(step * BATCH, (step + 1) * BATCH)
-        xb, yb = tf.gather(xs, rows), tf.gather(ys, rows)
+        return tf.gather(xs, rows), tf.gather(ys, rows)
+
+    ready = batch(0) if form == "prefetch" else None
+    for step in range(STEPS):
+        xb, yb = ready if ready is not None else batch(step)
         centre = 0.9 * centre + 0.1 * tf.reduce_mean(xb, 0)
         with tf.GradientTape() as tape:
             err = tf.matmul(xb - centre, w) + b - yb
@@ -105,6 +112,10 @@ def main() -> None:
         elif form == "metric":
             ppl_metric.update_state(tf.exp(loss))  # a running perplexity
             print(f"step {step}: ppl so far {float(ppl_metric.result()):.4g}")
+        elif form == "prefetch":
+            ready = batch(step + 1) if step + 1 < STEPS else None  # the next batch first
+            ppl = tf.exp(loss)  # then this step's perplexity
+            print(f"step {step}: loss {float(loss):.4g} ppl {float(ppl):.4g}")
         elif form == "nan_batch":
             shown = tf.reduce_mean(loss)
             print(f"step {step}: loss {shown.numpy():.4g}")
