@@ -41,6 +41,7 @@ from reader.index.parquet_shards import ShardError, metadata
 from reader.index.shards import Shard
 from reader.io import regular
 from reader.io.discovery import FileSet
+from reader.io.linkguard import foreign_link
 from reader.io.remote import filesystem, is_remote, normalize, source
 from reader.io.remote_errors import error_for
 from reader.io.remote_listing import stat_file
@@ -55,10 +56,19 @@ _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 def folder(logdir: str, out: str | None = None) -> str:
     """The folder of `logdir`'s shards: `out`, else `$TFDBG_TUI_SHARDS`, else the logdir's
-    own `.tfdbg-index`."""
+    own `.tfdbg-index`. A folder the user names that is a link is the folder it leads to,
+    when every link on the way is the user's own (`reader.io.linkguard`): shards are read
+    from a real folder only (`open_shard_file`), so `index --out LINK` and
+    `TFDBG_TUI_SHARDS=LINK` must both mean the folder LINK leads to. The logdir's own
+    `.tfdbg-index` is never resolved: whoever writes the logdir could have planted it
+    (`index` refuses it, an open drops its shards)."""
     chosen = out or os.environ.get(SHARDS_ENV)
     if chosen:
-        return normalize(chosen) if is_remote(chosen) else os.path.abspath(chosen)
+        if is_remote(chosen):
+            return normalize(chosen)
+        path = os.path.abspath(chosen)
+        return os.path.realpath(path) if os.path.islink(path) and foreign_link(path) is None \
+            else path
     return regular.join(logdir, INDEX_DIR)
 
 

@@ -243,7 +243,7 @@ def _put(target: str, where: str, fill: Any) -> None:
         return
     from reader.io.safewrite import Replacement, open_folder
 
-    dfd = open_folder(where, [])
+    dfd = open_folder(where, [], follow_base=False)  # (`folder`: links resolved or refused)
     try:
         st = os.fstat(dfd)
         if st.st_uid == os.geteuid() and st.st_mode & 0o022:

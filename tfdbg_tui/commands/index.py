@@ -262,7 +262,7 @@ def index_logdir(path: str, run: str | None = None, engine: str = "local",
     if is_remote(where):
         bucket_there(where)
     else:
-        folder_or_nothing(where)
+        folder_or_nothing(where, make=client is None and not _engine(engine)[1])
     src = source(logdir.path) if is_remote(logdir.path) else ""
     filesets = list(logdir.filesets)
     seen = seen_by_driver(logdir.path, filesets, where)

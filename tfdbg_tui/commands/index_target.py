@@ -26,14 +26,30 @@ def bucket_there(where: str) -> None:
         return
 
 
-def folder_or_nothing(where: str) -> None:
+def folder_or_nothing(where: str, make: bool = True) -> None:
     """OSError (one line, exit 2) when the local folder the shards go to is something else
-    (a file, a FIFO, a device: planted, or a typo): not one 'File exists' per file set,
-    each task failing to make it."""
+    (a file, a FIFO, a device: planted, or a typo), a symlink, or cannot be made (`make`:
+    the tasks run on this machine, so the folder is made here): not one 'File exists' or
+    'No such file' per file set, each task failing to make it.
+
+    A symlink here is the logdir's own `.tfdbg-index` (a folder the user names has had its
+    own links resolved: `reader.index.shard_store.folder`, another user's are refused):
+    whoever writes the logdir could have planted it to have shards written anywhere, and an
+    open never reads shards through it anyway."""
     try:
-        st = os.stat(where)
+        st = os.lstat(where)
     except FileNotFoundError:
+        if make:
+            try:
+                os.makedirs(where, exist_ok=True)
+            except OSError as exc:
+                raise OSError(exc.errno, "cannot make the folder the shards are written to "
+                              f"({exc.strerror or exc})", where) from None
         return
+    if stat.S_ISLNK(st.st_mode):
+        raise OSError(errno.ELOOP, "is a symlink (planted in the logdir?); shards are "
+                      "neither written nor read through one: remove it, or name a folder "
+                      "with --out", where)
     if not stat.S_ISDIR(st.st_mode):
         kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else (
             "a file" if stat.S_ISREG(st.st_mode) else "a device or socket")

@@ -102,7 +102,9 @@ def _key_of(logdir: Any, where: str) -> dict[str, Any] | str:
             finally:
                 if not isinstance(data, bytes):
                     data.close()
-        except (OSError, ShardError) as exc:
+        except OSError as exc:
+            return f"{fs.name}.parquet: {exc.strerror or exc}"
+        except ShardError as exc:
             return f"{fs.name}.parquet: {exc}"
         why = stale_reason(meta, fs, logdir.run_id, src, exact=True)
         if why is not None:
