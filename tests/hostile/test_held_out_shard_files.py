@@ -34,7 +34,8 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 from hostile.checks import HANG_GUARD, assert_clean_stderr, assert_no_raw_controls, child_env
-from hostile.test_attack_shards import META, cli, report, rewrite
+from hostile.parquet_footer import forged
+from hostile.test_attack_shards import META, PEAK, cli, report, rewrite
 from support.paths import ROOT
 from support.tui import write_reference
 
@@ -173,6 +174,42 @@ def test_every_command_drops_it(run: Path, tmp_path: Path, case: str) -> None:
     api = subprocess.run([sys.executable, "-c", code, str(d)], capture_output=True,
                          text=True, cwd=ROOT, env=child_env(), timeout=HANG_GUARD)
     assert api.returncode == 0 and shard.name in api.stdout, api.stdout + api.stderr[-2000:]
+
+
+FOOTERS = {  # (row group, what it claims, the value claimed, of which column)
+    "a-row-group-of-2**30-rows": (0, "num_rows", 1 << 30, None),
+    "a-row-group-of-2**40-rows": (0, "num_rows", 1 << 40, None),
+    "a-row-group-of-no-rows": (0, "num_rows", 0, None),
+    "strings-of-2**31-values": (0, "num_values", (1 << 31) - 1, "strings"),
+    "wall-times-of-2-GB-unpacked": (0, "total_uncompressed_size", 2 << 30,
+                                    "traces.wall_time"),
+    "wall-times-of-2-GB-packed": (0, "total_compressed_size", 2 << 30, "traces.wall_time"),
+}
+
+
+@pytest.mark.parametrize("case", list(FOOTERS))
+def test_what_a_footer_claims_sizes_nothing(run: Path, direct: dict[str, Any],
+                                            tmp_path: Path, case: str) -> None:
+    """A shard `index` wrote whose Parquet footer (not its metadata: its row groups' and
+    column chunks' numbers, pages unchanged) claims other counts: the report is the direct
+    read's (the shard dropped with a warning when its rows cannot be had), and the peak
+    memory is that of a run this small (~150 MB here, 45 MB for the intact shards), never
+    what the footer claims. Before: 2**30 rows claimed for the first row group were taken,
+    the shard used, and the report peaked at 760 MB."""
+    d = tmp_path / "run"
+    shutil.copytree(run, d)
+    shard = d / ".tfdbg-index" / ALPHA
+    shard.write_bytes(forged(shard.read_bytes(), *FOOTERS[case]))
+    got = report(d)
+    if any(shard.name in w for w in got["warnings"]):
+        _same_but_the_warning(got, direct, shard)
+    else:
+        assert {**got, "logdir": None} == {**direct, "logdir": None}
+    proc = subprocess.run([sys.executable, "-c", PEAK, sys.executable, "-m", "tfdbg_tui",
+                           "report", str(d)], capture_output=True, text=True, cwd=ROOT,
+                          env=child_env(), timeout=HANG_GUARD)
+    peak_mb = int(proc.stdout) >> 10
+    assert peak_mb < 300, peak_mb
 
 
 def test_ten_thousand_junk_shards_are_not_read(run: Path, direct: dict[str, Any],
