@@ -36,24 +36,13 @@ pytestmark = [pytest.mark.tf, pytest.mark.timeout(1800)]
 
 CORPUS = UserCorpus(BLIND8, "migration-blind8", PAIRS, programs, CONTRACT)
 
-# pair → what the tool says instead (first contact, 2026-11-29 ~08:31, the engine of HEAD
-# a26c424, also from a `git archive` of it: 9 of 12 pairs right, 12 of 12 by exit code;
-# each a strict xfail). One cause under all three: A's last layer output, TF1's
-# l2_normalize (tf1_cos.py:24, u), is paired with B's Dense BiasAdd (:19, z), 3.08 apart,
-# whether B normalizes inside the loss (cos_eager, cos_sim_fn) or has an l2_normalize of its
-# own (cos_axis_eager); A's z (:23) is compared with nothing.
-KNOWN_FAILING: dict[str, str] = {
-    "cos_eager": "exit 0, equivalent, but layer_output differs at every step (1 compared, 1 "
-                 "different): A's l2_normalize (tf1_cos.py:24) against B's BiasAdd "
-                 "(tf2_cos_eager.py:19), 3.08 apart; noted as '3 layer output(s) differ "
-                 "... while the loss, every gradient and every update agree'",
-    "cos_sim_fn": "exit 1 but step 0 layer_output, not loss: A l2_normalize @tf1_cos.py:24 "
-                  "against B sequential_1/emb_1/BiasAdd @tf2_cos_sim_fn.py:19 (the loss does "
-                  "differ at every step, by 1.0; gradients and updates agree)",
-    "cos_axis_eager": "exit 1, step 0 layer_output and A's line (:24) right; B's line the "
-                      "Dense's BiasAdd @tf2_cos_axis_eager.py:19 (z), not its l2_normalize "
-                      "(:28, BUG): A's u is compared with B's z, not B's u",
-}
+# pair → what the tool says instead (a strict xfail each). First contact (2026-11-29 ~08:31,
+# HEAD a26c424): 9 of 12 pairs right; cos_eager, cos_sim_fn and cos_axis_eager failed on one
+# cause — TF1's l2_normalize (tf1_cos.py:24, u), A's last layer output, paired with B's Dense
+# BiasAdd (z), whether B normalizes inside its loss or in its own l2_normalize (which the
+# layer search took for the loss's). Fixed by contract/output_transforms (a transform without
+# weights of the last weighted output pairs only with the same transform): 12 of 12.
+KNOWN_FAILING: dict[str, str] = {}
 
 
 @pytest.fixture(scope="session")

@@ -17,14 +17,11 @@ paired variables they depend on, then within one set by what each output is (`bl
 `difflib` keeps the order: an output one run lacks stays unpaired without shifting the
 rest.
 
-A probability activation at the model's output (`Sigmoid`, `Softmax`) that only one run has
-as its last layer output is left unpaired (`_probabilities_only`): TF1's `sigmoid(logits)`
-on a line of its own feeds `log_loss`, while Keras' `Dense(6, "sigmoid")` under
-`BinaryCrossentropy()` computes the loss from the logits its sigmoid cached, so its sigmoid
-feeds nothing and its layer's output is the logits (or the sigmoid sits inside a loss told
-`from_logits`). Which of the two formulations is right is the loss's question — the loss is
-compared next — so the logits are compared with the logits, not the probabilities with them.
-A hidden layer's missing activation is still compared where it changes the values.
+The model's output is paired first (`output_transforms`): a transform without weights after
+the last weighted layer's output (a sigmoid, a row normalization, a bound `2 * tanh(z)`) is
+compared with the same transform of the other run, never with its logits; the weighted
+outputs are paired here like any layer's. A hidden layer's missing activation is still
+compared where it changes the values.
 """
 
 from __future__ import annotations
@@ -34,8 +31,8 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from tfdbg_tui.core.compare.contract.blocks import BLOCK, LAYOUT, VALUE
-from tfdbg_tui.core.compare.contract.loss_node import PROBABILITIES
 from tfdbg_tui.core.compare.contract.model import RunModel
+from tfdbg_tui.core.compare.contract.output_transforms import transform_pairs
 from tfdbg_tui.core.compare.contract.quantities import Q_LAYER
 from tfdbg_tui.core.compare.contract.roles import Roles
 from tfdbg_tui.core.compare.contract.tensors import Sig, Tensor, sig_class
@@ -50,9 +47,9 @@ def pair_layer_outputs(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunM
                        rb: Roles, vp: list[tuple[str, str]]) -> None:
     """Add step k's layer-output pairs to `out`; at step 0, a note naming the block
     intermediates left unpaired."""
-    drop_a = _probabilities_only(ma, k, ra, mb, rb)
-    drop_b = _probabilities_only(mb, k, rb, ma, ra)
+    drop_a, drop_b, heads = transform_pairs(ma, k, ra, mb, rb, vp)
     pairs, left_a, left_b = pair_layers(ra, rb, vp, drop_a, drop_b)
+    pairs = sorted(pairs + heads, key=lambda x: x[0])
     for j, ta, tb in pairs:
         xa, xb = unflattened(ma, k, ta, mb, tb)
         got = out.add(ma.row(k, xa), mb.row(k, xb), k, Q_LAYER, f"layer {j + 1} output")
@@ -119,34 +116,12 @@ def _transposed(model: RunModel, k: int, roles: Roles, t: Tensor) -> Tensor | No
     return None
 
 
-def _probabilities_only(model: RunModel, k: int, roles: Roles, other: RunModel,
-                        other_roles: Roles) -> set[int]:
-    """{the index of this run's last layer output} when it is a probability activation
-    (`PROBABILITIES`) of the layer output before it, of the same variables, and the other
-    run's last layer output is no such activation but has the shape of what it activates —
-    the logits both compute (see the module docstring); else nothing."""
-    if len(roles.layers) < 2 or not other_roles.layers:
-        return set()
-    flow, other_flow = model.steps[k][0], other.steps[k][0]
-    (group, last), (before_group, before) = roles.layers[-1], roles.layers[-2]
-    theirs = other_roles.layers[-1][1]
-    if not (0 <= last[0] < len(flow) and 0 <= theirs[0] < len(other_flow)):
-        return set()
-    op = flow.op_type[last[0]]
-    if (op not in PROBABILITIES or group != before_group or flow.inputs[last[0]][:1] != [before]
-            or other_flow.op_type[theirs[0]] == op):
-        return set()
-    if _sig_of(model, k, before) != _sig_of(other, k, theirs):
-        return set()
-    return {len(roles.layers) - 1}
-
-
 def pair_layers(ra: Roles, rb: Roles, vp: list[tuple[str, str]],
                 drop_a: set[int] | None = None, drop_b: set[int] | None = None
                 ) -> tuple[list[LayerPair], list[int], list[int]]:
     """The layer pairs (see the module docstring), and the block intermediates of A and of
     B left unpaired (indices into each run's `layers`) whose variables are all paired;
-    `drop_a`, `drop_b`: outputs of each run left unpaired (`_probabilities_only`)."""
+    `drop_a`, `drop_b`: outputs of each run left to `output_transforms`."""
     to_b = dict(vp)
     paired_b = set(to_b.values())
     by_set_a: dict[frozenset[str], list[int]] = {}
