@@ -275,6 +275,21 @@ def test_index_replaces_links_planted_at_its_file_names(run: Path, tmp_path: Pat
     assert not any(f.is_symlink() for f in (d / ".tfdbg-index").iterdir())
 
 
+def test_a_folder_at_the_stored_reports_name(run: Path, tmp_path: Path) -> None:
+    """The shards land; the stored report cannot: said in `index`'s line naming the file,
+    not a temporary, nor a Python error's text. Before: "no report stored:
+    IsADirectoryError: [Errno 21] Is a directory: '.report-….json.tmp-…' -> 'report-….json'"."""
+    d = tmp_path / "run"
+    shutil.copytree(run, d)
+    (stored,) = (d / ".tfdbg-index").glob("report-*.json")
+    stored.unlink()
+    stored.mkdir()
+    proc = cli("index", str(d), "--workers", "1", "--force")
+    assert proc.returncode == 0, proc.stderr
+    (line,) = [x for x in proc.stdout.splitlines() if "report" in x]
+    assert line == f"no report stored: {stored}: Is a directory", line
+
+
 def test_index_out_through_a_link_of_ones_own(run: Path, direct: dict[str, Any],
                                               tmp_path: Path) -> None:
     """`--out LINK` (the user's own link to a folder): the shards land in the folder, and

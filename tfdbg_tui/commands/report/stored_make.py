@@ -46,7 +46,7 @@ def store(path: str, run: str | None, where: str) -> str:
 
     from reader import DebugLogdir
     from reader.index.shard_store import SHARDS_ENV
-    from reader.index.shard_task import _put
+    from reader.index.shard_task import _put, _shown
     from reader.io import regular
 
     t0 = time.monotonic()
@@ -68,7 +68,10 @@ def store(path: str, run: str | None, where: str) -> str:
         made = _make(logdir, header, where)
         if isinstance(made, str):
             return f"no report stored: {made}"
-        _put(target, where, lambda f: f.write(made))
+        try:
+            _put(target, where, lambda f: f.write(made))
+        except OSError as exc:  # (a folder planted at its name: the file, not our temporary)
+            return f"no report stored: {_shown(exc.filename, target)}: {exc.strerror or exc}"
     finally:
         if old_env is None:
             os.environ.pop(SHARDS_ENV, None)
