@@ -23,6 +23,7 @@ import select
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -51,13 +52,39 @@ def _write_hosts(d: Path) -> None:
                                   wall_time=T0 + step + k * 0.01)
 
 
-def _shm() -> set[str]:
-    """/dev/shm's entries a command of ours or multiprocessing could leave."""
+def _shm_left(tmp_path: Path) -> list[str]:
+    """What the command's processes made in /dev/shm (each noted by `held/sitecustomize.py`
+    as it was made) and is still there: a leak. Not /dev/shm before against after — other
+    tests' workers make and remove names there all the time on a busy machine."""
     try:
-        names = os.listdir("/dev/shm")
+        made = (tmp_path / "shm-made").read_text().split()
     except FileNotFoundError:
-        return set()
-    return {n for n in names if n.startswith(("sem.mp-", "tfdbg", "psm_", "wnsm_"))}
+        return []
+    return sorted(n for n in made if os.path.lexists(os.path.join("/dev/shm", n)))
+
+
+def _session_alive(sid: int) -> list[int]:
+    """The processes of session `sid` (the command's, started in a session of its own)."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z" and int(fields[4]) == sid:
+                alive.append(int(entry))
+    return alive
+
+
+def _wait_session_end(sid: int) -> None:
+    """Until the last process of the command's session has ended (multiprocessing's
+    resource tracker removes what a killed worker left as it ends), or HANG_GUARD."""
+    deadline = time.monotonic() + HANG_GUARD
+    while (alive := _session_alive(sid)) and time.monotonic() < deadline:
+        time.sleep(0.05)  # (polling an event no file descriptor signals)
+    assert not alive, f"the command's processes outlived it: {alive}"
 
 
 def _alive(pid: int) -> bool:
@@ -77,7 +104,8 @@ def _index_with_a_worker_terminated(logdir: Path, tmp_path: Path, hold: str,
     keep = os.open(event, os.O_WRONLY)  # (no EOF while no worker has opened it yet)
     env = {**child_env(), "TFDBG_TEST_HOLD": hold, "TFDBG_TEST_EVENT": str(event),
            "TFDBG_TUI_SHARDS": str(tmp_path / "shards"),  # where index writes
-           "TFDBG_TUI_CACHE_DIR": str(tmp_path / "cache"), **(extra or {})}
+           "TFDBG_TUI_CACHE_DIR": str(tmp_path / "cache"),
+           "TFDBG_TEST_SHM_LOG": str(tmp_path / "shm-made"), **(extra or {})}
     env["PYTHONPATH"] = os.pathsep.join([str(HELD), env["PYTHONPATH"]])
     proc = subprocess.Popen([sys.executable, "-m", "tfdbg_tui", "index", str(logdir),
                              "--engine", "dask", "--workers", "2"], cwd=ROOT, env=env,
@@ -98,13 +126,13 @@ def _index_with_a_worker_terminated(logdir: Path, tmp_path: Path, hold: str,
             proc.communicate()
         os.close(rfd)
         os.close(keep)
+    _wait_session_end(proc.pid)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), worker
 
 
 def test_a_dask_worker_terminated_mid_shard_leaves_nothing(tmp_path: Path) -> None:
     logdir = tmp_path / "run"
     _write_hosts(logdir)
-    before = _shm()
     proc, worker = _index_with_a_worker_terminated(logdir, tmp_path, "shard-once")
     shards = tmp_path / "shards"
     assert shards.is_dir(), (proc.returncode, proc.stdout, proc.stderr)
@@ -120,7 +148,7 @@ def test_a_dask_worker_terminated_mid_shard_leaves_nothing(tmp_path: Path) -> No
         assert proc.returncode == 1 and all("not indexed" in x for x in failed), proc.stderr
         assert len(landed) == HOSTS - len(failed)
     assert not _alive(worker), "the terminated worker still runs"
-    assert _shm() - before == set(), "left in /dev/shm"
+    assert _shm_left(tmp_path) == [], "left in /dev/shm"
 
 
 def test_a_dask_worker_terminated_while_the_cluster_starts_is_one_line(tmp_path: Path
@@ -128,7 +156,6 @@ def test_a_dask_worker_terminated_while_the_cluster_starts_is_one_line(tmp_path:
     """`start`: the first Dask worker process holds as it starts (before it connects)."""
     logdir = tmp_path / "run"
     _write_hosts(logdir)
-    before = _shm()
     proc, worker = _index_with_a_worker_terminated(logdir, tmp_path, "dask-start")
     assert "Traceback" not in proc.stderr, proc.stderr
     if proc.returncode != 0:
@@ -140,4 +167,4 @@ def test_a_dask_worker_terminated_while_the_cluster_starts_is_one_line(tmp_path:
     shards = tmp_path / "shards"
     assert not shards.exists() or not [p for p in shards.iterdir() if ".tmp-" in p.name]
     assert not _alive(worker)
-    assert _shm() - before == set(), "left in /dev/shm"
+    assert _shm_left(tmp_path) == [], "left in /dev/shm"

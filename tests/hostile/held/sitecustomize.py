@@ -1,5 +1,6 @@
 """Loaded by every Python process a test of tests/hostile/test_attack_sigterm_temporaries.py
-starts (this folder first on PYTHONPATH), spawned workers included: when
+starts (this folder first on PYTHONPATH), spawned workers included. When
+`TFDBG_TEST_SHM_LOG` names a file, each process notes there the /dev/shm names it makes. When
 `TFDBG_TEST_HOLD` names a writer, that writer, once its temporary file exists and before it
 writes a byte, says so on the FIFO `TFDBG_TEST_EVENT` and waits for a signal — a point the
 test waits for by event, then sends SIGTERM."""
@@ -7,6 +8,34 @@ test waits for by event, then sends SIGTERM."""
 import os
 
 _WHAT = os.environ.get("TFDBG_TEST_HOLD", "")
+
+
+def _log_shm_names(log: str) -> None:
+    """Append to `log` the /dev/shm name of every semaphore or shared memory block this
+    process makes through multiprocessing, so a test asks whether what the command's
+    processes made is gone — not whether /dev/shm grew, which other tests' and other users'
+    processes make it do on a busy machine (CI failed on 13 `sem.mp-` names not ours)."""
+    import multiprocessing.shared_memory as shared_memory
+    import multiprocessing.synchronize as synchronize
+
+    def note(made: str) -> str:
+        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:  # a named semaphore "/mp-x" is the file sem.mp-x; shared memory "psm_x" is psm_x
+            os.write(fd, (("sem." + made.lstrip("/")) if made.lstrip("/").startswith("mp-")
+                          else made.lstrip("/")).encode() + b"\n")
+        finally:
+            os.close(fd)
+        return made
+
+    sem_name = synchronize.SemLock._make_name
+    shm_name = shared_memory._make_filename
+    synchronize.SemLock._make_name = staticmethod(  # type: ignore[method-assign]
+        lambda: note(sem_name()))
+    shared_memory._make_filename = lambda: note(shm_name())  # type: ignore[attr-defined]
+
+
+if os.environ.get("TFDBG_TEST_SHM_LOG"):
+    _log_shm_names(os.environ["TFDBG_TEST_SHM_LOG"])
 
 
 def _hold() -> None:
