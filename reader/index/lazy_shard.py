@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from reader.index.order import in_order
+from reader.index.parquet_pages import Budget
 from reader.index.parquet_shards import (
     MAX_UNCOMPRESSED,
     ROW_GROUP,
@@ -77,6 +78,7 @@ class LazyShard:
     # process. The merge reads a host's parts ahead in threads: one read of a shard at a
     # time (other hosts' shards still read beside it).
     lock: threading.Lock = field(default_factory=threading.Lock)
+    budget: Budget | None = None  # what its pages may still unpack to (None: in memory)
 
     def prime(self) -> None:
         """Read the first row group of each part now: ShardError if one is not right (the
@@ -122,6 +124,8 @@ class LazyShard:
 
         def read(g: int) -> Any:
             with self.lock:
+                if self.budget is not None:
+                    self.budget.check([g], names)
                 return self.pf.read_row_group(g, columns=names, use_threads=False)
 
         for g in groups:
@@ -174,7 +178,7 @@ def read(data: Any, meta: dict[str, Any], sizes: dict[str, int]) -> Shard:
     return whole(open_lazy(data, meta, sizes))
 
 
-def _head(pf: Any, names: list[str], rows: int) -> Any:
+def _head(pf: Any, names: list[str], rows: int, budget: Budget) -> Any:
     """The first `rows` rows of columns `names`, read from the row groups that hold them
     only (a shard's shorter parts end in nulls as long as the longest: not read)."""
     groups, have = [], 0
@@ -183,6 +187,7 @@ def _head(pf: Any, names: list[str], rows: int) -> Any:
             break
         groups.append(g)
         have += pf.metadata.row_group(g).num_rows
+    budget.check(groups, names)
     table = pf.read_row_groups(groups, columns=names, use_threads=False)
     if table.num_rows < rows:
         raise ShardError("fewer rows than it says")
@@ -247,10 +252,14 @@ def open_lazy(data: Any, meta: dict[str, Any], sizes: dict[str, int]) -> LazySha
     unpacked = sum(md.row_group(g).total_byte_size for g in range(md.num_row_groups))
     if unpacked > MAX_UNCOMPRESSED * (sum(sizes.values()) + (1 << 20)):
         raise ShardError("its columns are larger than the files they index")
+    # what the pages' own headers claim, what Arrow allocates: checked as each row group
+    # is read (`parquet_pages`)
+    budget = Budget(data, md, MAX_UNCOMPRESSED * (sum(sizes.values()) + (1 << 20)))
     small = [p for p in parts if p not in PARTS]
     try:  # each part from the row groups its rows are in (the rest of its column: nulls)
-        strings_col = _head(pf, ["strings"], n_strings).column("strings")
-        tables = {p: _head(pf, [f"{p}.{c}" for c in parts[p]], rows[p]) for p in small}
+        strings_col = _head(pf, ["strings"], n_strings, budget).column("strings")
+        tables = {p: _head(pf, [f"{p}.{c}" for c in parts[p]], rows[p], budget)
+                  for p in small}
     except Exception as exc:
         raise ShardError(f"unreadable columns ({_line(exc)})") from None
     if strings_col.null_count:
@@ -283,6 +292,6 @@ def open_lazy(data: Any, meta: dict[str, Any], sizes: dict[str, int]) -> LazySha
     for p in PARTS:
         columns[p] = {c: np.zeros(0, dt) for c, dt in parts[p].items()}
     lazy = LazyShard(shard, {p: rows[p] for p in PARTS}, {p: parts[p] for p in PARTS}, pf,
-                     meta.get(IN_ORDER_KEY) is True)
+                     meta.get(IN_ORDER_KEY) is True, budget=budget)
     lazy.prime()
     return lazy

@@ -286,7 +286,7 @@ def close(lazy: LazyShard) -> None:
     now, not when the cyclic collector next runs (the merge's hosts and their parts are
     cycles; the TUI runs the collector rarely)."""
     _close(lazy.source)
-    lazy.source = lazy.pf = None
+    lazy.source = lazy.pf = lazy.budget = None
     for it in lazy.primed.values():
         getattr(it, "close", lambda: None)()
     lazy.primed, lazy.held = {}, {}

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hostile.checks import HANG_GUARD, assert_clean_stderr, assert_no_raw_controls, child_env
@@ -205,6 +206,42 @@ def test_what_a_footer_claims_sizes_nothing(run: Path, direct: dict[str, Any],
         _same_but_the_warning(got, direct, shard)
     else:
         assert {**got, "logdir": None} == {**direct, "logdir": None}
+    proc = subprocess.run([sys.executable, "-c", PEAK, sys.executable, "-m", "tfdbg_tui",
+                           "report", str(d)], capture_output=True, text=True, cwd=ROOT,
+                          env=child_env(), timeout=HANG_GUARD)
+    peak_mb = int(proc.stdout) >> 10
+    assert peak_mb < 300, peak_mb
+
+
+def test_a_page_that_unpacks_to_more_than_its_footer_says(run: Path, direct: dict[str, Any],
+                                                         tmp_path: Path) -> None:
+    """A string table of one more string, a 128 MB word (zstd packs it into a few KB: the
+    shard stays ~40 KB), its footer saying its row group and that column unpack to 1000
+    bytes: dropped, and the report's peak memory stays that of a run this small. Before:
+    the footer's sizes passed the bound on unpacked columns, Arrow inflated the page its
+    header sized, the text's own bound dropped the shard after (a 512 MB word: 2.2 GB)."""
+    d = tmp_path / "run"
+    shutil.copytree(run, d)
+    shard = d / ".tfdbg-index" / ALPHA
+    table = pq.read_table(shard)
+    meta = json.loads(table.schema.metadata[META])
+    n_real = meta["strings"]
+    n = max(table.num_rows, n_real + 1)
+    words = [*table.column("strings").to_pylist()[:n_real], "a" * (128 << 20)]
+    cols = []
+    for name in table.column_names:
+        c = table.column(name).combine_chunks()
+        if name == "strings":
+            c = pa.array(words + [None] * (n - len(words)), pa.string())
+        elif len(c) < n:
+            c = pa.concat_arrays([c, pa.nulls(n - len(c), c.type)])
+        cols.append(c)
+    data = rewrite(pa.table(cols, names=table.column_names), {**meta, "strings": n_real + 1})
+    del cols, words, table
+    data = forged(forged(data, 0, "total_byte_size", 1000), 0, "total_uncompressed_size",
+                  1000, "strings")
+    shard.write_bytes(data)
+    _same_but_the_warning(report(d), direct, shard)
     proc = subprocess.run([sys.executable, "-c", PEAK, sys.executable, "-m", "tfdbg_tui",
                            "report", str(d)], capture_output=True, text=True, cwd=ROOT,
                           env=child_env(), timeout=HANG_GUARD)
