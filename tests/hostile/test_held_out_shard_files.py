@@ -17,7 +17,11 @@ logdir (into the folder it points to, outside the logdir), then said "no report 
 … [Errno 20] Not a directory" (exit 0); `index --out LINK` (a link of the user's own)
 wrote shards no open could ever use ("cannot read it (Not a directory)" for each, from
 `TFDBG_TUI_SHARDS=LINK`); `--out` where no folder can be made was one "not indexed" line
-per file set and exit 1, where a path that is not a folder is one line and exit 2.
+per file set and exit 1, where a path that is not a folder is one line and exit 2; a shard
+whose Parquet footer claimed 2**30 rows for a row group was used and the report peaked at
+760 MB (2**40: the report SIGKILLed); a 44 KB shard whose page inflates to 512 MB, its
+footer saying 1000 bytes, took 2.2 GB before it was dropped; a folder at the stored
+report's name was said as "IsADirectoryError: [Errno 21] … '.report-….json.tmp-…'".
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from hostile.checks import HANG_GUARD, assert_clean_stderr, assert_no_raw_contro
 from hostile.parquet_footer import forged
 from hostile.test_attack_shards import META, PEAK, cli, report, rewrite
 from support.paths import ROOT
-from support.tui import write_reference
+from support.tui import record_notifications, settle, sync, write_reference
 
 ALPHA = "tfdbg_events.1700000000.alpha.parquet"
 
@@ -247,6 +251,28 @@ def test_a_page_that_unpacks_to_more_than_its_footer_says(run: Path, direct: dic
                           env=child_env(), timeout=HANG_GUARD)
     peak_mb = int(proc.stdout) >> 10
     assert peak_mb < 300, peak_mb
+
+
+@pytest.mark.parametrize("case", ["link-to-a-fifo", "sparse-8-GiB", "row-counts-past-the-files"])
+@sync
+async def test_the_app_drops_it_in_one_notification(run: Path, tmp_path: Path,
+                                                    case: str) -> None:
+    """`tfdbg-tui LOGDIR` opens the run as the commands do: one notification names the
+    dropped shard, the app runs on and shows the run's alerts."""
+    from reader import DebugLogdir
+    from tfdbg_tui.ui.app import TfdbgApp
+
+    d, shard = _planted(run, tmp_path, case)
+    app = TfdbgApp(DebugLogdir(str(d)), follow=False)
+    said = record_notifications(app)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        assert app.is_running
+        assert app.state.snapshot is not None and app.state.snapshot.alerts
+    about = [m for m in said if shard.name in m]
+    assert len(about) == 1 and "shard not used" in about[0], said
+    for m in said:
+        assert_no_raw_controls(m, "notification")
 
 
 def test_ten_thousand_junk_shards_are_not_read(run: Path, direct: dict[str, Any],
