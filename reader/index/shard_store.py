@@ -57,6 +57,7 @@ _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 def folder(logdir: str, out: str | None = None) -> str:
     """The folder of `logdir`'s shards: `out`, else `$TFDBG_TUI_SHARDS`, else the logdir's
     own `.tfdbg-index`. A folder the user names that is a link is the folder it leads to,
+    if there is one,
     when every link on the way is the user's own (`reader.io.linkguard`): shards are read
     from a real folder only (`open_shard_file`), so `index --out LINK` and
     `TFDBG_TUI_SHARDS=LINK` must both mean the folder LINK leads to. The logdir's own
@@ -67,8 +68,8 @@ def folder(logdir: str, out: str | None = None) -> str:
         if is_remote(chosen):
             return normalize(chosen)
         path = os.path.abspath(chosen)
-        return os.path.realpath(path) if os.path.islink(path) and foreign_link(path) is None \
-            else path
+        own_link = os.path.islink(path) and os.path.isdir(path) and foreign_link(path) is None
+        return os.path.realpath(path) if own_link else path
     return regular.join(logdir, INDEX_DIR)
 
 

@@ -377,6 +377,20 @@ def test_index_out_through_a_link_of_ones_own(run: Path, direct: dict[str, Any],
     assert {**got, "logdir": None} == {**direct, "logdir": None}
 
 
+def test_index_out_a_link_to_nothing(run: Path, tmp_path: Path) -> None:
+    """`--out` a dangling link (of one's own): refused in one line, exit 2, as export's
+    OUT_DIR is; nothing made where it points."""
+    d = tmp_path / "run"
+    shutil.copytree(run, d)
+    link = tmp_path / "out"
+    link.symlink_to(tmp_path / "nowhere")
+    proc = cli("index", str(d), "--workers", "1", "--out", str(link))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    (line,) = assert_clean_stderr(proc.stderr, "index")
+    assert str(link) in line and "symlink to nothing" in line, line
+    assert not (tmp_path / "nowhere").exists()
+
+
 @pytest.mark.parametrize("out", ["/proc/tfdbg-tui-shards", "/proc/self/tfdbg-tui/x"])
 def test_index_out_where_no_folder_can_be_made(run: Path, tmp_path: Path, out: str) -> None:
     """One line naming the folder and exit 2 (as for a path that is not a folder), not one

@@ -46,6 +46,9 @@ def folder_or_nothing(where: str, make: bool = True) -> None:
                 raise OSError(exc.errno, "cannot make the folder the shards are written to "
                               f"({exc.strerror or exc})", where) from None
         return
+    if stat.S_ISLNK(st.st_mode) and not os.path.exists(where):
+        raise OSError(errno.ENOENT, "is a symlink to nothing (the shards are written "
+                      "there: --out names another)", where)
     if stat.S_ISLNK(st.st_mode):
         raise OSError(errno.ELOOP, "is a symlink (planted in the logdir?); shards are "
                       "neither written nor read through one: remove it, or name a folder "
