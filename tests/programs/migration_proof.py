@@ -10,6 +10,7 @@ Two entry points, both `sys.exit(...)`-ready (0 when no claim fails):
 - `prove(corpus, checks=..., state=...)`: migration_blind3 onward (and new corpora): also
   claims both sides train the same variables, takes `--numpy-only`, and runs the corpus's
   own claims (`checks`: trajectories → [(holds, text)], e.g. no value near a kink).
+Helpers for a corpus's numpy model: `central_differences`, `corpus_prepare_data`.
 Helpers for a corpus's own claims: `excess` (the diff's tolerance, NaN-aware), `near` (a
 float32 run against its float64 model), `first_divergence`, `report`.
 """
@@ -41,6 +42,41 @@ class Corpus:
     trace_env: str  # the variable that makes a program print its `trace` line
     margin: float = 1.0  # how far past the tolerance a buggy pair's divergence must be
 
+
+
+def central_differences(loss: Callable[[], float], p: dict[str, np.ndarray],
+                        h: float = 1e-6) -> dict[str, np.ndarray]:
+    """Central differences of `loss()` in every element of `p` (changed in place, then
+    restored): a numpy model's gradients without writing a backward pass that could share
+    the program's mistake."""
+    grads = {}
+    for n, w in p.items():
+        g = np.zeros_like(w)
+        for i in np.ndindex(w.shape):
+            orig = w[i]
+            w[i] = orig + h
+            up = loss()
+            w[i] = orig - h
+            down = loss()
+            w[i] = orig
+            g[i] = (up - down) / (2 * h)
+        grads[n] = g
+    return grads
+
+
+def corpus_prepare_data(models_file: str) -> Any:
+    """The prepare_data.py beside `models_file`, loaded by its path under a name of its
+    corpus: every corpus has one, and a pytest process that imports two corpora would
+    otherwise get the first one's for both."""
+    import importlib.util
+
+    here = Path(models_file).parent
+    spec = importlib.util.spec_from_file_location(f"{here.name}_prepare_data",
+                                                  here / "prepare_data.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 RTOL, ATOL = 1e-5, 1e-6
 

@@ -22,26 +22,13 @@ from functools import partial
 from typing import Any
 
 import numpy as np
+from migration_proof import central_differences, corpus_prepare_data
 
 Arrays = dict[str, np.ndarray]
 KERAS_EPSILON = 1e-7  # keras.backend.epsilon(): mean_squared_logarithmic_error's clip
 
 
-def _own_prepare_data() -> object:
-    """This corpus's prepare_data.py, loaded by its path: every corpus has one, and a pytest
-    process that imports two corpora would otherwise get the first one's for both."""
-    import importlib.util
-    from pathlib import Path
-
-    spec = importlib.util.spec_from_file_location(
-        "migration_blind8_prepare_data", Path(__file__).with_name("prepare_data.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ARRAYS = _own_prepare_data().ARRAYS  # type: ignore[attr-defined]
+ARRAYS = corpus_prepare_data(__file__).ARRAYS
 
 
 def program_data(program: str) -> tuple[Arrays, Arrays]:
@@ -153,21 +140,7 @@ PROGRAMS: dict[str, Program] = {
 }
 
 
-def _fd(loss: Callable[[], float], p: Arrays, h: float = 1e-6) -> Arrays:
-    """Central differences of `loss()` in every element of `p` (changed in place, restored)."""
-    grads = {}
-    for n, w in p.items():
-        g = np.zeros_like(w)
-        for i in np.ndindex(w.shape):
-            orig = w[i]
-            w[i] = orig + h
-            up = loss()
-            w[i] = orig - h
-            down = loss()
-            w[i] = orig
-            g[i] = (up - down) / (2 * h)
-        grads[n] = g
-    return grads
+_fd = central_differences
 
 
 def _loss(prog: Program, params: Arrays, data: Arrays) -> float:
