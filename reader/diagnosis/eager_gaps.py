@@ -22,6 +22,10 @@ they repeat what the loop ran after each earlier update (the same op types, in o
 then those that read what it made (and the ops feeding only those); the rest — an
 evaluation after the training — stays outside every step.
 
+A gap none of whose ops the next backward pass reads (no data link was recorded) has no
+anchor: it stays as counted by position, the next step's (taking it all for step k moved
+every later loss a step back: "loss not recorded in 4 steps").
+
 Reads every execution record of the run, each file opened once and no tensor decoded
 (`eager_steps` calls this only for runs of at most its `max_eager` executions).
 """
@@ -63,8 +67,11 @@ def steps_from_forward(logdir: DebugLogdir, types: np.ndarray, ends: np.ndarray,
                 if outs[j] & needed:
                     forward.add(j)
                     needed |= ins[j]
-            begin = min(forward, default=seed)
-            rest = [j for j in range(begin, seed) if j not in forward]
+            if forward:
+                begin = min(forward)
+                rest = [j for j in range(begin, seed) if j not in forward]
+            else:  # nothing of the gap feeds the next backward pass: no anchor, no split
+                begin, rest = lo, []
             before = begin - lo
         else:  # the last step: what repeats the earlier gaps' logging, then its readers
             prev = int(ends[k - 1]) + 1 if k else lo
