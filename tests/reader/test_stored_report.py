@@ -173,6 +173,15 @@ def _wrong_shape(d: Path) -> None:
     _write(d, header, json.dumps(model).encode())
 
 
+def _unrenderable(d: Path) -> None:
+    """The top level as a report's, the digest right, an alert inside that no report holds:
+    the human form cannot be made of it, and the JSON form must not print it either."""
+    header, body = _header(d)
+    model = json.loads(body)
+    model["first_alerts"] = [{"forged": True}]
+    _write(d, header, json.dumps(model).encode())
+
+
 def _other_version(d: Path) -> None:
     header, body = _header(d)
     _write(d, {**header, "stamp": "0" * 24}, body)
@@ -212,6 +221,7 @@ FORGED = {
                     "not a stored report of this format"),
     "nested-100k-deep": (_nested, "damaged"),
     "wrong-shape": (_wrong_shape, "it is not a report of this run"),
+    "unrenderable": (_unrenderable, "damaged"),
 }
 
 

@@ -108,7 +108,9 @@ def main(argv: Sequence[str]) -> int:
     from tfdbg_tui.commands.report.stored import read as read_stored
 
     stored = read_stored(opts.logdir, opts.run, opts.limit, opts.values)
-    if stored is not None and (opts.json or _renders(stored)):
+    # the JSON form too prints only what the human form can be made of: a stored report
+    # is read from a file, and a forged one with a report's top level might hold anything
+    if stored is not None and _renders(stored):
         return _print(stored, opts.json)
     try:
         logdir = _load(opts.logdir, opts.run, sys.stderr.isatty() and not opts.json)
