@@ -31,6 +31,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
+from reader.io.dead_temporaries import hold, remove_dead
 from reader.io.linkguard import foreign_link
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -149,7 +150,9 @@ def create_temporary(dir_fd: int, name: str, mode: int = 0o644) -> tuple[int, st
 
     The name is unpredictable and made with `O_CREAT | O_EXCL | O_NOFOLLOW`: whatever already
     has it (a planted symlink, another writer's temporary) is never opened, another name is
-    tried instead."""
+    tried instead. Temporaries of `name` a killed writer left are removed first; this one is
+    held (`reader.io.dead_temporaries`) while any descriptor of it is open."""
+    remove_dead(dir_fd, name)
     for _ in range(_TRIES):
         tmp = f".{name[:80]}.tmp-{secrets.token_hex(8)}"
         # made and noted with the ending signals held: a handler that removes this
@@ -158,6 +161,7 @@ def create_temporary(dir_fd: int, name: str, mode: int = 0o644) -> tuple[int, st
         try:
             with _LIVE_LOCK:  # (nor does another thread remove them in between)
                 fd = os.open(tmp, _NEW, mode, dir_fd=dir_fd)
+                hold(fd)
                 _LIVE[(dir_fd, tmp)] = None  # (dropped by write_new / Replacement when done)
         except FileExistsError:
             continue
@@ -175,6 +179,7 @@ def write_new(dir_fd: int, name: str, fill: Callable[[BinaryIO], object],
     disk…) leaves no file behind.
     """
     fd, tmp = create_temporary(dir_fd, name, mode)
+    held = os.dup(fd)  # (held until its name is gone: never told dead while linked)
     try:
         with os.fdopen(fd, "wb") as f:
             fill(f)
@@ -199,6 +204,7 @@ def write_new(dir_fd: int, name: str, fill: Callable[[BinaryIO], object],
         except FileNotFoundError:
             pass
         _LIVE.pop((dir_fd, tmp), None)
+        os.close(held)
     try:
         os.fsync(dir_fd)
     except OSError:
