@@ -17,6 +17,12 @@ Before that op: step k's. After it, ops the next backward pass does not read go 
 only when they read what step k made (directly, or through such an op): logging written
 after the next batch was fetched.
 
+Before that op, one exception: the next step's set-up. A learning rate assigned at the top
+of the loop (`opt.learning_rate = …`, `lr.assign(…)`) feeds no forward op, only the next
+step's update, through the variable: the write of a variable the next step reads, and the
+ops that feed it, are the next step's unless they read what step k made (`_set_up`).
+Counted as step k's, a rate that went NaN at the top of step 6 said "step 5".
+
 The last step has no next forward pass: the ops after its update are its own as far as
 they repeat what the loop ran after each earlier update (the same op types, in order),
 then those that read what it made (and the ops feeding only those); the rest — an
@@ -41,10 +47,12 @@ from reader.proto import tfdbg_events_pb2 as pb
 
 
 def steps_from_forward(logdir: DebugLogdir, types: np.ndarray, ends: np.ndarray,
-                       exec_step: np.ndarray, backprop: frozenset[str]) -> np.ndarray:
+                       exec_step: np.ndarray, backprop: frozenset[str],
+                       writes: np.ndarray) -> np.ndarray:
     """`exec_step` (each execution's step by position: after step k's last update, step
-    k + 1) with each gap split where the next forward pass begins (module docstring).
-    Unchanged when a record cannot be read."""
+    k + 1) with each gap split where the next forward pass begins (module docstring);
+    `writes` says which executions write a variable. Unchanged when a record cannot be
+    read."""
     n, m = len(exec_step), len(ends)
     try:
         recs = _executions(logdir, n)
@@ -53,6 +61,8 @@ def steps_from_forward(logdir: DebugLogdir, types: np.ndarray, ends: np.ndarray,
     ins = [set(r.input_tensor_ids) for r in recs]
     outs = [set(r.output_tensor_ids) for r in recs]
     backward = [not backprop.isdisjoint(r.code_location.stack_frame_ids) for r in recs]
+    handles = [int(r.input_tensor_ids[0]) if w and r.input_tensor_ids else None
+               for r, w in zip(recs, writes[:n].tolist(), strict=True)]
     out = np.array(exec_step, np.int64)
     start, before = 0, 0  # step k's first execution; the last gap's part before its forward
     for k in range(m):
@@ -72,7 +82,9 @@ def steps_from_forward(logdir: DebugLogdir, types: np.ndarray, ends: np.ndarray,
                 rest = [j for j in range(begin, seed) if j not in forward]
             else:  # nothing of the gap feeds the next backward pass: no anchor, no split
                 begin, rest = lo, []
-            before = begin - lo
+            later: set[int] = set().union(*ins[begin:hi + 1])
+            setup = _set_up(ins, outs, handles, range(lo, begin), later, made)
+            before = (min(setup) if setup else begin) - lo
         else:  # the last step: what repeats the earlier gaps' logging, then its readers
             prev = int(ends[k - 1]) + 1 if k else lo
             same = 0
@@ -81,9 +93,11 @@ def steps_from_forward(logdir: DebugLogdir, types: np.ndarray, ends: np.ndarray,
                 same += 1
             begin = lo + same
             rest = list(range(begin, hi + 1))
+            setup = set()
         for j in range(lo, begin):
-            out[j] = k
-            made |= outs[j]
+            if j not in setup:
+                out[j] = k
+                made |= outs[j]
         for j in _readers(ins, outs, rest, made):
             out[j] = k
         start = lo
@@ -103,6 +117,27 @@ def _executions(logdir: DebugLogdir, n: int) -> list[pb.Execution]:
         for i, ev in zip(rows.tolist(), events, strict=True):
             out[i] = ev.execution
     return out
+
+
+def _set_up(ins: list[set[int]], outs: list[set[int]], handles: list[int | None],
+            ops: range, later: set[int], made: set[int]) -> set[int]:
+    """Those of `ops` (the gap before the next forward pass) that prepare the next step: a
+    write of a variable the next step reads (its handle among `later`, what the next step's
+    ops take in: a learning rate assigned at the top of the loop), and the ops whose outputs
+    such a write takes in, directly or not — less any that reads what step k made (a metric
+    of step k's loss accumulated into a variable is step k's logging). A variable's handle
+    is no such link: step 0 made every handle, and a read of the rate it writes is not a
+    read of step 0's tensors."""
+    setup: set[int] = set()
+    needed: set[int] = set()
+    for j in reversed(ops):
+        h = handles[j]
+        if (h is not None and h in later) or outs[j] & needed:
+            setup.add(j)
+            needed |= ins[j]
+    if not setup:
+        return setup
+    return setup - _readers(ins, outs, list(ops), made.difference(handles))
 
 
 def _readers(ins: list[set[int]], outs: list[set[int]], ops: list[int],

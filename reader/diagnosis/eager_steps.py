@@ -105,7 +105,8 @@ def eager_steps(logdir: DebugLogdir, max_eager: int) -> TrainingSteps | None:
     m = len(ends)
     exec_step = np.searchsorted(ends, np.arange(n), "left").astype(np.int64)
     exec_step[exec_step >= m] = -1
-    exec_step = steps_from_forward(logdir, types, ends, exec_step, backprop_frames(logdir))
+    exec_step = steps_from_forward(logdir, types, ends, exec_step, backprop_frames(logdir),
+                                   np.isin(types, write_ids))
     function = None
     try:
         frames = logdir.stack(logdir.read_execution(int(trained[0][0])).stack_frame_ids)

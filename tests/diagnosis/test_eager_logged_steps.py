@@ -30,12 +30,13 @@ pytestmark = pytest.mark.tf
 
 PROGRAM = PROGRAMS / "eager_logged_steps.py"
 STEPS, BAD = 6, 3
-FORMS = ("keras", "hand_after", "hand_before", "metric", "nan_batch", "prefetch")
+FORMS = ("keras", "hand_after", "hand_before", "metric", "nan_batch", "prefetch", "lr_decay")
 EXP_LINE = {"keras": "ppl = tf.exp(loss)  # the perplexity, logged after",
             "hand_after": "ppl = tf.exp(loss)  # the perplexity, logged after",
             "hand_before": "ppl = tf.exp(loss)  # the perplexity, logged before",
             "metric": "ppl_metric.update_state(tf.exp(loss))",
-            "prefetch": "ppl = tf.exp(loss)  # then this step's perplexity"}
+            "prefetch": "ppl = tf.exp(loss)  # then this step's perplexity",
+            "lr_decay": "ppl = tf.exp(loss)  # the perplexity, logged after"}
 
 
 def _line(text: str) -> int:
@@ -114,7 +115,10 @@ def test_each_iterations_ops_are_its_step(tmp_path_factory: pytest.TempPathFacto
     """The k-th iteration's batch (two gathers), its logged perplexity (Exp) or loss (the
     third Mean: the centre's, the loss', the logged one) are step k: the logging after the
     update is not the next step's, the last one not outside every step, and the next batch
-    and the centre it carries are not pulled back into the step before."""
+    and the centre it carries are not pulled back into the step before. A learning rate
+    set at the top of an iteration, before its batch, is that iteration's step: it feeds
+    only the step's update (counted by where the forward pass begins, it was the step
+    before's: a NaN rate said "step k − 1")."""
     from reader import open_logdir
     from reader.diagnosis.steps import training_steps
 
@@ -126,6 +130,9 @@ def test_each_iterations_ops_are_its_step(tmp_path_factory: pytest.TempPathFacto
         assert _steps_of(logdir, steps, "Exp") == list(range(STEPS))
     else:
         assert _steps_of(logdir, steps, "Mean") == [k // 3 for k in range(3 * STEPS)]
+    if form == "lr_decay":  # each iteration writes the rate, then the iteration count
+        got = _steps_of(logdir, steps, "AssignVariableOp")[-2 * STEPS:]
+        assert got == [k // 2 for k in range(2 * STEPS)]
     alerts = logdir.alerts()
     at = steps.steps_of(alerts.kind, alerts.index)
     assert len(at) and (at >= 0).all() and int(at.min()) == BAD

@@ -17,7 +17,10 @@ FORM:
 - metric: Keras SGD, then a `tf.keras.metrics.Mean` of `tf.exp(loss)` updated and read;
 - nan_batch: Keras SGD, batch BAD's inputs hold a NaN, `tf.reduce_mean(loss)` logged;
 - prefetch: Keras SGD, the next batch gathered right after the update, then `tf.exp(loss)`
-  logged (the next step's data comes before this step's logging).
+  logged (the next step's data comes before this step's logging);
+- lr_decay: as keras, with the learning rate decayed at the top of each iteration, before
+  its batch (`opt.learning_rate = opt.learning_rate * 0.9`: a read, a Mul and a write that
+  feed nothing of the forward pass, only the step's update).
 
 In every form but nan_batch, batch BAD's targets are in the wrong units (×1000): its loss is
 finite (~1e6) and so are its gradients and update (LR is small), but the logged perplexity
@@ -37,7 +40,7 @@ import numpy as np
 
 STEPS, BAD, BATCH, FEATURES = 6, 3, 16, 4
 LR = 1e-5
-FORMS = ("keras", "hand_after", "hand_before", "metric", "nan_batch", "prefetch")
+FORMS = ("keras", "hand_after", "hand_before", "metric", "nan_batch", "prefetch", "lr_decay")
 
 
 def make_data(form: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -62,6 +65,7 @@ def losses(form: str) -> list[float]:
     centre = np.zeros(FEATURES, np.float32)
     out = []
     for s in range(STEPS):
+        lr = np.float32(LR * 0.9 ** (s + 1) if form == "lr_decay" else LR)
         xb, yb = x[s * BATCH:(s + 1) * BATCH], y[s * BATCH:(s + 1) * BATCH]
         centre = np.float32(0.9) * centre + np.float32(0.1) * xb.mean(0)
         xc = xb - centre
@@ -69,7 +73,7 @@ def losses(form: str) -> list[float]:
         out.append(float(np.mean(err * err)))
         gw = np.float32(2.0 / BATCH) * xc.T @ err
         gb = np.float32(2.0) * err.mean()
-        w, b = w - np.float32(LR) * gw, b - np.float32(LR) * gb
+        w, b = w - lr * gw, b - lr * gb
     return out
 
 
@@ -92,6 +96,8 @@ def main() -> None:
 
     ready = batch(0) if form == "prefetch" else None
     for step in range(STEPS):
+        if form == "lr_decay":
+            opt.learning_rate = opt.learning_rate * 0.9  # decayed before the step's batch
         xb, yb = ready if ready is not None else batch(step)
         centre = 0.9 * centre + 0.1 * tf.reduce_mean(xb, 0)
         with tf.GradientTape() as tape:
@@ -106,7 +112,7 @@ def main() -> None:
                 var.assign_sub(LR * g)
         else:
             opt.apply_gradients(zip(grads, [w, b], strict=True))
-        if form in ("keras", "hand_after"):
+        if form in ("keras", "hand_after", "lr_decay"):
             ppl = tf.exp(loss)  # the perplexity, logged after the update
             print(f"step {step}: loss {float(loss):.4g} ppl {float(ppl):.4g}")
         elif form == "metric":
