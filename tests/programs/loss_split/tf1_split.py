@@ -1,0 +1,38 @@
+"""common.py's classifier in TF1 (graph, Session), the softmax cross-entropy written out
+over three statements: the logsumexp of each row, the true class's logit, the batch mean of
+their difference; GradientDescentOptimizer(RATE), three steps.
+
+Prints `trace {json}` last: per step the loss and the weights after the update.
+
+python tf1_split.py
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import INIT, NAMES, RATE, X, Y
+
+tf.compat.v1.disable_eager_execution()
+W = [tf.compat.v1.get_variable(n, initializer=v) for n, v in zip(NAMES, INIT)]
+x = tf.compat.v1.placeholder(tf.float32, [None, 4])
+y = tf.compat.v1.placeholder(tf.float32, [None, 3])
+hidden = tf.tanh(tf.matmul(x, W[0]) + W[1])  # AT:hidden
+logits = tf.matmul(hidden, W[2]) + W[3]  # AT:logits
+lse = tf.reduce_logsumexp(logits, axis=1)  # AT:lse AT:loss
+true = tf.reduce_sum(y * logits, axis=1)  # AT:true AT:loss
+loss = tf.reduce_mean(lse - true)  # AT:mean AT:loss
+train = tf.compat.v1.train.GradientDescentOptimizer(RATE).minimize(loss)  # AT:update
+
+trace = []
+with tf.compat.v1.Session() as sess:
+    sess.run(tf.compat.v1.global_variables_initializer())
+    for step in range(3):
+        value, _ = sess.run([loss, train], {x: X, y: Y})
+        print("step", step, "loss", value)
+        trace.append({"loss": float(value),
+                      "weights": [np.asarray(a).tolist() for a in sess.run(W)]})
+print("trace " + json.dumps(trace))

@@ -1,0 +1,79 @@
+"""Proves with numpy, without tfdbg-tui, what tests/compare/test_two_tower_merge.py expects of
+each program: each runs once (no dumping) and prints its trace; every step's loss, and the
+weights after the last update (TF1's after every update), must match common.reference within
+|a-b| <= 1e-6 + 1e-5|b|. So every pair of programs following one reference is equivalent;
+and for each mistake the towers' outputs agree at step 0 (one set of initial weights) while
+the logits do not.
+
+python verify.py      (exit 0 only if every claim holds; prints each with its error)
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from common import reference  # noqa: E402
+
+CLAIMS = {("tf1_tower.py", m): m for m in ("dot", "cos", "concat", "prod")} | {
+    ("tf2_tower.py", "eager", "dot"): "dot",
+    ("tf2_tower.py", "function", "cosine"): "cos",
+    ("tf2_tower.py", "fit", "cosine"): "cos",
+    ("tf2_tower.py", "function", "concat"): "concat",
+    ("tf2_tower.py", "eager", "swap"): "swap",
+    ("tf2_tower.py", "fit", "prod"): "prod",
+    ("tf2_tower.py", "function", "add"): "add",
+}
+# pair of references told apart at step 0 in the logits only: (A's, B's)
+MISTAKES = [("dot", "cos"), ("cos", "dot"), ("concat", "swap"), ("prod", "add")]
+
+
+def _close(a: object, b: object) -> tuple[bool, float]:
+    x, y = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return bool((np.abs(x - y) <= 1e-6 + 1e-5 * np.abs(y)).all()), float(np.abs(x - y).max())
+
+
+def main() -> int:
+    fails = 0
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    for args, merge in CLAIMS.items():
+        p = subprocess.run([sys.executable, os.path.join(HERE, args[0]), *args[1:]],
+                           capture_output=True, text=True, env=env, timeout=600)
+        lines = [ln for ln in p.stdout.splitlines() if ln.startswith("trace ")]
+        if p.returncode or len(lines) != 1:
+            print("FAIL", args, "exit", p.returncode, p.stderr[-500:])
+            fails += 1
+            continue
+        got, want = json.loads(lines[0][6:]), reference(merge)
+        worst = 0.0
+        for g, w in zip(got, want, strict=True):
+            pairs = [(g["loss"], w["loss"])]
+            if "weights" in g:
+                pairs += list(zip(g["weights"], w["weights"], strict=True))
+            for a, b in pairs:
+                ok, err = _close(a, b)
+                worst = max(worst, err)
+                if not ok:
+                    fails += 1
+                    print("FAIL", args, "differs from numpy", merge, a, b)
+        print(" ".join(args), f"vs numpy {merge}: max |a-b| {worst:.2g}")
+    for a, b in MISTAKES:
+        ra, rb = reference(a)[0], reference(b)[0]
+        towers = all(_close(ra[k], rb[k])[0] for k in ("u", "v"))
+        ok, err = _close(ra["score"], rb["score"])
+        if not towers or ok or _close(ra["loss"], rb["loss"])[0]:
+            fails += 1
+            print("FAIL", a, b, "towers agree:", towers, "logits agree:", ok)
+        print(f"{a} vs {b}: towers agree {towers}; logits differ by up to {err:.3g} "
+              f"({err / 1e-5:.2g}x rtol at 1); step 0 loss {ra['loss']:.6f} vs {rb['loss']:.6f}")
+    short = min(s["shortest"] for m in ("dot", "cos") for s in reference(m))
+    print(f"cos: the shortest tower output over the steps {short:.3f}")
+    print(f"{fails} claims fail")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
