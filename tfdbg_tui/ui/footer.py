@@ -20,10 +20,16 @@ RANK = ("help", "quit", "select", "next_alert", "show_details", "next_divergence
 # Keys about a source line: in the footer only while a pane showing one is focused (they
 # work from anywhere, on Source Code's line, and stay in `?` help and the palette)
 SOURCE_LINE = frozenset({"edit_source", "save_source"})
+# While Source Code or Stack Trace is focused, what acts on its line comes right after help
+# and quit: at 80 columns the global order kept n/N, o and i there and dropped `w` and `y`,
+# the keys of the pane the user had just moved to (the held-out NaN journey, issue 31).
+SOURCE_RANK = ("help", "quit", "edit_source", "copy", "save_source")
 
 
-def _rank(action: str) -> int:
+def _rank(action: str, source_focused: bool = False) -> int:
     name = action.split("(")[0]
+    if source_focused and name in SOURCE_RANK:
+        return SOURCE_RANK.index(name) - len(SOURCE_RANK)
     return RANK.index(name) if name in RANK else len(RANK)
 
 
@@ -40,7 +46,8 @@ class TfdbgFooter(Footer):
 
         keys: list[FooterKey] = [w for w in widgets if isinstance(w, FooterKey)
                                  and not w.has_class("-command-palette")]
-        if not self._source_focused():
+        source_focused = self._source_focused()
+        if not source_focused:
             keys = [w for w in keys if w.action.split("(")[0] not in SOURCE_LINE]
             widgets = [w for w in widgets if not (isinstance(w, FooterKey) and w.action
                                                   .split("(")[0] in SOURCE_LINE)]
@@ -48,7 +55,7 @@ class TfdbgFooter(Footer):
                     if isinstance(w, FooterKey) and w not in keys)
         budget = width - fixed - 4
         kept: set[int] = set()
-        for key in sorted(keys, key=lambda k: _rank(k.action)):
+        for key in sorted(keys, key=lambda k: _rank(k.action, source_focused)):
             if cells(key) <= budget:
                 kept.add(id(key))
                 budget -= cells(key)
