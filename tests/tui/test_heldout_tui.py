@@ -14,7 +14,8 @@ text, pane by pane), one app session per program and size:
   and visible without scrolling;
 - Source Code shows the line to fix (`# FIX`), marked, its path and line in the title;
 - `o` on the last alert focuses the origin's row, and `v` then inspects the origin;
-- every count of Graph Executions is whole at 160×45 (or the pane says why it is empty);
+- every count of Graph Executions is whole, at 80×24 too (or the pane says why it is
+  empty);
 - the footer offers `y` where a row is selected, `e`/`w`/`y` in Source Code and Stack Trace.
 """
 
@@ -198,6 +199,27 @@ def test_the_diagnosis_says_the_step_origin_and_cause(seen: Seen, name: str,
     assert any(c in text for c in want.cause), (want.cause, text)
 
 
+# where the diagnosis is still wrong in what the TUI shows (strict: a fix makes them fail)
+NUMBERS_WRONG = {
+    "momentum_blowup": "reader/diagnosis/eager_divergence.py (_feeders' `data`) names the "
+                       "step's inputs made outside any op by tensor id, 'input tensors #741, "
+                       "#742', in the '#N' every other line uses for an execution: the run has "
+                       "508 executions, `g 741` goes nowhere",
+}
+
+
+@pytest.mark.parametrize(("name", "size"), CASES)
+def test_every_number_in_the_diagnosis_is_a_row_to_go_to(
+        seen: Seen, name: str, size: tuple[int, int], request: pytest.FixtureRequest) -> None:
+    """'#N' in the diagnosis is an execution (eager #N, a Timeline row) or a graph tensor
+    (graph #N, a Graph Executions row): what `g` goes to. A newcomer reads it as such."""
+    if name in NUMBERS_WRONG:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=NUMBERS_WRONG[name]))
+    text = " ".join(seen.diagnosis.split())
+    bare = [m.group(0) for m in re.finditer(r".{0,30}(?<!eager )(?<!graph )#\d+", text)]
+    assert bare == [], bare
+
+
 @pytest.mark.parametrize(("name", "size"), CASES)
 def test_the_stack_lists_the_users_frames_and_counts_the_rest(
         seen: Seen, name: str, size: tuple[int, int]) -> None:
@@ -247,8 +269,6 @@ def test_o_then_v_inspects_the_origin(seen: Seen, name: str, size: tuple[int, in
 @pytest.mark.parametrize(("name", "size"), CASES)
 def test_graph_executions_counts_are_whole(seen: Seen, name: str,
                                            size: tuple[int, int]) -> None:
-    if size == (80, 24):
-        pytest.skip("the issue asks it at 160×45")
     if seen.ge_empty:
         assert "no graph executions: this run called no tf.function" in seen.ge_empty
         assert _want(name).form == "eager"
