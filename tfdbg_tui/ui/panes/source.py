@@ -12,6 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.syntax import Syntax
 from rich.text import Text
@@ -27,7 +28,7 @@ from reader import DebugLogdir
 from reader.index.frames import Frame
 from tfdbg_tui.core.model import AppState
 from tfdbg_tui.core.sanitize import literal
-from tfdbg_tui.core.textutil import fit_left, lit
+from tfdbg_tui.core.textutil import fit, fit_left, lit
 from tfdbg_tui.ui.bindings import SOURCE_KEYS, to_bindings
 from tfdbg_tui.ui.panes.base import Pane
 from tfdbg_tui.ui.panes.registry import register_pane
@@ -155,6 +156,7 @@ class SourcePane(Pane):
         self._cache: OrderedDict[tuple[str, str], SourceFile] = OrderedDict()
         self.frame: Frame | None = None
         self.why = ""  # what the highlighted line is, when the stack alone does not say
+        self._title: tuple[str, str, str] = ("", "", "")  # why, file:line, note (`_titled`)
         self.logdir: DebugLogdir = state.logdir  # run B's while compare mode shows its side
 
     def compose(self) -> ComposeResult:
@@ -227,9 +229,29 @@ class SourcePane(Pane):
         if src.origin == "missing":
             self.view.set_source(None, 0, f"source not available: {where} is neither in the "
                                  "logdir nor on this machine")
-            self.set_status(fit_left(where, 70))
+            self._titled("", where, "")
             return
         note = "" if src.origin == "logdir" else " · not captured in logdir: read from disk"
         self.view.set_source(src, frame.line)
-        why = f"{self.why} · " if self.why else ""
-        self.set_status(why + fit_left(where, 70) + note)
+        self._titled(self.why, where, note)
+
+    def _titled(self, why: str, where: str, note: str) -> None:
+        """The border's title: what the line is, then file:line, fitted to the border's
+        width: the path yields its head first, then `why` its end — never the file's name
+        and line. Textual cuts a title at its end: at 160×45 "…/heldout_nan/fit_stuck_
+        sensor.py:…" hid the line number, "line to change (diagnosis; not in this op's
+        stack) · …/tests/programs/heldout_…" the file's name too (the held-out NaN journey)."""
+        self._title = (why, where, note)
+        width = self.outer_size.width - 6  # corners, rules and the spaces around the title
+        if width <= 0:
+            width = 10**6  # not laid out yet: `on_resize` fits it
+        name = "…" + where.rsplit("/", 1)[-1]  # the least of the path shown
+        room = width - cell_len(note) - (cell_len(why) + 3 if why else 0)
+        path = fit_left(where, min(70, max(room, cell_len(name))))
+        head = width - cell_len(path) - cell_len(note) - 3  # " · "
+        why = fit(why, head) if why and head >= 8 else ""
+        self.set_status((f"{why} · " if why else "") + path + note)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if any(self._title):
+            self._titled(*self._title)
