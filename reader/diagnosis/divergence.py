@@ -28,6 +28,7 @@ from reader.diagnosis.explain.common import DTYPE_MAX, produced
 from reader.diagnosis.growth import Growth, growth
 from reader.diagnosis.index import Health, Ref
 from reader.diagnosis.places import Place, place_of_op, place_of_ref
+from reader.diagnosis.schedules import from_schedule, schedule_place
 from reader.diagnosis.variables import APPLY_PREFIX, WRITE_OPS, is_write
 from reader.diagnosis.walk import Walker
 from reader.index.graphs import Graph, Op
@@ -83,14 +84,14 @@ def divergence(walker: Walker, origin: Ref, op_type: str, out: Health,
     if seen is not None and not seen.grew:
         return Divergence(batch_story(op_type, out, seen, ", ".join(data)), None, weights,
                           "forward")
-    lr = _learning_rate(walker, g, update, origin.index)
+    lr, lr_said = _learning_rate(walker, g, update, origin.index)
     read = update.inputs[0][0] if update.inputs else "a variable"
     text = story(op_type, out,
                  f"it was finite in the {finite:,} earlier calls of {g.name or 'its graph'}",
                  "it depends on a variable that the same function updates with its gradient "
                  f"every step ({update.op_type} of {read})",
                  ", ".join(data) if out.mode != FULL_TENSOR else "", lr,
-                 seen.said() if seen is not None else "")
+                 seen.said() if seen is not None else "", lr_said)
     return Divergence(text, lr if lr is not None else weights, weights)
 
 
@@ -111,13 +112,16 @@ def batch_story(op_type: str, out: Health, seen: Growth, data: str) -> str:
 
 
 def story(op_type: str, out: Health, earlier: str, update: str, data: str,
-          lr: Place | None, grew: str = "") -> str:
+          lr: Place | None, grew: str = "", lr_said: str | None = None) -> str:
     """The divergence explanation, one for every form the training took (`earlier`: why the
     op was fine before; `update`: the variable it depends on; `data`: the inputs a bad batch
     would come in by, named — empty in FULL_TENSOR, which records the magnitudes; `grew`:
-    how much the weights grew, when FULL_TENSOR shows it)."""
+    how much the weights grew, when FULL_TENSOR shows it; `lr_said`: where the rate comes
+    from, when not from a variable's write: a schedule's)."""
     where = ""
-    if lr is not None and lr.user_frame is not None:
+    if lr_said:
+        where = f" ({lr_said})"
+    elif lr is not None and lr.user_frame is not None:
         where = (f" (set at {lr.user_frame.file.rsplit('/', 1)[-1]}:{lr.user_frame.line}, "
                  "where the learning rate is written)")
     tail = (" The training diverged: each step made the weights larger until they "
@@ -188,29 +192,37 @@ def _data_inputs(g: Graph, op: Op, most: int = 3) -> list[str]:
     return sorted(found)[:most]
 
 
-def _learning_rate(walker: Walker, g: Graph, update: Op, before: int) -> Place | None:
-    """Where the learning rate the update multiplies the gradient by was last written."""
+def _learning_rate(walker: Walker, g: Graph, update: Op,
+                   before: int) -> tuple[Place | None, str | None]:
+    """Where the learning rate the update multiplies the gradient by was last written; for
+    a rate a Keras schedule computes (no variable read), where the schedule was made and
+    what to say of it (`reader.diagnosis.schedules`)."""
     if update.op_type.startswith(APPLY_PREFIX):  # TF1's fused updates take it as an input
         rate = next((g.ops[n] for n, _s in update.inputs
                      if n.rsplit("/", 1)[-1] == "learning_rate" and n in g.ops), None)
-        return place_of_op(walker.idx, g, rate) if rate is not None else None
+        return (place_of_op(walker.idx, g, rate) if rate is not None else None), None
     if update.op_type not in WRITE_OPS or len(update.inputs) < 2:
-        return None
+        return None, None
     value = g.ops.get(update.inputs[1][0])
     if value is None or value.op_type not in ("Mul", "RealDiv"):
-        return None
+        return None, None
+    scheduled = False
     for n, _s in value.inputs:
         src = g.ops.get(n)
         while src is not None and src.op_type in ("Cast", "Identity") and src.inputs:
             src = g.ops.get(src.inputs[0][0])
-        if src is None or src.op_type != "ReadVariableOp":
+        if src is None:
+            continue
+        if src.op_type != "ReadVariableOp":
+            scheduled = scheduled or from_schedule(walker.L.op_stack(src))
             continue
         row = walker.idx.latest_trace(g.graph_id, src.op_name, 0, before)
         if row is None:
             continue
         w = walker.variable_write(Ref(GRAPH, row, 0))
         if w is not None and w.kind == EAGER and w.index is not None:
-            return place_of_ref(walker.idx, Ref(EAGER, w.index))
+            return place_of_ref(walker.idx, Ref(EAGER, w.index)), None
         if w is not None and w.graph is not None and w.op is not None:
-            return place_of_op(walker.idx, w.graph, w.op)
-    return None
+            return place_of_op(walker.idx, w.graph, w.op), None
+    sched = schedule_place(walker) if scheduled else None
+    return (sched.place, sched.said) if sched is not None else (None, None)

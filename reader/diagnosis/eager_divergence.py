@@ -33,9 +33,11 @@ from reader.diagnosis.divergence import (
 from reader.diagnosis.growth import growth
 from reader.diagnosis.index import DiagIndex, Health, Ref
 from reader.diagnosis.places import Place, place_of_ref
+from reader.diagnosis.schedules import from_schedule, schedule_place
 from reader.diagnosis.variables import READ_OPS, Write, is_write, write_place
 from reader.diagnosis.walk import Walker
 from reader.errors import ReaderError
+from reader.index.logdir import DebugLogdir
 from reader.index.schema import EAGER
 from reader.modes import FULL_TENSOR
 
@@ -70,7 +72,7 @@ def eager_divergence(walker: Walker, origin: Ref, op_type: str, out: Health,
         if seen is not None and not seen.grew:
             return Divergence(batch_story(op_type, out, seen, ", ".join(data)), None,
                               weights, "forward")
-        lr = _learning_rate(walker, w)
+        lr, lr_said = _learning_rate(walker, w)
         here = place_of_ref(idx, origin).user_frame
         at = f" at {here.file.rsplit('/', 1)[-1]}:{here.line}" if here else ""
         wf = weights.user_frame
@@ -82,7 +84,7 @@ def eager_divergence(walker: Walker, origin: Ref, op_type: str, out: Health,
             f"{len(finite):,} earlier executions (the earlier steps)",
             f"it depends on a variable (read by eager #{read.index}) written between those "
             f"executions, every step ({w.op_type}{w_at})", names, lr,
-            seen.said() if seen is not None else "")
+            seen.said() if seen is not None else "", lr_said)
         return Divergence(text, lr if lr is not None else weights, weights)
     return None
 
@@ -159,20 +161,24 @@ def _upstream(walker: Walker, e: int) -> tuple[list[Ref], list[str]]:
     return reads, data
 
 
-def _learning_rate(walker: Walker, w: Write) -> Place | None:
-    """Where the learning rate an eager update multiplies the gradient by was last written.
+def _learning_rate(walker: Walker, w: Write) -> tuple[Place | None, str | None]:
+    """Where the learning rate an eager update multiplies the gradient by was last written,
+    and, for a rate a Keras schedule computes, what to say of it (`schedules`).
 
     The update's value is a Mul (or RealDiv) of the gradient by a variable's read (through a
     Cast), or, with momentum, a read of the optimizer's slot (Keras' `w += m` after
     `m = 0.9·m − lr·g`): that slot's last write is followed to the Mul inside it (through
     Sub/Add/Neg, at most MAX_LR_OPS ops). Of the variables read by those Muls, the one last
     written earliest is the learning rate (set when the optimizer was made; a slot read
-    there, `0.9·m`, was written the step before)."""
+    there, `0.9·m`, was written the step before). A factor no variable read makes, made by
+    a schedule's code, is a schedule's rate: where the schedule was made, when no variable
+    was found."""
     idx, L = walker.idx, walker.L
     if w.kind != EAGER or w.index is None or w.value_tid is None:
-        return None
+        return None, None
     todo = [idx.eager_producer(w.value_tid, w.index)]
     best: Write | None = None
+    scheduled = False
     for _ in range(MAX_LR_OPS):
         if not todo:
             break
@@ -196,7 +202,10 @@ def _learning_rate(walker: Walker, w: Write) -> Place | None:
         if op in ("Mul", "RealDiv"):
             for up in ups:
                 read = _through_casts(walker, up)
-                if read is None or L.op_type_of_execution(read.index) not in READ_OPS:
+                if read is None:
+                    continue
+                if L.op_type_of_execution(read.index) not in READ_OPS:
+                    scheduled = scheduled or _by_schedule(L, read.index)
                     continue
                 lw = walker.variable_write(read)
                 if lw is not None and (lw.kind != EAGER or lw.index is not None) and (
@@ -204,7 +213,17 @@ def _learning_rate(walker: Walker, w: Write) -> Place | None:
                     best = lw
         else:
             todo.extend(ups)
-    return write_place(idx, best) if best is not None else None
+    if best is not None:
+        return write_place(idx, best), None
+    sched = schedule_place(walker) if scheduled else None
+    return (sched.place, sched.said) if sched is not None else (None, None)
+
+
+def _by_schedule(L: DebugLogdir, e: int) -> bool:
+    try:
+        return from_schedule(L.stack(L.read_execution(e).stack_frame_ids))
+    except ReaderError:
+        return False
 
 
 def _through_casts(walker: Walker, src: Ref | None) -> Ref | None:

@@ -15,11 +15,19 @@ An incident's step is its first alert's, or, when that alert is outside every tr
 of its alerts inside one — the step the NaN reached the training.
 
 Two diagnosed alerts are one incident when their origins are the same op (graph, op name or
-eager op type) written at the same line — whatever step or trace row it was in. NaN that the
-data carries has its origin in the data, not in the ops that read it: such alerts are one
-incident when the data enters at the same place (the tf.function argument it was fed as, the
-first op that read a numpy array, the dataset it came from) — two ops reading one bad batch
-were two incidents.
+eager op type) written at the same line — whatever step or trace row it was in. Graph ops of
+one type made by the same code (the same creation stack, frame by frame) are the same op
+whatever their names: the code run once per variable (an optimizer's update, whose
+divisions are `truediv`, `truediv_1`, …) or per layer is one bug. (Not the same type at the
+same user line alone: in `fit` every op's user line is the `fit` call.) A training that
+diverges overflows one op, then, steps later, others (the loss' square, then the layer's
+MatMul once the weights pass float32's range), each diagnosed as the divergence with the
+same line to fix (the learning rate): they join the first's incident (`_same_divergence`).
+
+NaN that the data carries has its origin in the data, not in the ops that read it: such
+alerts are one incident when the data enters at the same place (the tf.function argument it
+was fed as, the first op that read a numpy array, the dataset it came from) — two ops
+reading one bad batch were two incidents.
 
 A gradient op whose NaN/∞ is born again of what made its forward op's (log(0) = −∞ in the
 forward pass, its gradient 1/0 = ∞ in the backward) is counted with the forward op's incident
@@ -111,6 +119,21 @@ class Incidents:
         return next((i.number for i in self.items if i.key == key), self.aliases.get(key))
 
 
+def _same_divergence(items: list[Incident], d: Diagnosis) -> Incident | None:
+    """The incident of an earlier divergence with the same line to fix (the learning rate),
+    for a divergence diagnosed at another op, in a later step."""
+    if d.cause != "divergence" or d.fix is None or d.fix.user_frame is None:
+        return None
+    at = d.fix.user_frame
+    for inc in items:
+        e = inc.diagnosis
+        if e is not None and e.cause == "divergence" and e.fix is not None \
+                and e.fix.user_frame is not None \
+                and (e.fix.user_frame.file, e.fix.user_frame.line) == (at.file, at.line):
+            return inc
+    return None
+
+
 def _key(d: Diagnosis) -> Key:
     entry = d.inferred or d.source
     if d.cause == "data" and entry is not None:  # the data, whichever op read it first
@@ -119,6 +142,11 @@ def _key(d: Diagnosis) -> Key:
                 (uf.file, uf.line) if uf is not None else None)
     uf = d.fix_frame or d.origin_user_frame
     where = (uf.file, uf.line) if uf is not None else None
+    if d.origin_kind == GRAPH and d.origin_frames:
+        # ops of one type made by the same code (one creation stack, frame by frame), run
+        # once per variable or layer: an optimizer's update_step's truediv and truediv_1
+        made = tuple((f.file, f.line) for f in d.origin_frames)
+        return (d.origin_kind, d.origin_graph_name, d.origin_op_type, made, where)
     return (d.origin_kind, d.origin_graph_name, d.origin_op_name or d.origin_op_type, where)
 
 
@@ -171,6 +199,10 @@ def find_incidents(logdir: DebugLogdir, steps: TrainingSteps | None = None,
             if inc is not None:  # a later overflow of the step (reader.diagnosis.overflows)
                 by_key[key] = aliases[key] = inc
                 inc.overflows.append(d)
+            else:  # a later step's overflow of the same diverging training
+                inc = _same_divergence(items, d)
+                if inc is not None:
+                    by_key[key] = aliases[key] = inc
         if inc is None:
             inc = Incident(len(items) + 1, key, d, p, step, error=error)
             items.append(inc)

@@ -218,3 +218,27 @@ def caller_op_on_lines(L: DebugLogdir, caller: Graph, file: str, function: str,
                 best, best_tid = op, tid
                 break
     return best
+
+
+def argument_lines(L: DebugLogdir, frame: Frame, keyword: str,
+                   position: int) -> tuple[int, int] | None:
+    """The lines that computed an argument of the call `frame` executes (by `keyword`, else
+    at `position`): the argument's own when written in the call, the last assignment before
+    the call to the name passed. None when the source does not say (not recorded, not
+    parsed, no such argument, anything but a name or an expression written there)."""
+    lines = L.source_lines(frame.host, frame.file)
+    if not lines or sum(len(line) + 1 for line in lines) > MAX_PARSED_CHARS:
+        return None
+    tree = _parse("\n".join(lines))
+    if isinstance(tree, str):
+        return None
+    func: ast.AST = _enclosing_function(tree, frame.line) or tree
+    call = _find_call(func, frame.line, "")
+    arg = _argument(call, position, keyword) if call is not None else None
+    if arg is None or call is None:
+        return None
+    if isinstance(arg, ast.Name):
+        return _last_assignment(func, arg.id, call.lineno)
+    if isinstance(arg, ast.Call | ast.Constant | ast.BinOp):
+        return (arg.lineno, arg.end_lineno or arg.lineno)
+    return None

@@ -16,7 +16,28 @@ tests/programs/heldout_nan2/ holds them (forms: eager loop, tf.function step, Ke
   in an eager loop.
 Each program's `proof` (numpy) shows the step of the first non-finite value and the op;
 its EXPECT header and `# FIX` line say the origin op, the cause and the line to change.
-STEP, OWN_LINE and the headers were written before the tool ran on any of them.
+STEP, OWN_LINE and the headers were written (and committed, 9c999ee) before the tool ran on
+any of them.
+
+First contact (report --json, before any change): the step right in 10 of 11; one incident
+in the bad step in 9; origin, cause and line right in 7. Wrong, and fixed at the cause since:
+- lr_assign_poly_eager: step 5, not 6. The rate assigned at the top of iteration 6 (before
+  its forward pass) was counted in the step before, as everything between an update and the
+  next forward pass was (`reader.diagnosis.eager_gaps._set_up`);
+- rmsprop_rho_one, adagrad_dead_unit_fn: the line to fix was `opt.apply_gradients`, no
+  epsilon named: `optimizer_ops` knew only Adam's √v + ε in a graph, not √(v + ε) nor an
+  eager update; and adagrad's two per-variable divisions (truediv, truediv_1) were two
+  incidents (`incidents._key`: ops of one type at one line to fix are one incident);
+- exp_decay_typo: the line to fix was `opt.apply_gradients`: a rate a Keras schedule computes
+  is no variable's read, so the divergence found no learning rate
+  (`reader.diagnosis.schedules`: where the schedule was made, from the optimizer's line);
+- fit_stream_bad_batch: our FIX mark was on the fit call; the zoo's convention for a fit
+  over a dataset (c5_data_keras_fit, and conv_dataset_inf) is the dataset's line, which the
+  tool named: the mark was moved.
+fit_exp_decay_named and adam_beta2_one_eager were written after, unlike the programs the
+fixes were made on (the schedule in fit's graph, passed by name; Adam's √v + ε in an eager
+update whose numerator is 0 too); the first also overflowed a second op (MatMul) three steps
+later, a second incident until a divergence's overflows became one (`incidents._key`).
 """
 
 from __future__ import annotations
@@ -41,13 +62,16 @@ HELDOUT = PROGRAMS / "heldout_nan2"
 STEP = {"rmsprop_rho_one": 0, "adagrad_dead_unit_fn": 0, "normalized_step_zero_grad": 3,
         "fit_inverse_lr_schedule": 3, "exp_decay_typo": 12, "lr_assign_poly_eager": 6,
         "lr_assign_sqrt_fn": 6, "fit_stream_bad_batch": 4, "fn_fed_nan_label": 3,
-        "fit_zero_row_norm": 2, "charbonnier_eager": 4}
+        "fit_zero_row_norm": 2, "charbonnier_eager": 4,
+        # written after the first contact, unlike the ones their fixes were made on
+        "fit_exp_decay_named": 12, "adam_beta2_one_eager": 0}
 # what the tool says instead, where it is still wrong (strict: a fix makes them fail)
 WRONG: dict[tuple[str, str], str] = {}
 # an origin op the user's code did not write (the optimizer's own division): its own line is
 # the call that ran it; the FIX line is the optimizer's creation
 OWN_LINE = {"rmsprop_rho_one": "opt.apply_gradients(",
-            "adagrad_dead_unit_fn": "opt.apply_gradients("}
+            "adagrad_dead_unit_fn": "opt.apply_gradients(",
+            "adam_beta2_one_eager": "opt.apply_gradients("}
 
 
 def _program(name: str) -> ZooProgram:
@@ -101,6 +125,14 @@ def test_the_numpy_proofs() -> None:
     m = _import("charbonnier_eager")
     zero, smallest = m.proof()
     assert zero == [m.BAD] == [STEP["charbonnier_eager"]] and smallest > 0.01
+    m = _import("fit_exp_decay_named")
+    errs = m.proof()
+    s = m.OVERFLOW
+    assert len(errs) == s + 1 and s == STEP["fit_exp_decay_named"]
+    assert errs[s - 1] < 2e18 and errs[s] > 1e22
+    assert all(a < b for a, b in pairwise(errs[3:]))
+    m = _import("adam_beta2_one_eager")  # no gradient is 0, yet v and Adam's α are
+    assert m.proof() == (True, True, True) and STEP["adam_beta2_one_eager"] == 0
 
 
 def _report(tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
