@@ -155,9 +155,11 @@ def _upstream(walker: Walker, e: int) -> tuple[list[Ref], list[str]]:
     data = sorted(set(batches))[:2]
     if outside:
         made = sorted(set(outside))
-        shown = ", ".join(f"#{t}" for t in made[:3]) + (", …" if len(made) > 3 else "")
-        data.append(f"input tensor{'s' if len(made) > 1 else ''} {shown} (made outside any "
-                    "recorded op: numpy arrays, tf.constant)")
+        # tensor ids, never `#N`: everywhere else `#N` is an execution a user can go to
+        shown = ", ".join(str(t) for t in made[:3]) + (", …" if len(made) > 3 else "")
+        data.append(f"input tensor{'s' if len(made) > 1 else ''} made outside any recorded "
+                    f"op (numpy arrays, tf.constant; tensor id{'s' if len(made) > 1 else ''} "
+                    f"{shown})")
     return reads, data
 
 

@@ -200,12 +200,7 @@ def test_the_diagnosis_says_the_step_origin_and_cause(seen: Seen, name: str,
 
 
 # where the diagnosis is still wrong in what the TUI shows (strict: a fix makes them fail)
-NUMBERS_WRONG = {
-    "momentum_blowup": "reader/diagnosis/eager_divergence.py (_feeders' `data`) names the "
-                       "step's inputs made outside any op by tensor id, 'input tensors #741, "
-                       "#742', in the '#N' every other line uses for an execution: the run has "
-                       "508 executions, `g 741` goes nowhere",
-}
+NUMBERS_WRONG: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(("name", "size"), CASES)
