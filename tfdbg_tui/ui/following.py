@@ -85,10 +85,15 @@ class Following:
             self._debounce(lambda: self.show_execution(message.index, select=message.select))
 
     def on_show_frame(self, message: ShowFrame) -> None:
+        """A Stack Trace frame to show. The followed tensor's fix frame keeps its "line to
+        change" (a selection arriving after `o` had shown it unnamed)."""
+        def show() -> None:
+            self._s.source.show_frame(message.frame, self._s.fix_why(message.frame))
+
         if message.immediate:
-            self._s.source.show_frame(message.frame)
+            show()
         elif not self._s.stale_frame_request(message.frame):
-            self._debounce(lambda: self._s.source.show_frame(message.frame), frame=True)
+            self._debounce(show, frame=True)
 
     def show_trace(self, index: int, *, select: bool = True, focus: bool = False) -> None:
         """Graph trace `index` everywhere: Graph Executions, Structure, Stack, Source."""
@@ -172,6 +177,12 @@ class Following:
             return
         kind, index = origin_of(d)
         self.follow(kind, index)
+        position = self._s.alerts.diagnosed
+        if position is not None:  # Source Code on the line this diagnosis says to change,
+            # as Enter on the alert showed it (else the origin op's own line, unnamed: the
+            # held-out NaN journey's `tape.gradient` line for a gradient whose forward op's
+            # line is the one to change, the loss's line where the learning rate is)
+            self._s.want_fix(position, kind, index)
         # the origin is what is selected now: its pane takes the focus, so that `v`, `y`
         # and the arrows act on it rather than on the alert it was found from
         self._s.focus_pane(self._s.ge if kind == GRAPH else self._s.timeline)
