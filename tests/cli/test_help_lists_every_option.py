@@ -46,3 +46,16 @@ def test_top_level_help_lists_its_own_options() -> None:
     version = subprocess.run([sys.executable, "-m", "tfdbg_tui", "--version"],
                              capture_output=True, text=True, timeout=guard(120))
     assert version.returncode == 0 and version.stdout.startswith("tfdbg-tui "), version
+
+
+@pytest.mark.parametrize(("command", "statuses"), [
+    ("report", ("0 no NaN/∞", "1 NaN/∞ found", "2 an error")),
+    ("diff", ("0 equivalent", "1 they diverge", "2 an error", "3 too little"))])
+def test_the_commands_a_script_branches_on_say_their_exit_statuses(
+        command: str, statuses: tuple[str, ...]) -> None:
+    """A CI script branches on `report`'s and `diff`'s status; 1 for "alerts found" or
+    "diverge" is no error, and only the module docstrings said so."""
+    text = " ".join(_help(command).split())
+    assert "exit status:" in text, text[-300:]
+    for said in statuses:
+        assert said in text, (said, text[-300:])

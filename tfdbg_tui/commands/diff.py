@@ -77,7 +77,10 @@ def finite(obj: Any) -> Any:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = Parser(prog=PROG, description="Find the first tensor where two runs diverge.")
+    p = Parser(prog=PROG, description="Find the first tensor where two runs diverge.",
+               epilog="exit status: 0 equivalent within tolerance (every compared step's "
+                      "loss, gradients and updates agree), 1 they diverge, 2 an error, 3 too "
+                      "little could be compared to judge (no verdict)")
     p.add_argument("a", metavar="A", help="logdir of run A (the one under test)")
     p.add_argument("b", metavar="B", help="logdir of run B (the reference)")
     p.add_argument("--run-a", help="run id (or unique prefix) in A when it holds several")

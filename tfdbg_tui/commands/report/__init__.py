@@ -31,7 +31,9 @@ from tfdbg_tui.core.sanitize import error_line
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = Parser(prog="tfdbg-tui report", description="Summarize a tfdbg2 logdir.")
+    p = Parser(prog="tfdbg-tui report", description="Summarize a tfdbg2 logdir.",
+               epilog="exit status: 0 no NaN/∞ in what was recorded, 1 NaN/∞ found, 2 an "
+                      "error or nothing recorded to judge (no verdict)")
     p.add_argument("logdir")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--run", help="run id (or unique prefix) when the logdir holds several")
