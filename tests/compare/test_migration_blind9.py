@@ -40,24 +40,9 @@ CORPUS = UserCorpus(BLIND9, "migration-blind9", PAIRS, programs, CONTRACT)
 
 # pair → what the tool says instead (a strict xfail each). First contact (2026-11-29 ~11:41,
 # HEAD 18379b6, expectations committed before): 12 of 12 by exit code, 12 of 12 by step and
-# quantity, 10 of 12 by the full harness; the two below are wrong in one line each.
-KNOWN_FAILING: dict[str, str] = {
-    "tower_cos_fn": (
-        "step 0 layer_output, B's line right (the Dot(normalize=True), :20), but A's is the "
-        "item tower's Tanh (tf1_tower.py:25), which agrees with B's item Dense: A's tower "
-        "outputs are paired with B's row normalizations inside Dot (score_1/mul, mul_1), "
-        "weightless ops of one tower's output that join that tower's variable set, where "
-        "contract/layer_pairing.py _pair_stage pairs the deepest with the deepest; the merge "
-        "itself (A's reduce_sum(u*v), B's Dot MatMul) is a block intermediate "
-        "(contract/blocks.py joined) of another recipe and is never compared, so the score "
-        "(AT:score, :26) is not shown"),
-    "lse_axis_fn": (
-        "step 0 loss, A's line right (:27), but B's is the tf.gather of the true logits "
-        "(tf2_lse_axis_fn.py:32), not the reduce_logsumexp line (:33, BUG): "
-        "contract/loss_node.py loss_entry takes the first op reading the model's output and "
-        "the labels as the line of a loss written over two statements, though that op's "
-        "value (the true class's logits) agrees with A and the loss departs on the next"),
-}
+# quantity, 10 of 12 by the full harness. tower_cos_fn and lse_axis_fn, wrong in one line each
+# then, pass since the merge's fixes (EXPECTATIONS.md, "After the fixes").
+KNOWN_FAILING: dict[str, str] = {}
 
 
 @pytest.fixture(scope="session")

@@ -29,10 +29,9 @@ user_in = tf.keras.Input(shape=(3,), name="user_features")
 item_in = tf.keras.Input(shape=(3,), name="item_features")
 user = tf.keras.layers.Dense(4, activation="tanh", name="user")(user_in)  # CALL:user
 item = tf.keras.layers.Dense(4, activation="tanh", name="item")(item_in)  # CALL:item
-if MERGE == "dot":
-    score = tf.keras.layers.Dot(axes=1, name="score")([user, item])  # CALL:score
-elif MERGE == "cosine":
-    score = tf.keras.layers.Dot(axes=1, normalize=True, name="score")([user, item])  # BUG:cosine
+if MERGE in ("dot", "cosine"):  # one Dot: normalize=True is cosine's (the mistake vs TF1's dot)
+    dot = tf.keras.layers.Dot(axes=1, normalize=MERGE == "cosine")  # CALL:score BUG:cosine
+    score = dot([user, item])
 elif MERGE == "concat":
     both = tf.keras.layers.Concatenate(name="merge")([user, item])  # CALL:merge
 elif MERGE == "swap":

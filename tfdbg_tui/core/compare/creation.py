@@ -245,21 +245,33 @@ def find_layer_creation(logdir: DebugLogdir, frames: list[Frame], op_name: str |
     nothing says (no such method on the stack); a Creation without a frame when it stays
     ambiguous. `method="build"`: the layer whose `build` created a variable (its
     initializer's draw, from a model built at construction or at its first call)."""
-    owner = None
-    for f in reversed(frames):
+    owner, at = None, -1
+    for i in range(len(frames) - 1, -1, -1):
+        f = frames[i]
         if not f.resolved or not _LAYER_PATH.search(f.file) or f.function != method:
             continue
         lines = logdir.source_lines(f.host, f.file)
         if lines and 1 <= f.line <= len(lines):
             found = _enclosing(lines, f.line)
             if found is not None:
-                owner = found[0]
+                owner, at = found[0], i
                 break
     if owner is None:
         return None
     files = _user_files(logdir)
     layer = _layer_of(op_name or "")
     sites = _sites(files, {owner})
+    if not sites:
+        # the `call` is a base class's (Keras' merging layers share `Merge.call`, which
+        # calls the subclass's `_merge_function`): the class of a method it calls into
+        for f in frames[at + 1:]:
+            lines = logdir.source_lines(f.host, f.file) if f.resolved \
+                and _LAYER_PATH.search(f.file) else None
+            found = _enclosing(lines, f.line) if lines and 1 <= f.line <= len(lines) \
+                else None
+            if found is not None and found[0] != owner and _sites(files, {found[0]}):
+                owner, sites = found[0], _sites(files, {found[0]})
+                break
     if not sites and layer:
         # the `call` is a base class's (Keras' pooling layers share `BasePooling.call`):
         # the user's constructions of a class whose automatic name the scope carries

@@ -44,6 +44,7 @@ from tfdbg_tui.core.compare.creation import (
 )
 from tfdbg_tui.core.compare.departed import departed
 from tfdbg_tui.core.compare.layer_weights import penalized_read, weights_creation
+from tfdbg_tui.core.compare.loss_departed import loss_departed
 from tfdbg_tui.core.compare.pairs import DIFFERENT, R_NONFINITE
 from tfdbg_tui.core.compare.result import Comparison
 from tfdbg_tui.core.compare.verdict import step_offset
@@ -156,7 +157,8 @@ def place(c: Comparison, p: int) -> tuple[SideLines, SideLines]:
     constructing its object (the applying line kept as `applied_at`); A is the reference run
     (the program that trains well): its line stays the applying one, the constructor given
     beside it (`created_at`). A per-example weighting one run lacks is written at the
-    loss's call: B's line stays there too, the constructor beside it. A layer's output (or
+    loss's call: B's line stays there too, the constructor beside it. A loss that differs is
+    shown where the runs' loss computations depart (`loss_departed`). A layer's output (or
     an unroled op) run by `fit` or a model call shows the line building the layer; a penalty
     one run lacks, the weight the other run regularizes; a layer's moving statistics, the
     line building the layer (momentum and epsilon are written there)."""
@@ -165,6 +167,11 @@ def place(c: Comparison, p: int) -> tuple[SideLines, SideLines]:
     if c.training.sp is not None:
         for s, side in ((a, "a"), (b, "b")):
             _where(c, p, side, s)
+    if q == Q_LOSS:  # a loss that differs: where the two loss computations depart
+        for s, logdir, frames in zip((a, b), (c.a, c.b), loss_departed(c, p), strict=True):
+            uf = logdir.user_frame(frames or [])
+            if uf is not None:
+                s.line, s.stack = _line(logdir, uf), frames
     if q in _MADE_BY_OBJECT:
         call = q == Q_LOSS and (loss_weighting(c, p) is not None or _out_of_domain(c, p))
         # an update one run projects after its optimizer's write (a constraint): the

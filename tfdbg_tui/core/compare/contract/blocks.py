@@ -73,6 +73,22 @@ def joined(flow: Flow, deps: list[frozenset[str]]) -> list[bool]:
     return out
 
 
+def joins(flow: Flow, k: int, inside: list[bool], consumers: list[list[int]]) -> bool:
+    """Whether a block reads node k (through layouts: `batch_dot` expands its inputs'
+    dims first) — k is an input of a merge of parallel layers, not a layer's inner value."""
+    todo, seen = [k], {k}
+    while todo:
+        for c in consumers[todo.pop()]:
+            if c in seen or flow.phase[c] not in FORWARD:
+                continue
+            seen.add(c)
+            if inside[c]:
+                return True
+            if flow.op_type[c] in _LAYOUT_OPS and len(seen) < 64:
+                todo.append(c)
+    return False
+
+
 def recipe(flow: Flow, k: int, inside: list[bool], memo: dict[int, str], depth: int = 0
            ) -> str:
     """How a block computes node k from the block's inputs: its ops, layouts seen through,

@@ -3,7 +3,9 @@ paired variables they depend on, then within one set by what each output is (`bl
 
 - the deepest of a set with the deepest first (what the next layer reads, so an activation
   one run adds is compared where it changes the values) when both are of a kind, else the
-  deepest values;
+  deepest values — unless both are inputs of a block (`Roles.layer_joins`): a tower's
+  output under a merge, which one run may normalize inside the merge (`Dot(normalize=True)`)
+  where the other does not, so the tower's own outputs pair in order;
 - **values** (a layer's own output) in forward order by dtype class, rank and size;
 - **layouts** (heads split off, a flatten) with layouts;
 - the one value left of each, when one run keeps a head axis (`[4, 3, 4]` against
@@ -15,7 +17,8 @@ paired variables they depend on, then within one set by what each output is (`bl
   intermediate, the layers around them are compared and a note says what was not.
 
 `difflib` keeps the order: an output one run lacks stays unpaired without shifting the
-rest.
+rest. Where both models end in a block (two towers merged by a dot product, a cosine), the
+model's output — what each loss reads — is paired whatever the recipe (`_merged`).
 
 The model's output is paired first (`output_transforms`): a transform without weights after
 the last weighted layer's output (a sigmoid, a row normalization, a bound `2 * tanh(z)`) is
@@ -49,7 +52,8 @@ def pair_layer_outputs(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunM
     intermediates left unpaired."""
     drop_a, drop_b, heads = transform_pairs(ma, k, ra, mb, rb, vp)
     pairs, left_a, left_b = pair_layers(ra, rb, vp, drop_a, drop_b)
-    pairs = sorted(pairs + heads, key=lambda x: x[0])
+    pairs = sorted(pairs + heads + _merged(ma, k, ra, mb, rb, pairs + heads),
+                   key=lambda x: x[0])
     for j, ta, tb in pairs:
         xa, xb = unflattened(ma, k, ta, mb, tb)
         got = out.add(ma.row(k, xa), mb.row(k, xb), k, Q_LAYER, f"layer {j + 1} output")
@@ -59,6 +63,24 @@ def pair_layer_outputs(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunM
                 out.relaid[got] = alt
     if k == 0 and (left_a or left_b):
         out.notes.append(_block_note(ma, ra, left_a, mb, rb, left_b))
+
+
+def _merged(ma: RunModel, k: int, ra: Roles, mb: RunModel, rb: Roles,
+            pairs: list[LayerPair]) -> list[LayerPair]:
+    """The model's output, where both models end in a block — a merge of parallel layers
+    (two towers' dot product, their cosine) — paired whatever recipe each run computes it
+    by: a block's intermediates pair only where both runs compute them alike, but what the
+    loss reads of the model (`Roles.prediction`) is the prediction in both, and a mistake in
+    the merge is seen there first. Labelled as A's last layer output."""
+    ta, tb = ra.prediction, rb.prediction
+    if not ra.layers or not rb.layers or ta is None or tb is None \
+            or _kind(ra, len(ra.layers) - 1) != BLOCK or _kind(rb, len(rb.layers) - 1) != BLOCK \
+            or any(x == ta or y == tb for _, x, y in pairs):
+        return []
+    sa, sb = _sig_of(ma, k, ta), _sig_of(mb, k, tb)
+    if -1 in sa or (sa[0], sa[2]) != (sb[0], sb[2]):
+        return []
+    return [(len(ra.layers) - 1, ta, tb)]
 
 
 def unflattened(ma: RunModel, k: int, ta: Tensor, mb: RunModel, tb: Tensor
@@ -203,10 +225,14 @@ def _pair_stage(ra: Roles, ks: list[int], rb: Roles, js: list[int]) -> list[tupl
     rest_a = [i for i in ks if _kind(ra, i) != BLOCK]
     rest_b = [j for j in js if _kind(rb, j) != BLOCK]
     # the deepest with the deepest, when both are of a kind (a flatten with a flatten), else
-    # the deepest values (a residual with a residual, past a reshape one run adds)
+    # the deepest values (a residual with a residual, past a reshape one run adds) — unless
+    # both are what a block reads (a merge's inputs): a weightless transform one run makes
+    # of a tower's output inside the merge (Keras' `Dot(normalize=True)` normalizes each
+    # input) is no output of the tower, which is then paired in order with the other's
     for xa, xb in ((rest_a, rest_b), (va, vb)):
         if xa and xb and _kind(ra, xa[-1]) == _kind(rb, xb[-1]) \
-                and _sig(ra, xa[-1]) == _sig(rb, xb[-1]):
+                and _sig(ra, xa[-1]) == _sig(rb, xb[-1]) \
+                and not (_joins(ra, xa[-1]) and _joins(rb, xb[-1])):
             got.append((xa[-1], xb[-1]))
             break
     got += _matched(ra, va, rb, vb, got, _sig)
@@ -235,6 +261,10 @@ def _matched(ra: Roles, ks: list[int], rb: Roles, js: list[int],
     m = SequenceMatcher(None, [key(ra, i) for i in ks], [key(rb, j) for j in js],
                         autojunk=False)
     return [(ks[b.a + n], js[b.b + n]) for b in m.get_matching_blocks() for n in range(b.size)]
+
+
+def _joins(roles: Roles, i: int) -> bool:
+    return roles.layer_joins[i] if i < len(roles.layer_joins) else False
 
 
 def _kind(roles: Roles, i: int) -> int:
@@ -266,6 +296,5 @@ def _block_note(ma: RunModel, ra: Roles, left_a: list[int], mb: RunModel, rb: Ro
     sides = [f"{side}'s {names(m, r, idx)}" for side, m, r, idx in
              (("A", ma, ra, left_a), ("B", mb, rb, left_b)) if idx]
     return (f"not compared: {' and '.join(sides)}, intermediates of a block that combines "
-            "several layers' outputs (attention's scores and context), which the runs "
-            "compute in other ops; the layers around the block (its projections, its output) "
-            "are compared")
+            "several layers' outputs, which the runs compute in other ops; what the block "
+            "reads and what it makes (its inputs, its output or the model's) are compared")

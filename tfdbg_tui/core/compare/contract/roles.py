@@ -32,7 +32,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from reader import GRAPH
-from tfdbg_tui.core.compare.contract.blocks import BLOCK, joined, kind_of, layout_of, recipe
+from tfdbg_tui.core.compare.contract.blocks import (
+    BLOCK,
+    joined,
+    joins,
+    kind_of,
+    layout_of,
+    recipe,
+)
 from tfdbg_tui.core.compare.contract.dataflow import (
     BWD,
     FORWARD,
@@ -87,6 +94,9 @@ class Roles:
     # how the block computes it (`blocks.recipe`; "" otherwise)
     layer_kinds: list[int] = field(default_factory=list)
     layer_recipes: list[str] = field(default_factory=list)
+    # per layer output, whether a block reads it (a merge's input: one tower's output under
+    # two towers' dot product, a query under q·kᵀ) — see `layer_pairing._pair_stage`
+    layer_joins: list[bool] = field(default_factory=list)
     # per layer output, its group (`layer_groups.layer_key_of`: the inputs it is computed
     # from among them, where a graph tells them apart)
     layer_keys: list[LayerKey] = field(default_factory=list)
@@ -95,6 +105,7 @@ class Roles:
     layer_stages: list[int] = field(default_factory=list)
     update: dict[str, int] = field(default_factory=dict)  # the node updating each variable
     loss_entry: int | None = None  # the first op of the loss function (its line: the loss's)
+    prediction: Tensor | None = None  # what the loss function reads of the model (its output)
     # the schedule's computation of the learning rate, in dataflow order (the rate itself
     # last): a schedule's intermediate can differ where the rate is within tolerance
     lr_chain: list[Tensor] = field(default_factory=list)
@@ -304,9 +315,13 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     roles.layer_recipes = [recipe(flow, k, inside, memo) if kind == BLOCK else ""
                            for (_, (_, _, k)), kind in zip(ordered, roles.layer_kinds,
                                                            strict=True)]
+    roles.layer_joins = [joins(flow, k, inside, consumers) for _, (_, _, k) in ordered]
     if roles.layers and roles.loss is not None:  # where the loss function starts
         roles.loss_entry = loss_entry(flow, roles.layers[-1][1][0], consumers, deps,
                                        roles.loss[0], to_loss)
+        if roles.loss_entry is not None:
+            roles.prediction = next((t for t in flow.inputs[roles.loss_entry]
+                                     if t[0] >= 0 and deps[t[0]]), None)
     _split_loss(flow, roles, deps, traced)
     return roles
 
