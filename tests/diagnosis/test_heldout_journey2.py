@@ -42,18 +42,14 @@ later, a second incident until a divergence's overflows became one (`incidents._
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from itertools import pairwise
-from pathlib import Path
 from typing import Any
 
 import pytest
+from heldout_support import HeldOut
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_forked
-from zoo_support import ZooProgram, parse_program, problems
 
 pytestmark = pytest.mark.tf
 
@@ -74,8 +70,7 @@ OWN_LINE = {"rmsprop_rho_one": "opt.apply_gradients(",
             "adam_beta2_one_eager": "opt.apply_gradients("}
 
 
-def _program(name: str) -> ZooProgram:
-    return parse_program(HELDOUT / f"{name}.py")
+CORPUS = HeldOut(HELDOUT, "heldout-nan2", STEP, WRONG, OWN_LINE)
 
 
 def _import(name: str) -> Any:
@@ -135,69 +130,25 @@ def test_the_numpy_proofs() -> None:
     assert m.proof() == (True, True, True) and STEP["adam_beta2_one_eager"] == 0
 
 
-def _report(tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
-            name: str) -> dict[str, Any]:
-    """`tfdbg-tui run -- PROGRAM` (once per test run), then `report --json` on it."""
-    pytest.importorskip("tensorflow")
-    from tfdbg_tui.commands import report
-
-    def build(d: Path) -> str:
-        done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", d, "--overwrite", "--",
-                           HELDOUT / f"{name}.py"], cwd=HELDOUT)
-        if done.status != 0:
-            pytest.fail(f"recording {name} failed ({done.status}):\n{done.err[-3000:]}")
-        return str(d)
-
-    path = build_once(shared_root(tmp_path_factory), f"heldout-nan2-{name}", build)
-    capsys.readouterr()
-    report.main([path, "--json"])
-    got: dict[str, Any] = json.loads(capsys.readouterr().out)
-    return got
-
-
-def _xfail_if_wrong(request: pytest.FixtureRequest, check: str, name: str) -> None:
-    said = WRONG.get((check, name))
-    if said:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=said))
-
-
 @pytest.mark.parametrize("name", sorted(STEP))
 def test_the_first_alert_is_in_the_step_that_went_bad(
         tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
         request: pytest.FixtureRequest, name: str) -> None:
-    _xfail_if_wrong(request, "step", name)
-    rep = _report(tmp_path_factory, capsys, name)
-    assert rep["steps"]["count"] > STEP[name], rep["steps"]
-    assert rep["steps"]["first_alert_step"] == STEP[name], rep["steps"]
-    first = rep["first_alerts"][0]
-    assert first["step"] == STEP[name], first
+    CORPUS.xfail_if_wrong(request, "step", name)
+    CORPUS.check_step(CORPUS.report(tmp_path_factory, capsys, name), name)
 
 
 @pytest.mark.parametrize("name", sorted(STEP))
 def test_one_incident_per_origin(tmp_path_factory: pytest.TempPathFactory,
                                  capsys: pytest.CaptureFixture[str],
                                  request: pytest.FixtureRequest, name: str) -> None:
-    """Every program has one cause: one incident, in the bad step, holding every alert."""
-    _xfail_if_wrong(request, "incidents", name)
-    rep = _report(tmp_path_factory, capsys, name)
-    incidents = rep["incidents"]
-    got = [(i["origin"]["op_type"], i["origin"]["cause"], i["step"], i["alerts"])
-           for i in incidents]
-    assert sum(i["alerts"] for i in incidents) == rep["alerts"]["total"] > 0, got
-    assert len(incidents) == 1, got
-    assert incidents[0]["step"] == STEP[name], got
+    CORPUS.xfail_if_wrong(request, "incidents", name)
+    CORPUS.check_incidents(CORPUS.report(tmp_path_factory, capsys, name), name)
 
 
 @pytest.mark.parametrize("name", sorted(STEP))
 def test_the_origin_cause_and_line_to_fix(tmp_path_factory: pytest.TempPathFactory,
                                           capsys: pytest.CaptureFixture[str],
                                           request: pytest.FixtureRequest, name: str) -> None:
-    """The zoo's checks of the headline alert's diagnosis (zoo_support.problems)."""
-    _xfail_if_wrong(request, "origin", name)
-    rep = _report(tmp_path_factory, capsys, name)
-    found = problems(_program(name), rep)
-    if name in OWN_LINE:
-        origin = rep["first_alerts"][0]["diagnosis"]["origin"]
-        assert OWN_LINE[name] in origin["user_frame"]["code"], origin["user_frame"]
-        found = [p for p in found if not p.startswith("origin.user_frame")]
-    assert found == []
+    CORPUS.xfail_if_wrong(request, "origin", name)
+    CORPUS.check_origin(CORPUS.report(tmp_path_factory, capsys, name), name)

@@ -9,15 +9,13 @@ them (one set of initial weights).
 
 python verify.py      (exit 0 only if every claim holds; prints each with its error)
 """
-import json
 import os
-import subprocess
 import sys
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # the corpus, tests/programs
+from trace_proof import check_traces, close  # noqa: E402
+
 from common import reference  # noqa: E402
 
 # program arguments -> the reference variant it must equal
@@ -31,39 +29,12 @@ CLAIMS = {
 }
 
 
-def _close(a: object, b: object) -> tuple[bool, float]:
-    x, y = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return bool((np.abs(x - y) <= 1e-6 + 1e-5 * np.abs(y)).all()), float(np.abs(x - y).max())
-
-
 def main() -> int:
-    fails = 0
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    for args, variant in CLAIMS.items():
-        p = subprocess.run([sys.executable, os.path.join(HERE, args[0]), *args[1:]],
-                           capture_output=True, text=True, env=env, timeout=600)
-        lines = [ln for ln in p.stdout.splitlines() if ln.startswith("trace ")]
-        if p.returncode or len(lines) != 1:
-            print("FAIL", args, "exit", p.returncode, p.stderr[-500:])
-            fails += 1
-            continue
-        got, want = json.loads(lines[0][6:]), reference(variant)
-        worst = 0.0
-        for g, w in zip(got, want, strict=True):
-            pairs = [(g["loss"], w["loss"])]
-            if "weights" in g:
-                pairs += list(zip(g["weights"], w["weights"], strict=True))
-            for a, b in pairs:
-                ok, err = _close(a, b)
-                worst = max(worst, err)
-                if not ok:
-                    fails += 1
-                    print("FAIL", args, "differs from numpy", variant, a, b)
-        print(" ".join(args), f"vs numpy {variant}: max |a-b| {worst:.2g}")
+    fails = check_traces(HERE, CLAIMS, reference)
     base = reference()[0]["loss"]
     for variant in ("delta", "nohalf", "linear"):
         other = reference(variant)[0]["loss"]
-        if _close(base, other)[0]:
+        if close(base, other)[0]:
             fails += 1
             print("FAIL", variant, "is not told apart at step 0")
         print(f"step 0 loss: same {base:.6f}, {variant} {other:.6f} "

@@ -8,15 +8,13 @@ step 0 (one set of initial weights).
 
 python verify.py      (exit 0 only if every claim holds; prints each with its error)
 """
-import json
 import os
-import subprocess
 import sys
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # the corpus, tests/programs
+from trace_proof import check_traces, close  # noqa: E402
+
 from common import reference  # noqa: E402
 
 # program arguments -> the reference (model, variant) it must equal
@@ -33,38 +31,11 @@ CLAIMS = {
 }
 
 
-def _close(a: object, b: object) -> tuple[bool, float]:
-    x, y = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return bool((np.abs(x - y) <= 1e-6 + 1e-5 * np.abs(y)).all()), float(np.abs(x - y).max())
-
-
 def main() -> int:
-    fails = 0
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    for args, (model, variant) in CLAIMS.items():
-        p = subprocess.run([sys.executable, os.path.join(HERE, args[0]), *args[1:]],
-                           capture_output=True, text=True, env=env, timeout=600)
-        lines = [ln for ln in p.stdout.splitlines() if ln.startswith("trace ")]
-        if p.returncode or len(lines) != 1:
-            print("FAIL", args, "exit", p.returncode, p.stderr[-500:])
-            fails += 1
-            continue
-        got, want = json.loads(lines[0][6:]), reference(model, variant)
-        worst = 0.0
-        for g, w in zip(got, want, strict=True):
-            pairs = [(g["loss"], w["loss"])]
-            if "weights" in g:
-                pairs += list(zip(g["weights"], w["weights"], strict=True))
-            for a, b in pairs:
-                ok, err = _close(a, b)
-                worst = max(worst, err)
-                if not ok:
-                    fails += 1
-                    print("FAIL", args, "differs from numpy", model, variant, a, b)
-        print(" ".join(args), f"vs numpy {model} {variant}: max |a-b| {worst:.2g}")
+    fails = check_traces(HERE, CLAIMS, lambda v: reference(*v))
     for model, bug in (("penalty", "plus"), ("hinge", "squared"), ("wbce", "inverted")):
         base, other = reference(model)[0]["loss"], reference(model, bug)[0]["loss"]
-        if _close(base, other)[0]:
+        if close(base, other)[0]:
             fails += 1
             print("FAIL", model, bug, "is not told apart at step 0")
         print(f"{model} step 0 loss: same {base:.6f}, {bug} {other:.6f} "

@@ -9,60 +9,28 @@ agrees), `mean` only at statement 3's reduction (lse, true and the per-example t
 
 python verify.py      (exit 0 only if every claim holds; prints each with its error)
 """
-import json
 import os
-import subprocess
 import sys
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # the corpus, tests/programs
+from trace_proof import check_traces, close  # noqa: E402
+
 from common import VARIANTS, reference  # noqa: E402
 
 CLAIMS = {("tf1_split.py",): "same", ("tf1_fused.py",): "same"} | {
     ("tf2_split.py", form, v): v for form in ("eager", "function", "fit") for v in VARIANTS}
 
 
-def _close(a: object, b: object) -> tuple[bool, float]:
-    x, y = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return bool((np.abs(x - y) <= 1e-6 + 1e-5 * np.abs(y)).all()), float(np.abs(x - y).max())
-
-
 def main() -> int:
-    fails = 0
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    only = set(sys.argv[1:])
-    for args, variant in CLAIMS.items():
-        if only and " ".join(args) not in only:
-            continue
-        p = subprocess.run([sys.executable, os.path.join(HERE, args[0]), *args[1:]],
-                           capture_output=True, text=True, env=env, timeout=600)
-        lines = [ln for ln in p.stdout.splitlines() if ln.startswith("trace ")]
-        if p.returncode or len(lines) != 1:
-            print("FAIL", args, "exit", p.returncode, p.stderr[-500:])
-            fails += 1
-            continue
-        got, want = json.loads(lines[0][6:]), reference(variant)
-        worst = 0.0
-        for g, w in zip(got, want, strict=True):
-            pairs = [(g["loss"], w["loss"])]
-            if "weights" in g:
-                pairs += list(zip(g["weights"], w["weights"], strict=True))
-            for a, b in pairs:
-                ok, err = _close(a, b)
-                worst = max(worst, err)
-                if not ok:
-                    fails += 1
-                    print("FAIL", args, "differs from numpy", variant, a, b)
-        print(" ".join(args), f"vs numpy {variant}: max |a-b| {worst:.2g}")
+    fails = check_traces(HERE, CLAIMS, reference, sys.argv[1:])
     same = reference("same")[0]
     for bug, first in (("lse", "lse"), ("true", "true"), ("mean", None)):
         other = reference(bug)[0]
-        if _close(same["loss"], other["loss"])[0]:
+        if close(same["loss"], other["loss"])[0]:
             fails += 1
             print("FAIL", bug, "is not told apart at step 0")
-        departs = [k for k in ("lse", "true", "per") if not _close(same[k], other[k])[0]]
+        departs = [k for k in ("lse", "true", "per") if not close(same[k], other[k])[0]]
         want = {"lse": ["lse", "per"], "true": ["true", "per"], "mean": []}[bug]
         if departs != want:
             fails += 1

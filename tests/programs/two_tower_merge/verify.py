@@ -7,15 +7,13 @@ the logits do not.
 
 python verify.py      (exit 0 only if every claim holds; prints each with its error)
 """
-import json
 import os
-import subprocess
 import sys
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # the corpus, tests/programs
+from trace_proof import check_traces, close  # noqa: E402
+
 from common import reference  # noqa: E402
 
 CLAIMS = {("tf1_tower.py", m): m for m in ("dot", "cos", "concat", "prod")} | {
@@ -31,40 +29,13 @@ CLAIMS = {("tf1_tower.py", m): m for m in ("dot", "cos", "concat", "prod")} | {
 MISTAKES = [("dot", "cos"), ("cos", "dot"), ("concat", "swap"), ("prod", "add")]
 
 
-def _close(a: object, b: object) -> tuple[bool, float]:
-    x, y = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return bool((np.abs(x - y) <= 1e-6 + 1e-5 * np.abs(y)).all()), float(np.abs(x - y).max())
-
-
 def main() -> int:
-    fails = 0
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    for args, merge in CLAIMS.items():
-        p = subprocess.run([sys.executable, os.path.join(HERE, args[0]), *args[1:]],
-                           capture_output=True, text=True, env=env, timeout=600)
-        lines = [ln for ln in p.stdout.splitlines() if ln.startswith("trace ")]
-        if p.returncode or len(lines) != 1:
-            print("FAIL", args, "exit", p.returncode, p.stderr[-500:])
-            fails += 1
-            continue
-        got, want = json.loads(lines[0][6:]), reference(merge)
-        worst = 0.0
-        for g, w in zip(got, want, strict=True):
-            pairs = [(g["loss"], w["loss"])]
-            if "weights" in g:
-                pairs += list(zip(g["weights"], w["weights"], strict=True))
-            for a, b in pairs:
-                ok, err = _close(a, b)
-                worst = max(worst, err)
-                if not ok:
-                    fails += 1
-                    print("FAIL", args, "differs from numpy", merge, a, b)
-        print(" ".join(args), f"vs numpy {merge}: max |a-b| {worst:.2g}")
+    fails = check_traces(HERE, CLAIMS, reference)
     for a, b in MISTAKES:
         ra, rb = reference(a)[0], reference(b)[0]
-        towers = all(_close(ra[k], rb[k])[0] for k in ("u", "v"))
-        ok, err = _close(ra["score"], rb["score"])
-        if not towers or ok or _close(ra["loss"], rb["loss"])[0]:
+        towers = all(close(ra[k], rb[k])[0] for k in ("u", "v"))
+        ok, err = close(ra["score"], rb["score"])
+        if not towers or ok or close(ra["loss"], rb["loss"])[0]:
             fails += 1
             print("FAIL", a, b, "towers agree:", towers, "logits agree:", ok)
         print(f"{a} vs {b}: towers agree {towers}; logits differ by up to {err:.3g} "
