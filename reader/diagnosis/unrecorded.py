@@ -78,25 +78,26 @@ def unrecorded_identity(walker: Walker, cur: Ref, links: list[Link],
     o_tid, o_ref = same[0]  # (the first made)
     o_name, c_name = walker.name(o_ref), walker.name(cur)
     c_type = c_name.split(":")[0]
-    head = (f"{c_name} read tensor #{tid}, which no recorded op made (TensorFlow never records "
+    head = (f"{c_name} read tensor id {tid}, which no recorded op made (TensorFlow never records "
             "an eager Identity; a tf.custom_gradient passes its results through one, and so "
             "does Keras' apply_gradients with every gradient). Of the recorded tensors made "
-            f"before #{tid} since the last tensor from outside the record that an op read, ")
+            f"before it since the last tensor from outside the record that an op read, ")
     tail = (" — inferred, not recorded (had "
-            f"#{tid} been made in Python, a constant or a numpy array, the NaN/∞ would have "
-            "come with it).")
+            f"tensor {tid} been made in Python, a constant or a numpy array, the NaN/∞ would "
+            "have come with it).")
     if common is None:
-        text = (head + f"{o_name}'s output #{o_tid} "
+        text = (head + f"{o_name}'s output (tensor id {o_tid}) "
                 f"(with {_bad(idx.health(o_ref))}) is the only one that holds NaN/∞, has as "
-                f"many elements as {c_type}'s output and was read by no recorded op. So #{tid} "
-                "is taken to be it, passed through an Identity" + tail)
+                f"many elements as {c_type}'s output and was read by no recorded op. So "
+                f"tensor {tid} is taken to be it, passed through an Identity" + tail)
     else:
-        names = ", ".join(f"{walker.name(r)}'s output #{t}" for t, r in same)
+        names = ", ".join(f"{walker.name(r)}'s output (tensor id {t})" for t, r in same)
         text = (head + f"{len(same)} hold NaN/∞, have as many elements as {c_type}'s output "
                 f"and were read by no recorded op: {names}; each of them walks back to "
-                f"{common}. So #{tid} is taken to be one of them, passed through an Identity, "
+                f"{common}. So tensor {tid} is taken to be one of them, passed through an "
+                "Identity, "
                 f"and the walk goes on from the first made, {o_name}" + tail)
-    return Inferred(o_ref, (f"tensor #{tid} ({HOP} {o_name})",), text)
+    return Inferred(o_ref, (f"tensor id {tid} ({HOP} {o_name})",), text)
 
 
 def _bad(h: Health) -> str:

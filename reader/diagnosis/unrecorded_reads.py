@@ -195,8 +195,8 @@ def unknown_reads(walker: Walker, cur: Ref, links: list[Link]) -> str | None:
     outside, writes = found[0], found[1].unknown
     shown = [_place_words(walker, w) for w in writes[:MAX_NAMED]]
     more = len(writes) - len(shown)
-    tensors = " or ".join(f"#{t}" for t in outside)
-    return (f"{walker.name(cur)} read tensor {tensors}, which no recorded op made (TensorFlow "
+    tensors = " or ".join(str(t) for t in outside)  # tensor ids: `#N` is an execution
+    return (f"{walker.name(cur)} read tensor id {tensors}, which no recorded op made (TensorFlow "
             "records no ReadVariableOp when an eager op reads a tf.Variable directly, x * w), "
             f"and the last write to {'a variable' if len(writes) == 1 else 'variables'} "
             f"before it wrote a value no recorded op made either: {', '.join(shown)}"
@@ -211,17 +211,17 @@ def _inferred(walker: Walker, cur: Ref, outside: list[int], found: _Found) -> In
     writes = sorted(found.bad.values(), key=lambda wr: (idx.wall(wr[1]), wr[1].index))
     w, value = writes[0]
     c_name, c_type = walker.name(cur), op_type
-    tensors = " or ".join(f"#{t}" for t in outside)
+    tensors = " or ".join(str(t) for t in outside)  # tensor ids: `#N` is an execution
     named = "; ".join(_write_words(walker, wr) for wr in writes)
     many = len(writes) > 1
-    text = (f"{c_name} read tensor {tensors}, which no recorded op made: TensorFlow records "
+    text = (f"{c_name} read tensor id {tensors}, which no recorded op made: TensorFlow records "
             "no ReadVariableOp when an eager op reads a tf.Variable directly (x * w, "
             f"tf.square(w)). Before it, {'variables were' if many else 'a variable was'} "
             f"last written with NaN/∞: {named}. So {c_type} is taken to have read "
             f"{'the first of them' if many else 'it'} — inferred, not recorded (had "
-            f"{tensors} been made in Python, a constant or a numpy array, the NaN/∞ would "
-            "have come with it).")
-    via = (f"tensor {tensors} ({HOP_READ} written by {_write_ref(walker, w)})",)
+            f"tensor {tensors} been made in Python, a constant or a numpy array, the NaN/∞ "
+            "would have come with it).")
+    via = (f"tensor id {tensors} ({HOP_READ} written by {_write_ref(walker, w)})",)
     return Inferred(value, via, text)
 
 

@@ -222,7 +222,7 @@ class Walker:
             if p is None:
                 c = written_copy(self.idx, w.value_tid, w.index, self.idx.health(ref).size)
                 if c is not None:
-                    return [Link(name, c, (f"tensor #{w.value_tid} ({HOP} {self.name(c)})",))]
+                    return [Link(name, c, (f"tensor id {w.value_tid} ({HOP} {self.name(c)})",))]
                 return [Link(name, None, (), "made outside any recorded op (e.g. numpy or a "
                              "Python value)")]
             return [Link(name, p)]
@@ -251,7 +251,7 @@ class Walker:
         for tid in tids:
             ref = self.idx.eager_producer(int(tid), i)
             if ref is None:
-                out.append(Link(f"tensor #{tid}", None, (),
+                out.append(Link(f"tensor id {tid}", None, (),
                                 "made outside any recorded op (e.g. tf.constant or numpy)",
                                 tid=int(tid), outside=True))
             else:

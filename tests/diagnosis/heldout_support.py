@@ -7,6 +7,7 @@ steps, the lines it knows are no user's, and where the tool is still wrong."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,12 +30,14 @@ class HeldOut:
     step: dict[str, int]
     wrong: dict[tuple[str, str], str] = field(default_factory=dict)
     own_line: dict[str, str] = field(default_factory=dict)
-    _reports: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _reports: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
 
     def report(self, tmp_path_factory: pytest.TempPathFactory,
-               capsys: pytest.CaptureFixture[str], name: str) -> dict[str, Any]:
-        """`report --json` of the program's recording (made once per test run)."""
-        if name not in self._reports:
+               capsys: pytest.CaptureFixture[str], name: str, limit: int = 10
+               ) -> dict[str, Any]:
+        """`report --json --limit LIMIT` of the program's recording (made once per test
+        run)."""
+        if (name, limit) not in self._reports:
             pytest.importorskip("tensorflow")
             from tfdbg_tui.commands import report
 
@@ -48,9 +51,9 @@ class HeldOut:
 
             path = build_once(shared_root(tmp_path_factory), f"{self.key}-{name}", build)
             capsys.readouterr()
-            report.main([path, "--json"])
-            self._reports[name] = json.loads(capsys.readouterr().out)
-        return self._reports[name]
+            report.main([path, "--json", "--limit", str(limit)])
+            self._reports[name, limit] = json.loads(capsys.readouterr().out)
+        return self._reports[name, limit]
 
     def xfail_if_wrong(self, request: pytest.FixtureRequest, check: str, name: str) -> None:
         said = self.wrong.get((check, name))
@@ -81,3 +84,21 @@ class HeldOut:
             assert self.own_line[name] in origin["user_frame"]["code"], origin["user_frame"]
             found = [p for p in found if not p.startswith("origin.user_frame")]
         assert found == []
+
+    @staticmethod
+    def check_numbers(rep: dict[str, Any]) -> None:
+        """Every `#N` in every detailed alert's diagnosis is an execution (`eager #N`, a
+        Timeline row) or a graph tensor (`graph #N`): what a user goes to with `g`. A tensor
+        id written `#901` in a run of 894 executions sends them nowhere, or somewhere else."""
+        bare: set[str] = set()
+        todo: list[Any] = [a.get("diagnosis") for a in rep["first_alerts"]]
+        while todo:
+            item = todo.pop()
+            if isinstance(item, str):
+                bare |= {m.group(0) for m in re.finditer(
+                    r".{0,40}(?<!eager )(?<!graph )#\d+", item)}
+            elif isinstance(item, dict):
+                todo.extend(item.values())
+            elif isinstance(item, list):
+                todo.extend(item)
+        assert sorted(bare) == [], sorted(bare)[:5]

@@ -152,3 +152,11 @@ def test_the_origin_cause_and_line_to_fix(tmp_path_factory: pytest.TempPathFacto
                                           request: pytest.FixtureRequest, name: str) -> None:
     CORPUS.xfail_if_wrong(request, "origin", name)
     CORPUS.check_origin(CORPUS.report(tmp_path_factory, capsys, name), name)
+
+
+@pytest.mark.parametrize("name", sorted(STEP))
+def test_every_number_in_a_diagnosis_is_a_row_to_go_to(
+        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
+        name: str) -> None:
+    """Every alert's diagnosis, not only the first ten's (`--limit 1000`)."""
+    CORPUS.check_numbers(CORPUS.report(tmp_path_factory, capsys, name, limit=1000))
