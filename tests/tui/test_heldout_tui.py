@@ -217,7 +217,7 @@ NUMBERS_WRONG: dict[str, str] = {}
 # the last alert's own diagnosis, wrong (strict: a fix makes them fail)
 LAST_WRONG = {
     "conv_dataset_inf": "reader/diagnosis: the last alert (step 4, Sub eager #541, Adam's "
-                        "update at line 50) walks back only to 'tensor #901', a variable "
+                        "update at line 50) walks back only to tensor id 901, a variable "
                         "read no op recorded, and says 'the data carries it … check the array "
                         "before this line': line 50 to change, not the dataset (45) whose ∞ "
                         "entered in step 2 (the incident groups it there rightly)",
