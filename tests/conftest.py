@@ -29,6 +29,13 @@ from support.tf_fork import run_program
 settings.register_profile("tfdbg-tui", deadline=None)
 settings.load_profile("tfdbg-tui")
 
+# The suite starts a few thousand Python processes (`tfdbg-tui report …`, the TUI in a pty, the
+# programs that record logdirs). With PYTHONDONTWRITEBYTECODE set in the environment (some
+# shells and CI images set it) each of them compiled every module of ours from source again:
+# ~0.4 s a process. The children write their bytecode (into the checkout's __pycache__,
+# ignored by git) and the next ones read it.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 __all__ = ["PROGRAMS", "ROOT", "tf_env"]  # still importable from here for older test modules
 
 
