@@ -1,0 +1,83 @@
+"""The NaN journey held out, third corpus: a learning rate that makes the training diverge,
+set by the user's own schedule code in the three places a user writes one, recorded with
+`tfdbg-tui run -- PROGRAM` and read with `tfdbg-tui report --json` (issue 31).
+
+tests/programs/heldout_nan3/ holds them; in each the line to change is the schedule's, not
+the line that hands the rate to TensorFlow:
+- fit_lr_callback: a `LearningRateScheduler` callback in `fit` whose function divides by
+  0.1 where it meant to multiply (Keras' callback assigns the rate, eagerly, each epoch);
+- warmup_class_fn: a `LearningRateSchedule` subclass whose `__call__` caps the warm-up with
+  `tf.maximum`, not `tf.minimum`, run by the optimizer inside a tf.function step;
+- helper_rate_eager: a plain-Python helper `BASE·e^(DECAY·s)` (the minus sign lost) whose
+  value an eager loop assigns to `opt.learning_rate` before each step.
+Each program's `proof` (numpy, float32) shows the step whose squared error overflows; its
+EXPECT header and `# FIX` line say the origin op, the cause and the line to change. STEP and
+the headers were written (and committed) before the tool ran on any of them.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+import pytest
+from heldout_support import HeldOut
+from support.paths import PROGRAMS
+
+pytestmark = pytest.mark.tf
+
+HELDOUT = PROGRAMS / "heldout_nan3"
+# the step (0-based) of each program's first NaN/∞, as its `proof` shows
+STEP = {"fit_lr_callback": 31, "warmup_class_fn": 27, "helper_rate_eager": 24}
+# what the tool says instead, where it is still wrong (strict: a fix makes them fail)
+WRONG: dict[tuple[str, str], str] = {}
+
+CORPUS = HeldOut(HELDOUT, "heldout-nan3", STEP, WRONG)
+F32_MAX = float(3.4028235e38)
+
+
+def _import(name: str) -> Any:
+    sys.path.insert(0, str(HELDOUT))
+    try:
+        return __import__(name)
+    finally:
+        sys.path.remove(str(HELDOUT))
+
+
+@pytest.mark.parametrize("name", sorted(STEP))
+def test_the_numpy_proofs(name: str) -> None:
+    """The step whose squared error overflows float32, from the data, the schedule and SGD
+    replayed in numpy; finite rates all along (the rate is too large, not ∞)."""
+    assert sorted(p.stem for p in HELDOUT.glob("*.py")) == sorted(STEP)
+    m = _import(name)
+    errs, rates = m.proof()
+    s = m.OVERFLOW
+    assert len(errs) == s + 1 and s == STEP[name]
+    assert errs[s - 1] ** 2 < F32_MAX < errs[s] ** 2
+    assert all(math.isfinite(r) and r > 0 for r in rates)
+    assert rates[s] > 5 * rates[0]  # the schedule made it grow
+
+
+@pytest.mark.parametrize("name", sorted(STEP))
+def test_the_first_alert_is_in_the_step_that_went_bad(
+        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
+        request: pytest.FixtureRequest, name: str) -> None:
+    CORPUS.xfail_if_wrong(request, "step", name)
+    CORPUS.check_step(CORPUS.report(tmp_path_factory, capsys, name), name)
+
+
+@pytest.mark.parametrize("name", sorted(STEP))
+def test_one_incident_per_origin(tmp_path_factory: pytest.TempPathFactory,
+                                 capsys: pytest.CaptureFixture[str],
+                                 request: pytest.FixtureRequest, name: str) -> None:
+    CORPUS.xfail_if_wrong(request, "incidents", name)
+    CORPUS.check_incidents(CORPUS.report(tmp_path_factory, capsys, name), name)
+
+
+@pytest.mark.parametrize("name", sorted(STEP))
+def test_the_origin_cause_and_line_to_fix(tmp_path_factory: pytest.TempPathFactory,
+                                          capsys: pytest.CaptureFixture[str],
+                                          request: pytest.FixtureRequest, name: str) -> None:
+    CORPUS.xfail_if_wrong(request, "origin", name)
+    CORPUS.check_origin(CORPUS.report(tmp_path_factory, capsys, name), name)
