@@ -12,7 +12,15 @@ the line that hands the rate to TensorFlow:
   value an eager loop assigns to `opt.learning_rate` before each step.
 Each program's `proof` (numpy, float32) shows the step whose squared error overflows; its
 EXPECT header and `# FIX` line say the origin op, the cause and the line to change. STEP and
-the headers were written (and committed) before the tool ran on any of them.
+the headers were written (and committed, 684d3ef) before the tool ran on any of them.
+
+First contact (report --json, before any change): the step right in 3 of 3, one incident in
+the bad step in 3, origin (Square) and cause (divergence, learning rate) right in 3; the line
+to change wrong in 3 — the line that handed the rate to TensorFlow, never the schedule's:
+- fit_lr_callback: `model.fit(…)` (the callback's eager assignment's only user frame);
+- warmup_class_fn: `opt.apply_gradients(…)`, "Lower the learning rate" with no place: the
+  rate's ops are no variable read and were made by no Keras schedule file;
+- helper_rate_eager: `opt.learning_rate = decayed_rate(step)`, not the helper's `return`.
 """
 
 from __future__ import annotations
@@ -31,10 +39,17 @@ HELDOUT = PROGRAMS / "heldout_nan3"
 # the step (0-based) of each program's first NaN/∞, as its `proof` shows
 STEP = {"fit_lr_callback": 31, "warmup_class_fn": 27, "helper_rate_eager": 24}
 # what the tool says instead, where it is still wrong (strict: a fix makes them fail)
-WRONG: dict[tuple[str, str], str] = {}
+WRONG: dict[tuple[str, str], str] = {
+    ("origin", "fit_lr_callback"): "fix line 70, the model.fit call (where Keras' callback "
+                                   "wrote the rate, eagerly)",
+    ("origin", "warmup_class_fn"): "fix line 80, opt.apply_gradients: the rate's Mul input "
+                                   "is no variable read and no Keras schedule file made it",
+    ("origin", "helper_rate_eager"): "fix line 69, the assignment 'opt.learning_rate = "
+                                     "decayed_rate(step)', not the helper's return",
+}
 
 CORPUS = HeldOut(HELDOUT, "heldout-nan3", STEP, WRONG)
-F32_MAX = float(3.4028235e38)
+F32_MAX = 3.4028235e38
 
 
 def _import(name: str) -> Any:
