@@ -179,9 +179,15 @@ def write_new(dir_fd: int, name: str, fill: Callable[[BinaryIO], object],
     disk…) leaves no file behind.
     """
     fd, tmp = create_temporary(dir_fd, name, mode)
-    held = os.dup(fd)  # (held until its name is gone: never told dead while linked)
+    held = -1  # a copy of `fd`, held until its name is gone: never told dead while linked
     try:
-        with os.fdopen(fd, "wb") as f:
+        try:
+            held = os.dup(fd)  # (out of descriptors: the temporary goes in `finally`)
+            f = os.fdopen(fd, "wb")
+        except BaseException:
+            os.close(fd)
+            raise
+        with f:
             fill(f)
             f.flush()
             os.fsync(f.fileno())
@@ -204,7 +210,8 @@ def write_new(dir_fd: int, name: str, fill: Callable[[BinaryIO], object],
         except FileNotFoundError:
             pass
         _LIVE.pop((dir_fd, tmp), None)
-        os.close(held)
+        if held >= 0:
+            os.close(held)
     try:
         os.fsync(dir_fd)
     except OSError:
