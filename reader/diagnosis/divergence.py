@@ -28,6 +28,7 @@ from reader.diagnosis.explain.common import DTYPE_MAX, produced
 from reader.diagnosis.growth import Growth, growth
 from reader.diagnosis.index import Health, Ref
 from reader.diagnosis.places import Place, place_of_op, place_of_ref
+from reader.diagnosis.rate_code import scheduled_by_user, written_rate
 from reader.diagnosis.schedules import from_schedule, schedule_place
 from reader.diagnosis.variables import APPLY_PREFIX, WRITE_OPS, is_write
 from reader.diagnosis.walk import Walker
@@ -215,14 +216,21 @@ def _learning_rate(walker: Walker, g: Graph, update: Op,
             continue
         if src.op_type != "ReadVariableOp":
             scheduled = scheduled or from_schedule(walker.L.op_stack(src))
+            mine = scheduled_by_user(walker, place_of_op(walker.idx, g, src))
+            if mine is not None:  # a schedule class's __call__: the user's own formula
+                return mine.place, mine.said
             continue
         row = walker.idx.latest_trace(g.graph_id, src.op_name, 0, before)
         if row is None:
             continue
         w = walker.variable_write(Ref(GRAPH, row, 0))
+        place = None
         if w is not None and w.kind == EAGER and w.index is not None:
-            return place_of_ref(walker.idx, Ref(EAGER, w.index)), None
-        if w is not None and w.graph is not None and w.op is not None:
-            return place_of_op(walker.idx, w.graph, w.op), None
+            place = place_of_ref(walker.idx, Ref(EAGER, w.index))
+        elif w is not None and w.graph is not None and w.op is not None:
+            place = place_of_op(walker.idx, w.graph, w.op)
+        if place is not None:
+            code = written_rate(walker, place)  # a callback's or a helper's formula
+            return (code.place, code.said) if code is not None else (place, None)
     sched = schedule_place(walker) if scheduled else None
     return (sched.place, sched.said) if sched is not None else (None, None)

@@ -33,6 +33,7 @@ from reader.diagnosis.divergence import (
 from reader.diagnosis.growth import growth
 from reader.diagnosis.index import DiagIndex, Health, Ref
 from reader.diagnosis.places import Place, place_of_ref
+from reader.diagnosis.rate_code import scheduled_by_user, written_rate
 from reader.diagnosis.schedules import from_schedule, schedule_place
 from reader.diagnosis.variables import READ_OPS, Write, is_write, write_place
 from reader.diagnosis.walk import Walker
@@ -208,6 +209,9 @@ def _learning_rate(walker: Walker, w: Write) -> tuple[Place | None, str | None]:
                     continue
                 if L.op_type_of_execution(read.index) not in READ_OPS:
                     scheduled = scheduled or _by_schedule(L, read.index)
+                    mine = scheduled_by_user(walker, place_of_ref(idx, read))
+                    if mine is not None:  # a schedule class's __call__: the user's formula
+                        return mine.place, mine.said
                     continue
                 lw = walker.variable_write(read)
                 if lw is not None and (lw.kind != EAGER or lw.index is not None) and (
@@ -216,7 +220,9 @@ def _learning_rate(walker: Walker, w: Write) -> tuple[Place | None, str | None]:
         else:
             todo.extend(ups)
     if best is not None:
-        return write_place(idx, best), None
+        place = write_place(idx, best)
+        code = written_rate(walker, place)  # a callback's or a helper's formula
+        return (code.place, code.said) if code is not None else (place, None)
     sched = schedule_place(walker) if scheduled else None
     return (sched.place, sched.said) if sched is not None else (None, None)
 

@@ -242,3 +242,13 @@ def argument_lines(L: DebugLogdir, frame: Frame, keyword: str,
     if isinstance(arg, ast.Call | ast.Constant | ast.BinOp):
         return (arg.lineno, arg.end_lineno or arg.lineno)
     return None
+
+
+def parsed_module(L: DebugLogdir, frame: Frame) -> ast.Module | None:
+    """The syntax tree of `frame`'s file from the logdir's copy; None when not recorded or
+    not analysed (too large, not valid Python: see `_parse`)."""
+    lines = L.source_lines(frame.host, frame.file)
+    if not lines or sum(len(line) + 1 for line in lines) > MAX_PARSED_CHARS:
+        return None
+    tree = _parse("\n".join(lines))
+    return None if isinstance(tree, str) else tree

@@ -21,6 +21,9 @@ to change wrong in 3 — the line that handed the rate to TensorFlow, never the 
 - warmup_class_fn: `opt.apply_gradients(…)`, "Lower the learning rate" with no place: the
   rate's ops are no variable read and were made by no Keras schedule file;
 - helper_rate_eager: `opt.learning_rate = decayed_rate(step)`, not the helper's `return`.
+Fixed since by `reader.diagnosis.rate_code`: the callback's function and the assigned
+helper found in the source from the rate's write, the schedule class's `__call__` from the
+rate op's stack (user code under the optimizer's).
 """
 
 from __future__ import annotations
@@ -39,14 +42,7 @@ HELDOUT = PROGRAMS / "heldout_nan3"
 # the step (0-based) of each program's first NaN/∞, as its `proof` shows
 STEP = {"fit_lr_callback": 31, "warmup_class_fn": 27, "helper_rate_eager": 24}
 # what the tool says instead, where it is still wrong (strict: a fix makes them fail)
-WRONG: dict[tuple[str, str], str] = {
-    ("origin", "fit_lr_callback"): "fix line 70, the model.fit call (where Keras' callback "
-                                   "wrote the rate, eagerly)",
-    ("origin", "warmup_class_fn"): "fix line 80, opt.apply_gradients: the rate's Mul input "
-                                   "is no variable read and no Keras schedule file made it",
-    ("origin", "helper_rate_eager"): "fix line 69, the assignment 'opt.learning_rate = "
-                                     "decayed_rate(step)', not the helper's return",
-}
+WRONG: dict[tuple[str, str], str] = {}
 
 CORPUS = HeldOut(HELDOUT, "heldout-nan3", STEP, WRONG)
 F32_MAX = 3.4028235e38
