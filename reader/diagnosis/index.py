@@ -15,9 +15,11 @@ from __future__ import annotations
 import re
 import threading
 import weakref
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from reader.diagnosis import concurrent_calls
 from reader.diagnosis.exec_graphs import ExecGraphs
 from reader.diagnosis.health import Health, Ref, health_from_value, opt
 from reader.diagnosis.sorting import argsort32, narrow, search_key
@@ -29,7 +31,11 @@ from reader.index.schema import EAGER, GRAPH
 from reader.io.tensors import TensorValue
 from reader.modes import FULL_TENSOR
 
+if TYPE_CHECKING:
+    from reader.diagnosis.links import Link
+
 _EMPTY = np.empty(0, np.int32)
+MEMO_MAX = 200_000  # tensors whose inputs are remembered (a few hundred bytes each)
 __all__ = ["DiagIndex", "Health", "Ref", "diag_index"]  # Health, Ref: see .health
 
 
@@ -47,6 +53,9 @@ class DiagIndex:
         self._by_name: dict[str, list[str]] = {}
         self.calls = ExecGraphs(logdir, lambda: self._by_name)  # which graph each call ran
         self._n_graphs = (-1, -1)
+        # `Walker.inputs` by tensor, for the logdir as long as it has not grown
+        self.input_memo: dict[Ref, tuple[tuple[Link, ...], dict[int, int]]] = {}
+        self._memo_key: tuple[int, ...] = ()
         self._placeholders: dict[tuple[str, int], list[Op]] = {}
         self._outputs: dict[tuple[str, int], list[Op]] = {}
         # The logdir's own lock: while the diagnosis walks the tables, `update()` cannot grow
@@ -62,6 +71,10 @@ class DiagIndex:
         and a quarter of a second for 10M traces) never builds it."""
         L = self.L
         graphs_key = (len(L.graphs.graphs), L.graphs.num_ops)
+        memo_key = (len(L.traces), len(L.executions), *graphs_key)
+        if memo_key != self._memo_key or len(self.input_memo) > MEMO_MAX:
+            self._memo_key = memo_key
+            self.input_memo = {}
         if graphs_key != self._n_graphs:  # names arrive with ops in a live logdir
             self._n_graphs = graphs_key
             self._by_name = {}
@@ -157,7 +170,14 @@ class DiagIndex:
         if not len(crows) or len(crows) != len(prows):
             return None
         k = search_key(crows, row)
-        return int(prows[k]) if k < len(crows) and int(crows[k]) == row else None
+        if k >= len(crows) or int(crows[k]) != row:
+            return None
+        # calls that overlap (a parallel dataset map) interleave their records: the k-th
+        # producer record need not be this call's (`reader.diagnosis.concurrent_calls`)
+        return concurrent_calls.pick(
+            concurrent_calls.overlap_candidates(crows, prows, k), prows,
+            self.health(Ref(GRAPH, row, consumer[1])),
+            lambda r: self.health(Ref(GRAPH, r, producer[1])))
 
     def trace_in_window(self, graph_id: str, op_name: str, slot: int, row: int,
                         window: tuple[float, float]) -> int | None:

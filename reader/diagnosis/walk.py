@@ -72,7 +72,24 @@ class Walker:
 
     # ------------------------------------------------------------------ entry points
     def inputs(self, ref: Ref) -> list[Link]:
-        """The inputs of the op that produced `ref`, each resolved to its latest record."""
+        """The inputs of the op that produced `ref`, each resolved to its latest record.
+
+        Remembered per logdir state (`DiagIndex.input_memo`): the incidents walk back dozens
+        of alerts whose walks cross the same tensors, and resolving a tensor's inputs (the
+        pairing of records, a feeder's call site) is most of a walk's time."""
+        if not self._windowed:
+            return self._inputs(ref)
+        memo = self.idx.input_memo
+        hit = memo.get(ref)
+        if hit is None:
+            before = dict(self.unexamined)
+            links = self._inputs(ref)
+            hit = memo[ref] = (tuple(links), {e: n for e, n in self.unexamined.items()
+                                              if before.get(e) != n})
+        self.unexamined.update(hit[1])
+        return list(hit[0])
+
+    def _inputs(self, ref: Ref) -> list[Link]:
         if ref.kind == GRAPH:
             op = self.op_of(ref)
             if op is None:

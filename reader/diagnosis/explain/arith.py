@@ -137,9 +137,15 @@ def _div(op: str, out: Health, ins: list[In]) -> str:
     if hy.zero is None:
         return f"{unknown_counts(y)}; it must hold zeros or tiny values ({law})"
     if not hy.zero:
-        tiny = ""
+        if out.nan and hy.bad == 0 and x.health is not None and x.health.bad == 0:
+            # finite / nonzero is never NaN: these records are not this division's operands
+            return (f"its divisor {y.name} as recorded holds no zeros and the numerator "
+                    f"{x.name} no NaN/∞, yet a quotient is NaN only for 0/0 or ∞/∞: the "
+                    "records paired with this division are not its operands (calls of one "
+                    "function that overlap interleave their records), so which held the "
+                    f"zero is unknown ({law})")
         return (f"its divisor {y.name} holds no zeros, so the quotient overflowed: tiny "
-                f"divisors make huge results{tiny}")
+                "divisors make huge results")
     numer = f" and the numerator {x.name} holds {plural(x.health.zero, 'zero')}" if (
         x.health is not None and x.health.zero is not None) else ""
     return f"its divisor {y.name} holds {plural(hy.zero, 'zero')}{numer} ({law}){_tiny(hy)}"
