@@ -72,20 +72,17 @@ class Walker:
 
     # ------------------------------------------------------------------ entry points
     def inputs(self, ref: Ref) -> list[Link]:
-        """The inputs of the op that produced `ref`, each resolved to its latest record.
-
-        Remembered per logdir state (`DiagIndex.input_memo`): the incidents walk back dozens
-        of alerts whose walks cross the same tensors, and resolving a tensor's inputs (the
-        pairing of records, a feeder's call site) is most of a walk's time."""
-        if not self._windowed:
-            return self._inputs(ref)
-        memo = self.idx.input_memo
-        hit = memo.get(ref)
+        """The inputs of the op that produced `ref`, each resolved to its latest record;
+        remembered while the logdir does not grow (`DiagIndex.input_memo`: the incidents'
+        walks cross the same tensors, and resolving inputs is most of a walk's time)."""
+        hit = self.idx.input_memo.get(ref) if self._windowed else None
         if hit is None:
             before = dict(self.unexamined)
             links = self._inputs(ref)
-            hit = memo[ref] = (tuple(links), {e: n for e, n in self.unexamined.items()
-                                              if before.get(e) != n})
+            if not self._windowed:
+                return links
+            hit = self.idx.input_memo[ref] = (tuple(links), {
+                e: n for e, n in self.unexamined.items() if before.get(e) != n})
         self.unexamined.update(hit[1])
         return list(hit[0])
 
@@ -320,16 +317,13 @@ class Walker:
                       ) -> int | None:
         """The trace of a tensor made in the same invocation as the consumer trace `row`.
 
-        Trace records are written by debug ops that TensorFlow schedules as it likes: a
-        producer's trace can come after its consumer's (Keras' iterator output is traced
-        after the train step that used it; a dataset function's argument after the op that
-        read it). Within one graph, when producer and consumer were traced equally often,
-        the k-th consumer trace pairs with the k-th producer trace (one of each per
-        invocation) — counted within the eager execution they ran under, or over the whole
-        run for graphs no execution calls (dataset functions). Otherwise, within that
-        execution, the latest trace before `row` if there is one, else the first after it.
-        None outside any recorded execution.
-        """
+        Debug ops run when TensorFlow schedules them: a producer's trace can follow its
+        consumer's (Keras' iterator output after the train step that used it). Within one
+        graph, when producer and consumer were traced equally often, the k-th consumer trace
+        pairs with the k-th producer trace (`DiagIndex.paired_trace`, overlapping calls:
+        `reader.diagnosis.concurrent_calls`) — counted within the eager execution they ran
+        under, or over the run for graphs no execution calls (dataset functions). Otherwise,
+        within that execution, the latest trace before `row`, else the first after it."""
         if row is None or not self._windowed:
             return None
         window = self._windows.get(row)
