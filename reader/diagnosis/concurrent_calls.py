@@ -9,11 +9,12 @@ holds no zeros" for a 0/0 NaN — seen on a loaded machine, never on a quiet one
 
 What the file tells: where records of the two tensors alternate (producer, consumer,
 producer, …) one call at a time ran and the k-th pairing is certain. Where they do not, the
-depth of the overlap (how far the count of one runs ahead of the other) bounds which producer
-records can be the call's: the k-th ± that depth. Among those the record is chosen by what the
-consumer's own record says: a consumer holding NaN/∞ was fed by a record that holds NaN/∞ or,
-failing that, zeros or negative values (what makes NaN/∞ out of finite values: 0/0, x/0,
-log 0, √−x); a finite consumer by a finite record. The k-th record wins ties.
+calls that overlap form a group (a stretch of the file that starts and ends with as many
+records of one tensor as of the other): the consumer's producer is one of its group's.
+Among those the record is chosen by what the consumer's own record says: a consumer holding
+NaN/∞ was fed by a record that holds NaN/∞ or, failing that, zeros or negative values (what
+makes NaN/∞ out of finite values: 0/0, x/0, log 0, √−x); a finite consumer by a finite
+record. The k-th record wins ties.
 """
 
 from __future__ import annotations
@@ -29,19 +30,23 @@ NEAR = 16  # consumer records either side of k whose order is looked at
 
 def overlap_candidates(crows: np.ndarray, prows: np.ndarray, k: int) -> list[int]:
     """Indices j of the producer records that may belong to the call of consumer record k
-    (k first, then by distance): k alone where the two tensors' records alternate."""
+    (k first, then by distance): the producer records of k's overlap group — the stretch of
+    the file, around k, where as many producer as consumer records have been seen at its
+    start and end and not in between (one call at a time: one of each, k alone)."""
     n = len(crows)
     lo, hi = max(0, k - NEAR), min(n, k + NEAR + 1)
     rows = np.concatenate([prows[lo:hi], crows[lo:hi]])
-    step = np.concatenate([np.ones(hi - lo, np.int64), -np.ones(hi - lo, np.int64)])
-    running = np.concatenate([[0], np.cumsum(step[np.argsort(rows, kind="stable")])])
-    depth = int(running.max() - running.min()) - 1
-    if depth <= 0:
-        return [k]
-    out = [k]
-    for d in range(1, depth + 1):
-        out.extend(j for j in (k - d, k + d) if 0 <= j < n)
-    return out
+    who = np.concatenate([np.arange(lo, hi), -1 - np.arange(lo, hi)])  # j, or -1 - consumer
+    order = np.argsort(rows, kind="stable")
+    running = np.cumsum(np.where(who[order] >= 0, 1, -1))
+    group = np.concatenate([[0], np.cumsum(running == 0)[:-1]])  # a group ends at each 0
+    mine = group[int(np.flatnonzero(who[order] == -1 - k)[0])]
+    members = who[order][group == mine]
+    out = sorted((int(j) for j in members if j >= 0), key=lambda j: (abs(j - k), j))
+    if k not in out:
+        return [k]  # (never: k's group holds as many producers as consumers around k)
+    out.remove(k)
+    return [k, *out]
 
 
 def _score(consumer: Health | None, h: Health | None) -> int:

@@ -124,3 +124,21 @@ def test_two_calls_interleaved_as_on_a_loaded_machine(recorded: Path, tmp_path: 
     forged = tmp_path / "interleaved"
     _interleave(recorded, forged)
     _check(_report(forged))
+
+
+@pytest.mark.parametrize(("producers", "consumers", "k", "expected"), [
+    ([0, 2, 4], [1, 3, 5], 1, [1]),  # one call at a time: the k-th is certain
+    ([1, 3, 5], [0, 2, 4], 1, [1]),  # (the producer's record after its consumer's: still)
+    ([0, 1, 2, 3], [4, 5, 6, 7], 1, [1, 0, 2, 3]),  # four calls at once: any of them
+    ([0, 1, 4, 5], [2, 3, 6, 7], 2, [2, 3]),  # two at once: the k-th or its neighbour
+    ([0, 2, 3, 5, 7], [1, 4, 6, 8, 9], 1, [1, 2, 3, 4]),  # (its overlap group only)
+    ([0, 2, 3, 5, 7], [1, 4, 6, 8, 9], 0, [0]),
+])
+def test_which_producer_records_may_be_the_calls(producers: list[int], consumers: list[int],
+                                                 k: int, expected: list[int]) -> None:
+    import numpy as np
+
+    from reader.diagnosis.concurrent_calls import overlap_candidates
+
+    got = overlap_candidates(np.array(consumers), np.array(producers), k)
+    assert sorted(got) == sorted(expected) and got[0] == k
