@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 from support.paths import PROGRAMS, ROOT, run_tf_program, tf_env
+from support.recordings import local_imports, recorded
 from support.shared import build_once, shared_root, worker_id
 from support.slowdown import SLOWDOWN
 from support.tf_fork import run_program
@@ -161,9 +162,10 @@ def zoo_runs(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
     use: each program under tests/programs/zoo/ runs in its own Python process (TensorFlow's
     dumping state is per process), two at a time, into its own logdir, then `tfdbg-tui report
     --json` reads it as a user would. Shared by the report's zoo test (tests/diagnosis) and
-    the TUI's (tests/tui), so a full run runs each program once; `-k <program>` runs only it."""
+    the TUI's (tests/tui), so a full run runs each program once; `-k <program>` runs only it.
+    The recordings are kept for the next runs (support.recordings); the reports are not."""
     pytest.importorskip("tensorflow")
-    from diagnosis.zoo_support import ZOO, run_program
+    from diagnosis.zoo_support import ZOO, record_program, report_on
 
     root = shared_root(tmp_path_factory)
     wanted = {item.callspec.params["prog"].name for item in request.session.items
@@ -180,9 +182,16 @@ def zoo_runs(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
             half = len(programs) // 2
             programs = programs[half:] + programs[:half]
 
-    def one(p: Path) -> Any:
-        return build_once(root, f"zoo-{p.stem}", lambda d: run_program(p, d))
+    def record(p: Path) -> tuple[str, Any]:
+        return recorded(tmp_path_factory, f"zoo-{p.stem}", local_imports(p),
+                        lambda d: record_program(p, d), extra="zoo", keep=lambda r: r[0] == 0)
 
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        runs = list(pool.map(one, programs))
+        recordings = list(pool.map(record, programs))
+
+    # the reports in this thread, one at a time (support.report_run), once per test run
+    def report(p: Path, rec: tuple[str, Any]) -> Any:
+        return build_once(root, f"zoo-{p.stem}", lambda _: report_on(p, Path(rec[0]), rec[1]))
+
+    runs = [report(p, rec) for p, rec in zip(programs, recordings, strict=True)]
     return {r.program.stem: r for r in runs}

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.shared import build_once, shared_root
-from support.tf_fork import run_forked
+from support.recordings import recorded_run
 from zoo_support import parse_program, problems
 
 
@@ -36,20 +35,13 @@ class HeldOut:
                capsys: pytest.CaptureFixture[str], name: str, limit: int = 10
                ) -> dict[str, Any]:
         """`report --json --limit LIMIT` of the program's recording (made once per test
-        run)."""
+        run, kept for the next: support.recordings)."""
         if (name, limit) not in self._reports:
             pytest.importorskip("tensorflow")
             from tfdbg_tui.commands import report
 
-            def build(d: Path) -> str:
-                done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", d, "--overwrite",
-                                   "--", self.folder / f"{name}.py"], cwd=self.folder)
-                if done.status != 0:
-                    pytest.fail(f"recording {name} failed ({done.status}):\n"
-                                f"{done.err[-3000:]}")
-                return str(d)
-
-            path = build_once(shared_root(tmp_path_factory), f"{self.key}-{name}", build)
+            path, _ = recorded_run(tmp_path_factory, f"{self.key}-{name}",
+                                   self.folder / f"{name}.py", cwd=self.folder)
             capsys.readouterr()
             report.main([path, "--json", "--limit", str(limit)])
             self._reports[name, limit] = json.loads(capsys.readouterr().out)

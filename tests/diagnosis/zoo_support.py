@@ -35,10 +35,7 @@ from __future__ import annotations
 
 import ast
 import io
-import json
 import os
-import subprocess
-import sys
 import time
 import tokenize
 from dataclasses import dataclass
@@ -46,7 +43,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from support.paths import tf_env
+from support.report_run import report_json
 from support.tf_fork import run_program as run_tf
 
 ZOO = Path(__file__).resolve().parents[1] / "programs" / "zoo"
@@ -318,21 +315,17 @@ class ZooRun:
     report_error: str
 
 
-def run_program(program: Path, logdir: Path) -> ZooRun:
-    """Run a zoo program into `logdir`, then `tfdbg-tui report --json` on that logdir."""
-    env = tf_env()
-    env["PYTHONHASHSEED"] = "0"
+def record_program(program: Path, logdir: Path) -> tuple[int, str, float]:
+    """Run a zoo program into `logdir` (its own process, TensorFlow imported already):
+    its exit status, the tail of its output, its seconds."""
     start = time.monotonic()
-    status, output = run_tf([program, logdir])  # its own process, TensorFlow imported already
-    seconds = time.monotonic() - start
-    output = output[-3000:]
-    rep = subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", "--json", str(logdir)],
-                         env=env, capture_output=True, text=True, timeout=300)
-    report: dict[str, Any] | None = None
-    error = rep.stderr[-2000:]
-    try:
-        report = json.loads(rep.stdout)
-    except ValueError as e:
-        error = f"{e}; {error}"
-    return ZooRun(program, logdir, status, output, seconds, rep.returncode, report,
-                  error)
+    status, output = run_tf([program, logdir])
+    return status, output[-3000:], time.monotonic() - start
+
+
+def report_on(program: Path, logdir: Path, recording: tuple[int, str, float]) -> ZooRun:
+    """`tfdbg-tui report --json` on a zoo program's logdir, as a user runs it (the command's
+    entry point, in this process: support.report_run)."""
+    status, output, seconds = recording
+    rep = report_json(str(logdir))
+    return ZooRun(program, logdir, status, output, seconds, rep.status, rep.report, rep.error)

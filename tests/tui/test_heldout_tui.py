@@ -24,14 +24,12 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
 from heldout_expect import EXPECT, Expect
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_forked
+from support.recordings import recorded_run
 from support.tui import settle
 from textual.widget import Widget
 from textual.widgets import Static
@@ -58,15 +56,8 @@ def _logdir(tmp_path_factory: pytest.TempPathFactory, name: str) -> str:
     """The program recorded with `tfdbg-tui run` (once per test run, shared with
     tests/diagnosis/test_heldout_journey.py under the same key)."""
     pytest.importorskip("tensorflow")
-
-    def build(d: Path) -> str:
-        done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", d, "--overwrite", "--",
-                           HELDOUT / f"{name}.py"], cwd=HELDOUT)
-        if done.status != 0:
-            pytest.fail(f"recording {name} failed ({done.status}):\n{done.err[-3000:]}")
-        return str(d)
-
-    return build_once(shared_root(tmp_path_factory), f"heldout-nan-{name}", build)
+    return recorded_run(tmp_path_factory, f"heldout-nan-{name}", HELDOUT / f"{name}.py",
+                        cwd=HELDOUT)[0]
 
 
 @dataclass
