@@ -10,6 +10,7 @@ from __future__ import annotations
 from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.events import Resize
+from textual.screen import Screen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -33,7 +34,32 @@ def _rank(action: str, source_focused: bool = False) -> int:
     return RANK.index(name) if name in RANK else len(RANK)
 
 
-class TfdbgFooter(Footer):
+class CoalescedFooter(Footer):
+    """Textual's footer, recomposed once for a burst of binding changes, not once for each.
+
+    Textual's footer recomposes (removes and mounts every key again) after each change of
+    the screen's bindings, and one key can make many: `v` on an alert pushed the inspector,
+    moved the focus and disabled its value keys — 7 recomposes of its footer (0.3-0.7 s on
+    a busy machine), each showing what the last one shows. Here a change asks for one
+    recompose after the next refresh; the changes before it is done need no other, as it
+    reads the bindings as they are then."""
+
+    _recompose_pending = False
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        self._bindings_ready = True
+        if not screen.app.app_focus:
+            return
+        if self.is_attached and screen is self.screen and not self._recompose_pending:
+            self._recompose_pending = True
+            self.call_after_refresh(self._recompose_once)
+
+    async def _recompose_once(self) -> None:
+        self._recompose_pending = False
+        await self.recompose()
+
+
+class TfdbgFooter(CoalescedFooter):
     """A footer that drops its least needed keys instead of cutting help and quit."""
 
     def compose(self) -> ComposeResult:

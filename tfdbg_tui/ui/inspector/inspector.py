@@ -30,7 +30,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.events import Key
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, LoadingIndicator, ProgressBar, Static
+from textual.widgets import Input, Label, LoadingIndicator, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from reader import DebugLogdir
@@ -46,6 +46,7 @@ from reader.values import (
 from tfdbg_tui.core.names import short_device, tensor_device
 from tfdbg_tui.core.sanitize import literal
 from tfdbg_tui.core.values import STAGES, Loaded, load
+from tfdbg_tui.ui.footer import CoalescedFooter
 from tfdbg_tui.ui.inspector.grid import ValueGrid, cell_width, formatter_for, kept_axes
 from tfdbg_tui.ui.inspector.panels import HealthBar, HistogramView, stats_table
 
@@ -116,7 +117,7 @@ class ValueInspector(Screen[None]):
                             "empty shows all", id="vi-slice")
             yield Static(id="vi-status")
             yield ValueGrid(id="vi-grid")
-        yield Footer()
+        yield CoalescedFooter()
 
     def on_mount(self) -> None:
         self.load_worker = self._load()
