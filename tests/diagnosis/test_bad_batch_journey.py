@@ -76,5 +76,5 @@ def test_the_app_heads_with_the_same_step(tmp_path_factory: pytest.TempPathFacto
 
     logdir = open_logdir(_logdir(tmp_path_factory, form, kind))
     journey = compute_journey(logdir, logdir.alerts())
-    assert journey.headline() == f"first NaN at step {BAD[form]} of 6"
+    assert journey.headline() == f"first NaN at step {BAD[form]} of 6 (steps 0–5)"
     assert [i.step for i in journey.incidents.items] == [BAD[form]]

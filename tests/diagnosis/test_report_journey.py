@@ -81,7 +81,9 @@ def test_human_report_names_the_step_and_prints_each_origin_once(
     bad, n = RUNS["function"]
     assert report.main([step_logdir(tmp_path_factory, "function"), "--limit", "10"]) == 1
     out = capsys.readouterr().out
-    assert f"first NaN/∞ at step {bad} of {n} (tf.function train_step call)" in out
+    # the steps count from 0, said once beside their number, as the strip below shows them
+    assert (f"first NaN/∞ at step {bad} of {n} (steps 0–{n - 1}; tf.function train_step "
+            "call)") in " ".join(out.split())
     assert "Incident 1 of" in out
     # the strip: one column per step (a short run shows them all), the bad one counted
     step_line = next(line for line in out.splitlines() if line.strip().startswith("step "))

@@ -33,7 +33,7 @@ async def test_header_and_rows_say_the_step(tmp_path_factory: pytest.TempPathFac
         s = app.main
         assert s is not None
         header = _text(s.query_one("#header-line", Static))
-        assert f"first NaN at step {bad} of {n}" in header
+        assert f"first NaN at step {bad} of {n} (steps 0–{n - 1})" in header  # from 0
         alerts = s.alerts
         first_row = alerts.render_row(0, 60).plain
         assert f" s{bad} " in first_row

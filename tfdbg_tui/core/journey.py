@@ -19,7 +19,7 @@ from reader.diagnosis.losses import StepLosses, step_losses
 from reader.diagnosis.step_model import TrainingSteps
 from reader.diagnosis.steps import training_steps
 from tfdbg_tui.core.alert_groups import AlertGroups
-from tfdbg_tui.core.steps_strip import loss_cells, loss_note, strip_lines
+from tfdbg_tui.core.steps_strip import loss_cells, loss_note, step_range, strip_lines
 
 
 @dataclass(frozen=True)
@@ -50,11 +50,14 @@ class Journey:
         return int(self.alert_steps[position])
 
     def headline(self) -> str | None:
-        """"first NaN at step 2 of 40" (None when the run has no training steps)."""
+        """"first NaN at step 2 of 40 (steps 0–39)" (None when the run has no training
+        steps). The range says once that steps count from 0, as the user's own
+        `for step in range(…)` does and every other place (Alerts, `report`, --json) shows
+        them: "step 2 of 40" alone read as the second step to a user counting from 1."""
         s = self.first_step
         if s is None or not self.steps.count:
             return None
-        return f"first NaN at step {s} of {self.steps.count}"
+        return f"first NaN at step {s} of {self.steps.count} ({step_range(self.steps.count)})"
 
     def strip(self, width: int) -> list[str]:
         """The per-step strip, then what its loss line is (or why there is none)."""

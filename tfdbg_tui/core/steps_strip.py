@@ -85,3 +85,8 @@ def strip_lines(count: int, per_step: np.ndarray, losses: Sequence[str] | None,
         cells = [c[r].rjust(w) for c, w in zip(cols, widths, strict=True)]
         out.append(labels[r].ljust(lw) + " " + " ".join(cells))
     return out
+
+
+def step_range(count: int) -> str:
+    """"steps 0–39": how the steps are numbered, for a line that says how many there are."""
+    return "step 0" if count == 1 else f"steps 0–{count - 1}"

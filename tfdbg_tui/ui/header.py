@@ -4,14 +4,16 @@ It is rebuilt on every snapshot, from the snapshot's counts only (rows below the
 change). It is never cut at the edge: each part has a priority, and when the line does not
 fit its width the least needed parts go first (the TensorFlow version, the program name,
 then the run, the modes, the counts; the path is shortened from the left before it goes).
-The alert count and the reading state ("● live", "idle since…", "indexing 40%", "✖ reading
-stopped") always stay — they are what a user looks at the header for. In compare mode the
-header says so ("vs B …:" and the verdict), between those and the counts. The verdict is
-never cut — how the runs compare is what a comparing user looks for —; the two paths yield
-first (shortened from the left to their last folder, then dropped), then the counts; when
-even then the whole verdict does not fit beside the alert count and the reading state, it
-leaves the line for a row of its own under it (`header_layout`), wrapped there, never cut:
-a verdict with its tolerance is often longer than an 80-column line.
+The first NaN's step ("first NaN at step 2 of 40") stays too; its numbering ("(steps 0–39)")
+goes after the run. The alert count and the reading state ("● live", "idle since…",
+"indexing 40%", "✖ reading stopped") always stay — they are what a user looks at the header
+for. In compare mode the header says so ("vs B …:" and the verdict), between those and the
+counts. The verdict is never cut — how the runs compare is what a comparing user looks for
+—; the two paths yield first (shortened from the left to their last folder, then dropped),
+then the counts; when even then the whole verdict does not fit beside the alert count and
+the reading state, it leaves the line for a row of its own under it (`header_layout`),
+wrapped there, never cut: a verdict with its tolerance is often longer than an 80-column
+line.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Part:
     least: int = 12
     keep: bool = False  # shortened at its `drop` level like the others, but never dropped
     verdict: bool = False  # compare mode's verdict: whole on the line, or on a row of its own
+    glued: bool = False  # one space from the part before, not the gap: it goes on with it
 
 
 VERDICT_STYLE = "bold #d7afff"
@@ -86,7 +89,12 @@ def header_parts(logdir: DebugLogdir, snap: Snapshot, display_path: str, follow:
     parts.append(Part(f"{n:,} alert{'' if n == 1 else 's'}",
                       "bold #ff5f5f" if n else "green", 0))
     if steps and n:  # "first NaN at step 2 of 40": what a user counted Timeline rows for
-        parts.append(Part(steps, "bold #ff5f5f", 1))
+        # "(steps 0–39)", saying that steps count from 0: after the run, as needed as the
+        # path: the path is shortened first and, level with it, goes first
+        head, paren, numbering = steps.partition(" (")
+        parts.append(Part(head, "bold #ff5f5f", 1))
+        if paren:
+            parts.append(Part(f"({numbering}", "#ff5f5f", 5, glued=True))
     warnings = len(logdir.all_warnings()) if not snap.indexing else 0
     if warnings:
         parts.append(Part(f"⚠ {warnings}", "bold yellow", 1))
@@ -108,7 +116,8 @@ def fit_parts(parts: list[Part], width: int, gap: str = "  ") -> Text:
     parts = [replace(p) for p in parts]
 
     def total() -> int:
-        return sum(cell_len(p.text) for p in parts) + cell_len(gap) * (len(parts) - 1)
+        seps = sum(1 if p.glued else cell_len(gap) for p in parts[1:])
+        return sum(cell_len(p.text) for p in parts) + seps
 
     while total() > width:
         over = total() - width
@@ -128,7 +137,7 @@ def fit_parts(parts: list[Part], width: int, gap: str = "  ") -> Text:
     t = Text(no_wrap=True, overflow="ellipsis")
     for k, p in enumerate(parts):
         if k:
-            t.append(gap)
+            t.append(" " if p.glued else gap)
         t.append(p.text, p.style)
     return t
 

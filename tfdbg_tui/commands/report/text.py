@@ -22,7 +22,7 @@ from reader.diagnosis.unrecorded_reads import HOP_READ
 from tfdbg_tui.commands import output
 from tfdbg_tui.commands.report.sections import SECTIONS
 from tfdbg_tui.core.sanitize import literal
-from tfdbg_tui.core.steps_strip import loss_cells, loss_note, strip_lines
+from tfdbg_tui.core.steps_strip import loss_cells, loss_note, step_range, strip_lines
 
 
 class Hanging:
@@ -207,7 +207,8 @@ def _steps_line(steps: dict[str, Any], total: int) -> str:
     what = f"{n:,} training step{'' if n == 1 else 's'}"
     if first is not None:
         out = steps.get("alerts_outside_steps") or 0
-        return (f"first NaN/∞ at step {first} of {n} ({steps.get('first_alert_form')})"
+        return (f"first NaN/∞ at step {first} of {n} ({step_range(n)}; "
+                f"{steps.get('first_alert_form')})"
                 + (f"; {out:,} outside the steps (the input pipeline, or before or after "
                    "the training)" if out else ""))
     if total:
