@@ -60,7 +60,19 @@ def forbidden() -> re.Pattern[str]:
     return re.compile("[" + "".join(parts) + "]")
 
 
+@functools.cache
+def _ascii_allowed() -> bytes:
+    """The ASCII characters `forbidden()` lets through (printable ones and newline)."""
+    return bytes(c for c in range(128) if forbidden().match(chr(c)) is None)
+
+
 def assert_no_raw_controls(text: str, where: str) -> None:
+    """No character of `forbidden()` in `text`. An ASCII text (report --json's, always) is
+    checked by deleting its allowed bytes at C speed: the regex took 37 s over the 629 MB
+    that `report --json` prints for op_name_100mb, the deletion under a second; anything
+    left over (or a text that is not ASCII) goes to the regex, which says where."""
+    if text.isascii() and not text.encode("ascii").translate(None, _ascii_allowed()):
+        return
     m = forbidden().search(text)
     if m is not None:
         ctx = text[max(0, m.start() - 40): m.start() + 40]
