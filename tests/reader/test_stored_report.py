@@ -59,9 +59,13 @@ class Report:
         self.out, self.warnings, self.merged = proc.stdout, lines, imported == "True"
 
 
-@pytest.fixture
-def two_hosts(reference_logdir: str, tmp_path: Path) -> Path:
-    d = tmp_path / "run"
+@pytest.fixture(scope="module")
+def _indexed_once(reference_logdir: str, tmp_path_factory: pytest.TempPathFactory
+                  ) -> tuple[Path, Path]:
+    """The run (its file set under two host names) indexed once per module, and a pristine
+    copy of it: `index` and its shards cost seconds, and every test needs the same ones."""
+    root = tmp_path_factory.mktemp("stored-report")
+    d = root / "run"
     d.mkdir()
     for f in Path(reference_logdir).iterdir():
         if f.name.startswith("tfdbg_events."):
@@ -72,7 +76,36 @@ def two_hosts(reference_logdir: str, tmp_path: Path) -> Path:
     proc = run("index", str(d))
     assert proc.returncode == 0, proc.stderr
     assert "report stored beside the shards" in proc.stdout, proc.stdout
+    pristine = root / "pristine"
+    shutil.copytree(d, pristine, symlinks=True)  # copy2: sizes and mtimes kept
+    return d, pristine
+
+
+@pytest.fixture
+def two_hosts(_indexed_once: tuple[Path, Path]) -> Path:
+    """The indexed run as `index` left it, at the path it was indexed under (the stored
+    report names its logdir): each test changes it at will. A file is the same to the
+    stored report and the shards when its size and mtime are (device, inode and ctime are
+    this machine's: reader/index/shard_store.holds), which copy2 keeps — and
+    test_the_stored_report_is_a_direct_reads_byte_for_byte proves the copy is used as is."""
+    d, pristine = _indexed_once
+    shutil.rmtree(d)
+    shutil.copytree(pristine, d, symlinks=True)
     return d
+
+
+_DIRECT: dict[tuple[str, ...], Report] = {}  # (the run's path, *options): its direct read
+
+
+def direct_read(d: Path, *args: str) -> Report:
+    """`report ARGS` read directly (no shard, no stored report) from the run's files as
+    `index` found them: once per module and options, as it reads nothing a test changes
+    (the stored report, the shards, a shard's time). A test that changes a run's file reads
+    it with `Report(..., direct=True)` itself."""
+    key = (str(d), *args)
+    if key not in _DIRECT:
+        _DIRECT[key] = Report(d, *args, direct=True)
+    return _DIRECT[key]
 
 
 def stored_file(d: Path) -> Path:
@@ -84,7 +117,7 @@ def stored_file(d: Path) -> Path:
                          ids=["json", "text", "json-limit-10"])
 def test_the_stored_report_is_a_direct_reads_byte_for_byte(two_hosts: Path,
                                                            form: list[str]) -> None:
-    direct = Report(two_hosts, *form, direct=True)
+    direct = direct_read(two_hosts, *form)
     stored = Report(two_hosts, *form)
     assert not stored.merged and not stored.warnings, stored.warnings
     assert stored.out == direct.out
@@ -95,7 +128,7 @@ def test_the_stored_report_is_a_direct_reads_byte_for_byte(two_hosts: Path,
 @pytest.mark.parametrize("form", [["--limit", "3"], ["--values"]])
 def test_options_that_change_the_report_merge_the_shards(two_hosts: Path,
                                                         form: list[str]) -> None:
-    direct = Report(two_hosts, "--json", *form, direct=True)
+    direct = direct_read(two_hosts, "--json", *form)
     merged = Report(two_hosts, "--json", *form)
     assert merged.merged and not merged.warnings
     assert merged.out == direct.out
@@ -135,7 +168,7 @@ def test_a_shard_written_anew_drops_it(two_hosts: Path) -> None:
     file's time moved): the report is made from the shards, and `index` stores it anew."""
     shard = next((two_hosts / ".tfdbg-index").glob("*.alpha.parquet"))
     os.utime(shard, (1, 1))
-    direct = Report(two_hosts, "--json", direct=True)
+    direct = direct_read(two_hosts, "--json")
     got = Report(two_hosts, "--json")
     assert got.merged and len(got.warnings) == 1, got.warnings
     assert f"the shard {shard.name} changed since it was made" in got.warnings[0]
@@ -229,14 +262,14 @@ FORGED = {
 def test_a_forged_or_damaged_stored_report_is_dropped(two_hosts: Path, case: str) -> None:
     change, said = FORGED[case]
     change(two_hosts)
-    direct = Report(two_hosts, "--json", direct=True)
+    direct = direct_read(two_hosts, "--json")
     got = Report(two_hosts, "--json")
     assert got.merged and len(got.warnings) == 1, got.warnings
     assert "stored report not used" in got.warnings[0] and said in got.warnings[0], \
         got.warnings
     assert got.out == direct.out
     text = Report(two_hosts)
-    assert text.out == Report(two_hosts, direct=True).out
+    assert text.out == direct_read(two_hosts).out
 
 
 def test_a_run_of_one_file_set_stores_its_report_too(reference_logdir: str,
