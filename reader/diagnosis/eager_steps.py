@@ -38,6 +38,7 @@ from itertools import pairwise
 import numpy as np
 
 from reader.diagnosis.eager_gaps import steps_from_forward
+from reader.diagnosis.source import in_loop
 from reader.diagnosis.step_model import EAGER_STEP, TrainingSteps, no_steps
 from reader.errors import ReaderError
 from reader.index.graphs import Graph
@@ -107,11 +108,12 @@ def eager_steps(logdir: DebugLogdir, max_eager: int) -> TrainingSteps | None:
     exec_step[exec_step >= m] = -1
     exec_step = steps_from_forward(logdir, types, ends, exec_step, backprop_frames(logdir),
                                    np.isin(types, write_ids))
-    function = None
+    function, loop = None, None
     try:
         frames = logdir.stack(logdir.read_execution(int(trained[0][0])).stack_frame_ids)
         uf = logdir.user_frame(frames)
         function = uf.function if uf is not None and uf.function != "<module>" else None
+        loop = in_loop(logdir, uf) if uf is not None else None  # "eager loop in main"
     except (ReaderError, KeyError, ValueError):
         pass
     trace_step = np.full(len(logdir.traces), -1, np.int64)
@@ -119,7 +121,7 @@ def eager_steps(logdir: DebugLogdir, max_eager: int) -> TrainingSteps | None:
         enclosing = np.searchsorted(e.wall_time, logdir.traces.wall_time, "left")
         inside = enclosing < n
         trace_step[inside] = exec_step[enclosing[inside]]
-    return TrainingSteps(EAGER_STEP, m, trace_step, exec_step, function)
+    return TrainingSteps(EAGER_STEP, m, trace_step, exec_step, function, loop=loop)
 
 
 def _writing_graphs(logdir: DebugLogdir) -> list[int]:

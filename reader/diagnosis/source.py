@@ -252,3 +252,25 @@ def parsed_module(L: DebugLogdir, frame: Frame) -> ast.Module | None:
         return None
     tree = _parse("\n".join(lines))
     return None if isinstance(tree, str) else tree
+
+
+def in_loop(L: DebugLogdir, frame: Frame) -> bool | None:
+    """Whether `frame`'s line sits in a `for`/`while` of its own function (not of one
+    defined inside it): an eager training written as a loop in `main`, not as calls of a
+    `train_step`. None when the source does not say (not recorded, not analysed)."""
+    tree = parsed_module(L, frame)
+    if tree is None:
+        return None
+    scope: ast.AST = (_enclosing_function(tree, frame.line) if frame.function != "<module>"
+                      else None) or tree
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+                      | ast.ClassDef):
+            continue
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While) and \
+                node.lineno <= frame.line <= (node.end_lineno or node.lineno):
+            return True
+        todo.extend(ast.iter_child_nodes(node))
+    return False

@@ -30,6 +30,9 @@ class TrainingSteps:
     epoch_starts: tuple[int, ...] = ()  # fit: the first step of each epoch
     notes: tuple[str, ...] = field(default_factory=tuple)
     calls: np.ndarray | None = None  # a called step's execution per step (its loss output)
+    # eager: the steps are iterations of a loop written in `function` (True), calls of it
+    # (False), or the source did not say (None)
+    loop: bool | None = None
 
     def step_of(self, kind: int, index: int) -> int | None:
         """The step of a graph trace (GRAPH) or eager execution, None outside every step."""
@@ -68,14 +71,18 @@ class TrainingSteps:
         return f"step {step} of {self.count} ({self.form_of(step)})"
 
     def form_of(self, step: int) -> str:
-        """The form of one step: "Session.run", "train_step call", "fit epoch 0, batch 2"."""
+        """The form of one step: "Session.run", "tf.function train_step call", "eager loop
+        in main", "eager train_step call", "fit epoch 0, batch 2"."""
         eb = self.epoch_batch(step)
         if eb is not None:
             return f"fit epoch {eb[0]}, batch {eb[1]}"
         if self.form == FUNCTION:
             return f"tf.function {self.function} call" if self.function else "tf.function call"
-        if self.form == EAGER_STEP:
-            return f"eager {self.function}" if self.function else "eager step"
+        if self.form == EAGER_STEP:  # in the user's words: their loop, or their function
+            if self.loop:  # "eager main" read as a function named main being the step
+                return f"eager loop in {self.function}" if self.function else "eager loop"
+            call = " call" if self.loop is False else ""
+            return f"eager {self.function}{call}" if self.function else "eager step"
         return FORM_NAMES.get(self.form or "", "?")
 
     def to_json(self, step: int | None) -> dict[str, Any]:

@@ -92,3 +92,16 @@ def test_the_origin_cause_and_line_to_fix(tmp_path_factory: pytest.TempPathFacto
                                           request: pytest.FixtureRequest, name: str) -> None:
     CORPUS.xfail_if_wrong(request, "origin", name)
     CORPUS.check_origin(CORPUS.report(tmp_path_factory, capsys, name), name)
+
+
+def test_an_eager_loop_is_named_as_the_user_wrote_it(
+        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    """helper_rate_eager trains in a `for` loop of `main`, no step function: its steps are
+    "eager loop in main" (as the others read "tf.function train_step call", "fit epoch 7,
+    batch 3"), not "eager main", which reads as a function named main being the step."""
+    rep = CORPUS.report(tmp_path_factory, capsys, "helper_rate_eager")
+    assert rep["steps"]["first_alert_form"] == "eager loop in main", rep["steps"]
+    assert rep["first_alerts"][0]["step_form"] == "eager loop in main"
+    fit = CORPUS.report(tmp_path_factory, capsys, "fit_lr_callback")
+    assert fit["steps"]["first_alert_form"] == "fit epoch 7, batch 3", fit["steps"]
+

@@ -54,6 +54,9 @@ def test_json_gives_the_step_of_every_first_alert(
     assert outside < per[bad]["alerts"]  # a few after the last step (fit's end-of-epoch ops)
     if form == "fit":
         assert first[0]["step_form"] == f"fit epoch {bad // 4}, batch {bad % 4}"
+    if form == "eager":  # the user's function, called once a step (not "eager train_step")
+        assert first[0]["step_form"] == rep["steps"]["first_alert_form"] \
+            == "eager train_step call"
 
 
 @pytest.mark.parametrize("form", FORMS)
