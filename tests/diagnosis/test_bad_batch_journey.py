@@ -13,13 +13,11 @@ What failed before, by form:
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_program
+from support.recordings import recorded_program
 
 pytestmark = pytest.mark.tf
 
@@ -30,14 +28,8 @@ CASES = [(form, kind) for kind in ("nan", "zero") for form in BAD]
 def _logdir(tmp_path_factory: pytest.TempPathFactory, form: str, kind: str) -> str:
     pytest.importorskip("tensorflow")
 
-    def build(d: Path) -> str:
-        status, output = run_program([PROGRAMS / "batch_program.py", d, form, kind,
-                                      str(BAD[form])])
-        if status != 0:
-            pytest.fail(f"batch_program {form} {kind} failed ({status}):\n{output[-3000:]}")
-        return str(d)
-
-    return build_once(shared_root(tmp_path_factory), f"batch-{form}-{kind}", build)
+    return recorded_program(tmp_path_factory, f"batch-{form}-{kind}",
+                            PROGRAMS / "batch_program.py", form, kind, BAD[form])
 
 
 @pytest.mark.parametrize(("form", "kind"), CASES)

@@ -83,19 +83,12 @@ def test_full_tensor_tells_the_bad_batch_from_a_divergence(
 
 def _overflow_fit(tmp_path_factory: pytest.TempPathFactory) -> str:
     """tests/programs/overflow_fit_program.py, its bad batch at step 3 of 6 (0-based)."""
-    from pathlib import Path
 
     from support.paths import PROGRAMS
-    from support.shared import build_once, shared_root
-    from support.tf_fork import run_program
+    from support.recordings import recorded_program
 
-    def build(d: Path) -> str:
-        status, output = run_program([PROGRAMS / "overflow_fit_program.py", d, "3"])
-        if status != 0:
-            pytest.fail(f"overflow_fit_program failed (status {status}):\n{output[-3000:]}")
-        return str(d)
-
-    return build_once(shared_root(tmp_path_factory), "overflow-fit", build)
+    return recorded_program(tmp_path_factory, "overflow-fit",
+                            PROGRAMS / "overflow_fit_program.py", 3)
 
 
 def test_the_backward_sentence_follows_a_full_stop(

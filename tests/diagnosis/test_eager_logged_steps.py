@@ -23,8 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_program
+from support.recordings import recorded_program
 
 pytestmark = pytest.mark.tf
 
@@ -69,13 +68,7 @@ def test_the_numpy_proof() -> None:
 def _logdir(tmp_path_factory: pytest.TempPathFactory, form: str) -> str:
     pytest.importorskip("tensorflow")
 
-    def build(d: Path) -> str:
-        status, output = run_program([PROGRAM, d, form])
-        if status != 0:
-            pytest.fail(f"eager_logged_steps {form} failed ({status}):\n{output[-3000:]}")
-        return str(d)
-
-    return build_once(shared_root(tmp_path_factory), f"eager-logged-{form}", build)
+    return recorded_program(tmp_path_factory, f"eager-logged-{form}", PROGRAM, form)
 
 
 @pytest.mark.parametrize("form", FORMS)

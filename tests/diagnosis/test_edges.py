@@ -18,16 +18,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.paths import PROGRAMS, tf_env
+from support.paths import PROGRAMS
+from support.recordings import local_imports, recorded
+from support.report_run import report_json
 from support.shared import build_once, shared_root
-from support.slowdown import guard
 from support.tf_fork import run_forked
 from support.tui import follow_first_alert, sync
 from zoo_support import ZooProgram, parse_program, problems, summary
@@ -42,13 +40,10 @@ SCENARIOS = [parse_program(p) for p in sorted(EDGES.glob("*.py"))]
 
 
 def _report(logdir: Path) -> dict[str, Any] | str:
-    rep = subprocess.run([sys.executable, "-m", "tfdbg_tui", "report", "--json", str(logdir)],
-                         env=tf_env(), capture_output=True, text=True, timeout=guard(300))
-    try:
-        out: dict[str, Any] = json.loads(rep.stdout)
-        return out
-    except ValueError as e:
-        return f"report --json unreadable ({e}): {rep.stderr[-2000:]}"
+    """`tfdbg-tui report --json` through its entry point, in this process
+    (support.report_run)."""
+    rep = report_json(str(logdir))
+    return rep.report if rep.report is not None else f"report --json unreadable: {rep.error}"
 
 
 @pytest.fixture(scope="session")
@@ -56,18 +51,25 @@ def edge_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """stem → {"returncode", "output", "report"} for every scenario, built once per run."""
     pytest.importorskip("tensorflow")
 
-    def build(root: Path) -> dict[str, Any]:
+    def record(root: Path) -> dict[str, Any]:
         status = root / "status.json"
         done = run_forked([PROGRAMS / "edges_driver.py", root, status,
                            *(s.path for s in SCENARIOS)])
         if done.status != 0:
             pytest.fail(f"edges_driver failed (status {done.status}):\n{done.err[-3000:]}")
         runs: dict[str, Any] = json.loads(status.read_text())
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            reports = pool.map(_report, [root / s.name for s in SCENARIOS])
-            for s, rep in zip(SCENARIOS, reports, strict=True):
-                runs[s.name]["report"] = rep
-                runs[s.name]["logdir"] = str(root / s.name)
+        return runs
+
+    def build(_: Path) -> dict[str, Any]:
+        # the recordings are kept for the next runs (support.recordings), the reports not
+        path, runs = recorded(
+            tmp_path_factory, "edges",
+            [p for s in SCENARIOS for p in local_imports(s.path)] + [PROGRAMS / "edges_driver.py"],
+            record, keep=lambda runs: all(r["returncode"] == 0 for r in runs.values()))
+        root = Path(path)
+        for s in SCENARIOS:
+            runs[s.name]["report"] = _report(root / s.name)
+            runs[s.name]["logdir"] = str(root / s.name)
         return runs
 
     return build_once(shared_root(tmp_path_factory), "edges", build)

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_program
+from support.recordings import recorded_program
 
 pytestmark = pytest.mark.tf
 
@@ -59,13 +57,8 @@ def _logdir(tmp_path_factory: pytest.TempPathFactory, form: str, case: str) -> s
     pytest.importorskip("tensorflow")
     bad, steps = RUNS[form]
 
-    def build(d: Path) -> str:
-        status, output = run_program([PROGRAM, d, form, case, str(bad), "--steps", str(steps)])
-        if status != 0:
-            pytest.fail(f"grad_pair_program {form} {case} failed ({status}):\n{output[-3000:]}")
-        return str(d)
-
-    return build_once(shared_root(tmp_path_factory), f"grad-pair-{form}-{case}", build)
+    return recorded_program(tmp_path_factory, f"grad-pair-{form}-{case}", PROGRAM, form, case,
+                            bad, "--steps", steps)
 
 
 def _report(path: str, capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:

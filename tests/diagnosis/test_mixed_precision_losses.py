@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
+from support.recordings import recorded_program
 from support.tf_fork import run_program
 
 from tfdbg_tui.commands import report
@@ -49,11 +49,9 @@ def mixed_logdir(tmp_path_factory: pytest.TempPathFactory, form: str, mode: str)
     pytest.importorskip("tensorflow")
     bad, steps = RUNS[form]
 
-    def build(d: Path) -> str:
-        _run([d, form, str(bad), "--steps", str(steps), "--mode", mode])
-        return str(d)
-
-    return build_once(shared_root(tmp_path_factory), f"mixed-{form}-{mode.lower()}", build)
+    return recorded_program(tmp_path_factory, f"mixed-{form}-{mode.lower()}",
+                            PROGRAMS / "mixed_program.py", form, bad, "--steps", steps,
+                            "--mode", mode)
 
 
 def _state(v: float) -> str:

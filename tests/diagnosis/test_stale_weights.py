@@ -20,13 +20,11 @@ and says that what it read is not known.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_program
+from support.recordings import recorded_program
 
 pytestmark = pytest.mark.tf
 
@@ -48,15 +46,8 @@ def _logdir(tmp_path_factory: pytest.TempPathFactory, read: str, update: str) ->
     pytest.importorskip("tensorflow")
     bad, steps = RUNS[read]
 
-    def build(d: Path) -> str:
-        status, output = run_program([PROGRAM, d, read, update, str(bad), "--steps",
-                                      str(steps)])
-        if status != 0:
-            pytest.fail(f"stale_weight_program {read} {update} failed ({status}):\n"
-                        f"{output[-3000:]}")
-        return str(d)
-
-    return build_once(shared_root(tmp_path_factory), f"stale-weight-{read}-{update}", build)
+    return recorded_program(tmp_path_factory, f"stale-weight-{read}-{update}", PROGRAM, read,
+                            update, bad, "--steps", steps)
 
 
 def _report(path: str, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
@@ -200,13 +191,7 @@ def test_a_kernel_fit_wrote_nan_and_an_eager_op_read_is_the_bad_batch(
 
     program = PROGRAMS / "fit_then_read_program.py"
 
-    def build(d: Path) -> str:
-        status, output = run_program([program, d, "2"])
-        if status != 0:
-            pytest.fail(f"fit_then_read_program failed ({status}):\n{output[-3000:]}")
-        return str(d)
-
-    rep = _report(build_once(shared_root(tmp_path_factory), "fit-then-read", build), capsys)
+    rep = _report(recorded_program(tmp_path_factory, "fit-then-read", program, 2), capsys)
     incidents = rep["incidents"]
     assert [i["step"] for i in incidents] == [2], incidents
     assert incidents[0]["alerts"] == rep["alerts"]["total"]

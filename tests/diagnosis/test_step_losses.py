@@ -12,13 +12,11 @@ from __future__ import annotations
 import json
 import math
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_program
+from support.recordings import recorded_program
 from support.tui import settle, sync
 
 from reader import DebugLogdir
@@ -40,14 +38,9 @@ def loss_logdir(tmp_path_factory: pytest.TempPathFactory, form: str, mode: str) 
     pytest.importorskip("tensorflow")
     bad, steps = RUNS[form]
 
-    def build(d: Path) -> str:
-        status, output = run_program([PROGRAMS / "loss_program.py", d, form, str(bad),
-                                      "--steps", str(steps), "--mode", mode])
-        if status != 0:
-            pytest.fail(f"loss_program {form} failed (status {status}):\n{output[-3000:]}")
-        return str(d)
-
-    return build_once(shared_root(tmp_path_factory), f"losses-{form}-{mode.lower()}", build)
+    return recorded_program(tmp_path_factory, f"losses-{form}-{mode.lower()}",
+                            PROGRAMS / "loss_program.py", form, bad, "--steps", steps,
+                            "--mode", mode)
 
 
 def steps_json(logdir: str, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:

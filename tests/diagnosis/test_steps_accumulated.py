@@ -9,13 +9,10 @@ gradient run.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_program
+from support.recordings import recorded_program
 
 from reader import open_logdir
 from reader.diagnosis.step_model import SESSION, alerts_per_step
@@ -28,14 +25,8 @@ BAD, STEPS, MICRO = 5, 4, 2
 def accumulated(tmp_path_factory: pytest.TempPathFactory) -> str:
     pytest.importorskip("tensorflow")
 
-    def build(d: Path) -> str:
-        status, output = run_program([PROGRAMS / "accum_step_program.py", d, str(BAD),
-                                      "--steps", str(STEPS)])
-        if status != 0:
-            pytest.fail(f"accum_step_program failed (status {status}):\n{output[-3000:]}")
-        return str(d)
-
-    return build_once(shared_root(tmp_path_factory), "steps-accumulated", build)
+    return recorded_program(tmp_path_factory, "steps-accumulated",
+                            PROGRAMS / "accum_step_program.py", BAD, "--steps", STEPS)
 
 
 def test_micro_batches_fold_into_the_update_they_precede(accumulated: str) -> None:

@@ -29,8 +29,7 @@ from typing import Any
 import numpy as np
 import pytest
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_program
+from support.recordings import recorded_program
 
 pytestmark = pytest.mark.tf
 
@@ -77,13 +76,8 @@ def test_the_numpy_proof() -> None:
 def _logdir(tmp_path_factory: pytest.TempPathFactory, form: str, kind: str) -> str:
     pytest.importorskip("tensorflow")
 
-    def build(d: Path) -> str:
-        status, output = run_program([PROGRAM, d, form, kind, str(BAD[form])])
-        if status != 0:
-            pytest.fail(f"user_bad_batch {form} {kind} failed ({status}):\n{output[-3000:]}")
-        return str(d)
-
-    return build_once(shared_root(tmp_path_factory), f"user-batch-{form}-{kind}", build)
+    return recorded_program(tmp_path_factory, f"user-batch-{form}-{kind}", PROGRAM, form,
+                            kind, BAD[form])
 
 
 @pytest.mark.parametrize(("form", "kind"), CASES)

@@ -1,17 +1,18 @@
 """The zoo's learning-rate divergence (tests/programs/zoo/x_learning_rate_divergence.py)
-recorded in a chosen mode, once per test run: its first alert's diagnosis is the divergence
-story (the weights grew step after step until a Square overflowed). `eager=True` records the
+recorded in a chosen mode, once per test run and kept for the next (support.recordings): its
+first alert's diagnosis is the divergence story (the weights grew step after step until a
+Square overflowed). `eager=True` records the
 same program with its step run eagerly (the @tf.function decorator taken off)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import hashlib
+import os
 
 import pytest
 
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_program
+from support.recordings import cache_root, recorded_program
 
 ZOO = PROGRAMS / "zoo" / "x_learning_rate_divergence.py"
 
@@ -21,17 +22,17 @@ def divergence_logdir(tmp_path_factory: pytest.TempPathFactory, mode: str,
     """Path of the program's logdir recorded in `mode` (FULL_HEALTH, FULL_TENSOR…)."""
     pytest.importorskip("tensorflow")
 
-    def build(d: Path) -> str:
-        prog = d / "prog.py"
-        text = ZOO.read_text().replace('"FULL_HEALTH"', f'"{mode}"')
-        if eager:
-            assert "\n@tf.function\n" in text
-            text = text.replace("\n@tf.function\n", "\n")
-        prog.write_text(text)
-        status, output = run_program([prog, d / "logdir"])
-        if status != 0:
-            pytest.fail(f"the divergence program failed (status {status}):\n{output[-3000:]}")
-        return str(d / "logdir")
-
+    text = ZOO.read_text().replace('"FULL_HEALTH"', f'"{mode}"')
+    if eager:
+        assert "\n@tf.function\n" in text
+        text = text.replace("\n@tf.function\n", "\n")
+    # the program as run, at a path that stays (its recorded stacks name it): by its content
+    prog = cache_root() / "programs" / (
+        f"divergence-{hashlib.sha256(text.encode()).hexdigest()[:16]}.py")
+    if not prog.is_file() or prog.read_text() != text:
+        prog.parent.mkdir(exist_ok=True)
+        fresh = prog.with_suffix(f".{os.getpid()}")
+        fresh.write_text(text)
+        os.replace(fresh, prog)
     key = f"divergence-{mode.lower()}" + ("-eager" if eager else "")
-    return build_once(shared_root(tmp_path_factory), key, build)
+    return recorded_program(tmp_path_factory, key, prog)

@@ -9,13 +9,11 @@ Each is a child forked from a process that imported TensorFlow already (support.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_program
+from support.recordings import recorded_program
 
 
 @dataclass(frozen=True)
@@ -57,13 +55,6 @@ def optimizer_logdir(tmp_path_factory: pytest.TempPathFactory, run: Run) -> str:
     """Path of `run`'s logdir, written once per test run."""
     pytest.importorskip("tensorflow")
 
-    def build(d: Path) -> str:
-        status, output = run_program([PROGRAMS / "optimizer_step_program.py", d,
-                                      run.optimizer, run.form, str(run.bad),
-                                      "--steps", str(run.steps), "--setup", run.setup])
-        if status != 0:
-            pytest.fail(f"optimizer_step_program {run.name} failed (status {status}):\n"
-                        f"{output[-3000:]}")
-        return str(d)
-
-    return build_once(shared_root(tmp_path_factory), f"optimizer-steps-{run.name}", build)
+    return recorded_program(tmp_path_factory, f"optimizer-steps-{run.name}",
+                            PROGRAMS / "optimizer_step_program.py", run.optimizer, run.form,
+                            run.bad, "--steps", run.steps, "--setup", run.setup)

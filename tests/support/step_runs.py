@@ -7,13 +7,10 @@ that imported TensorFlow already (support.tf_fork): the import was most of its c
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_program
+from support.recordings import recorded_program
 
 # form → (bad step, steps): the bad step differs per form, so a test cannot pass by
 # finding one fixed number; fit runs 4 batches an epoch (step 5 = epoch 1, batch 1)
@@ -26,11 +23,6 @@ def step_logdir(tmp_path_factory: pytest.TempPathFactory, form: str,
     pytest.importorskip("tensorflow")
     bad, steps = RUNS[form]
 
-    def build(d: Path) -> str:
-        status, output = run_program([PROGRAMS / "step_program.py", d, form, str(bad),
-                                      "--steps", str(steps), "--mode", mode])
-        if status != 0:
-            pytest.fail(f"step_program {form} failed (status {status}):\n{output[-3000:]}")
-        return str(d)
-
-    return build_once(shared_root(tmp_path_factory), f"steps-{form}-{mode.lower()}", build)
+    return recorded_program(tmp_path_factory, f"steps-{form}-{mode.lower()}",
+                            PROGRAMS / "step_program.py", form, bad, "--steps", steps,
+                            "--mode", mode)
