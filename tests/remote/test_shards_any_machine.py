@@ -76,6 +76,20 @@ def report(s3: S3Server, url: str, *args: str, **env: str) -> tuple[dict[str, An
     return out, got
 
 
+NOWHERE = str(ROOT / "no-such-shard-folder")  # `$TFDBG_TUI_SHARDS` for a direct read
+_DIRECT: dict[tuple[str, ...], dict[str, Any]] = {}
+
+
+def direct_report(s3: S3Server, url: str, *args: str) -> dict[str, Any]:
+    """`report --json ARGS URL` read directly (no shard, no stored report), once per module:
+    the objects under `indexed` never change here, and a shell's other variables (what the
+    tests vary) are not set for it."""
+    key = (url, *args)
+    if key not in _DIRECT:
+        _DIRECT[key] = report(s3, url, *args, TFDBG_TUI_SHARDS=NOWHERE)[0]
+    return _DIRECT[key]
+
+
 @pytest.fixture(scope="module")
 def indexed(s3: S3Server, tmp_path_factory: pytest.TempPathFactory) -> str:
     """Three hosts in the bucket, indexed from a shell with no region or GCS variable but
@@ -97,15 +111,14 @@ def indexed(s3: S3Server, tmp_path_factory: pytest.TempPathFactory) -> str:
 ], ids=["gcp-project", "gcs-emulator", "aws-region"])
 def test_a_shell_with_other_settings_for_the_same_endpoint_uses_the_shards(
         s3: S3Server, indexed: str, env: dict[str, str]) -> None:
-    nowhere = str(ROOT / "no-such-shard-folder")
     # --limit 5: not the report `index` stored (made for --limit 10): merged from the shards
-    direct, _ = report(s3, indexed, "--limit", "5", TFDBG_TUI_SHARDS=nowhere)
+    direct = direct_report(s3, indexed, "--limit", "5")
     opened, got = report(s3, indexed, "--limit", "5", **env)
     assert not [w for w in opened["warnings"] if ".tfdbg-index" in w], opened["warnings"]
     assert sum(p.endswith(".parquet") for p in got) == 3  # opened from the shards
     assert opened == direct
     # the report `index` stored beside them is used as well: nothing else is read
-    direct, _ = report(s3, indexed, TFDBG_TUI_SHARDS=nowhere)
+    direct = direct_report(s3, indexed)
     opened, got = report(s3, indexed, **env)
     assert sum(p.rsplit("/", 1)[1].startswith("report-") for p in got) == 1, got
     assert not [p for p in got if p.endswith((".parquet", *BIG))], got
@@ -133,7 +146,7 @@ def test_a_bucket_indexed_into_a_local_folder_opens_from_it(s3: S3Server, indexe
     assert proc.returncode == 0, proc.stderr
     assert f"TFDBG_TUI_SHARDS={out}" in proc.stdout, proc.stdout
     assert len(list(out.glob("*.parquet"))) == 3
-    direct, _ = report(s3, indexed, TFDBG_TUI_SHARDS=str(ROOT / "no-such-shard-folder"))
+    direct = direct_report(s3, indexed)
     opened, got = report(s3, indexed, TFDBG_TUI_SHARDS=str(out))
     assert not [w for w in opened["warnings"] if "shard" in w], opened["warnings"]
     assert not [p for p in got if p.endswith(".parquet")]  # none from the bucket's index
@@ -156,7 +169,7 @@ def test_a_shard_whose_object_is_gone_says_so(s3: S3Server, tmp_path: Path) -> N
     assert cli(s3, "index", url).returncode == 0
     name = sorted(local.glob("*.execution"))[2].name
     s3.fs().rm(f"anywhere/gone/{name}")
-    direct, _ = report(s3, url, TFDBG_TUI_SHARDS=str(ROOT / "no-such-shard-folder"))
+    direct, _ = report(s3, url, TFDBG_TUI_SHARDS=NOWHERE)
     opened, _ = report(s3, url)
     warned = [w for w in opened["warnings"] if ".tfdbg-index" in w]
     assert len(warned) == 1 and f"{name} is gone since it was indexed" in warned[0], warned
