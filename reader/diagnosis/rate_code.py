@@ -17,7 +17,8 @@ The mistake is in the schedule's formula, and the record says enough to find it:
   line (a schedule class's `__call__`, a callable given as `learning_rate`).
 Inside a function, the line to change is its one `return` that does not hand back a
 parameter unchanged (the branch that keeps the rate is not the mistake); with none or
-several, the `def` line. The user's code is only read, never run.
+several, the `def` line; a lambda's line is named by the def that holds it, as Source Code
+names it. The user's code is only read, never run.
 """
 
 from __future__ import annotations
@@ -137,11 +138,25 @@ def assigned_function(tree: ast.Module, line: int) -> tuple[str, int] | None:
     return None
 
 
-def _at(walker: Walker, place: Place, frame: Frame, function: str, line: int) -> Place:
+def _holder(tree: ast.Module, line: int) -> str:
+    """The def that holds `line` (the innermost), else `<module>`: a lambda's line is named
+    by it, as Source Code and a traceback's caller frame name it."""
+    spans = [f for f in _functions(tree) if f.lineno <= line <= (f.end_lineno or f.lineno)]
+    return max(spans, key=lambda f: f.lineno).name if spans else "<module>"
+
+
+def _at(walker: Walker, place: Place, frame: Frame, tree: ast.Module, function: str,
+        line: int) -> Place:
     lines = walker.L.source_lines(frame.host, frame.file) or []
     code = lines[line - 1] if 0 < line <= len(lines) else None
+    if function == "<lambda>":
+        function = _holder(tree, line)
     return replace(place, user_frame=replace(frame, line=line, col=0, function=function),
                    code=code)
+
+
+def _named(fn: str) -> str:
+    return "a lambda" if fn == "<lambda>" else fn
 
 
 def written_rate(walker: Walker, place: Place) -> RateCode | None:
@@ -158,16 +173,17 @@ def written_rate(walker: Walker, place: Place) -> RateCode | None:
         found = scheduler_function(tree)
         if found is not None:
             fn, line = found
-            return RateCode(_at(walker, place, uf, fn, line),
+            return RateCode(_at(walker, place, uf, tree, fn, line),
                             f"set every epoch by the LearningRateScheduler callback from "
-                            f"{fn} at {name}:{line}, called by {name}:{uf.line}")
+                            f"{_named(fn)} at {name}:{line}, called by {name}:{uf.line}")
         return None
     found = assigned_function(tree, uf.line)
     if found is None:
         return None
     fn, line = found
-    return RateCode(_at(walker, place, uf, fn, line),
-                    f"computed by {fn} at {name}:{line} and assigned at {name}:{uf.line}")
+    return RateCode(_at(walker, place, uf, tree, fn, line),
+                    f"computed by {_named(fn)} at {name}:{line} and assigned at "
+                    f"{name}:{uf.line}")
 
 
 def scheduled_by_user(walker: Walker, place: Place) -> RateCode | None:
