@@ -54,6 +54,13 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
+@pytest.fixture(scope="module")
+def direct(run: Path) -> dict[str, Any]:
+    """The run's report read directly (no shard), once: a test changes a shard, never the
+    run's files, so its direct read would be this one (its `logdir` aside)."""
+    return report(run, shards=False)
+
+
 def cli(*args: str, shards: bool = True) -> subprocess.CompletedProcess[str]:
     env = {**child_env(), "TFDBG_TUI_CACHE_MIN_BYTES": str(1 << 40)}
     if not shards:
@@ -129,8 +136,8 @@ CASES: dict[str, Callable[[pa.Table, dict[str, Any]], bytes]] = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_a_changed_shard_is_dropped_and_its_host_read(run: Path, tmp_path: Path,
-                                                      case: str) -> None:
+def test_a_changed_shard_is_dropped_and_its_host_read(run: Path, direct: dict[str, Any],
+                                                      tmp_path: Path, case: str) -> None:
     d = tmp_path / "run"
     shutil.copytree(run, d)
     (shard,) = (d / ".tfdbg-index").glob("*alpha.parquet")
@@ -140,7 +147,6 @@ def test_a_changed_shard_is_dropped_and_its_host_read(run: Path, tmp_path: Path,
     got = report(d)
     dropped = [w for w in got["warnings"] if shard.name in w]
     assert len(dropped) == 1 and "shard not used" in dropped[0], got["warnings"]
-    direct = report(d, shards=False)
     got["warnings"].remove(dropped[0])
     assert {**got, "logdir": None} == {**direct, "logdir": None}
 
