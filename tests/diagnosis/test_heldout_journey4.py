@@ -1,0 +1,124 @@
+"""The NaN journey held out, fourth corpus: six NaN/∞ of kinds no earlier corpus (zoo, edges,
+heldout_nan 1–3) has, written as users write them, recorded with `tfdbg-tui run -- PROGRAM`
+and read with `tfdbg-tui report --json` (issue 31).
+
+tests/programs/heldout_nan4/ holds them, across the three forms of a training step:
+- fit_remainder_std (`fit`): a hand batch standardization with the unbiased n − 1 variance,
+  on arrays one row past a multiple of the batch: the epoch's last batch has one row, 0/0;
+- fit_relu_scale (`fit`): a calibration layer dividing by relu(s) of a learned scale that
+  SGD pushes past 0: x/0 = ±∞;
+- kl_zero_target_eager (eager loop): a hand KL Σ p·log(p/q) whose teacher target has a 0;
+- reservoir_eager (eager loop): an echo-state reservoir of radius 2 whose state update lost
+  its tanh, run on a curriculum of ever longer sequences: the state overflows float32;
+- gauss_nll_var_fn (tf.function): a Gaussian NLL whose learned variance is a raw variable
+  that a step takes below 0: log of a negative;
+- msle_log1p_fn (tf.function): a hand mean squared log error, log1p of a linear prediction
+  that a far-out input takes below −1.
+Each program's `proof` (numpy, float32, the program's own arithmetic and SGD) shows its first
+non-finite step; its EXPECT header and `# FIX` line say the origin op, the cause and the line
+to change. STEP and the headers were committed before the tool ran on any of them.
+
+First contact: not yet run (the programs and their expectations are committed first).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+import pytest
+from heldout_support import HeldOut
+from support.paths import PROGRAMS
+
+pytestmark = pytest.mark.tf
+
+HELDOUT = PROGRAMS / "heldout_nan4"
+# the step (0-based) of each program's first NaN/∞, as its `proof` shows
+STEP = {"fit_remainder_std": 7, "fit_relu_scale": 8, "kl_zero_target_eager": 5,
+        "reservoir_eager": 11, "gauss_nll_var_fn": 25, "msle_log1p_fn": 9}
+# what the tool says instead, where it is still wrong (strict: a fix makes them fail)
+WRONG: dict[tuple[str, str], str] = {}
+
+CORPUS = HeldOut(HELDOUT, "heldout-nan4", STEP, WRONG)
+F32_MAX = 3.4028235e38
+
+
+def _import(name: str) -> Any:
+    sys.path.insert(0, str(HELDOUT))
+    try:
+        return __import__(name)
+    finally:
+        sys.path.remove(str(HELDOUT))
+
+
+def test_the_corpus_is_the_six_programs() -> None:
+    assert sorted(p.stem for p in HELDOUT.glob("*.py")) == sorted(STEP)
+    for name, step in STEP.items():
+        assert _import(name).BAD == step, name
+
+
+@pytest.mark.parametrize("name", ["fit_remainder_std", "kl_zero_target_eager"])
+def test_the_numpy_proofs_of_a_bad_batch(name: str) -> None:
+    """Every step finite until STEP, whose batch (a one-row remainder; a target with a 0)
+    makes the value non-finite, replayed in numpy on the program's data."""
+    finite = _import(name).proof()
+    assert finite == [True] * STEP[name] + [False]
+
+
+def test_the_numpy_proof_of_the_relu_scale() -> None:
+    """s falls from 1 and a step jumps it past 0 by a margin no rounding closes."""
+    m = _import("fit_relu_scale")
+    finite, seen = m.proof()
+    s = STEP["fit_relu_scale"]
+    assert finite == [True] * s + [False]
+    assert all(v > 0.2 for v in seen[:s]) and seen[s] < -0.1, seen
+
+
+def test_the_numpy_proof_of_the_learned_variance() -> None:
+    """var decreases from 1 and a step takes it from above 0.05 to below −0.1."""
+    finite, seen = _import("gauss_nll_var_fn").proof()
+    s = STEP["gauss_nll_var_fn"]
+    assert finite == [True] * s + [False]
+    assert all(v > 0.05 for v in seen[:s]) and seen[s] < -0.1, seen
+
+
+def test_the_numpy_proof_of_log1p() -> None:
+    """Every prediction above −1 (by a margin) until STEP's far-out row, below −2."""
+    finite, lowest = _import("msle_log1p_fn").proof()
+    s = STEP["msle_log1p_fn"]
+    assert finite == [True] * s + [False]
+    assert all(v > -0.5 for v in lowest[:s]) and lowest[s] < -2, lowest
+
+
+def test_the_numpy_proof_of_the_reservoir() -> None:
+    """The state's peak grows ~1000× a step (10 more time steps at radius 2): the step
+    before STEP peaks far below float32's range, STEP's overflows."""
+    peaks = _import("reservoir_eager").proof()
+    s = STEP["reservoir_eager"]
+    assert len(peaks) == s + 1 and math.isinf(peaks[s])
+    assert all(math.isfinite(p) for p in peaks[:s]) and peaks[s - 1] < F32_MAX / 100
+
+
+@pytest.mark.parametrize("name", sorted(STEP))
+def test_the_first_alert_is_in_the_step_that_went_bad(
+        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
+        request: pytest.FixtureRequest, name: str) -> None:
+    CORPUS.xfail_if_wrong(request, "step", name)
+    CORPUS.check_step(CORPUS.report(tmp_path_factory, capsys, name), name)
+
+
+@pytest.mark.parametrize("name", sorted(STEP))
+def test_one_incident_per_origin(tmp_path_factory: pytest.TempPathFactory,
+                                 capsys: pytest.CaptureFixture[str],
+                                 request: pytest.FixtureRequest, name: str) -> None:
+    CORPUS.xfail_if_wrong(request, "incidents", name)
+    CORPUS.check_incidents(CORPUS.report(tmp_path_factory, capsys, name), name)
+
+
+@pytest.mark.parametrize("name", sorted(STEP))
+def test_the_origin_cause_and_line_to_fix(tmp_path_factory: pytest.TempPathFactory,
+                                          capsys: pytest.CaptureFixture[str],
+                                          request: pytest.FixtureRequest, name: str) -> None:
+    CORPUS.xfail_if_wrong(request, "origin", name)
+    CORPUS.check_origin(CORPUS.report(tmp_path_factory, capsys, name), name)
