@@ -7,12 +7,9 @@ guide's TF1 and TF2 models), each forked from one that imported TensorFlow alrea
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from compare.pairs_support import PAIRS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_program
+from support.recordings import recorded_program
 
 # name → (program, mode, extra arguments)
 RUNS: dict[str, tuple[str, str, tuple[str, ...]]] = {
@@ -29,25 +26,12 @@ RUNS: dict[str, tuple[str, str, tuple[str, ...]]] = {
 }
 
 
-def _run(program: str, logdir: Path, mode: str, extra: tuple[str, ...]) -> str | None:
-    """Run one program; its stderr tail if it failed, else None."""
-    status, output = run_program([PAIRS / program, logdir, mode, *extra])
-    if status != 0:
-        return f"{program} {mode} {' '.join(extra)}:\n{output[-3000:]}"
-    return None
-
-
 @pytest.fixture(scope="session")
 def pair_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """name → logdir of every run in RUNS."""
     pytest.importorskip("tensorflow")
 
-    def build(root: Path) -> dict[str, str]:
-        dirs = {name: root / name for name in RUNS}
-        results = [_run(prog, dirs[n], mode, extra) for n, (prog, mode, extra) in RUNS.items()]
-        failed = [f for f in results if f]
-        if failed:
-            pytest.fail("a pair program failed: " + failed[0])
-        return {name: str(d) for name, d in dirs.items()}
-
-    return build_once(shared_root(tmp_path_factory), "pairs", build)
+    # each kept for the next runs (support.recordings); base and base_again stay two runs
+    return {name: recorded_program(tmp_path_factory, f"pairs-{name}", PAIRS / prog, mode,
+                                   *extra)
+            for name, (prog, mode, extra) in RUNS.items()}

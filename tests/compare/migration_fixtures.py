@@ -14,6 +14,7 @@ mistaken line, `# MIGRATION-A: <variant> ...` on the TF1 line it corresponds to.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import subprocess
@@ -23,9 +24,8 @@ from typing import Any
 
 import pytest
 from support.paths import PROGRAMS, ROOT, tf_env
-from support.shared import build_once, shared_root
+from support.recordings import recorded_run
 from support.slowdown import guard
-from support.tf_fork import run_forked
 
 MIGRATION = PROGRAMS / "migration"
 TF1 = "tf1_session.py"
@@ -57,28 +57,15 @@ RUNS: dict[str, tuple[str, str, tuple[str, ...]]] = {
 }
 
 
-def _record(name: str, logdir: Path) -> str | None:
-    """Record one run with `tfdbg-tui run`; its stderr tail if it failed, else None."""
-    program, mode, extra = RUNS[name]
-    done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode", mode,
-                       "--", MIGRATION / program, *extra], cwd=ROOT)
-    if done.status != 0:
-        return f"{name}: {program} {mode} {' '.join(extra)}:\n{done.err[-3000:]}"
-    return None
-
-
 @pytest.fixture(scope="session")
 def migration_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """name → logdir of every run in RUNS."""
     pytest.importorskip("tensorflow")
-
-    def build(root: Path) -> dict[str, str]:
-        failed = [f for f in (_record(n, root / n) for n in RUNS) if f]
-        if failed:
-            pytest.fail("a migration program failed: " + failed[0])
-        return {name: str(root / name) for name in RUNS}
-
-    return build_once(shared_root(tmp_path_factory), "migration", build)
+    out = {}
+    for name, (program, mode, extra) in RUNS.items():  # kept for the next runs
+        out[name], _ = recorded_run(tmp_path_factory, f"migration-{name}", MIGRATION / program,
+                                    *extra, options=("--mode", mode))
+    return out
 
 
 def marked_lines(program: str, side: str, variant: str) -> set[int]:
@@ -108,17 +95,26 @@ def run_diff(*args: str) -> tuple[int, str, str]:
     return proc.returncode, proc.stdout, proc.stderr
 
 
+_DIFFS: dict[tuple[str, ...], tuple[int, dict[str, Any]]] = {}
+
+
 def diff_json(*args: str) -> tuple[int, dict[str, Any]]:
     """`tfdbg-tui diff --json ARGS`: (exit status, the parsed result). A traceback, or an
-    unparsable output, fails the test whatever the exit status."""
-    code, out, err = run_diff("--json", *args)
-    assert "Traceback" not in err, err[-3000:]
-    try:
-        result = json.loads(out)
-    except json.JSONDecodeError:
-        pytest.fail(f"diff --json printed no JSON (exit {code}): {out[:500]!r} {err[-500:]!r}")
-    assert isinstance(result, dict), result
-    return code, result
+    unparsable output, fails the test whatever the exit status. Run once per process for
+    the same ARGS (several tests check one pair's result, each something else: the step,
+    the lines, the fields); each caller gets a copy of its own."""
+    if args not in _DIFFS:
+        code, out, err = run_diff("--json", *args)
+        assert "Traceback" not in err, err[-3000:]
+        try:
+            result = json.loads(out)
+        except json.JSONDecodeError:
+            pytest.fail(f"diff --json printed no JSON (exit {code}): {out[:500]!r} "
+                        f"{err[-500:]!r}")
+        assert isinstance(result, dict), result
+        _DIFFS[args] = code, result
+    code, result = _DIFFS[args]
+    return code, copy.deepcopy(result)
 
 
 def frame_line(side: dict[str, Any] | None, program: str) -> int | None:
@@ -137,18 +133,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory, key: str,
     `tfdbg-tui run --mode FULL_TENSOR` (forked from a process that imported TensorFlow),
     built once per test run under `key` — the fixture every pair corpus of its own needs."""
     pytest.importorskip("tensorflow")
-
-    def build(root: Path) -> dict[str, tuple[str, str]]:
-        out = {}
-        for name, (program, *args) in runs.items():
-            logdir = root / name
-            done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode",
-                               "FULL_TENSOR", "--", str(program), *args])
-            assert done.status == 0, done.err[-3000:]
-            out[name] = (str(logdir), done.out)
-        return out
-
-    return build_once(shared_root(tmp_path_factory), key, build)
+    return {name: recorded_run(tmp_path_factory, f"{key}-{name}", program, *args,
+                               options=("--mode", "FULL_TENSOR"))
+            for name, (program, *args) in runs.items()}
 
 
 def per_step(r: dict[str, Any], quantity: str) -> dict[int, tuple[int, int]]:

@@ -9,14 +9,12 @@ lr(k) = 0.1 * 2 before the boundary, 0.05 from it on.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 from compare.migration_fixtures import diff_json
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_forked
+from support.recordings import recorded_run
 
 pytestmark = [pytest.mark.tf, pytest.mark.timeout(900)]
 
@@ -33,17 +31,8 @@ def cond_diff(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, 
     """`diff --json` of the two recordings (boundary 1 against boundary 2)."""
     pytest.importorskip("tensorflow")
 
-    def build(root: Path) -> dict[str, str]:
-        out = {}
-        for boundary in (1, 2):
-            logdir = root / f"boundary{boundary}"
-            done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode",
-                               "FULL_TENSOR", "--", PROGRAM, str(boundary)])
-            assert done.status == 0, done.err[-3000:]
-            out[str(boundary)] = str(logdir)
-        return out
-
-    runs = build_once(shared_root(tmp_path_factory), "conditional-rate", build)
+    runs = {str(b): recorded_run(tmp_path_factory, f"conditional-rate-{b}", PROGRAM, b,
+                                 options=("--mode", "FULL_TENSOR"))[0] for b in (1, 2)}
     return diff_json(runs["1"], runs["2"], "--rtol", "1e-5", "--atol", "1e-6")
 
 

@@ -12,19 +12,18 @@ gradient is not compared while the learning rate and the bias's gradient are.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 from compare.migration_fixtures import diff_json
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_forked
+from support.recordings import recorded_run
 
 pytestmark = [pytest.mark.tf, pytest.mark.timeout(900)]
 
 TF1, TF2 = PROGRAMS / "claims" / "tf1_conv.py", PROGRAMS / "claims" / "tf2_conv_eager.py"
-RUNS = {"tf1": ([], TF1, "0.9"),
+RUNS: dict[str, tuple[Any, ...]] = {  # name → (flags, program, *arguments)
+        "tf1": ([], TF1, "0.9"),
         "tf1_no_filter_grad": (["--op-regex", "(?!Conv2DBackpropFilter)"], TF1, "0.9"),
         "tf2_decay": ([], TF2, "0.9", "0.05")}
 
@@ -33,18 +32,9 @@ RUNS = {"tf1": ([], TF1, "0.9"),
 def claim_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The three recordings (FULL_TENSOR), built once per test run."""
     pytest.importorskip("tensorflow")
-
-    def build(root: Path) -> dict[str, str]:
-        out = {}
-        for name, (flags, program, *args) in RUNS.items():
-            logdir = root / name
-            done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode",
-                               "FULL_TENSOR", *flags, "--", program, *args])
-            assert done.status == 0, done.err[-3000:]
-            out[name] = str(logdir)
-        return out
-
-    return build_once(shared_root(tmp_path_factory), "hint-claims", build)
+    return {name: recorded_run(tmp_path_factory, f"hint-claims-{name}", program, *args,
+                               options=("--mode", "FULL_TENSOR", *flags))[0]
+            for name, (flags, program, *args) in RUNS.items()}
 
 
 def _first(runs: dict[str, str], a: str, b: str) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -20,8 +20,7 @@ import numpy as np
 import pytest
 from compare.migration_fixtures import diff_json, recorded
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_forked
+from support.recordings import recorded_run
 
 from tfdbg_tui.core.compare.rates import Rate, ratio
 
@@ -176,18 +175,9 @@ OPT_RUNS = {"tf1_momentum": (OPT_TF1, "momentum", "0.1"), "tf1_adam": (OPT_TF1, 
 def optimizer_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The nine recordings (FULL_TENSOR), built once per test run."""
     pytest.importorskip("tensorflow")
-
-    def build(root: Path) -> dict[str, str]:
-        out = {}
-        for name, (program, *args) in OPT_RUNS.items():
-            logdir = root / name
-            done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode",
-                               "FULL_TENSOR", "--", program, *args])
-            assert done.status == 0, done.err[-3000:]
-            out[name] = str(logdir)
-        return out
-
-    return build_once(shared_root(tmp_path_factory), "inferred-rate-optimizers", build)
+    return {name: recorded_run(tmp_path_factory, f"inferred-rate-opt-{name}", program, *args,
+                               options=("--mode", "FULL_TENSOR"))[0]
+            for name, (program, *args) in OPT_RUNS.items()}
 
 
 @pytest.mark.tf

@@ -35,15 +35,13 @@ on them, each claim proven first with numpy (`test_numpy_proof`):
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from compare.migration_fixtures import diff_json
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_forked
+from support.recordings import recorded_run
 
 STAGES = PROGRAMS / "stages"
 sys.path[:0] = [str(STAGES)]
@@ -100,18 +98,9 @@ def test_numpy_proof() -> None:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The ten recordings (FULL_TENSOR), built once per test run."""
     pytest.importorskip("tensorflow")
-
-    def build(root: Path) -> dict[str, str]:
-        out = {}
-        for name, (program, *args) in RUNS.items():
-            logdir = root / name
-            done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode",
-                               "FULL_TENSOR", "--", program, *args])
-            assert done.status == 0, done.err[-3000:]
-            out[name] = str(logdir)
-        return out
-
-    return build_once(shared_root(tmp_path_factory), "layer-stages", build)
+    return {name: recorded_run(tmp_path_factory, f"layer-stages-{name}", program, *args,
+                               options=("--mode", "FULL_TENSOR"))[0]
+            for name, (program, *args) in RUNS.items()}
 
 
 def _diff(runs: dict[str, str], a: str, b: str) -> tuple[int, dict[str, Any]]:

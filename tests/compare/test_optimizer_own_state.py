@@ -12,13 +12,10 @@ Real recordings of tests/programs/hand_optimizer/tf1_adam.py: `hand` (the Adam a
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from compare.migration_fixtures import diff_json
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_forked
+from support.recordings import recorded_run
 
 from reader import DebugLogdir
 from tfdbg_tui.core.compare.contract import RunModel, model_run
@@ -34,18 +31,9 @@ WEIGHTS = ["w1", "b1", "w2"]  # in the order the forward pass reads them
 def adam_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The hand-written and the fused Adam, recorded in FULL_TENSOR once per test run."""
     pytest.importorskip("tensorflow")
-
-    def build(root: Path) -> dict[str, str]:
-        out = {}
-        for form in ("hand", "fused"):
-            logdir = root / form
-            done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode",
-                               "FULL_TENSOR", "--", str(PROGRAM), form])
-            assert done.status == 0, done.err[-3000:]
-            out[form] = str(logdir)
-        return out
-
-    return build_once(shared_root(tmp_path_factory), "hand-optimizer-adam", build)
+    return {form: recorded_run(tmp_path_factory, f"hand-optimizer-adam-{form}", PROGRAM, form,
+                               options=("--mode", "FULL_TENSOR"))[0]
+            for form in ("hand", "fused")}
 
 
 def _model(path: str) -> RunModel:

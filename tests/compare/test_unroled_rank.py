@@ -19,14 +19,11 @@ model's variables is no longer paired with one computed from the inputs alone (`
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from compare.migration_fixtures import diff_json
 from support.paths import PROGRAMS
-from support.shared import build_once, shared_root
-from support.tf_fork import run_forked
+from support.recordings import recorded_run
 
 from tfdbg_tui.core.compare.contract import (
     Q_GRADIENT,
@@ -75,19 +72,10 @@ def test_an_unroled_difference_is_first_only_where_nothing_roled_differs() -> No
 def soft_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The soft targets at a temperature of 2 and of 4 (and 4 in TF2), recorded once."""
     pytest.importorskip("tensorflow")
-
-    def build(root: Path) -> dict[str, str]:
-        out = {}
-        for name, program, t in (("2", "tf1", "2"), ("4", "tf1", "4"), ("tf2_4", "tf2", "4")):
-            logdir = root / f"soft{name}"
-            done = run_forked(["-m", "tfdbg_tui", "run", "--logdir", str(logdir), "--mode",
-                               "FULL_TENSOR", "--", str(PROGRAMS / "unroled" /
-                                                        f"{program}_soft_targets.py"), t])
-            assert done.status == 0, done.err[-3000:]
-            out[name] = str(logdir)
-        return out
-
-    return build_once(shared_root(tmp_path_factory), "unroled-soft-targets-2", build)
+    return {name: recorded_run(tmp_path_factory, f"unroled-soft-targets-{name}",
+                               PROGRAMS / "unroled" / f"{program}_soft_targets.py", t,
+                               options=("--mode", "FULL_TENSOR"))[0]
+            for name, program, t in (("2", "tf1", "2"), ("4", "tf1", "4"), ("tf2_4", "tf2", "4"))}
 
 
 @pytest.mark.tf

@@ -185,7 +185,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory, name: str, inputs: Sequen
             _prune(root, name, final)
             return str(final / "logdir"), meta
 
-    result: tuple[str, Any] = build_once(shared_root(tmp_path_factory), f"rec-{name}", build)
+    # by key too: two fixtures that chose one name for two recordings get one each
+    result: tuple[str, Any] = build_once(shared_root(tmp_path_factory), f"rec-{name}-{key}",
+                                         build)
     return result
 
 
