@@ -1,10 +1,11 @@
-"""The NaN journey held out, fourth corpus: six NaN/∞ of kinds no earlier corpus (zoo, edges,
+"""The NaN journey held out, fourth corpus: seven NaN/∞ of kinds no earlier corpus (zoo, edges,
 heldout_nan 1–3) has, written as users write them, recorded with `tfdbg-tui run -- PROGRAM`
 and read with `tfdbg-tui report --json` (issue 31).
 
 tests/programs/heldout_nan4/ holds them, across the three forms of a training step:
 - fit_remainder_std (`fit`): a hand batch standardization with the unbiased n − 1 variance,
-  on arrays one row past a multiple of the batch: the epoch's last batch has one row, 0/0;
+  on arrays one row past a multiple of the batch: the epoch's last batch has one row, 0/0
+  (the nearest earlier kind, heldout_nan's fit_stuck_sensor, is a 0 std, not a 0 count);
 - fit_relu_scale (`fit`): a calibration layer dividing by relu(s) of a learned scale that
   SGD pushes past 0: x/0 = ±∞;
 - kl_zero_target_eager (eager loop): a hand KL Σ p·log(p/q) whose teacher target has a 0;
@@ -37,6 +38,14 @@ no xfail. What it said, in its words:
 - gauss_nll_var_fn: Log NaN, "its input Log/ReadVariableOp:0 holds 1 negative value";
 - msle_log1p_fn: Log1p NaN, "its input add:0 holds 1 negative value (… below −1 = NaN)".
 The tests can fail: STEP["reservoir_eager"] set to 10 fails the step check.
+First contact with gnn_max_isolated_fn (HEAD 0f553fb): the step right (6); origin op and
+cause right (Square, "the square overflowed float32"); two misses, strict xfails (WRONG):
+- two incidents, not one: Square in step 6 (with the gradient's MatMul ∞ and sgd/Mul) and a
+  'variable' ReadVariableOp in step 7, its write (step 6's apply_gradients) not traced to
+  step 6's incident;
+- the line to change: the square's (83), "its inputs were finite": the finite −3.4e38 the
+  empty segment's max made (line 82) is not named as the source (EXPECT fix_op).
+Over the seven: step right 7/7, one incident 6/7, origin+cause 7/7, line to change 6/7.
 """
 
 from __future__ import annotations
@@ -58,7 +67,15 @@ STEP = {"fit_remainder_std": 7, "fit_relu_scale": 8, "kl_zero_target_eager": 5,
         # written after the first contact, its expectations committed before the tool ran
         "gnn_max_isolated_fn": 6}
 # what the tool says instead, where it is still wrong (strict: a fix makes them fail)
-WRONG: dict[tuple[str, str], str] = {}
+WRONG: dict[tuple[str, str], str] = {
+    ("incidents", "gnn_max_isolated_fn"):
+        "2 incidents: Square in step 6 (7 alerts, with step 6's gradient MatMul and sgd/Mul) "
+        "and ReadVariableOp 'variable' in step 7 (179 alerts), whose write (step 6's "
+        "apply_gradients, from sgd/Mul's ∞) is not joined to step 6's incident",
+    ("origin", "gnn_max_isolated_fn"):
+        "Square at the loss line 83, 'its inputs were finite, so the square overflowed "
+        "float32'; no origin.source: the −3.4e38 unsorted_segment_max made (line 82) unnamed",
+}
 
 CORPUS = HeldOut(HELDOUT, "heldout-nan4", STEP, WRONG)
 F32_MAX = 3.4028235e38
