@@ -50,9 +50,6 @@ KNOWN_FAILING: dict[str, str] = {
                         "(:30, AT:pred), B's loss line mse(y, out(hidden)) (:39, CALL:loss) — "
                         "the aggregate and the tanh are not compared ('B's Tanh, "
                         "intermediates of a block that combines several layers' outputs')",
-    "aux_forgot_eager": "step 0 loss, not regularization: A's total (cross-entropy + penalty, "
-                        "add_2 = 1.3399) against B's cross-entropy (1.3102); A's line the "
-                        "data-loss call (:25, AT:data), B's line right (:50, BUG)",
 }
 
 

@@ -308,8 +308,9 @@ def find_layer_creation(logdir: DebugLogdir, frames: list[Frame], op_name: str |
                                          f"`{owner}(` is on {len(sites)} lines")
     host, path, number, text = pick
     lines = logdir.source_lines(host, path) or []
+    code = lines[number - 1] if 0 < number <= len(lines) else text
     return Creation(owner, Frame(path, number, _function_at(lines, number), host),
-                    text.strip())
+                    code.strip())
 
 
 def constructions_at(logdir: DebugLogdir, frame: Frame, owner: str) -> list[Creation]:
@@ -341,9 +342,24 @@ def _layer_of(op_name: str) -> str:
 
 def _sites(files: list[tuple[str, str, list[str]]], classes: set[str]
            ) -> list[tuple[str, str, int, str]]:
-    """(host, path, line, text) of every construction of one of `classes` in user code."""
-    return [(host, path, number, lines[number - 1]) for host, path, lines in files
-            for number in calls(lines, classes)]
+    """(host, path, line, text) of every construction of one of `classes` in user code; the
+    text is the whole call, from its line to its closing parenthesis (`name="hidden"` on
+    a continuation line names the layer built on the first)."""
+    return [(host, path, number, _call_text(lines, number, classes))
+            for host, path, lines in files for number in calls(lines, classes)]
+
+
+def _call_text(lines: list[str], number: int, classes: set[str]) -> str:
+    """Line `number` and the lines after it up to the parenthesis closing the call of one of
+    `classes` that starts on it (at most 12 lines); the line alone when none closes."""
+    text = "\n".join(t for t in lines[number - 1:number + 11] if len(t) <= MAX_LINE)
+    m = re.search(rf"(?<![\w])(?:{'|'.join(map(re.escape, sorted(classes)))})\s*\(", text)
+    depth = 0
+    for i in range(m.end() - 1 if m else len(text), len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[:i + 1]
+    return lines[number - 1]
 
 
 def _called(lines: list[str]) -> set[str]:

@@ -16,10 +16,11 @@ from __future__ import annotations
 import re
 
 from reader import EAGER, GRAPH, ReaderError
-from reader.index.frames import Frame, program_frames
+from reader.index.frames import Frame, program_frames, user_frame_index
 from tfdbg_tui.core.compare.contract.dataflow import READS, node_frames
 from tfdbg_tui.core.compare.contract.penalty_pairing import penalized
 from tfdbg_tui.core.compare.creation import Creation, constructions_at, find_layer_creation
+from tfdbg_tui.core.compare.penalty_layer import pair_penalty_node
 from tfdbg_tui.core.compare.result import Comparison
 from tfdbg_tui.core.compare.verdict import step_offset
 
@@ -95,6 +96,7 @@ def penalized_read(c: Comparison, p: int, side: str) -> tuple[list[Frame], str] 
     model = c.training.a if side == "a" else c.training.b
     step = int(c.pairs.step[p])
     got = (sp.where_a if side == "a" else sp.where_b).get(p - step_offset(c)) if sp else None
+    got = got or pair_penalty_node(c, p, side)  # a term both runs have: its own node
     flow = got[0] if got is not None else None
     if got is None or flow is None or not 0 <= step < model.n_steps:
         return None
@@ -115,6 +117,17 @@ def penalized_read(c: Comparison, p: int, side: str) -> tuple[list[Frame], str] 
 
 
 _LAYERS = re.compile(r"[/\\]layers[/\\]")
+_KERAS_LAYER = re.compile(r"[/\\]keras[/\\]src[/\\]layers[/\\]layer\.py$")
+
+
+def made_in_layer(frames: list[Frame]) -> bool:
+    """Whether a tensor was made inside a Keras layer's `__call__` that the user's line
+    called (`model(x)`: an `activity_regularizer` the layer applies to its output, so the
+    line to show is the layer's construction, where the regularizer is given), not by the
+    user's own statement."""
+    i = user_frame_index(frames)
+    return i is not None and any(f.function == "__call__" and _KERAS_LAYER.search(f.file)
+                                 for f in frames[i + 1:])
 
 
 __all__ = ["penalized_read", "weights_creation"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -43,9 +44,10 @@ from tfdbg_tui.core.compare.creation import (
     statement_lines,
 )
 from tfdbg_tui.core.compare.departed import departed
-from tfdbg_tui.core.compare.layer_weights import penalized_read, weights_creation
+from tfdbg_tui.core.compare.layer_weights import made_in_layer, penalized_read, weights_creation
 from tfdbg_tui.core.compare.loss_departed import loss_departed
 from tfdbg_tui.core.compare.pairs import DIFFERENT, R_NONFINITE
+from tfdbg_tui.core.compare.penalty_layer import penalty_creation
 from tfdbg_tui.core.compare.result import Comparison
 from tfdbg_tui.core.compare.verdict import step_offset
 
@@ -188,10 +190,12 @@ def place(c: Comparison, p: int) -> tuple[SideLines, SideLines]:
             name = _where_op(c, p, side)
             if s.stack and name:
                 _layer(s, logdir, where=(s.stack, name))
-            if s.created_by is None and s.line is not None and drives_keras(s.line.code):
-                read = penalized_read(c, p, side)  # fit's penalty: its weight's layer
+            if s.created_by is None and s.line is not None and (
+                    drives_keras(s.line.code) or made_in_layer(s.frames)):
+                # fit's penalty, or a layer's activity regularizer: its weight's layer
+                read = penalized_read(c, p, side)
                 if read is not None:
-                    _layer(s, logdir, where=read)
+                    _layer(s, logdir, where=read, by_weights=partial(penalty_creation, c, p, side))
     elif q == Q_STATE and b.created_by is None and _by_layer(b):
         _layer(b, c.b, always=True)  # from a user's `call`: the building line beside
     elif q == Q_VARIABLE:

@@ -13,10 +13,11 @@ two runs whatever form each took (a TF1 `Session.run`, an eager `train_step`, a
    `Flow` per step; `handles` ties a function's placeholders to the eager variables and
    their last assignment before step 0; `branches` gives an untraced `If` — a `tf.cond`
    or `tf.case` — the row of what its taken branch returned).
-2. name each tensor's place — `roles.analyse` (variables, layers, loss and penalties) with
-   `update_roles` (what each update consumed: gradients raw and applied, the learning
-   rate — `rate_factor` tells it from other scalars — and its schedule); `model.model_run`
-   runs stages 1 and 2 for one run.
+2. name each tensor's place — `roles.analyse` (variables, layers, loss and penalties: the
+   loss split into its data term and the penalties of weights or activations beside it in
+   `loss_terms`) with `update_roles` (what each update consumed: gradients raw and
+   applied, the learning rate — `rate_factor` tells it from other scalars — and its
+   schedule); `model.model_run` runs stages 1 and 2 for one run.
 3. pair the runs stage by stage — `pairing.pair_steps`, step k of A with step k of B (the
    learning rates per variable where a run has several: `rate_pairing`).
 4. join with the op-by-op pairs and order them — `merge` (the contract's order within a

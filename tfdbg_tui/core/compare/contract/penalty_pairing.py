@@ -29,10 +29,15 @@ def pair_penalties(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunModel
     against one without: its total against the other's loss (the missing penalty)."""
     if not ra.penalties and not rb.penalties:
         return
+    fa, fb = ma.steps[k][0], mb.steps[k][0]
     if len(ra.penalties) == len(rb.penalties):  # term by term when both split alike
         for i, (ta, tb) in enumerate(zip(ra.penalties, rb.penalties, strict=True)):
-            out.add(ma.row(k, ta), mb.row(k, tb), k, Q_REG,
-                    f"regularization penalty{f' {i + 1}' if i else ''}")
+            got = out.add(ma.row(k, ta), mb.row(k, tb), k, Q_REG,
+                          f"regularization penalty{f' {i + 1}' if i else ''}")
+            for flow, t, where in ((fa, ta, out.where_a), (fb, tb, out.where_b)):
+                made = written(flow, t[0])
+                if got >= 0 and made != t[0]:
+                    where[got] = (flow, made)
     elif ra.penalties and rb.penalties and k == 0:
         out.notes.append(f"A adds {len(ra.penalties)} penalty term(s) to its loss, B "
                          f"{len(rb.penalties)}: the totals tell whether they agree")
@@ -45,28 +50,58 @@ def pair_penalties(out: StepPairs, k: int, ma: RunModel, ra: Roles, mb: RunModel
     if got >= 0 and bool(ra.penalties) != bool(rb.penalties):
         # the line to show on the side with a penalty is the penalty's, not the sum's; on
         # the other, the read of the first variable it regularizes (its layer's line)
-        fa, fb = ma.steps[k][0], mb.steps[k][0]
         if ra.penalties:
-            out.where_a[got] = (fa, ra.penalties[0][0])
+            out.where_a[got] = (fa, written(fa, ra.penalties[0][0]))
             h = penalized(fa, ra.penalties[0][0], ra.variables)
             hb = dict(vp).get(h or "")
             if hb is not None and hb in rb.read:
-                out.where_b[got] = (fb, _lacking(fb, rb, rb.read[hb][0]))
+                out.where_b[got] = (fb, _lacking(fb, rb, rb.read[hb][0],
+                                                 ra.penalties[0] in ra.activity))
         else:
-            out.where_b[got] = (fb, rb.penalties[0][0])
+            out.where_b[got] = (fb, written(fb, rb.penalties[0][0]))
             h = penalized(fb, rb.penalties[0][0], rb.variables)
             ha = {b: a for a, b in vp}.get(h or "")
             if ha is not None and ha in ra.read:
-                out.where_a[got] = (fa, _lacking(fa, ra, ra.read[ha][0]))
+                out.where_a[got] = (fa, _lacking(fa, ra, ra.read[ha][0],
+                                                 rb.penalties[0] in rb.activity))
 
 
-def _lacking(flow: Flow, roles: Roles, read: int) -> int:
+def _lacking(flow: Flow, roles: Roles, read: int, activity: bool) -> int:
     """The node whose line shows where a run without the other's penalty would add it: the
     read of the weight when a library's layer reads it (its constructor takes the
-    regularizer), else the loss (see the module docstring)."""
-    if flow.line[read] in flow.library_lines or roles.loss is None:
+    regularizer), else the loss (see the module docstring). A penalty of activations is
+    added beside the data loss: the loss's line where the user's code computes it (a custom
+    step that never adds `model.losses`), the layer's where a library does (`fit`)."""
+    if roles.loss is None:
         return read
-    return roles.loss[0]
+    loss = roles.loss[0]
+    if activity and flow.line[loss] not in flow.library_lines:
+        return loss
+    if flow.line[read] in flow.library_lines:
+        return read
+    return loss
+
+
+# what is done to a penalty term after the statement that made it: Keras' `fit` sums
+# `model.losses` (`sum(stack([...]))`, of one scalar here), casts it; and what made a term
+# (a scaled or reduced value: not an elementwise op whose sum is the term)
+_PASSING = frozenset({"Sum", "AddN", "Pack", "Identity", "Cast"})
+_NO_DATA = frozenset({"Const", "Range", "Shape", "Rank"})
+_TERM = frozenset({"Mul", "AddV2", "Add", "AddN", "DivNoNan", "RealDiv", "Mean", "Sum",
+                   "L2Loss"})
+
+
+def written(flow: Flow, node: int) -> int:
+    """The node a penalty term's line is shown at: the term itself, or — when it only
+    passes on one term another statement made (`fit`'s sum of the one tensor a model's
+    `add_loss` gave, whose own line is `model.fit`'s) — that term, where it was computed."""
+    for _ in range(8):
+        ins = [j for j, _ in flow.inputs[node] if j >= 0 and flow.op_type[j] not in _NO_DATA]
+        if (flow.op_type[node] not in _PASSING or len(ins) != 1
+                or flow.op_type[ins[0]] not in _TERM or flow.line[ins[0]] == flow.line[node]):
+            return node
+        node = ins[0]
+    return node
 
 
 def penalized(flow: Flow, node: int, variables: list[str]) -> str | None:

@@ -68,6 +68,7 @@ from tfdbg_tui.core.compare.contract.layer_groups import (
 )
 from tfdbg_tui.core.compare.contract.loops import feeding, loop_results
 from tfdbg_tui.core.compare.contract.loss_node import loss_entry, loss_node, tape_target
+from tfdbg_tui.core.compare.contract.loss_terms import split_loss
 from tfdbg_tui.core.compare.contract.model_output import loss_side, step_data
 from tfdbg_tui.core.compare.contract.reads import GATHER, rows_read, value_uses, whole_reads
 from tfdbg_tui.core.compare.contract.tape_anchors import anchored_gradients
@@ -112,10 +113,11 @@ class Roles:
     # non-trainable state (batch norm's moving statistics): its first read in the step (the
     # value the previous step's update left), in forward order, and the node updating it
     state: list[str] = field(default_factory=list)
-    # the loss as the sum of a data term and penalties computed from weights alone (L2):
-    # `loss` is then the data term, `total` the sum, `penalties` the other terms
+    # the loss as the sum of a data term and penalties (of weights, L2; or of activations,
+    # `loss_terms`): `loss` is then the data term, `total` the sum, `penalties` the others
     total: Tensor | None = None
     penalties: list[Tensor] = field(default_factory=list)
+    activity: set[Tensor] = field(default_factory=set)  # penalties computed from activations
     state_read: dict[str, Tensor] = field(default_factory=dict)
     state_update: dict[str, int] = field(default_factory=dict)
     # embeddings whose update sums the gradient rows of repeated ids first (TF1's sparse
@@ -322,7 +324,7 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
         if roles.loss_entry is not None:
             roles.prediction = next((t for t in flow.inputs[roles.loss_entry]
                                      if t[0] >= 0 and deps[t[0]]), None)
-    _split_loss(flow, roles, deps, traced)
+    split_loss(flow, roles, deps, traced, data)
     return roles
 
 
@@ -332,53 +334,3 @@ _LOSS_SCOPE = re.compile(r"(^|/)(logistic_loss|softmax_cross_entropy_with_logits
                          r"softmax_cross_entropy_loss|huber_loss|mean_squared_error|"
                          r"absolute_difference|log_loss|hinge_loss|cosine_distance_loss)"
                          r"(_\d+)?(/|$)")
-
-
-_ADDITIVE = frozenset({"AddV2", "Add", "AddN"})
-
-
-def _addends(flow: Flow, node: int) -> list[Tensor] | None:
-    """The operands a node adds up: an add, or a sum over a stack of scalars (Keras' `fit`
-    totals its losses as `sum(stack(losses))`); None for any other op."""
-    t = flow.op_type[node]
-    if t in _ADDITIVE:
-        return [x for x in flow.inputs[node] if x[0] >= 0]
-    if t == "Sum" and flow.inputs[node]:
-        src = flow.inputs[node][0][0]
-        if src >= 0 and flow.op_type[src] == "Pack":
-            return [x for x in flow.inputs[src] if x[0] >= 0]
-    return None
-
-
-def _split_loss(flow: Flow, roles: Roles, deps: list[frozenset[str]], traced: np.ndarray
-                ) -> None:
-    """Split the loss into its data term and its penalties: walking down the sums from the
-    loss, an operand that does not depend on the layers' outputs (only on weights) is a
-    penalty — `0.01 * tf.nn.l2_loss(w)`, `tf.add_n(model.losses)` — taken whole; the one
-    operand that does is the data loss."""
-    if roles.loss is None or not roles.layers:
-        return
-    n = len(flow)
-    data = np.zeros(n, bool)
-    for _, (k, _) in roles.layers:
-        data[k] = True
-    for k in range(n):
-        if not data[k] and flow.phase[k] in FORWARD:
-            data[k] = any(j >= 0 and data[j] for j, _ in flow.inputs[k])
-    node = roles.loss[0]
-    penalties: list[Tensor] = []
-    for _ in range(16):
-        while flow.op_type[node] == "Identity" and flow.inputs[node]:
-            node = flow.inputs[node][0][0]
-        ins = _addends(flow, node)
-        if ins is None:
-            break
-        on_data = [t for t in ins if data[t[0]]]
-        off = [t for t in ins if not data[t[0]] and deps[t[0]]]
-        if len(on_data) != 1 or not off:
-            break
-        penalties += [t for t in off if traced[t[0], min(t[1], traced.shape[1] - 1)]]
-        node = on_data[0][0]
-    if penalties and traced[node, 0]:
-        roles.total, roles.loss = roles.loss, (node, 0)
-        roles.penalties = penalties
