@@ -17,11 +17,10 @@ from typing import Any
 
 import pytest
 from hypothesis import settings
-from support.paths import PROGRAMS, ROOT, run_tf_program, tf_env
-from support.recordings import local_imports, recorded
+from support.paths import PROGRAMS, ROOT, tf_env
+from support.recordings import local_imports, recorded, recorded_program
 from support.shared import build_once, shared_root, worker_id
 from support.slowdown import SLOWDOWN
-from support.tf_fork import run_program
 
 # No per-example deadline for property tests: a deadline is a timing assertion, and a busy
 # machine missed it (test_scanner_round_trips_and_resumes: 914 ms for its first example at
@@ -83,18 +82,14 @@ def make_tf_logdir(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., st
     """Factory: make_tf_logdir(kind, mode="FULL_HEALTH") → path of a logdir TF wrote.
 
     Kinds (see tests/programs/tf_program.py): eager, function, nested, keras, mlp (the
-    reference NaN case), nan_graph. Results are cached for the session.
+    reference NaN case), nan_graph. Results are made once per run and kept for the next
+    (support.recordings).
     """
     pytest.importorskip("tensorflow")
-    root = shared_root(tmp_path_factory)
-
-    def build(kind: str, mode: str, buffer: int, d: Path) -> str:
-        run_tf_program(d, mode, kind, buffer)
-        return str(d)
 
     def make(kind: str, mode: str = "FULL_HEALTH", buffer: int = -1) -> str:
-        key = f"tf-{kind}-{mode.lower()}-{buffer}"
-        return build_once(root, key, lambda d: build(kind, mode, buffer, d))
+        return recorded_program(tmp_path_factory, f"tf-{kind}-{mode.lower()}-{buffer}",
+                                PROGRAMS / "tf_program.py", mode, kind, "--buffer", buffer)
 
     return make
 
@@ -110,14 +105,8 @@ def values_logdir(tmp_path_factory: pytest.TempPathFactory) -> str:
     """Path of a FULL_TENSOR logdir with float/int/bool/string/rank-4/10M-element tensors
     (values_program.py in a child forked from one that imported TensorFlow: support.tf_fork)."""
     pytest.importorskip("tensorflow")
-
-    def build(d: Path) -> str:
-        status, output = run_program([PROGRAMS / "values_program.py", d])
-        if status != 0:
-            pytest.fail(f"values_program failed (status {status}):\n{output[-3000:]}")
-        return str(d)
-
-    return build_once(shared_root(tmp_path_factory), "values-full-tensor", build)
+    return recorded_program(tmp_path_factory, "values-full-tensor",
+                            PROGRAMS / "values_program.py")
 
 
 @pytest.fixture(scope="session")
