@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from support.paths import PROGRAMS
-from support.tf_fork import run_program
+from support.recordings import recorded_program
 
 from reader import DebugLogdir, open_logdir
 from reader.diagnosis import diagnose
@@ -26,12 +26,9 @@ PROGRAM = PROGRAMS / "diag_recording.py"
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, DebugLogdir]:
     pytest.importorskip("tensorflow")
     out = {}
-    for case in ("thread", "buffer", "autograph"):
-        d = tmp_path_factory.mktemp(f"recording-{case}")
-        status, output = run_program([PROGRAM, d, case])
-        if status != 0:
-            pytest.fail(f"diag_recording {case} failed (status {status}):\n{output[-3000:]}")
-        out[case] = open_logdir(str(d))
+    for case in ("thread", "buffer", "autograph"):  # kept for the next runs
+        out[case] = open_logdir(recorded_program(tmp_path_factory, f"recording-{case}",
+                                                 PROGRAM, case))
     return out
 
 

@@ -9,12 +9,14 @@ tf.function's name, the eager output's tensor id), never from the diagnosis itse
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from support.paths import PROGRAMS
+from support.recordings import local_imports, recorded
 from support.tf_fork import run_program
 
 from reader import EAGER, GRAPH, DebugLogdir, ReaderError, open_logdir
@@ -23,28 +25,40 @@ from reader.diagnosis import Diagnosis, diagnose
 pytestmark = pytest.mark.tf
 
 
-def _record(tmp: Path, mode: str) -> tuple[DebugLogdir, dict[str, dict[str, Any]]]:
+def _record(tmp_path_factory: pytest.TempPathFactory, mode: str
+            ) -> tuple[DebugLogdir, dict[str, dict[str, Any]]]:
+    """diag_program.py's logdir in `mode` and its cases (kept for the next runs:
+    support.recordings)."""
     pytest.importorskip("tensorflow")
-    logdir, cases = tmp / "logdir", tmp / "cases.json"
-    status, output = run_program([PROGRAMS / "diag_program.py", logdir, mode, cases])
-    if status != 0:
-        pytest.fail(f"diag_program {mode} failed (status {status}):\n{output[-3000:]}")
-    return open_logdir(str(logdir)), {c["name"]: c for c in json.loads(cases.read_text())}
+
+    def record(logdir: Path) -> list[dict[str, Any]]:
+        with tempfile.TemporaryDirectory() as tmp:
+            cases = Path(tmp) / "cases.json"
+            status, output = run_program([PROGRAMS / "diag_program.py", logdir, mode, cases])
+            if status != 0:
+                pytest.fail(f"diag_program {mode} failed (status {status}):\n{output[-3000:]}")
+            out: list[dict[str, Any]] = json.loads(cases.read_text())
+            return out
+
+    program = PROGRAMS / "diag_program.py"
+    logdir, cases = recorded(tmp_path_factory, f"diag-{mode.lower()}", local_imports(program),
+                             record, extra=mode)
+    return open_logdir(logdir), {c["name"]: c for c in cases}
 
 
 @pytest.fixture(scope="session")
 def full_health(tmp_path_factory: pytest.TempPathFactory) -> tuple[DebugLogdir, dict]:
-    return _record(tmp_path_factory.mktemp("diag-full-health"), "FULL_HEALTH")
+    return _record(tmp_path_factory, "FULL_HEALTH")
 
 
 @pytest.fixture(scope="session")
 def curt_health(tmp_path_factory: pytest.TempPathFactory) -> tuple[DebugLogdir, dict]:
-    return _record(tmp_path_factory.mktemp("diag-curt-health"), "CURT_HEALTH")
+    return _record(tmp_path_factory, "CURT_HEALTH")
 
 
 @pytest.fixture(scope="session")
 def full_tensor(tmp_path_factory: pytest.TempPathFactory) -> tuple[DebugLogdir, dict]:
-    return _record(tmp_path_factory.mktemp("diag-full-tensor"), "FULL_TENSOR")
+    return _record(tmp_path_factory, "FULL_TENSOR")
 
 
 def graph_rows(L: DebugLogdir, graph_name: str) -> np.ndarray:
