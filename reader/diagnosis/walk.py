@@ -98,9 +98,10 @@ class Walker:
             if op.op_type in READ_OPS and op.inputs:
                 self._windowed = False
                 try:  # (an update op last: the graph's plain Assign is its initializer)
-                    w = self.variable_write(ref)
-                    fused = w is not None and w.op_type not in ASSIGN_OPS
-                    links.extend((not fused and self._assignments(op, row, wall))
+                    w = self.variable_write(ref)  # (in another graph: a retraced step's)
+                    own = w is None or (w.op_type in ASSIGN_OPS and w.graph is not None
+                                        and w.graph.graph_id == op.graph_id)
+                    links.extend((own and self._assignments(op, row, wall))
                                  or self.write_links(ref))
                 finally:
                     self._windowed = True
@@ -246,9 +247,12 @@ class Walker:
         row = ref.index if w.index is None and ref.kind == GRAPH else None
         wall = self.idx.wall(Ref(EAGER, w.index)) if w.index is not None else self.idx.wall(ref)
         pairs = [w.value] if w.value is not None else op.inputs[1:]
-        return [self._resolve(g.graph_id, n, s, row, wall, op, 0, (),
-                              f"value written by {op.op_name} ({self.graph_name(g.graph_id)})")
-                for n, s in pairs]
+        links = [self._resolve(g.graph_id, n, s, row, wall, op, 0, (),
+                               f"value written by {op.op_name} ({self.graph_name(g.graph_id)})")
+                 for n, s in pairs]
+        # a value no recorded op made (a function's numpy argument) is unknown, as an eager
+        # write's: the variable's write is where the NaN/∞ entered it, not the data
+        return [Link(lk.name, None, lk.via, lk.note) if lk.ref is None else lk for lk in links]
 
     # ------------------------------------------------------------------ eager
     def _eager_inputs(self, i: int) -> list[Link]:

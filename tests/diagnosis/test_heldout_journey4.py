@@ -46,6 +46,9 @@ cause right (Square, "the square overflowed float32"); two misses, strict xfails
 - the line to change: the square's (83), "its inputs were finite": the finite −3.4e38 the
   empty segment's max made (line 82) is not named as the source (EXPECT fix_op).
 Over the seven: step right 7/7, one incident 6/7, origin+cause 7/7, line to change 6/7.
+The first is fixed (the walk from step 7's read, in the step's second trace, now goes to
+the last write, step 6's update in the first trace; tests/diagnosis/test_retraced_writes.py):
+one incident 7/7.
 """
 
 from __future__ import annotations
@@ -68,10 +71,6 @@ STEP = {"fit_remainder_std": 7, "fit_relu_scale": 8, "kl_zero_target_eager": 5,
         "gnn_max_isolated_fn": 6}
 # what the tool says instead, where it is still wrong (strict: a fix makes them fail)
 WRONG: dict[tuple[str, str], str] = {
-    ("incidents", "gnn_max_isolated_fn"):
-        "2 incidents: Square in step 6 (7 alerts, with step 6's gradient MatMul and sgd/Mul) "
-        "and ReadVariableOp 'variable' in step 7 (179 alerts), whose write (step 6's "
-        "apply_gradients, from sgd/Mul's ∞) is not joined to step 6's incident",
     ("origin", "gnn_max_isolated_fn"):
         "Square at the loss line 83, 'its inputs were finite, so the square overflowed "
         "float32'; no origin.source: the −3.4e38 unsorted_segment_max made (line 82) unnamed",
