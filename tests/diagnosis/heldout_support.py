@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,35 @@ class HeldOut:
             report.main([path, "--json", "--limit", str(limit)])
             self._reports[name, limit] = json.loads(capsys.readouterr().out)
         return self._reports[name, limit]
+
+    def journey_tests(self) -> tuple[Callable[..., None], Callable[..., None],
+                                     Callable[..., None]]:
+        """The three checks asked of every program, as a module's tests (a module assigns
+        them to names starting with `test_`), each parametrized by the corpus' programs:
+        the first alert's step, one incident per origin, the origin, cause and line."""
+        names = sorted(self.step)
+
+        @pytest.mark.parametrize("name", names)
+        def step(tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
+                 request: pytest.FixtureRequest, name: str) -> None:
+            self.xfail_if_wrong(request, "step", name)
+            self.check_step(self.report(tmp_path_factory, capsys, name), name)
+
+        @pytest.mark.parametrize("name", names)
+        def incidents(tmp_path_factory: pytest.TempPathFactory,
+                      capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest,
+                      name: str) -> None:
+            self.xfail_if_wrong(request, "incidents", name)
+            self.check_incidents(self.report(tmp_path_factory, capsys, name), name)
+
+        @pytest.mark.parametrize("name", names)
+        def origin(tmp_path_factory: pytest.TempPathFactory,
+                   capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest,
+                   name: str) -> None:
+            self.xfail_if_wrong(request, "origin", name)
+            self.check_origin(self.report(tmp_path_factory, capsys, name), name)
+
+        return step, incidents, origin
 
     def xfail_if_wrong(self, request: pytest.FixtureRequest, check: str, name: str) -> None:
         said = self.wrong.get((check, name))

@@ -130,28 +130,9 @@ def test_the_numpy_proofs() -> None:
     assert m.proof() == (True, True, True) and STEP["adam_beta2_one_eager"] == 0
 
 
-@pytest.mark.parametrize("name", sorted(STEP))
-def test_the_first_alert_is_in_the_step_that_went_bad(
-        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
-        request: pytest.FixtureRequest, name: str) -> None:
-    CORPUS.xfail_if_wrong(request, "step", name)
-    CORPUS.check_step(CORPUS.report(tmp_path_factory, capsys, name), name)
-
-
-@pytest.mark.parametrize("name", sorted(STEP))
-def test_one_incident_per_origin(tmp_path_factory: pytest.TempPathFactory,
-                                 capsys: pytest.CaptureFixture[str],
-                                 request: pytest.FixtureRequest, name: str) -> None:
-    CORPUS.xfail_if_wrong(request, "incidents", name)
-    CORPUS.check_incidents(CORPUS.report(tmp_path_factory, capsys, name), name)
-
-
-@pytest.mark.parametrize("name", sorted(STEP))
-def test_the_origin_cause_and_line_to_fix(tmp_path_factory: pytest.TempPathFactory,
-                                          capsys: pytest.CaptureFixture[str],
-                                          request: pytest.FixtureRequest, name: str) -> None:
-    CORPUS.xfail_if_wrong(request, "origin", name)
-    CORPUS.check_origin(CORPUS.report(tmp_path_factory, capsys, name), name)
+# the step, one incident per origin, the origin, cause and line (heldout_support.HeldOut)
+(test_the_first_alert_is_in_the_step_that_went_bad, test_one_incident_per_origin,
+ test_the_origin_cause_and_line_to_fix) = CORPUS.journey_tests()
 
 
 @pytest.mark.parametrize("name", sorted(STEP))

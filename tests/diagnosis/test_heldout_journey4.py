@@ -145,28 +145,9 @@ def test_the_numpy_proof_of_the_reservoir() -> None:
     assert all(math.isfinite(p) for p in peaks[:s]) and peaks[s - 1] < F32_MAX / 100
 
 
-@pytest.mark.parametrize("name", sorted(STEP))
-def test_the_first_alert_is_in_the_step_that_went_bad(
-        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
-        request: pytest.FixtureRequest, name: str) -> None:
-    CORPUS.xfail_if_wrong(request, "step", name)
-    CORPUS.check_step(CORPUS.report(tmp_path_factory, capsys, name), name)
-
-
-@pytest.mark.parametrize("name", sorted(STEP))
-def test_one_incident_per_origin(tmp_path_factory: pytest.TempPathFactory,
-                                 capsys: pytest.CaptureFixture[str],
-                                 request: pytest.FixtureRequest, name: str) -> None:
-    CORPUS.xfail_if_wrong(request, "incidents", name)
-    CORPUS.check_incidents(CORPUS.report(tmp_path_factory, capsys, name), name)
-
-
-@pytest.mark.parametrize("name", sorted(STEP))
-def test_the_origin_cause_and_line_to_fix(tmp_path_factory: pytest.TempPathFactory,
-                                          capsys: pytest.CaptureFixture[str],
-                                          request: pytest.FixtureRequest, name: str) -> None:
-    CORPUS.xfail_if_wrong(request, "origin", name)
-    CORPUS.check_origin(CORPUS.report(tmp_path_factory, capsys, name), name)
+# the step, one incident per origin, the origin, cause and line (heldout_support.HeldOut)
+(test_the_first_alert_is_in_the_step_that_went_bad, test_one_incident_per_origin,
+ test_the_origin_cause_and_line_to_fix) = CORPUS.journey_tests()
 
 
 # written after the first contact, from the programs' forms (journey3's conventions)
