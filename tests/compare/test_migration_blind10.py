@@ -40,12 +40,9 @@ CORPUS = UserCorpus(BLIND10, "migration-blind10", PAIRS, programs, CONTRACT)
 # pair → what the tool says instead (a strict xfail each). First contact (2026-11-29 ~15:05,
 # HEAD 07162a5, expectations committed before): 12 of 12 by exit code, 11 of 12 by step and
 # quantity (equivalent pairs by their verdict), 9 of 12 by the full harness.
+# gnn_dense_eager passes since an eager product of a layer's messages with an adjacency matrix
+# no op recorded is no longer taken for the layer's output (layer_groups.data_products).
 KNOWN_FAILING: dict[str, str] = {
-    "gnn_dense_eager": "exit 0 and equivalent (loss, gradients, updates equal at every step), "
-                       "but layer_output has 1 different pair at each step: A's message "
-                       "MatMul (x·Km, tf1_gnn.py:27) is paired with B's aggregate "
-                       "tf.matmul(adjacency, msg(x)) (:31), max abs error 2.59; the note "
-                       "says it decides nothing",
     "gnn_transpose_fn": "step 0 layer_output right, both lines wrong: A's prediction add "
                         "(:30, AT:pred), B's loss line mse(y, out(hidden)) (:39, CALL:loss) — "
                         "the aggregate and the tanh are not compared ('B's Tanh, "

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from reader import GRAPH
+from tfdbg_tui.core.compare.contract.blocks import weight_only
 from tfdbg_tui.core.compare.contract.dataflow import FORWARD, FWD, READS, Flow
 from tfdbg_tui.core.compare.contract.tensors import SHAPE_ONLY, Sig, Tensor
 
@@ -116,6 +117,30 @@ def stages(flow: Flow, deps: list[frozenset[str]], pooled: set[int]) -> list[int
                 flow.op_type[j] in _SPLITS or j in pooled for j in same):
             at += 1
         out[k] = at
+    return out
+
+
+_PRODUCTS = frozenset({"MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"})
+
+
+def data_products(flow: Flow, deps: list[frozenset[str]]) -> set[int]:
+    """Forward matrix products of one value a layer computed (not its kernel read) with a
+    tensor of no variable: a graph's adjacency matrix times the nodes' messages, a fixed
+    mixing matrix. Not a layer's output — the layer's is their operand — as TF1's gather
+    and segment sum of the same messages are not (no layer op): an eager model computes
+    both on the layer's call line, where the next product would be taken for the layer's
+    output. (A Dense's MatMul multiplies the input by its kernel read; attention's `q·kᵀ`
+    has variables on both sides.)"""
+    wonly = weight_only(flow)
+    out: set[int] = set()
+    for k in range(len(flow)):
+        if flow.op_type[k] not in _PRODUCTS or len(flow.inputs[k]) != 2 or not deps[k]:
+            continue
+        ins = [j for j, _ in flow.inputs[k]]
+        mine = [j for j in ins if 0 <= j < k and deps[j] == deps[k] and not wonly[j]]
+        if len(mine) == 1 and all(j < 0 or j >= k or not deps[j] for j in ins
+                                  if j != mine[0]):
+            out.add(k)
     return out
 
 

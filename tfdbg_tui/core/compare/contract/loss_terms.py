@@ -16,6 +16,7 @@ in the data loss, as before.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -74,6 +75,7 @@ def split_loss(flow: Flow, roles: Roles, deps: list[frozenset[str]], traced: np.
         off = [t for t in ins if not on_layers[t[0]] and deps[t[0]]]
         if len(on_data) > 1:  # activity penalties beside the one term that reads the targets
             fed = [t for t in on_data if reads_targets(t)]
+            roles.undecided = roles.undecided or len(fed) != 1
             if len(fed) == 1:
                 activity.update(t for t in on_data if t != fed[0])
                 off += [t for t in on_data if t != fed[0]]
@@ -87,3 +89,19 @@ def split_loss(flow: Flow, roles: Roles, deps: list[frozenset[str]], traced: np.
         roles.total, roles.loss = roles.loss, (node, 0)
         roles.penalties = penalties
         roles.activity = activity & set(penalties)
+
+
+def comparable(ra: Roles, rb: Roles) -> tuple[Roles, Roles]:
+    """The two runs' roles as their losses can be compared: where one run split activity
+    penalties off its loss and the other could not tell its loss's terms apart (its targets
+    unknown: an eager step's numpy labels), the split is undone — the data term of one
+    against the whole sum of the other is a difference of the penalty, not of the loss (a
+    distillation term beside the data loss made equivalent runs diverge at step 1)."""
+    def whole(r: Roles) -> Roles:
+        return replace(r, loss=r.total, total=None, penalties=[], activity=set())
+
+    if ra.activity and ra.total is not None and rb.undecided and not rb.penalties:
+        return whole(ra), rb
+    if rb.activity and rb.total is not None and ra.undecided and not ra.penalties:
+        return ra, whole(rb)
+    return ra, rb

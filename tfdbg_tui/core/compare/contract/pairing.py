@@ -24,6 +24,7 @@ from reader import GRAPH
 from tfdbg_tui.core.compare.contract.dataflow import Flow
 from tfdbg_tui.core.compare.contract.frozen_pairing import pair_trained_one_side
 from tfdbg_tui.core.compare.contract.layer_pairing import pair_layer_outputs
+from tfdbg_tui.core.compare.contract.loss_terms import comparable
 from tfdbg_tui.core.compare.contract.model import RunModel
 from tfdbg_tui.core.compare.contract.penalty_pairing import pair_penalties
 from tfdbg_tui.core.compare.contract.projections import projection
@@ -220,7 +221,8 @@ def pair_steps(ma: RunModel, mb: RunModel,
                         out.where_b[got] = (fb, jb)
         pair_state(out, k, ma, mb)
         pair_layer_outputs(out, k, ma, ra, mb, rb, vp)
-        got = out.add(ma.row(k, ra.loss), mb.row(k, rb.loss), k, Q_LOSS, "loss")
+        la, lb = comparable(ra, rb)  # (a loss split one run could not make: kept whole)
+        got = out.add(ma.row(k, la.loss), mb.row(k, lb.loss), k, Q_LOSS, "loss")
         if got < 0:
             out.missing.append(f"step {k}: the loss" + _which(ra.loss, rb.loss))
         else:
@@ -229,7 +231,7 @@ def pair_steps(ma: RunModel, mb: RunModel,
             if rb.loss_entry is not None:
                 out.where_b[got] = (mb.steps[k][0], rb.loss_entry)
         req.append(got)
-        pair_penalties(out, k, ma, ra, mb, rb, vp)
+        pair_penalties(out, k, ma, la, mb, lb, vp)
         pair_rates(out, k, ma, ra, mb, rb, vp)
         _pair_chain(out, k, ma, ra, mb, rb)
         for ha, hb in vp:

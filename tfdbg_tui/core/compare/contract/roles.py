@@ -56,6 +56,7 @@ from tfdbg_tui.core.compare.contract.layer_groups import (
     LayerKey,
     assembled,
     before_bias,
+    data_products,
     forks,
     inner_steps,
     layer_key_of,
@@ -118,6 +119,9 @@ class Roles:
     total: Tensor | None = None
     penalties: list[Tensor] = field(default_factory=list)
     activity: set[Tensor] = field(default_factory=set)  # penalties computed from activations
+    # the loss adds terms computed from the layers' outputs that the targets did not tell
+    # apart (the targets unknown, or read by several): kept whole (`loss_terms.comparable`)
+    undecided: bool = False
     state_read: dict[str, Tensor] = field(default_factory=dict)
     state_update: dict[str, int] = field(default_factory=dict)
     # embeddings whose update sums the gradient rows of repeated ids first (TF1's sparse
@@ -280,12 +284,13 @@ def analyse(flow: Flow, step: int, trained: set[str], sig_of: np.ndarray) -> Rol
     # their name scope (`logistic_loss/…`, `softmax_cross_entropy_with_logits/Reshape`) are
     # the loss's per-example terms, not a layer's output (a graph's ops only: eager ops
     # have no names); asked last, of the few candidates
+    products = data_products(flow, deps)  # (an adjacency times a layer's messages)
     for k in range(n):
         if (flow.phase[k] != FWD or not traced[k, 0] or not deps[k]
                 or (flow.op_type[k] not in LAYER_OPS and k not in looped
                     and k not in pooled)
                 or int(depth[k]) >= limit or (alive is not None and not alive[k])
-                or k in in_loss
+                or k in in_loss or k in products
                 or (k < len(flow.name) and _LOSS_SCOPE.search(flow.name[k]))):
             continue
         s = sig((k, 0))
