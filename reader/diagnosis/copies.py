@@ -1,6 +1,6 @@
 """Which recorded eager output an unrecorded tensor copies (an Identity TensorFlow does not
 record): the rule `reader.diagnosis.unrecorded` explains, on the index alone, so the walk's
-edges (`walk.Walker.write_links`) and the data rules use it without importing the walk.
+edges (`read_writes.write_links`) and the data rules use it without importing the walk.
 """
 
 from __future__ import annotations

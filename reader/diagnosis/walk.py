@@ -11,17 +11,18 @@ partly explicit. This module recovers them:
 - an eager tf.function call's output k is the graph's k-th output (Identity) at that call;
 - a nested tf.function's call op is never recorded: its outputs are found in the callee
   graph (matched by the creation stack), its inputs by reading the call site (see
-  `reader.diagnosis.source`), and captured tensors by name in the enclosing graphs.
+  `reader.diagnosis.source`), and captured tensors by name in the enclosing graphs;
+- a variable read's input is the value its last write put there, wherever it was made
+  (`reader.diagnosis.read_writes`).
 """
 
 from __future__ import annotations
 
-from reader.diagnosis.copies import HOP, written_copy
+from reader.diagnosis import read_writes
 from reader.diagnosis.feeders import feeder
 from reader.diagnosis.functions import backward_graphs_of, captured_name, placeholders_in_order
 from reader.diagnosis.index import DiagIndex, Ref
 from reader.diagnosis.links import (
-    ASSIGN_OPS,
     IF_OPS,
     LOOK_THROUGH,
     MAX_EAGER_INPUTS,
@@ -30,7 +31,7 @@ from reader.diagnosis.links import (
     Link,
 )
 from reader.diagnosis.nested import NestedCalls
-from reader.diagnosis.variables import READ_OPS, Write, last_write
+from reader.diagnosis.variables import READ_OPS, Write
 from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
 from reader.index.schema import EAGER, GRAPH
@@ -97,18 +98,14 @@ class Walker:
                      for n, s in op.inputs]
             if op.op_type in READ_OPS and op.inputs:
                 self._windowed = False
-                try:  # (an update op last: the graph's plain Assign is its initializer)
-                    w = self.variable_write(ref)  # (in another graph: a retraced step's)
-                    own = w is None or (w.op_type in ASSIGN_OPS and w.graph is not None
-                                        and w.graph.graph_id == op.graph_id)
-                    links.extend((own and self._assignments(op, row, wall))
-                                 or self.write_links(ref))
+                try:
+                    links.extend(read_writes.graph_read_written(self, op, ref, wall))
                 finally:
                     self._windowed = True
             return links
         links = self._eager_inputs(ref.index)
         if self.L.op_type_of_execution(ref.index) in READ_OPS:
-            links.extend(self.write_links(ref))
+            links.extend(read_writes.write_links(self, ref))
         return links
 
     def passthrough(self, ref: Ref) -> Link | None:
@@ -171,88 +168,12 @@ class Walker:
         here = f"{op.op_name}:{ref.slot} ({self.graph_name(g.graph_id)})"
         return self._resolve(g.graph_id, n, s, None, wall, op, 1, (here,), self.name(ref))
 
-    def _assignments(self, read: Op, row: int, wall: float) -> list[Link]:
-        """The last value an Assign*VariableOp of the same graph wrote to the variable read.
-
-        A variable that holds NaN was written by an earlier update (usually the previous
-        step's); following that write leads to the NaN/∞ in the gradient.
-        """
-        g = self.L.graph(read.graph_id)
-        if g is None:
-            return []
-        best: Link | None = None
-        for op in g.ops.values():
-            if op.op_type in ASSIGN_OPS and len(op.inputs) > 1 and \
-                    op.inputs[0] == read.inputs[0]:
-                n, s = op.inputs[1]
-                link = self._resolve(g.graph_id, n, s, row, wall, op, 0, (),
-                                     f"value written by {op.op_name}")
-                if link.ref is not None and (best is None or best.ref is None
-                                             or link.ref.index > best.ref.index):
-                    best = link
-        return [best] if best is not None else []
-
     def variable_write(self, ref: Ref) -> Write | None:
-        """The last write before read `ref` to the variable it reads (cached per read)."""
-        if ref in self._writes:
-            return self._writes[ref]
-        tid: int | None = None
-        if ref.kind == EAGER:
-            try:
-                tids = self.L.read_execution(ref.index).input_tensor_ids
-                tid = int(tids[0]) if tids else None
-            except ReaderError as exc:
-                self.L.warn(str(exc))
-        else:
-            op = self.op_of(ref)
-            if op is not None and op.inputs:  # the handle: a function argument, resolved
-                n, s = op.inputs[0]
-                wall = float(self.L.traces.col("wall_time")[ref.index])
-                link = self._resolve(op.graph_id, n, s, ref.index, wall, op, 0, (), n)
-                tid = link.tid if link.tid is not None else (
-                    self._output_tid(link.ref) if link.ref is not None else None)
-        w = self._writes[ref] = last_write(self.idx, ref, tid, self.nested)
-        return w
-
-    def _output_tid(self, ref: Ref) -> int | None:
-        if ref.kind != EAGER:
-            return None
-        try:
-            tids = self.L.read_execution(ref.index).output_tensor_ids
-        except ReaderError:
-            return None
-        return int(tids[ref.slot]) if ref.slot < len(tids) else None
-
-    def write_links(self, ref: Ref) -> list[Link]:
-        """The value the last write before read `ref` put into the variable (any graph or
-        eager; see `reader.diagnosis.variables`)."""
-        w = self.variable_write(ref)
-        if w is None:
-            return []
-        if w.kind == EAGER and w.index is not None:
-            name = f"value written by {w.op_type} (eager #{w.index})"
-            if w.value_tid is None:
-                return []
-            p = self.idx.eager_producer(w.value_tid, w.index)
-            if p is None:
-                c = written_copy(self.idx, w.value_tid, w.index, self.idx.health(ref).size)
-                if c is not None:
-                    return [Link(name, c, (f"tensor id {w.value_tid} ({HOP} {self.name(c)})",))]
-                return [Link(name, None, (), "made outside any recorded op (e.g. numpy or a "
-                             "Python value)")]
-            return [Link(name, p)]
-        if w.graph is None or w.op is None:
-            return []
-        g, op = w.graph, w.op
-        row = ref.index if w.index is None and ref.kind == GRAPH else None
-        wall = self.idx.wall(Ref(EAGER, w.index)) if w.index is not None else self.idx.wall(ref)
-        pairs = [w.value] if w.value is not None else op.inputs[1:]
-        links = [self._resolve(g.graph_id, n, s, row, wall, op, 0, (),
-                               f"value written by {op.op_name} ({self.graph_name(g.graph_id)})")
-                 for n, s in pairs]
-        # a value no recorded op made (a function's numpy argument) is unknown, as an eager
-        # write's: the variable's write is where the NaN/∞ entered it, not the data
-        return [Link(lk.name, None, lk.via, lk.note) if lk.ref is None else lk for lk in links]
+        """The last write before read `ref` to the variable it reads (cached per read;
+        `reader.diagnosis.read_writes`)."""
+        if ref not in self._writes:
+            self._writes[ref] = read_writes.last_write_of(self, ref)
+        return self._writes[ref]
 
     # ------------------------------------------------------------------ eager
     def _eager_inputs(self, i: int) -> list[Link]:
