@@ -36,6 +36,12 @@ from reader.errors import ReaderError
 from reader.index.graphs import Graph, Op
 from reader.index.schema import EAGER, GRAPH
 
+MEMO_TEXT = 1 << 14  # characters of names and notes a remembered tensor's inputs may hold
+
+
+def _text_size(links: list[Link]) -> int:
+    return sum(len(lk.name) + len(lk.note) + sum(map(len, lk.via)) for lk in links)
+
 
 class Walker:
     """Resolves inputs of recorded tensors for one logdir (see the module docstring)."""
@@ -80,8 +86,8 @@ class Walker:
         if hit is None:
             before = dict(self.unexamined)
             links = self._inputs(ref)
-            if not self._windowed:
-                return links
+            if not self._windowed or _text_size(links) > MEMO_TEXT:
+                return links  # (a logdir's names can be huge: those are not kept)
             hit = self.idx.input_memo[ref] = (tuple(links), {
                 e: n for e, n in self.unexamined.items() if before.get(e) != n})
         self.unexamined.update(hit[1])
